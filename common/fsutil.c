@@ -1,0 +1,188 @@
+/* fsutil.c: careful file-system helpers (see fsutil.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "err.h"
+#include "fsutil.h"
+
+int
+fs_mkdirs(const char *path, mode_t mode, struct err *e)
+{
+	char tmp[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof(tmp))
+		return err_set(e, "cannot create directory '%s': bad path", path);
+	memcpy(tmp, path, len + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return err_errno(e, "cannot create directory '%s'", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		return err_errno(e, "cannot create directory '%s'", tmp);
+	return 0;
+}
+
+char *
+fs_join(const char *dir, const char *name)
+{
+	size_t dl, nl;
+	char *p;
+
+	if (name[0] == '/' || dir == NULL || dir[0] == '\0')
+		return strdup(name);
+	dl = strlen(dir);
+	nl = strlen(name);
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if ((p = malloc(dl + nl + 2)) == NULL)
+		return NULL;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, nl + 1);
+	return p;
+}
+
+int
+fs_sync_parent(const char *path, struct err *e)
+{
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	if (slash == NULL)
+		strcpy(dir, ".");
+	else if (slash == path)
+		strcpy(dir, "/");
+	else {
+		size_t len = (size_t)(slash - path);
+
+		if (len >= sizeof(dir))
+			return err_set(e, "path too long: '%s'", path);
+		memcpy(dir, path, len);
+		dir[len] = '\0';
+	}
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return err_errno(e, "cannot open directory '%s'", dir);
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		close(fd);
+		return err_errno(e, "cannot sync directory '%s'", dir);
+	}
+	close(fd);
+	return 0;
+}
+
+int
+fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+    struct err *e)
+{
+	char tmp[PATH_MAX];
+	const char *p = data;
+	int fd;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
+	    (int)sizeof(tmp))
+		return err_set(e, "path too long: '%s'", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return err_errno(e, "cannot create '%s'", tmp);
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_errno(e, "cannot write '%s'", tmp);
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0) {
+		err_errno(e, "cannot sync '%s'", tmp);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		err_errno(e, "cannot close '%s'", tmp);
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		err_errno(e, "cannot rename '%s' to '%s'", tmp, path);
+		goto fail;
+	}
+	return fs_sync_parent(path, e);
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return -1;
+}
+
+int
+fs_read_file(const char *path, struct buf *out, struct err *e)
+{
+	char chunk[65536];
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, "cannot open '%s'", path);
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err_errno(e, "cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		if (buf_add(out, chunk, (size_t)n) < 0) {
+			if (errno == E2BIG)
+				err_set(e, "'%s' is larger than %zu bytes",
+				    path, out->limit);
+			else
+				err_errno(e, "cannot read '%s'", path);
+			close(fd);
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int
+fs_remove_tree(const char *path, struct err *e)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : err_errno(e, "cannot stat '%s'", path);
+	if (nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS) < 0)
+		return err_errno(e, "cannot remove '%s'", path);
+	return 0;
+}

@@ -1,0 +1,176 @@
+/*
+ * conf.h: the configuration, read from a git-config syntax file with
+ * libgit2's config API and validated as a whole.
+ *
+ * conf_load() gives either a fully resolved struct conf (defaults filled
+ * in, relative paths made absolute against the file's folder, weights
+ * names resolved) or the list of every problem found, each one line of
+ * the form "FILE:LINE: section.key: what was expected".
+ */
+#ifndef CONFIG_CONF_H
+#define CONFIG_CONF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strv.h"
+
+struct cron;
+
+#define CONF_MAX_LENGTHS 32
+
+enum conf_source {
+	SOURCE_GITHUB,		/* github:OWNER/REPO */
+	SOURCE_URL,		/* url:TEMPLATE */
+	SOURCE_GIT,		/* git:PATH-OR-URL */
+	SOURCE_DIR		/* dir:PATH */
+};
+
+enum conf_parser {
+	PARSER_WALL,		/* the runner's own clock */
+	PARSER_LLAMA_BENCH,	/* llama-bench -o json / jsonl */
+	PARSER_JSON,		/* json:PATH, a number at a dotted path */
+	PARSER_REGEX		/* regex:RE, first capture in regex-unit */
+};
+
+enum conf_unit { UNIT_NS, UNIT_US, UNIT_MS, UNIT_S, UNIT_TPS };
+
+enum conf_mode { MODE_BENCH, MODE_SERVER };
+
+enum conf_metric_kind {
+	METRIC_PER_TOKEN,	/* slope of the fit, ms per prompt token */
+	METRIC_FIXED,		/* intercept of the fit, ms */
+	METRIC_PP,		/* prefill throughput at prompt length n */
+	METRIC_TG		/* decode throughput at gen length n */
+};
+
+struct conf_metric {
+	enum conf_metric_kind kind;
+	int n;			/* prompt or gen length for METRIC_PP/TG */
+};
+
+struct conf_weights {
+	char *name;		/* the subsection name */
+	char *path;		/* absolute, or NULL when url is set */
+	char *url;		/* or NULL */
+	char *sha256;		/* 64 lowercase hex digits, or NULL */
+	int line;		/* where the section starts, for messages */
+};
+
+struct conf_engine {
+	char *name;
+	int line;
+
+	enum conf_source source;
+	char *source_spec;	/* as written: "github:o/r" */
+	char *source_arg;	/* after the prefix; a path is absolute */
+	char *asset;		/* pattern with {version}, or NULL */
+	struct strv versions;	/* explicit list for url: sources */
+	char *sha256sums;	/* URL or NULL */
+	char *api;		/* GitHub API base */
+	char *token_env;	/* or NULL */
+	int prereleases;
+	int allow_http;
+	char *tag_pattern;
+
+	char *command;		/* template with {bin} {weights} ... */
+	struct strv env;	/* NAME=VALUE */
+	char *workdir;		/* absolute or NULL */
+	char *pre, *post;	/* templates or NULL */
+	enum conf_parser parser;
+	char *parser_arg;	/* json path or regex, or NULL */
+	enum conf_unit regex_unit;
+	enum conf_mode mode;
+	char *url;		/* server mode: completions URL, or NULL */
+	char *health_url;	/* server mode: readiness URL, or NULL */
+
+	char *weights_name;
+	const struct conf_weights *weights;	/* resolved; not owned */
+
+	int prompts[CONF_MAX_LENGTHS];
+	size_t nprompts;
+	int gen[CONF_MAX_LENGTHS];
+	size_t ngen;
+	struct strv contents;	/* decode content kinds; empty: once */
+	int reps;
+	int warmup;
+	int threads;
+	int64_t timeout_ms;
+	int fit[CONF_MAX_LENGTHS];	/* prompt lengths the fit uses */
+	size_t nfit;
+	struct conf_metric metric;
+	double threshold;	/* fraction: 0.20 for 20% */
+	double max_cv;		/* fraction */
+	char *schedule;		/* cron expression or NULL */
+};
+
+enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL };
+
+struct conf_alert {
+	char *name;
+	int line;
+	enum conf_alert_kind kind;
+	char *target;		/* webhook URL, command, or address list */
+	char *smtp;		/* email: smtp:// or smtps:// URL */
+	char *from;		/* email: sender */
+	int allow_http;		/* webhook over plain http (loopback tests) */
+};
+
+struct conf {
+	char *path;		/* the file, absolute */
+	char *dir;		/* its folder */
+
+	char *database;
+	char *cache;
+	uint64_t cache_max;	/* bytes */
+	double max_busy;	/* fraction */
+	int64_t max_wait_ms;
+	char *socket;
+	char *socket_group;	/* or NULL: socket mode 0600 */
+
+	struct conf_weights *weights;
+	size_t nweights;
+	struct conf_engine *engines;
+	size_t nengines;
+	struct conf_alert *alerts;
+	size_t nalerts;
+
+	char *yardstick_engine;	/* or NULL */
+	char *yardstick_version;	/* or NULL: the engine's latest */
+	int64_t yardstick_every_ms;
+};
+
+/*
+ * Read and validate path.  Returns 0 with *out set (caller frees with
+ * conf_free), or -1 with every problem found pushed onto problems, one
+ * line each.
+ */
+int conf_load(const char *path, struct conf **out, struct strv *problems);
+
+void conf_free(struct conf *c);
+
+/* The engine called name, or NULL. */
+const struct conf_engine *conf_engine(const struct conf *c, const char *name);
+
+/* The weights called name, or NULL. */
+const struct conf_weights *conf_weights_find(const struct conf *c,
+    const char *name);
+
+/*
+ * Value parsers shared by the config and the command line.  Each returns
+ * 0 or -1 and never prints.
+ */
+int conf_parse_duration(const char *s, int64_t *ms);	/* "10m", "250ms" */
+int conf_parse_percent(const char *s, double *fraction);	/* "20%" */
+int conf_parse_size(const char *s, uint64_t *bytes);	/* "20G", "512M" */
+int conf_parse_lengths(const char *s, int *out, size_t max, size_t *n);
+int conf_parse_metric(const char *s, struct conf_metric *m);
+
+/* Names for display and storage. */
+const char *conf_source_name(enum conf_source s);
+const char *conf_parser_name(enum conf_parser p);
+const char *conf_unit_name(enum conf_unit u);
+const char *conf_metric_name(const struct conf_metric *m, char *buf,
+    size_t len);
+
+#endif

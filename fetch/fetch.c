@@ -1,0 +1,2 @@
+/* placeholder: replaced in the next commit */
+typedef int placeholder_18164;

@@ -1,0 +1,112 @@
+/*
+ * http.h: the one wrapper around libcurl.  Downloads, the GitHub client,
+ * webhooks, SMTP-less HTTP alerts and the server-mode TTFT probe all call
+ * these functions; nothing else includes <curl/curl.h>.
+ *
+ * Every request: a User-Agent, TLS verification on, https only unless
+ * allow_http, at most max_redirects redirects and only to http(s) (https
+ * only unless allow_http), connect and low-speed timeouts, and a byte cap
+ * counted in the write callback (CURLOPT_MAXFILESIZE does not stop a
+ * chunked body of unknown length).
+ */
+#ifndef FETCH_HTTP_H
+#define FETCH_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+
+struct err;
+struct strv;
+
+struct http_opts {
+	int allow_http;		/* plain http allowed (loopback tests) */
+	long connect_timeout_ms;	/* 0: 30 s */
+	long low_speed_time_s;	/* abort below 1 byte/s for this long; 0: 60 */
+	long total_timeout_ms;	/* 0: none */
+	long max_redirects;	/* <0: 5 */
+	int max_retries;	/* on timeouts, dropped connections and 5xx; <0: 4 */
+	long retry_base_ms;	/* first backoff; doubled, with jitter; 0: 500 */
+	uint64_t max_bytes;	/* body cap; 0: 64 MiB for memory bodies */
+	const char *token;	/* "Authorization: Bearer" value, or NULL */
+	const struct strv *headers;	/* extra "Name: value" lines, or NULL */
+};
+
+/* Defaults for every field, as documented above. */
+#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL }
+
+struct http_response {
+	long status;		/* final HTTP status, 0 if none was received */
+	char *etag;		/* ETag header or NULL; malloced */
+	char *link_next;	/* Link rel="next" URL or NULL; malloced */
+	char *content_type;	/* or NULL; malloced */
+	long retry_after_s;	/* Retry-After seconds, -1 if absent */
+	int64_t ratelimit_reset;	/* X-RateLimit-Reset epoch, -1 if absent */
+	long ratelimit_remaining;	/* X-RateLimit-Remaining, -1 if absent */
+	struct buf body;	/* the body, bounded by max_bytes */
+};
+
+void http_response_init(struct http_response *r);
+void http_response_release(struct http_response *r);
+
+/*
+ * GET url into r->body.  Returns 0 when a response arrived (any status:
+ * the caller judges 304, 404, 403...), -1 on a transport failure or a
+ * refused URL/redirect after the retries.  5xx answers are retried; the
+ * last one is returned with 0.
+ */
+int http_get(const char *url, const struct http_opts *o,
+    struct http_response *r, struct err *e);
+
+/* POST body (content_type, e.g. "application/json") to url, response into
+ * r.  Same return rules as http_get(). */
+int http_post(const char *url, const struct http_opts *o,
+    const char *content_type, const void *body, size_t len,
+    struct http_response *r, struct err *e);
+
+/*
+ * Called with each chunk of a streamed body.  Return 0 to go on, 1 to stop
+ * the transfer early without error (e.g. the first token arrived), -1 to
+ * abort with an error.
+ */
+typedef int (*http_chunk_fn)(void *arg, const char *data, size_t len);
+
+/*
+ * POST body and hand the response body to fn as it arrives, without
+ * retries (a timed request must not be silently repeated).  *status gets
+ * the HTTP status.  Returns 0 when the transfer ended normally or fn
+ * returned 1, -1 otherwise.
+ */
+int http_stream_post(const char *url, const struct http_opts *o,
+    const char *content_type, const void *body, size_t len,
+    http_chunk_fn fn, void *arg, long *status, struct err *e);
+
+/*
+ * Called during a download with bytes so far and the expected total
+ * (0 if unknown), for a progress display.
+ */
+typedef void (*http_progress_fn)(void *arg, uint64_t now, uint64_t total);
+
+/*
+ * Download url to the file open on fd, appending from offset *have (a
+ * partial file already holds that many bytes).  When *have > 0 a Range
+ * request is sent; a 206 answer is appended, a 200 answer truncates the
+ * file and starts over (never appended), a 416 restarts from zero.  On
+ * return *have is the file's length.  Retries with backoff on transport
+ * errors and 5xx, resuming where the file ends.  max_bytes caps the file.
+ * Returns 0 on a complete 2xx body, -1 otherwise (e->msg names the URL
+ * and the HTTP status or curl error).
+ */
+int http_download_fd(const char *url, const struct http_opts *o, int fd,
+    uint64_t *have, http_progress_fn progress, void *parg, struct err *e);
+
+/*
+ * SMTP: send a message (headers and body, CRLF line ends) from "from" to
+ * the recipients over url (smtp:// or smtps://).  Returns 0 or -1.
+ */
+int http_smtp_send(const char *url, const struct http_opts *o,
+    const char *from, const struct strv *to, const char *message,
+    struct err *e);
+
+#endif

@@ -1,0 +1,123 @@
+/* check.c: support for the unit tests' assertions (see check.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+int check_failures;
+int check_count;
+static char tmpdir[PATH_MAX];
+
+const char *
+check_tmpdir(const char *test_name)
+{
+	const char *base = getenv("TMPDIR");
+
+	snprintf(tmpdir, sizeof(tmpdir), "%s/bisectd-%s-XXXXXX",
+	    base && *base ? base : "/tmp", test_name);
+	if (mkdtemp(tmpdir) == NULL || chdir(tmpdir) < 0) {
+		perror("check_tmpdir");
+		exit(99);
+	}
+	return tmpdir;
+}
+
+void
+check_write_file(const char *path, const char *content)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL || fputs(content, f) == EOF || fclose(f) == EOF) {
+		fprintf(stderr, "cannot write '%s': %s\n", path,
+		    strerror(errno));
+		exit(99);
+	}
+}
+
+char *
+check_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *data = NULL;
+	size_t len = 0, alloc = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (alloc - len < 4096) {
+			alloc = alloc ? alloc * 2 : 8192;
+			data = realloc(data, alloc);
+			if (data == NULL)
+				abort();
+		}
+		n = fread(data + len, 1, alloc - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	fclose(f);
+	data[len] = '\0';
+	return data;
+}
+
+int
+check_run(const char *cmdline, char **out)
+{
+	char cmd[8192];
+	FILE *p;
+	int status;
+
+	snprintf(cmd, sizeof(cmd), "%s 2>&1", cmdline);
+	if ((p = popen(cmd, "r")) == NULL)
+		return -1;
+	if (out) {
+		size_t len = 0, alloc = 8192, n;
+		char *data = malloc(alloc);
+
+		if (data == NULL)
+			abort();
+		while ((n = fread(data + len, 1, alloc - len - 1, p)) > 0) {
+			len += n;
+			if (alloc - len < 4096) {
+				alloc *= 2;
+				if ((data = realloc(data, alloc)) == NULL)
+					abort();
+			}
+		}
+		data[len] = '\0';
+		*out = data;
+	} else {
+		char sink[4096];
+
+		while (fread(sink, 1, sizeof(sink), p) > 0)
+			;
+	}
+	status = pclose(p);
+	if (status < 0)
+		return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + WTERMSIG(status);
+}
+
+int
+check_done(void)
+{
+	printf("%d passed, %d failed\n", check_count - check_failures,
+	    check_failures);
+	if (check_failures == 0 && tmpdir[0] != '\0') {
+		char cmd[PATH_MAX + 16];
+
+		if (chdir("/") == 0) {
+			snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+			if (system(cmd) != 0)
+				fprintf(stderr, "cannot remove %s\n", tmpdir);
+		}
+	}
+	return check_failures == 0 ? 0 : 1;
+}

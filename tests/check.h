@@ -1,0 +1,91 @@
+/*
+ * check.h: the assertions the unit tests use.  A failed check prints
+ * FILE:LINE and what differed, counts, and the test goes on so one run
+ * shows every failure; check_done() gives the exit status CTest reads.
+ *
+ * Each test runs in a fresh temporary directory from check_tmpdir(),
+ * removed at exit when every check passed (kept for inspection otherwise).
+ */
+#ifndef TESTS_CHECK_H
+#define TESTS_CHECK_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern int check_failures;
+extern int check_count;
+
+#define CHECK(cond) do { \
+	check_count++; \
+	if (!(cond)) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: check failed: %s\n", \
+		    __FILE__, __LINE__, #cond); \
+	} \
+} while (0)
+
+#define CHECK_INT(a, b) do { \
+	long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+	check_count++; \
+	if (check_a_ != check_b_) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: %s == %s: %lld != %lld\n", \
+		    __FILE__, __LINE__, #a, #b, check_a_, check_b_); \
+	} \
+} while (0)
+
+#define CHECK_STR(a, b) do { \
+	const char *check_a_ = (a), *check_b_ = (b); \
+	check_count++; \
+	if (check_a_ == NULL || check_b_ == NULL || \
+	    strcmp(check_a_, check_b_) != 0) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: %s == %s: \"%s\" != \"%s\"\n", \
+		    __FILE__, __LINE__, #a, #b, \
+		    check_a_ ? check_a_ : "(null)", \
+		    check_b_ ? check_b_ : "(null)"); \
+	} \
+} while (0)
+
+/* |a - b| <= tol */
+#define CHECK_NEAR(a, b, tol) do { \
+	double check_a_ = (a), check_b_ = (b), check_t_ = (tol); \
+	check_count++; \
+	if (!(fabs(check_a_ - check_b_) <= check_t_)) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: %s ~ %s: %g vs %g (tolerance %g)\n", \
+		    __FILE__, __LINE__, #a, #b, check_a_, check_b_, check_t_); \
+	} \
+} while (0)
+
+/* s contains sub */
+#define CHECK_CONTAINS(s, sub) do { \
+	const char *check_s_ = (s), *check_sub_ = (sub); \
+	check_count++; \
+	if (check_s_ == NULL || strstr(check_s_, check_sub_) == NULL) { \
+		check_failures++; \
+		fprintf(stderr, "%s:%d: \"%s\" does not contain \"%s\"\n", \
+		    __FILE__, __LINE__, check_s_ ? check_s_ : "(null)", \
+		    check_sub_); \
+	} \
+} while (0)
+
+/* Create and chdir into a fresh temporary directory; returns its path. */
+const char *check_tmpdir(const char *test_name);
+
+/* Write a file (relative to the current directory); aborts on failure. */
+void check_write_file(const char *path, const char *content);
+
+/* Read a file into a malloced string; NULL if it cannot be read. */
+char *check_read_file(const char *path);
+
+/* Run a shell command line for test set-up; returns its exit status and,
+ * if out is not NULL, its stdout and stderr (malloced). */
+int check_run(const char *cmdline, char **out);
+
+/* Print "N passed, M failed" and return the exit status for main(). */
+int check_done(void);
+
+#endif

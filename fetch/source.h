@@ -1,0 +1,65 @@
+/*
+ * source.h: discovering an engine's releases.  Each kind of source
+ * (github:, url:, git:, dir:) lists what it has as a release_list; the
+ * caller orders it (version.h) and stores it.  Nothing here touches the
+ * store: state such as a stored ETag comes in and goes out as values.
+ */
+#ifndef FETCH_SOURCE_H
+#define FETCH_SOURCE_H
+
+#include <stddef.h>
+
+struct conf_engine;
+struct err;
+
+struct release_info {
+	char *version;		/* as the source names it, leading 'v' of a
+				 * git tag removed; malloced */
+	char *url;		/* the archive's URL, or an absolute path for
+				 * dir: sources; malloced */
+	char *asset;		/* the archive's file name; malloced */
+	char *sha256;		/* expected hash, lowercase hex, or NULL */
+	char *sha256_origin;	/* where it came from: "config", "sha256sums",
+				 * "api-digest" (proves the transfer, not the
+				 * publisher); NULL when sha256 is NULL */
+	int prerelease;
+};
+
+struct release_list {
+	struct release_info *v;	/* owned */
+	size_t n;
+	size_t alloc;
+};
+
+#define RELEASE_LIST_INIT { NULL, 0, 0 }
+
+/* Conditional-request state for sources that support it (GitHub). */
+struct source_state {
+	char *etag;		/* in: stored ETag or NULL; out: new one */
+	int not_modified;	/* out: 1 when the source answered 304 */
+};
+
+/*
+ * List the engine's releases into out (appended, unordered).  With
+ * state->not_modified set on return, out is left empty and the stored
+ * list still holds.  Returns 0 or -1 with e set.
+ */
+int source_list(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e);
+
+/* Add a copy of r; takes nothing from r. */
+int release_list_add(struct release_list *l, const struct release_info *r);
+void release_list_release(struct release_list *l);
+void release_info_release(struct release_info *r);
+
+/*
+ * Match name against an asset pattern in which "{version}" stands for one
+ * or more of [A-Za-z0-9._+-].  On a match returns 1 and, if version is not
+ * NULL, a malloced copy of the version part.  0 if it does not match.
+ */
+int asset_match(const char *pattern, const char *name, char **version);
+
+/* The pattern with {version} replaced; malloced. */
+char *asset_expand(const char *pattern, const char *version);
+
+#endif

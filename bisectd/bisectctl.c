@@ -1,1 +1,252 @@
-int main(void) { return 0; }
+/*
+ * bisectctl: the command-line client.  It reads the configuration, then
+ * runs one command from the table below; queries and reports read the
+ * store directly, so they work with the daemon stopped.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+
+struct command {
+	const char *name;
+	int (*fn)(struct ctl *);
+	const char *usage;	/* operands and options after the name */
+	const char *summary;
+	const char *options;	/* short options the command takes, as in
+				 * the long option table below */
+	int min_args, max_args;
+};
+
+static const struct command commands[] = {
+	{ "check-config", cmd_check_config, "",
+	  "validate the configuration and print the resolved engines",
+	  "", 0, 0 },
+	{ "versions", cmd_versions, "ENGINE [--refresh]",
+	  "list releases in order with their state", "r", 1, 1 },
+	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }
+};
+
+enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
+	OPT_NOW, OPT_ALL };
+
+static const struct option long_options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "refresh", no_argument, NULL, 'r' },
+	{ "now", no_argument, NULL, OPT_NOW },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "prompts", required_argument, NULL, OPT_PROMPTS },
+	{ "reps", required_argument, NULL, OPT_REPS },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* Which command-specific options each long option stands for. */
+static char
+option_key(int opt)
+{
+	switch (opt) {
+	case 'r': return 'r';
+	case OPT_NOW: return 'n';
+	case OPT_ALL: return 'a';
+	case OPT_METRIC: return 'm';
+	case OPT_THRESHOLD: return 't';
+	case OPT_PROMPTS: return 'p';
+	case OPT_REPS: return 'R';
+	case OPT_FORMAT: return 'f';
+	default: return 0;
+	}
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: bisectctl [-c FILE] [--format text|json] COMMAND [ARGS]\n"
+	    "\n"
+	    "Benchmark engine releases on pinned weights, find the release\n"
+	    "where the per-token cost jumped, and report it.\n"
+	    "\n"
+	    "commands:\n");
+	for (const struct command *cmd = commands; cmd->name; cmd++)
+		fprintf(f, "  %-14s %s\n", cmd->name, cmd->summary);
+	fprintf(f,
+	    "\n"
+	    "options:\n"
+	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, then\n"
+	    "                     /etc/bisectd.conf)\n"
+	    "  --format FORMAT    text or json for listings; report also takes\n"
+	    "                     markdown and csv\n"
+	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
+	    "  -V, --version      print the version\n"
+	    "\n"
+	    "exit status:\n"
+	    "  0  success, or no regression\n"
+	    "  1  the tool or the infrastructure failed (download, run, store)\n"
+	    "  2  usage error\n"
+	    "  3  regression found (also when the culprit is a range)\n"
+	    "  4  unknown: the comparison was inconclusive\n");
+}
+
+static void
+command_usage(FILE *f, const struct command *cmd)
+{
+	fprintf(f, "usage: bisectctl [-c FILE] %s %s\n\n%s\n", cmd->name,
+	    cmd->usage, cmd->summary);
+}
+
+static const struct command *
+command_find(const char *name)
+{
+	for (const struct command *cmd = commands; cmd->name; cmd++)
+		if (strcmp(cmd->name, name) == 0)
+			return cmd;
+	return NULL;
+}
+
+static int
+parse_format(struct ctl *c, const char *v)
+{
+	static const char *const names[] = { "text", "json", "markdown",
+	    "csv" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(v, names[i]) == 0) {
+			c->format = (enum ctl_format)i;
+			c->format_given = 1;
+			return 0;
+		}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctl c;
+	const struct command *cmd = NULL;
+	struct strv problems = STRV_INIT;
+	char used[16] = "";
+	int opt, help = 0, rc;
+
+	memset(&c, 0, sizeof(c));
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:c:hVr", long_options,
+	    NULL)) != -1 || optind < argc) {
+		if (opt == -1) {
+			/* An operand: the first is the command word. */
+			if (cmd == NULL) {
+				if ((cmd = command_find(argv[optind])) == NULL) {
+					fprintf(stderr, "bisectctl: unknown "
+					    "command '%s'; see 'bisectctl "
+					    "--help'\n", argv[optind]);
+					return EXIT_USAGE;
+				}
+			} else {
+				c.argv = realloc(c.argv,
+				    (size_t)(c.argc + 2) * sizeof(char *));
+				if (c.argv == NULL)
+					return EXIT_FAIL;
+				c.argv[c.argc++] = argv[optind];
+				c.argv[c.argc] = NULL;
+			}
+			optind++;
+			continue;
+		}
+		switch (opt) {
+		case 'c':
+			c.config_path = optarg;
+			break;
+		case 'h':
+			help = 1;
+			break;
+		case 'V':
+			printf("bisectctl %s\n", BISECTD_VERSION);
+			return EXIT_OK;
+		case OPT_FORMAT:
+			if (parse_format(&c, optarg) < 0)
+				return ctl_usage_error("--format: expected "
+				    "text, json, markdown or csv, got '%s'",
+				    optarg);
+			break;
+		case 'r':
+			c.refresh = 1;
+			break;
+		case OPT_NOW:
+			c.now = 1;
+			break;
+		case OPT_ALL:
+			c.all = 1;
+			break;
+		case OPT_METRIC:
+			c.metric = optarg;
+			break;
+		case OPT_THRESHOLD:
+			c.threshold = optarg;
+			break;
+		case OPT_PROMPTS:
+			c.prompts = optarg;
+			break;
+		case OPT_REPS:
+			c.reps = atoi(optarg);
+			if (c.reps <= 0)
+				return ctl_usage_error("--reps: expected a "
+				    "positive integer, got '%s'", optarg);
+			break;
+		case '?':
+			if (optopt)
+				return ctl_usage_error("unknown option '-%c'; "
+				    "see 'bisectctl --help'", optopt);
+			return ctl_usage_error("unknown option '%s'; see "
+			    "'bisectctl --help'", argv[optind - 1]);
+		case ':':
+			return ctl_usage_error("option '%s' needs a value",
+			    argv[optind - 1]);
+		}
+		if (option_key(opt) && strlen(used) < sizeof(used) - 1 &&
+		    strchr(used, option_key(opt)) == NULL)
+			used[strlen(used)] = option_key(opt);
+	}
+	if (cmd == NULL) {
+		if (help) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (help) {
+		command_usage(stdout, cmd);
+		return EXIT_OK;
+	}
+	for (const char *u = used; *u; u++)
+		if (*u != 'f' && strchr(cmd->options, *u) == NULL) {
+			command_usage(stderr, cmd);
+			return ctl_usage_error("'%s' does not take that option",
+			    cmd->name);
+		}
+	if (c.argc < cmd->min_args || c.argc > cmd->max_args) {
+		command_usage(stderr, cmd);
+		return EXIT_USAGE;
+	}
+	if (c.config_path == NULL)
+		c.config_path = getenv("BISECTD_CONFIG");
+	if (c.config_path == NULL || c.config_path[0] == '\0')
+		c.config_path = "/etc/bisectd.conf";
+	if (conf_load(c.config_path, &c.conf, &problems) < 0) {
+		for (size_t i = 0; i < problems.n; i++)
+			fprintf(stderr, "bisectctl: %s\n", problems.v[i]);
+		strv_clear(&problems);
+		free(c.argv);
+		return EXIT_FAIL;
+	}
+	rc = cmd->fn(&c);
+	conf_free(c.conf);
+	free(c.argv);
+	return rc;
+}

@@ -1,2 +1,1093 @@
-/* placeholder: replaced in the next commit */
-typedef int placeholder_11791;
+/*
+ * conf.c: reading the configuration file with libgit2's config API and
+ * validating it against the keys of DESIGN.md's interface table.
+ *
+ * libgit2 parses the syntax and reports syntax errors with a line; it does
+ * not give the line of each entry, so the file's text is scanned once
+ * more (linemap below) to name the line of a key in semantic errors.
+ * Every semantic problem is collected; the caller prints them all.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "cron.h"
+#include "err.h"
+#include "fsutil.h"
+
+#define CONF_MAX_BYTES (1024 * 1024)
+
+/* One key occurrence in the file's text, for line numbers. */
+struct linekey {
+	char *name;	/* "section.subsection.key" as libgit2 names it */
+	int line;
+};
+
+struct loader {
+	struct conf *c;
+	struct strv *problems;
+	struct linekey *keys;
+	size_t nkeys;
+	const char *file;	/* as given, for messages */
+};
+
+static void
+problem(struct loader *ld, int line, const char *fmt, ...)
+{
+	char msg[1024];
+	char full[1200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		snprintf(full, sizeof(full), "%s:%d: %s", ld->file, line, msg);
+	else
+		snprintf(full, sizeof(full), "%s: %s", ld->file, msg);
+	strv_push(ld->problems, full);
+}
+
+/*
+ * Scan the text the way git-config does, well enough to know on which
+ * line each key is: section headers set the prefix, the first word of
+ * any other line is a key.
+ */
+static void
+linemap_build(struct loader *ld, const char *text)
+{
+	char section[256] = "";
+	size_t alloc = 0;
+	int line = 1;
+
+	for (const char *p = text; *p; line++) {
+		const char *eol = strchr(p, '\n');
+		const char *q = p;
+
+		if (eol == NULL)
+			eol = p + strlen(p);
+		while (q < eol && isspace((unsigned char)*q))
+			q++;
+		if (q < eol && *q == '[') {
+			const char *close = memchr(q, ']', (size_t)(eol - q));
+			const char *quote;
+			size_t n = 0;
+
+			if (close == NULL)
+				goto next;
+			q++;
+			while (q < close && isspace((unsigned char)*q))
+				q++;
+			while (q < close && !isspace((unsigned char)*q) &&
+			    *q != '"' && n + 1 < sizeof(section))
+				section[n++] = (char)tolower((unsigned char)*q++);
+			section[n] = '\0';
+			quote = memchr(q, '"', (size_t)(close - q));
+			if (quote) {
+				const char *end = quote + 1;
+
+				while (end < close && *end != '"') {
+					if (*end == '\\' && end + 1 < close)
+						end++;
+					end++;
+				}
+				if (n + 1 + (size_t)(end - quote) <
+				    sizeof(section)) {
+					section[n++] = '.';
+					for (const char *s = quote + 1; s < end;
+					    s++) {
+						if (*s == '\\' && s + 1 < end)
+							s++;
+						section[n++] = *s;
+					}
+					section[n] = '\0';
+				}
+			}
+			/* A key may follow the header on the same line. */
+			q = close + 1;
+			while (q < eol && isspace((unsigned char)*q))
+				q++;
+		}
+		if (q < eol && (isalpha((unsigned char)*q))) {
+			char name[512];
+			size_t n = (size_t)snprintf(name, sizeof(name), "%s.",
+			    section);
+
+			while (q < eol && (isalnum((unsigned char)*q) ||
+			    *q == '-') && n + 1 < sizeof(name))
+				name[n++] = (char)tolower((unsigned char)*q++);
+			name[n] = '\0';
+			if (ld->nkeys == alloc) {
+				struct linekey *k;
+
+				alloc = alloc ? alloc * 2 : 64;
+				k = realloc(ld->keys, alloc * sizeof(*k));
+				if (k == NULL)
+					return;
+				ld->keys = k;
+			}
+			ld->keys[ld->nkeys].name = strdup(name);
+			ld->keys[ld->nkeys].line = line;
+			ld->nkeys++;
+		}
+		/* A value continued with a trailing backslash. */
+		while (eol > p && eol[-1] == '\\' && *eol == '\n') {
+			p = eol + 1;
+			line++;
+			eol = strchr(p, '\n');
+			if (eol == NULL)
+				eol = p + strlen(p);
+		}
+next:
+		p = *eol ? eol + 1 : eol;
+	}
+}
+
+/* The line of the nth (from 0) occurrence of name, or 0 if unknown. */
+static int
+linemap_find(const struct loader *ld, const char *name, int nth)
+{
+	for (size_t i = 0; i < ld->nkeys; i++)
+		if (ld->keys[i].name && strcmp(ld->keys[i].name, name) == 0 &&
+		    nth-- == 0)
+			return ld->keys[i].line;
+	return 0;
+}
+
+/* The line of a section header, found through its first key. */
+static int
+linemap_section(const struct loader *ld, const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	for (size_t i = 0; i < ld->nkeys; i++)
+		if (ld->keys[i].name &&
+		    strncmp(ld->keys[i].name, prefix, len) == 0 &&
+		    ld->keys[i].name[len] == '.' &&
+		    strchr(ld->keys[i].name + len + 1, '.') == NULL)
+			return ld->keys[i].line;
+	return 0;
+}
+
+/* --- value helpers --- */
+
+struct entry {
+	const char *section;	/* lowercased */
+	const char *sub;	/* case kept, or NULL */
+	const char *key;	/* lowercased */
+	const char *value;	/* never NULL: a bare key reads as "true" */
+	int line;
+	char label[320];	/* "engine.basert.timeout" for messages */
+};
+
+static char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		abort();	/* a few bytes at start-up: nothing to save */
+	return p;
+}
+
+static void
+set_str(char **field, const char *v)
+{
+	free(*field);
+	*field = xstrdup(v);
+}
+
+/* A path relative to the config file's folder becomes absolute. */
+static void
+set_path(struct loader *ld, char **field, const char *v)
+{
+	free(*field);
+	if (v[0] == '/')
+		*field = xstrdup(v);
+	else if ((*field = fs_join(ld->c->dir, v)) == NULL)
+		abort();
+}
+
+static int
+want_bool(struct loader *ld, const struct entry *en, int *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(en->value, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(en->value, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	problem(ld, en->line, "%s: expected true or false, got '%s'",
+	    en->label, en->value);
+	return -1;
+}
+
+static void
+want_duration(struct loader *ld, const struct entry *en, int64_t *ms)
+{
+	if (conf_parse_duration(en->value, ms) < 0 || *ms <= 0)
+		problem(ld, en->line, "%s: expected a duration such as 250ms, "
+		    "30s, 10m, 2h or 30d, got '%s'", en->label, en->value);
+}
+
+static void
+want_percent(struct loader *ld, const struct entry *en, double *f)
+{
+	if (conf_parse_percent(en->value, f) < 0)
+		problem(ld, en->line, "%s: expected a percentage such as 20%%, "
+		    "got '%s'", en->label, en->value);
+}
+
+static void
+want_int(struct loader *ld, const struct entry *en, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(en->value, &end, 10);
+	if (errno || end == en->value || *end != '\0' || v < lo || v > hi) {
+		problem(ld, en->line, "%s: expected an integer from %d to %d, "
+		    "got '%s'", en->label, lo, hi, en->value);
+		return;
+	}
+	*out = (int)v;
+}
+
+static void
+want_lengths(struct loader *ld, const struct entry *en, int *out, size_t *n)
+{
+	if (conf_parse_lengths(en->value, out, CONF_MAX_LENGTHS, n) < 0 ||
+	    *n == 0)
+		problem(ld, en->line, "%s: expected a comma-separated list of "
+		    "distinct token counts such as 512,2048, got '%s'",
+		    en->label, en->value);
+}
+
+static int
+valid_url(const char *v, int allow_file)
+{
+	return strncmp(v, "https://", 8) == 0 ||
+	    strncmp(v, "http://", 7) == 0 ||
+	    (allow_file && strncmp(v, "file://", 7) == 0);
+}
+
+/* --- sections --- */
+
+static void
+bisectd_key(struct loader *ld, const struct entry *en)
+{
+	struct conf *c = ld->c;
+
+	if (strcmp(en->key, "database") == 0)
+		set_path(ld, &c->database, en->value);
+	else if (strcmp(en->key, "cache") == 0)
+		set_path(ld, &c->cache, en->value);
+	else if (strcmp(en->key, "cache-max") == 0) {
+		if (conf_parse_size(en->value, &c->cache_max) < 0)
+			problem(ld, en->line, "%s: expected a size such as "
+			    "20G or 512M, got '%s'", en->label, en->value);
+	} else if (strcmp(en->key, "max-busy") == 0)
+		want_percent(ld, en, &c->max_busy);
+	else if (strcmp(en->key, "max-wait") == 0)
+		want_duration(ld, en, &c->max_wait_ms);
+	else if (strcmp(en->key, "socket") == 0)
+		set_path(ld, &c->socket, en->value);
+	else if (strcmp(en->key, "socket-group") == 0)
+		set_str(&c->socket_group, en->value);
+	else
+		problem(ld, en->line, "%s: unknown key in [bisectd] (expected "
+		    "database, cache, cache-max, max-busy, max-wait, socket or "
+		    "socket-group)", en->label);
+}
+
+static struct conf_weights *
+weights_get(struct loader *ld, const char *name, int line)
+{
+	struct conf *c = ld->c;
+	struct conf_weights *w;
+
+	for (size_t i = 0; i < c->nweights; i++)
+		if (strcmp(c->weights[i].name, name) == 0)
+			return &c->weights[i];
+	w = realloc(c->weights, (c->nweights + 1) * sizeof(*w));
+	if (w == NULL)
+		abort();
+	c->weights = w;
+	w = &c->weights[c->nweights++];
+	memset(w, 0, sizeof(*w));
+	w->name = xstrdup(name);
+	w->line = line;
+	return w;
+}
+
+static void
+weights_key(struct loader *ld, const struct entry *en)
+{
+	struct conf_weights *w = weights_get(ld, en->sub, en->line);
+
+	if (strcmp(en->key, "path") == 0)
+		set_path(ld, &w->path, en->value);
+	else if (strcmp(en->key, "url") == 0) {
+		if (!valid_url(en->value, 0))
+			problem(ld, en->line, "%s: expected an http(s) URL, got "
+			    "'%s'", en->label, en->value);
+		set_str(&w->url, en->value);
+	} else if (strcmp(en->key, "sha256") == 0) {
+		size_t n = strlen(en->value);
+		int ok = n == 64;
+
+		for (size_t i = 0; ok && i < n; i++)
+			ok = isxdigit((unsigned char)en->value[i]);
+		if (!ok)
+			problem(ld, en->line, "%s: expected 64 hex digits, got "
+			    "'%s'", en->label, en->value);
+		set_str(&w->sha256, en->value);
+		for (char *p = w->sha256; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	} else
+		problem(ld, en->line, "%s: unknown key in [weights \"%s\"] "
+		    "(expected path, url or sha256)", en->label, en->sub);
+}
+
+static void
+engine_defaults(struct conf_engine *g)
+{
+	static const int prompts[] = { 32, 128, 512, 2048 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	g->api = xstrdup("https://api.github.com");
+	g->tag_pattern = xstrdup("*");
+	g->parser = PARSER_WALL;
+	g->regex_unit = UNIT_MS;
+	g->mode = MODE_BENCH;
+	memcpy(g->prompts, prompts, sizeof(prompts));
+	g->nprompts = 4;
+	g->gen[0] = 128;
+	g->ngen = 1;
+	g->reps = 5;
+	g->warmup = 1;
+	g->threads = cores > 0 ? (int)cores : 1;
+	g->timeout_ms = 10 * 60 * 1000;
+	g->metric.kind = METRIC_PER_TOKEN;
+	g->threshold = 0.20;
+	g->max_cv = 0.10;
+}
+
+static struct conf_engine *
+engine_get(struct loader *ld, const char *name, int line)
+{
+	struct conf *c = ld->c;
+	struct conf_engine *g;
+
+	for (size_t i = 0; i < c->nengines; i++)
+		if (strcmp(c->engines[i].name, name) == 0)
+			return &c->engines[i];
+	g = realloc(c->engines, (c->nengines + 1) * sizeof(*g));
+	if (g == NULL)
+		abort();
+	c->engines = g;
+	g = &c->engines[c->nengines++];
+	memset(g, 0, sizeof(*g));
+	g->name = xstrdup(name);
+	g->line = line;
+	engine_defaults(g);
+	return g;
+}
+
+static void
+engine_source(struct loader *ld, struct conf_engine *g, const struct entry *en)
+{
+	static const struct {
+		const char *prefix;
+		enum conf_source kind;
+	} kinds[] = {
+		{ "github:", SOURCE_GITHUB }, { "url:", SOURCE_URL },
+		{ "git:", SOURCE_GIT }, { "dir:", SOURCE_DIR },
+	};
+	const char *v = en->value;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		size_t n = strlen(kinds[i].prefix);
+
+		if (strncmp(v, kinds[i].prefix, n) != 0)
+			continue;
+		g->source = kinds[i].kind;
+		set_str(&g->source_spec, v);
+		v += n;
+		if (*v == '\0')
+			break;
+		switch (g->source) {
+		case SOURCE_GITHUB: {
+			const char *slash = strchr(v, '/');
+
+			if (slash == NULL || slash == v || slash[1] == '\0' ||
+			    strchr(slash + 1, '/') != NULL)
+				problem(ld, en->line, "%s: expected "
+				    "github:OWNER/REPO, got '%s'", en->label,
+				    en->value);
+			set_str(&g->source_arg, v);
+			break;
+		}
+		case SOURCE_URL:
+			if (!valid_url(v, 0) || strstr(v, "{version}") == NULL)
+				problem(ld, en->line, "%s: expected url: followed "
+				    "by an http(s) URL containing {version}, got "
+				    "'%s'", en->label, en->value);
+			set_str(&g->source_arg, v);
+			break;
+		case SOURCE_GIT:
+			if (strstr(v, "://") || strchr(v, '@'))
+				set_str(&g->source_arg, v);
+			else
+				set_path(ld, &g->source_arg, v);
+			break;
+		case SOURCE_DIR:
+			set_path(ld, &g->source_arg, v);
+			break;
+		}
+		return;
+	}
+	problem(ld, en->line, "%s: expected github:OWNER/REPO, url:TEMPLATE, "
+	    "git:PATH-OR-URL or dir:PATH, got '%s'", en->label, en->value);
+}
+
+static void
+engine_parser(struct loader *ld, struct conf_engine *g, const struct entry *en)
+{
+	const char *v = en->value;
+
+	free(g->parser_arg);
+	g->parser_arg = NULL;
+	if (strcmp(v, "wall") == 0)
+		g->parser = PARSER_WALL;
+	else if (strcmp(v, "llama-bench") == 0)
+		g->parser = PARSER_LLAMA_BENCH;
+	else if (strncmp(v, "json:", 5) == 0 && v[5] != '\0') {
+		g->parser = PARSER_JSON;
+		g->parser_arg = xstrdup(v + 5);
+	} else if (strncmp(v, "regex:", 6) == 0 && v[6] != '\0') {
+		g->parser = PARSER_REGEX;
+		g->parser_arg = xstrdup(v + 6);
+	} else
+		problem(ld, en->line, "%s: expected wall, llama-bench, "
+		    "json:PATH or regex:RE, got '%s'", en->label, v);
+}
+
+static void
+engine_key(struct loader *ld, const struct entry *en)
+{
+	struct conf_engine *g = engine_get(ld, en->sub, en->line);
+	const char *k = en->key, *v = en->value;
+
+	if (strcmp(k, "source") == 0)
+		engine_source(ld, g, en);
+	else if (strcmp(k, "asset") == 0) {
+		if (strstr(v, "{version}") == NULL)
+			problem(ld, en->line, "%s: expected a file name pattern "
+			    "containing {version}, got '%s'", en->label, v);
+		set_str(&g->asset, v);
+	} else if (strcmp(k, "versions") == 0) {
+		strv_clear(&g->versions);
+		if (strv_split(&g->versions, v, ',') < 0)
+			problem(ld, en->line, "%s: expected a comma-separated "
+			    "list of versions, got '%s'", en->label, v);
+	} else if (strcmp(k, "sha256sums") == 0) {
+		if (!valid_url(v, 0))
+			problem(ld, en->line, "%s: expected an http(s) URL, got "
+			    "'%s'", en->label, v);
+		set_str(&g->sha256sums, v);
+	} else if (strcmp(k, "api") == 0) {
+		if (!valid_url(v, 0))
+			problem(ld, en->line, "%s: expected an http(s) URL, got "
+			    "'%s'", en->label, v);
+		set_str(&g->api, v);
+	} else if (strcmp(k, "token-env") == 0)
+		set_str(&g->token_env, v);
+	else if (strcmp(k, "prereleases") == 0)
+		want_bool(ld, en, &g->prereleases);
+	else if (strcmp(k, "allow-http") == 0)
+		want_bool(ld, en, &g->allow_http);
+	else if (strcmp(k, "tag-pattern") == 0)
+		set_str(&g->tag_pattern, v);
+	else if (strcmp(k, "command") == 0)
+		set_str(&g->command, v);
+	else if (strcmp(k, "env") == 0) {
+		const char *eq = strchr(v, '=');
+
+		if (eq == NULL || eq == v)
+			problem(ld, en->line, "%s: expected NAME=VALUE, got '%s'",
+			    en->label, v);
+		else
+			strv_push(&g->env, v);
+	} else if (strcmp(k, "workdir") == 0)
+		set_path(ld, &g->workdir, v);
+	else if (strcmp(k, "pre") == 0)
+		set_str(&g->pre, v);
+	else if (strcmp(k, "post") == 0)
+		set_str(&g->post, v);
+	else if (strcmp(k, "parser") == 0)
+		engine_parser(ld, g, en);
+	else if (strcmp(k, "regex-unit") == 0) {
+		static const char *const units[] = { "ns", "us", "ms", "s",
+		    "tps" };
+		size_t i;
+
+		for (i = 0; i < 5; i++)
+			if (strcmp(v, units[i]) == 0)
+				break;
+		if (i == 5)
+			problem(ld, en->line, "%s: expected ns, us, ms, s or tps, "
+			    "got '%s'", en->label, v);
+		else
+			g->regex_unit = (enum conf_unit)i;
+	} else if (strcmp(k, "mode") == 0) {
+		if (strcmp(v, "bench") == 0)
+			g->mode = MODE_BENCH;
+		else if (strcmp(v, "server") == 0)
+			g->mode = MODE_SERVER;
+		else
+			problem(ld, en->line, "%s: expected bench or server, got "
+			    "'%s'", en->label, v);
+	} else if (strcmp(k, "url") == 0 || strcmp(k, "health-url") == 0) {
+		if (!valid_url(v, 0))
+			problem(ld, en->line, "%s: expected an http(s) URL, got "
+			    "'%s'", en->label, v);
+		set_str(strcmp(k, "url") == 0 ? &g->url : &g->health_url, v);
+	} else if (strcmp(k, "weights") == 0)
+		set_str(&g->weights_name, v);
+	else if (strcmp(k, "prompts") == 0)
+		want_lengths(ld, en, g->prompts, &g->nprompts);
+	else if (strcmp(k, "gen") == 0)
+		want_lengths(ld, en, g->gen, &g->ngen);
+	else if (strcmp(k, "contents") == 0) {
+		strv_clear(&g->contents);
+		if (strcmp(v, "none") != 0 &&
+		    strv_split(&g->contents, v, ',') < 0)
+			problem(ld, en->line, "%s: expected a comma-separated "
+			    "list such as random,prose, got '%s'", en->label, v);
+		for (size_t i = 0; i < g->contents.n; i++)
+			if (strcmp(g->contents.v[i], "random") != 0 &&
+			    strcmp(g->contents.v[i], "prose") != 0)
+				problem(ld, en->line, "%s: unknown content kind "
+				    "'%s' (expected random or prose)", en->label,
+				    g->contents.v[i]);
+	} else if (strcmp(k, "reps") == 0)
+		want_int(ld, en, 1, 1000, &g->reps);
+	else if (strcmp(k, "warmup") == 0)
+		want_int(ld, en, 0, 100, &g->warmup);
+	else if (strcmp(k, "threads") == 0)
+		want_int(ld, en, 1, 4096, &g->threads);
+	else if (strcmp(k, "timeout") == 0)
+		want_duration(ld, en, &g->timeout_ms);
+	else if (strcmp(k, "fit") == 0)
+		want_lengths(ld, en, g->fit, &g->nfit);
+	else if (strcmp(k, "metric") == 0) {
+		if (conf_parse_metric(v, &g->metric) < 0)
+			problem(ld, en->line, "%s: expected per-token, fixed, ppN "
+			    "or tgN, got '%s'", en->label, v);
+	} else if (strcmp(k, "threshold") == 0)
+		want_percent(ld, en, &g->threshold);
+	else if (strcmp(k, "max-cv") == 0)
+		want_percent(ld, en, &g->max_cv);
+	else if (strcmp(k, "schedule") == 0) {
+		struct cron cr;
+		const char *why;
+
+		if (cron_parse(v, &cr, &why) < 0)
+			problem(ld, en->line, "%s: %s in cron expression '%s'",
+			    en->label, why, v);
+		set_str(&g->schedule, v);
+	} else
+		problem(ld, en->line, "%s: unknown key in [engine \"%s\"]",
+		    en->label, en->sub);
+}
+
+static struct conf_alert *
+alert_get(struct loader *ld, const char *name, int line)
+{
+	struct conf *c = ld->c;
+	struct conf_alert *a;
+
+	for (size_t i = 0; i < c->nalerts; i++)
+		if (strcmp(c->alerts[i].name, name) == 0)
+			return &c->alerts[i];
+	a = realloc(c->alerts, (c->nalerts + 1) * sizeof(*a));
+	if (a == NULL)
+		abort();
+	c->alerts = a;
+	a = &c->alerts[c->nalerts++];
+	memset(a, 0, sizeof(*a));
+	a->name = xstrdup(name);
+	a->line = line;
+	a->kind = (enum conf_alert_kind)-1;
+	return a;
+}
+
+static void
+alert_key(struct loader *ld, const struct entry *en)
+{
+	struct conf_alert *a = alert_get(ld, en->sub, en->line);
+	const char *k = en->key;
+	enum conf_alert_kind kind;
+
+	if (strcmp(k, "webhook") == 0 || strcmp(k, "command") == 0 ||
+	    strcmp(k, "email") == 0) {
+		kind = k[0] == 'w' ? ALERT_WEBHOOK : k[0] == 'c' ?
+		    ALERT_COMMAND : ALERT_EMAIL;
+		if ((int)a->kind != -1 && a->kind != kind)
+			problem(ld, en->line, "%s: an alert has one of webhook, "
+			    "command or email, not several", en->label);
+		if (kind == ALERT_WEBHOOK && !valid_url(en->value, 0))
+			problem(ld, en->line, "%s: expected an http(s) URL, got "
+			    "'%s'", en->label, en->value);
+		if (kind == ALERT_EMAIL && strchr(en->value, '@') == NULL)
+			problem(ld, en->line, "%s: expected e-mail addresses, "
+			    "got '%s'", en->label, en->value);
+		a->kind = kind;
+		set_str(&a->target, en->value);
+	} else if (strcmp(k, "smtp") == 0) {
+		if (strncmp(en->value, "smtp://", 7) != 0 &&
+		    strncmp(en->value, "smtps://", 8) != 0)
+			problem(ld, en->line, "%s: expected an smtp:// or "
+			    "smtps:// URL, got '%s'", en->label, en->value);
+		set_str(&a->smtp, en->value);
+	} else if (strcmp(k, "from") == 0)
+		set_str(&a->from, en->value);
+	else if (strcmp(k, "allow-http") == 0)
+		want_bool(ld, en, &a->allow_http);
+	else
+		problem(ld, en->line, "%s: unknown key in [alert \"%s\"] "
+		    "(expected webhook, command, email, smtp, from or "
+		    "allow-http)", en->label, en->sub);
+}
+
+static void
+yardstick_key(struct loader *ld, const struct entry *en)
+{
+	struct conf *c = ld->c;
+
+	if (strcmp(en->key, "engine") == 0)
+		set_str(&c->yardstick_engine, en->value);
+	else if (strcmp(en->key, "version") == 0)
+		set_str(&c->yardstick_version, en->value);
+	else if (strcmp(en->key, "every") == 0)
+		want_duration(ld, en, &c->yardstick_every_ms);
+	else
+		problem(ld, en->line, "%s: unknown key in [yardstick] (expected "
+		    "engine, version or every)", en->label);
+}
+
+/* --- whole-file checks once every key is read --- */
+
+static int
+contains(const int *v, size_t n, int x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+check_engine(struct loader *ld, struct conf_engine *g)
+{
+	char prefix[300];
+	int line;
+
+	snprintf(prefix, sizeof(prefix), "engine.%s", g->name);
+	line = linemap_section(ld, prefix);
+	if (g->source_spec == NULL)
+		problem(ld, line, "engine.%s.source: missing (expected "
+		    "github:OWNER/REPO, url:TEMPLATE, git:PATH-OR-URL or "
+		    "dir:PATH)", g->name);
+	else if ((g->source == SOURCE_GITHUB || g->source == SOURCE_DIR ||
+	    g->source == SOURCE_GIT) && g->asset == NULL)
+		problem(ld, line, "engine.%s.asset: missing (a %s: source needs "
+		    "the archive's name pattern with {version})", g->name,
+		    conf_source_name(g->source));
+	if (g->source_spec && g->source == SOURCE_URL && g->versions.n == 0)
+		problem(ld, line, "engine.%s.versions: missing (a url: source "
+		    "needs the list of versions)", g->name);
+	if (g->source_spec && g->source != SOURCE_URL && g->versions.n > 0) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.versions", g->name);
+		problem(ld, linemap_find(ld, key, 0), "%s: only url: sources "
+		    "take a list of versions", key);
+	}
+	if (g->command == NULL)
+		problem(ld, line, "engine.%s.command: missing (the bench "
+		    "command, e.g. {bin}/bin/llama-bench -m {weights} -p "
+		    "{prompt} -n {gen} -o json)", g->name);
+	if (g->mode == MODE_SERVER && g->url == NULL)
+		problem(ld, line, "engine.%s.url: missing (mode = server needs "
+		    "the completions URL)", g->name);
+	if (g->weights_name == NULL) {
+		if (ld->c->nweights == 1)
+			g->weights = &ld->c->weights[0];
+		else
+			problem(ld, line, "engine.%s.weights: missing (expected "
+			    "the name of a [weights] section%s)", g->name,
+			    ld->c->nweights == 0 ? "; there is none" : "");
+	} else if ((g->weights = conf_weights_find(ld->c, g->weights_name)) ==
+	    NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.weights", g->name);
+		problem(ld, linemap_find(ld, key, 0), "%s: no [weights \"%s\"] "
+		    "section", key, g->weights_name);
+	}
+	if (g->nfit == 0) {
+		/* The two largest prompt lengths. */
+		int sorted[CONF_MAX_LENGTHS];
+
+		memcpy(sorted, g->prompts, g->nprompts * sizeof(int));
+		qsort(sorted, g->nprompts, sizeof(int), cmp_int);
+		for (size_t i = g->nprompts >= 2 ? g->nprompts - 2 : 0;
+		    i < g->nprompts; i++)
+			g->fit[g->nfit++] = sorted[i];
+	}
+	if (g->nfit < 2)
+		problem(ld, line, "engine.%s.fit: the fit needs two or more "
+		    "prompt lengths", g->name);
+	for (size_t i = 0; i < g->nfit; i++)
+		if (!contains(g->prompts, g->nprompts, g->fit[i]))
+			problem(ld, line, "engine.%s.fit: %d is not one of the "
+			    "prompt lengths", g->name, g->fit[i]);
+	for (size_t i = 0; i < g->nprompts; i++)
+		if (g->prompts[i] == 0)
+			problem(ld, line, "engine.%s.prompts: a prefill length "
+			    "must be positive", g->name);
+	if (g->metric.kind == METRIC_PP &&
+	    !contains(g->prompts, g->nprompts, g->metric.n))
+		problem(ld, line, "engine.%s.metric: pp%d needs %d among the "
+		    "prompt lengths", g->name, g->metric.n, g->metric.n);
+	if (g->metric.kind == METRIC_TG && !contains(g->gen, g->ngen,
+	    g->metric.n))
+		problem(ld, line, "engine.%s.metric: tg%d needs %d among the "
+		    "gen lengths", g->name, g->metric.n, g->metric.n);
+}
+
+static void
+check_all(struct loader *ld)
+{
+	struct conf *c = ld->c;
+
+	for (size_t i = 0; i < c->nweights; i++) {
+		struct conf_weights *w = &c->weights[i];
+
+		if ((w->path == NULL) == (w->url == NULL))
+			problem(ld, w->line, "weights.%s: expected exactly one "
+			    "of path or url", w->name);
+		if (w->url && w->sha256 == NULL)
+			problem(ld, w->line, "weights.%s.sha256: missing (weights "
+			    "fetched by url must be pinned by hash)", w->name);
+	}
+	for (size_t i = 0; i < c->nengines; i++)
+		check_engine(ld, &c->engines[i]);
+	for (size_t i = 0; i < c->nalerts; i++) {
+		struct conf_alert *a = &c->alerts[i];
+
+		if ((int)a->kind == -1)
+			problem(ld, a->line, "alert.%s: expected one of webhook, "
+			    "command or email", a->name);
+		else if (a->kind == ALERT_EMAIL && a->smtp == NULL)
+			problem(ld, a->line, "alert.%s.smtp: missing (email "
+			    "alerts need an smtp:// URL)", a->name);
+	}
+	if (c->yardstick_engine && conf_engine(c, c->yardstick_engine) == NULL)
+		problem(ld, linemap_find(ld, "yardstick.engine", 0),
+		    "yardstick.engine: no [engine \"%s\"] section",
+		    c->yardstick_engine);
+	if (c->yardstick_version && c->yardstick_engine == NULL)
+		problem(ld, linemap_find(ld, "yardstick.version", 0),
+		    "yardstick.engine: missing (a yardstick names its engine)");
+}
+
+static void
+conf_defaults(struct conf *c)
+{
+	c->database = xstrdup("/var/lib/bisectd/bisectd.db");
+	c->cache = xstrdup("/var/cache/bisectd");
+	c->cache_max = (uint64_t)20 << 30;
+	c->max_busy = 0.25;
+	c->max_wait_ms = 60 * 1000;
+	c->yardstick_every_ms = 30LL * 86400 * 1000;
+}
+
+/* The line libgit2 names in "... (in FILE:LINE)", or 0. */
+static int
+git_error_line(const char *msg)
+{
+	const char *in = strstr(msg, "(in ");
+	const char *colon;
+
+	if (in == NULL || (colon = strrchr(in, ':')) == NULL)
+		return 0;
+	return atoi(colon + 1);
+}
+
+static void
+dispatch(struct loader *ld, const git_config_entry *ge, int nth)
+{
+	char section[128], *sub = NULL;
+	const char *name = ge->name, *dot1, *dot2;
+	struct entry en;
+
+	memset(&en, 0, sizeof(en));
+	en.line = linemap_find(ld, name, nth);
+	en.value = ge->value ? ge->value : "true";
+	snprintf(en.label, sizeof(en.label), "%s", name);
+	dot1 = strchr(name, '.');
+	dot2 = strrchr(name, '.');
+	if (dot1 == NULL) {
+		problem(ld, en.line, "%s: a key outside any section", name);
+		return;
+	}
+	snprintf(section, sizeof(section), "%.*s", (int)(dot1 - name), name);
+	en.section = section;
+	en.key = dot2 + 1;
+	if (dot2 != dot1)
+		sub = strndup(dot1 + 1, (size_t)(dot2 - dot1 - 1));
+	en.sub = sub;
+	if (strcmp(section, "bisectd") == 0 || strcmp(section, "yardstick") == 0) {
+		if (sub)
+			problem(ld, en.line, "%s: [%s] takes no subsection name "
+			    "(found \"%s\")", name, section, sub);
+		else if (section[0] == 'b')
+			bisectd_key(ld, &en);
+		else
+			yardstick_key(ld, &en);
+	} else if (strcmp(section, "weights") == 0 ||
+	    strcmp(section, "engine") == 0 || strcmp(section, "alert") == 0) {
+		if (sub == NULL || sub[0] == '\0')
+			problem(ld, en.line, "%s: expected [%s \"NAME\"]", name,
+			    section);
+		else if (section[0] == 'w')
+			weights_key(ld, &en);
+		else if (section[0] == 'e')
+			engine_key(ld, &en);
+		else
+			alert_key(ld, &en);
+	} else
+		problem(ld, en.line, "%s: unknown section [%s] (expected "
+		    "bisectd, weights, engine, alert or yardstick)", name,
+		    section);
+	free(sub);
+}
+
+/* How many times name was seen before, for multi-valued keys' lines. */
+static int
+seen_before(struct strv *seen, const char *name)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < seen->n; i++)
+		if (strcmp(seen->v[i], name) == 0)
+			n++;
+	strv_push(seen, name);
+	return n;
+}
+
+int
+conf_load(const char *path, struct conf **out, struct strv *problems)
+{
+	struct loader ld = { 0 };
+	struct buf text = BUF_INIT(CONF_MAX_BYTES);
+	struct err e = ERR_INIT;
+	struct strv seen = STRV_INIT;
+	git_config *gc = NULL;
+	git_config_iterator *it = NULL;
+	git_config_entry *ge;
+	char abspath[PATH_MAX];
+	size_t before = problems->n;
+	int rc;
+
+	*out = NULL;
+	ld.problems = problems;
+	ld.file = path;
+	if (fs_read_file(path, &text, &e) < 0) {
+		err_prefix(&e, "configuration");
+		strv_push(problems, e.msg);
+		return -1;
+	}
+	if (memchr(text.data ? text.data : "", '\0', text.len) != NULL) {
+		int line = 1;
+
+		for (size_t i = 0; i < text.len && text.data[i]; i++)
+			line += text.data[i] == '\n';
+		problem(&ld, line, "not a text file (a NUL byte)");
+		buf_release(&text);
+		return -1;
+	}
+	if (realpath(path, abspath) == NULL) {
+		err_errno(&e, "cannot resolve '%s'", path);
+		strv_push(problems, e.msg);
+		buf_release(&text);
+		return -1;
+	}
+	if ((ld.c = calloc(1, sizeof(*ld.c))) == NULL)
+		abort();
+	ld.c->path = xstrdup(abspath);
+	ld.c->dir = xstrdup(abspath);
+	*strrchr(ld.c->dir, '/') = '\0';
+	if (ld.c->dir[0] == '\0')
+		set_str(&ld.c->dir, "/");
+	conf_defaults(ld.c);
+
+	git_libgit2_init();
+	if (git_config_open_ondisk(&gc, abspath) < 0) {
+		const git_error *ge_ = git_error_last();
+		const char *msg = ge_ ? ge_->message : "cannot parse";
+		const char *colon = strstr(msg, "config file: ");
+		char clean[512];
+
+		/* "failed to parse config file: X (in F:N)" -> "F:N: X" */
+		snprintf(clean, sizeof(clean), "%s", colon ? colon + 13 : msg);
+		if (strstr(clean, " (in "))
+			*strstr(clean, " (in ") = '\0';
+		problem(&ld, git_error_line(msg), "syntax error: %s", clean);
+		goto fail;
+	}
+	linemap_build(&ld, text.data ? text.data : "");
+	if (git_config_iterator_new(&it, gc) < 0) {
+		problem(&ld, 0, "cannot read: %s", git_error_last() ?
+		    git_error_last()->message : "libgit2 failed");
+		goto fail;
+	}
+	while ((rc = git_config_next(&ge, it)) == 0)
+		dispatch(&ld, ge, seen_before(&seen, ge->name));
+	if (rc != GIT_ITEROVER)
+		problem(&ld, 0, "cannot read: %s", git_error_last() ?
+		    git_error_last()->message : "libgit2 failed");
+	check_all(&ld);
+	if (problems->n > before)
+		goto fail;
+	if (ld.c->socket == NULL) {
+		char *dir = xstrdup(ld.c->database);
+
+		*strrchr(dir, '/') = '\0';
+		ld.c->socket = fs_join(dir[0] ? dir : "/", "bisectd.sock");
+		free(dir);
+	}
+	git_config_iterator_free(it);
+	git_config_free(gc);
+	git_libgit2_shutdown();
+	for (size_t i = 0; i < ld.nkeys; i++)
+		free(ld.keys[i].name);
+	free(ld.keys);
+	strv_clear(&seen);
+	buf_release(&text);
+	*out = ld.c;
+	return 0;
+fail:
+	git_config_iterator_free(it);
+	git_config_free(gc);
+	git_libgit2_shutdown();
+	for (size_t i = 0; i < ld.nkeys; i++)
+		free(ld.keys[i].name);
+	free(ld.keys);
+	strv_clear(&seen);
+	buf_release(&text);
+	conf_free(ld.c);
+	return -1;
+}
+
+const struct conf_engine *
+conf_engine(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->nengines; i++)
+		if (strcmp(c->engines[i].name, name) == 0)
+			return &c->engines[i];
+	return NULL;
+}
+
+const struct conf_weights *
+conf_weights_find(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->nweights; i++)
+		if (strcmp(c->weights[i].name, name) == 0)
+			return &c->weights[i];
+	return NULL;
+}
+
+void
+conf_free(struct conf *c)
+{
+	if (c == NULL)
+		return;
+	for (size_t i = 0; i < c->nweights; i++) {
+		free(c->weights[i].name);
+		free(c->weights[i].path);
+		free(c->weights[i].url);
+		free(c->weights[i].sha256);
+	}
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct conf_engine *g = &c->engines[i];
+
+		free(g->name);
+		free(g->source_spec);
+		free(g->source_arg);
+		free(g->asset);
+		strv_clear(&g->versions);
+		free(g->sha256sums);
+		free(g->api);
+		free(g->token_env);
+		free(g->tag_pattern);
+		free(g->command);
+		strv_clear(&g->env);
+		free(g->workdir);
+		free(g->pre);
+		free(g->post);
+		free(g->parser_arg);
+		free(g->url);
+		free(g->health_url);
+		free(g->weights_name);
+		strv_clear(&g->contents);
+		free(g->schedule);
+	}
+	for (size_t i = 0; i < c->nalerts; i++) {
+		free(c->alerts[i].name);
+		free(c->alerts[i].target);
+		free(c->alerts[i].smtp);
+		free(c->alerts[i].from);
+	}
+	free(c->weights);
+	free(c->engines);
+	free(c->alerts);
+	free(c->path);
+	free(c->dir);
+	free(c->database);
+	free(c->cache);
+	free(c->socket);
+	free(c->socket_group);
+	free(c->yardstick_engine);
+	free(c->yardstick_version);
+	free(c);
+}

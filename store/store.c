@@ -1,2 +1,322 @@
-/* placeholder: replaced in the next commit */
-typedef int placeholder_6804;
+/*
+ * store.c: opening and migrating the SQLite database, transactions, and
+ * the typed queries over engines, releases, weights, machines, runs,
+ * samples and alerts.  All SQL of the project is in this folder.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "migrations.h"
+#include "store.h"
+#include "store_int.h"
+
+/* 'bisd': marks a database as ours, so another program's is not migrated. */
+#define STORE_APPLICATION_ID 0x62697364
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+int
+store_fail(struct store *s, struct err *e, const char *what)
+{
+	int rc = sqlite3_extended_errcode(s->db);
+
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+		return err_set(e, "database '%s' is locked by another writer "
+		    "(waited %d s) while trying to %s", s->path,
+		    STORE_BUSY_TIMEOUT_MS / 1000, what);
+	if ((rc & 0xff) == SQLITE_READONLY)
+		return err_set(e, "database '%s' is read-only: cannot %s",
+		    s->path, what);
+	if ((rc & 0xff) == SQLITE_FULL)
+		return err_set(e, "database '%s': disk is full: cannot %s",
+		    s->path, what);
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		return err_set(e, "'%s' is not a SQLite database", s->path);
+	return err_set(e, "database '%s': cannot %s: %s", s->path, what,
+	    sqlite3_errmsg(s->db));
+}
+
+int
+store_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
+    struct err *e)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
+		*st = NULL;
+		return store_fail(s, e, "prepare a query");
+	}
+	return 0;
+}
+
+/* Bind text or NULL. */
+void
+store_bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* Bind an integer where negative means "none". */
+void
+store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+char *
+store_column_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? strdup((const char *)t) : NULL;
+}
+
+/* Run a statement that returns no rows. */
+int
+store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
+    struct err *e)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		store_fail(s, e, what);
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+exec(struct store *s, const char *sql, const char *what, struct err *e)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		store_fail(s, e, what);
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+pragma_int(struct store *s, const char *sql, int *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, sql, &st, e) < 0)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		store_fail(s, e, "read the schema version");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	*out = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+store_begin(struct store *s, struct err *e)
+{
+	return exec(s, "BEGIN IMMEDIATE", "begin a transaction", e);
+}
+
+int
+store_commit(struct store *s, struct err *e)
+{
+	if (exec(s, "COMMIT", "commit", e) < 0) {
+		store_rollback(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int
+store_latest_version(void)
+{
+	return (int)migrations_count;
+}
+
+int
+store_schema_version(struct store *s)
+{
+	int v = -1;
+
+	pragma_int(s, "PRAGMA user_version", &v, NULL);
+	return v;
+}
+
+/* Apply migration m in one transaction with its user_version bump. */
+static int
+migrate_one(struct store *s, const struct migration *m, struct err *e)
+{
+	char bump[96];
+
+	if (store_begin(s, e) < 0)
+		return err_prefix(e, "cannot migrate to schema %d (%s)",
+		    m->version, m->name);
+	if (exec(s, m->sql, "apply the migration", e) < 0)
+		goto fail;
+	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", m->version);
+	if (exec(s, bump, "record the schema version", e) < 0)
+		goto fail;
+	if (m->version == 1) {
+		snprintf(bump, sizeof(bump), "PRAGMA application_id = %d",
+		    STORE_APPLICATION_ID);
+		if (exec(s, bump, "mark the database", e) < 0)
+			goto fail;
+	}
+	if (store_commit(s, e) < 0)
+		return err_prefix(e, "cannot migrate to schema %d (%s)",
+		    m->version, m->name);
+	return 0;
+fail:
+	store_rollback(s);
+	return err_prefix(e, "cannot migrate to schema %d (%s)", m->version,
+	    m->name);
+}
+
+static int
+migrate(struct store *s, int max, struct err *e)
+{
+	int version, appid, tables;
+
+	if (pragma_int(s, "PRAGMA user_version", &version, e) < 0 ||
+	    pragma_int(s, "PRAGMA application_id", &appid, e) < 0 ||
+	    pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables, e) < 0)
+		return -1;
+	if (appid != STORE_APPLICATION_ID && (version != 0 || tables != 0))
+		return err_set(e, "'%s' is a SQLite database of another "
+		    "program, not bisectd's", s->path);
+	if (version > store_latest_version())
+		return err_set(e, "database '%s' has schema version %d, newer "
+		    "than this bisectd's %d: use a newer bisectd (a database is "
+		    "never downgraded)", s->path, version,
+		    store_latest_version());
+	for (int v = version; v < max; v++)
+		if (migrate_one(s, &migrations[v], e) < 0)
+			return -1;
+	return 0;
+}
+
+int
+store_open_version(const char *path, int max, struct store **out,
+    struct err *e)
+{
+	struct store *s;
+	char *mode = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((s = calloc(1, sizeof(*s))) == NULL ||
+	    (s->path = strdup(path)) == NULL) {
+		free(s);
+		return err_errno(e, "cannot open database '%s'", path);
+	}
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		if (s->db)
+			err_set(e, "cannot open database '%s': %s", path,
+			    sqlite3_errmsg(s->db));
+		else
+			err_set(e, "cannot open database '%s': out of memory",
+			    path);
+		goto fail;
+	}
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		err_set(e, "database '%s' is read-only: bisectd needs to "
+		    "write it", path);
+		goto fail;
+	}
+	/* Reading the header first tells a foreign file from a database. */
+	if (pragma_int(s, "PRAGMA user_version", &rc, e) < 0)
+		goto fail;
+	if (exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys", e) < 0)
+		goto fail;
+	{
+		sqlite3_stmt *st;
+
+		if (store_prepare(s, "PRAGMA journal_mode = WAL", &st, e) < 0)
+			goto fail;
+		if (sqlite3_step(st) == SQLITE_ROW)
+			mode = store_column_dup(st, 0);
+		else
+			store_fail(s, e, "switch to WAL mode");
+		sqlite3_finalize(st);
+		if (mode == NULL)
+			goto fail;
+		free(mode);
+	}
+	if (exec(s, "PRAGMA synchronous = NORMAL", "set synchronous", e) < 0)
+		goto fail;
+	if (max < 0 || max > store_latest_version())
+		max = store_latest_version();
+	if (migrate(s, max, e) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return -1;
+}
+
+int
+store_open(const char *path, struct store **out, struct err *e)
+{
+	return store_open_version(path, -1, out, e);
+}
+
+void
+store_close(struct store *s)
+{
+	if (s == NULL)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+char *
+store_integrity_check(struct store *s, struct err *e)
+{
+	sqlite3_stmt *st;
+	char *res = NULL;
+
+	if (store_prepare(s, "PRAGMA integrity_check", &st, e) < 0)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		res = store_column_dup(st, 0);
+	else
+		store_fail(s, e, "check integrity");
+	sqlite3_finalize(st);
+	return res;
+}
+
+int64_t
+store_now(void)
+{
+	return (int64_t)time(NULL);
+}

@@ -1,0 +1,191 @@
+/*
+ * values.c: parsers for the value types of the configuration and the
+ * command line: durations, percentages, sizes, lists of lengths, metrics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+
+int
+conf_parse_duration(const char *s, int64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		int64_t ms;
+	} units[] = {
+		{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+		{ "d", 86400000 },
+	};
+	char *end;
+	long long v;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s)
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
+		if (strcmp(end, units[i].unit) == 0) {
+			if (v > INT64_MAX / units[i].ms)
+				return -1;
+			*ms = v * units[i].ms;
+			return 0;
+		}
+	return -1;
+}
+
+int
+conf_parse_percent(const char *s, double *fraction)
+{
+	char *end;
+	double v;
+
+	if ((s[0] < '0' || s[0] > '9') && s[0] != '.')
+		return -1;
+	v = strtod(s, &end);
+	if (end == s || strcmp(end, "%") != 0 || !isfinite(v) || v > 1e6)
+		return -1;
+	*fraction = v / 100.0;
+	return 0;
+}
+
+int
+conf_parse_size(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	unsigned long long v;
+	uint64_t mult = 1;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0)
+		return -1;
+	if (*end != '\0') {
+		const char *u = strchr(units, end[0] & ~0x20);
+
+		if (u == NULL || end[0] == '\0' ||
+		    !(end[1] == '\0' || (end[1] == 'B' && end[2] == '\0') ||
+		    (end[1] == 'i' && end[2] == 'B' && end[3] == '\0')))
+			return -1;
+		for (const char *p = units; p <= u; p++)
+			mult *= 1024;
+	}
+	if (v > UINT64_MAX / mult)
+		return -1;
+	*bytes = v * mult;
+	return 0;
+}
+
+int
+conf_parse_lengths(const char *s, int *out, size_t max, size_t *n)
+{
+	struct strv items = STRV_INIT;
+	int rc = -1;
+
+	*n = 0;
+	if (strv_split(&items, s, ',') < 0)
+		goto done;
+	if (items.n > max)
+		goto done;
+	for (size_t i = 0; i < items.n; i++) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(items.v[i], &end, 10);
+		if (errno || *end != '\0' || v < 0 || v > 1000000 ||
+		    items.v[i][0] < '0' || items.v[i][0] > '9')
+			goto done;
+		for (size_t j = 0; j < *n; j++)
+			if (out[j] == (int)v)
+				goto done;	/* a duplicate is a typo */
+		out[(*n)++] = (int)v;
+	}
+	rc = 0;
+done:
+	strv_clear(&items);
+	return rc;
+}
+
+int
+conf_parse_metric(const char *s, struct conf_metric *m)
+{
+	char *end;
+	long v;
+
+	m->n = 0;
+	if (strcmp(s, "per-token") == 0) {
+		m->kind = METRIC_PER_TOKEN;
+		return 0;
+	}
+	if (strcmp(s, "fixed") == 0) {
+		m->kind = METRIC_FIXED;
+		return 0;
+	}
+	if (strncmp(s, "pp", 2) == 0)
+		m->kind = METRIC_PP;
+	else if (strncmp(s, "tg", 2) == 0)
+		m->kind = METRIC_TG;
+	else
+		return -1;
+	if (s[2] < '1' || s[2] > '9')
+		return -1;
+	v = strtol(s + 2, &end, 10);
+	if (*end != '\0' || v <= 0 || v > 1000000)
+		return -1;
+	m->n = (int)v;
+	return 0;
+}
+
+const char *
+conf_metric_name(const struct conf_metric *m, char *buf, size_t len)
+{
+	switch (m->kind) {
+	case METRIC_PER_TOKEN:
+		snprintf(buf, len, "per-token");
+		break;
+	case METRIC_FIXED:
+		snprintf(buf, len, "fixed");
+		break;
+	case METRIC_PP:
+		snprintf(buf, len, "pp%d", m->n);
+		break;
+	case METRIC_TG:
+		snprintf(buf, len, "tg%d", m->n);
+		break;
+	}
+	return buf;
+}
+
+const char *
+conf_source_name(enum conf_source s)
+{
+	static const char *const names[] = { "github", "url", "git", "dir" };
+
+	return names[s];
+}
+
+const char *
+conf_parser_name(enum conf_parser p)
+{
+	static const char *const names[] = { "wall", "llama-bench", "json",
+	    "regex" };
+
+	return names[p];
+}
+
+const char *
+conf_unit_name(enum conf_unit u)
+{
+	static const char *const names[] = { "ns", "us", "ms", "s", "tps" };
+
+	return names[u];
+}

@@ -1,2 +1,0 @@
-/* placeholder: replaced in the next commit */
-typedef int placeholder_18164;

@@ -1,0 +1,215 @@
+/*
+ * run.c: the store's queries over weights, machines, benchmark runs with
+ * their samples, and recorded alerts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "store.h"
+#include "store_int.h"
+
+/* Insert-or-find by a unique key: the INSERT is a no-op on conflict. */
+static int
+find_id(struct store *s, sqlite3_stmt *st, int64_t *id, const char *what,
+    struct err *e)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else
+		store_fail(s, e, what);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int
+store_weights_ensure(struct store *s, const char *name, const char *sha256,
+    int64_t size, int64_t *id, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "INSERT INTO weights (name, sha256, size)"
+	    " VALUES (?1, ?2, ?3) ON CONFLICT (name, sha256) DO NOTHING", &st,
+	    e) < 0)
+		return -1;
+	store_bind_text(st, 1, name);
+	store_bind_text(st, 2, sha256);
+	sqlite3_bind_int64(st, 3, size);
+	if (store_step_done(s, st, "record weights", e) < 0)
+		return -1;
+	if (store_prepare(s, "SELECT id FROM weights WHERE name = ?1 AND"
+	    " sha256 = ?2", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, name);
+	store_bind_text(st, 2, sha256);
+	return find_id(s, st, id, "look up weights", e);
+}
+
+int
+store_machine_ensure(struct store *s, const struct store_machine *m,
+    int64_t *id, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "INSERT INTO machine (hw_key, cpu_model, cores,"
+	    " mem_bytes, arch, kernel, os, hostname)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " ON CONFLICT (hw_key, kernel, os, hostname) DO NOTHING", &st,
+	    e) < 0)
+		return -1;
+	store_bind_text(st, 1, m->hw_key);
+	store_bind_text(st, 2, m->cpu_model);
+	sqlite3_bind_int(st, 3, m->cores);
+	sqlite3_bind_int64(st, 4, m->mem_bytes);
+	store_bind_text(st, 5, m->arch);
+	store_bind_text(st, 6, m->kernel);
+	store_bind_text(st, 7, m->os);
+	store_bind_text(st, 8, m->hostname);
+	if (store_step_done(s, st, "record the machine", e) < 0)
+		return -1;
+	if (store_prepare(s, "SELECT id FROM machine WHERE hw_key = ?1 AND"
+	    " kernel = ?2 AND os = ?3 AND hostname = ?4", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, m->hw_key);
+	store_bind_text(st, 2, m->kernel);
+	store_bind_text(st, 3, m->os);
+	store_bind_text(st, 4, m->hostname);
+	return find_id(s, st, id, "look up the machine", e);
+}
+
+static void
+bind_blob(sqlite3_stmt *st, int i, const char *p, size_t len)
+{
+	if (p)
+		sqlite3_bind_blob64(st, i, p, len, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int
+insert_run(struct store *s, struct store_run *r, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, "INSERT INTO run (release_id, weights_id,"
+	    " machine_id, kind, prompt_tokens, gen_tokens, content, rep, warmup,"
+	    " mode, parser, started, wall_ns, user_ns, sys_ns, max_rss_kb,"
+	    " exit_code, signal, failure, failure_detail, stdout,"
+	    " stdout_truncated, stderr_tail, busy_share, loadavg, busy, info)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+	    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+	    " ?27) RETURNING id", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, r->release_id);
+	sqlite3_bind_int64(st, 2, r->weights_id);
+	sqlite3_bind_int64(st, 3, r->machine_id);
+	store_bind_text(st, 4, r->kind);
+	sqlite3_bind_int(st, 5, r->prompt_tokens);
+	sqlite3_bind_int(st, 6, r->gen_tokens);
+	store_bind_text(st, 7, r->content ? r->content : "");
+	sqlite3_bind_int(st, 8, r->rep);
+	sqlite3_bind_int(st, 9, r->warmup);
+	store_bind_text(st, 10, r->mode ? r->mode : "bench");
+	store_bind_text(st, 11, r->parser);
+	sqlite3_bind_int64(st, 12, r->started);
+	store_bind_opt_int(st, 13, r->wall_ns);
+	store_bind_opt_int(st, 14, r->user_ns);
+	store_bind_opt_int(st, 15, r->sys_ns);
+	store_bind_opt_int(st, 16, r->max_rss_kb);
+	store_bind_opt_int(st, 17, r->exit_code);
+	if (r->signal > 0)
+		sqlite3_bind_int(st, 18, r->signal);
+	else
+		sqlite3_bind_null(st, 18);
+	store_bind_text(st, 19, r->failure);
+	store_bind_text(st, 20, r->failure_detail);
+	bind_blob(st, 21, r->out, r->out_len);
+	sqlite3_bind_int(st, 22, r->out_truncated);
+	bind_blob(st, 23, r->err_tail, r->err_len);
+	if (r->busy_share >= 0)
+		sqlite3_bind_double(st, 24, r->busy_share);
+	else
+		sqlite3_bind_null(st, 24);
+	if (r->loadavg >= 0)
+		sqlite3_bind_double(st, 25, r->loadavg);
+	else
+		sqlite3_bind_null(st, 25);
+	sqlite3_bind_int(st, 26, r->busy);
+	store_bind_text(st, 27, r->info);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		r->id = sqlite3_column_int64(st, 0);
+	else
+		store_fail(s, e, "store a run");
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int
+store_run_insert(struct store *s, struct store_run *r,
+    const struct store_sample *samples, size_t nsamples, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (store_begin(s, e) < 0)
+		return -1;
+	if (insert_run(s, r, e) < 0)
+		goto fail;
+	if (nsamples > 0 && store_prepare(s, "INSERT INTO sample (run_id, idx,"
+	    " prompt_tokens, gen_tokens, wall_ns, engine_ns, user_ns, sys_ns,"
+	    " max_rss_kb) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st,
+	    e) < 0)
+		goto fail;
+	for (size_t i = 0; i < nsamples; i++) {
+		const struct store_sample *x = &samples[i];
+
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int(st, 3, x->prompt_tokens);
+		sqlite3_bind_int(st, 4, x->gen_tokens);
+		sqlite3_bind_int64(st, 5, x->wall_ns);
+		store_bind_opt_int(st, 6, x->engine_ns);
+		store_bind_opt_int(st, 7, x->user_ns);
+		store_bind_opt_int(st, 8, x->sys_ns);
+		store_bind_opt_int(st, 9, x->max_rss_kb);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			store_fail(s, e, "store a sample");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	return store_commit(s, e);
+fail:
+	sqlite3_finalize(st);
+	store_rollback(s);
+	return -1;
+}
+
+int
+store_alert_record(struct store *s, const char *kind, const char *engine,
+    const char *dedup_key, const char *summary, const char *body,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "INSERT INTO alert (created, kind, engine,"
+	    " dedup_key, summary, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+	    " ON CONFLICT (dedup_key) DO NOTHING", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, store_now());
+	store_bind_text(st, 2, kind);
+	store_bind_text(st, 3, engine);
+	store_bind_text(st, 4, dedup_key);
+	store_bind_text(st, 5, summary);
+	store_bind_text(st, 6, body);
+	if (store_step_done(s, st, "record an alert", e) < 0)
+		return -1;
+	return sqlite3_changes(s->db) > 0 ? 0 : 1;
+}

@@ -1,0 +1,176 @@
+/*
+ * store.h: the SQLite store.  Every SQL statement of the project lives
+ * under store/; callers get and give plain structs.
+ *
+ * store_open() applies the embedded migrations (sql/NNN_*.sql), each in
+ * one transaction, tracked by PRAGMA user_version; a database newer than
+ * this binary is refused.  Connections use WAL, foreign keys and a busy
+ * timeout.  Every logical write is one transaction: on any error it is
+ * rolled back and the database is as it was.
+ */
+#ifndef STORE_STORE_H
+#define STORE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
+struct store;
+
+/* Open (creating if needed) and migrate to the latest schema. */
+int store_open(const char *path, struct store **out, struct err *e);
+
+/*
+ * Open and migrate only up to version max (tests build old schemas with
+ * it).  max = 0 opens without migrating.
+ */
+int store_open_version(const char *path, int max, struct store **out,
+    struct err *e);
+
+void store_close(struct store *s);
+
+/* The schema version of the open database, and of this binary. */
+int store_schema_version(struct store *s);
+int store_latest_version(void);
+
+/* "ok", or the first problem PRAGMA integrity_check reports (malloced). */
+char *store_integrity_check(struct store *s, struct err *e);
+
+/* Explicit transactions, for a caller's logical write spanning calls. */
+int store_begin(struct store *s, struct err *e);
+int store_commit(struct store *s, struct err *e);
+void store_rollback(struct store *s);
+
+/* --- engines and releases --- */
+
+int store_engine_ensure(struct store *s, const char *name, const char *source,
+    int64_t *id, struct err *e);
+/* 0 and *id, or 1 if the store has never seen the engine, or -1. */
+int store_engine_find(struct store *s, const char *name, int64_t *id,
+    struct err *e);
+int store_engine_etag(struct store *s, int64_t engine_id, char **etag,
+    struct err *e);
+int store_engine_set_etag(struct store *s, int64_t engine_id,
+    const char *etag, struct err *e);
+
+enum release_state { RELEASE_LISTED, RELEASE_FETCHED, RELEASE_MEASURED,
+	RELEASE_FAILED };
+
+struct store_release {
+	int64_t id;
+	int64_t engine_id;
+	char *version;
+	char *order_key;
+	char *url;		/* or NULL */
+	char *asset;		/* or NULL */
+	char *expected_sha256;	/* or NULL */
+	char *sha256_origin;	/* or NULL */
+	char *archive_sha256;	/* or NULL */
+	enum release_state state;
+	char *failure;		/* or NULL */
+	int64_t discovered;
+};
+
+void store_release_release(struct store_release *r);
+const char *store_release_state_name(enum release_state st);
+
+/*
+ * Insert a release, or update its url/asset/expected hash if the version
+ * is known (its state, archive hash and runs are kept).  r->id is set.
+ */
+int store_release_upsert(struct store *s, struct store_release *r,
+    struct err *e);
+
+/* 0 and *out filled, 1 if no such version, -1 on error. */
+int store_release_get(struct store *s, int64_t engine_id, const char *version,
+    struct store_release *out, struct err *e);
+
+struct store_release_list {
+	struct store_release *v;
+	size_t n;
+};
+
+/* All releases of the engine in version order. */
+int store_release_list(struct store *s, int64_t engine_id,
+    struct store_release_list *out, struct err *e);
+void store_release_list_release(struct store_release_list *l);
+
+int store_release_set_state(struct store *s, int64_t release_id,
+    enum release_state st, const char *failure, struct err *e);
+int store_release_set_archive(struct store *s, int64_t release_id,
+    const char *sha256, struct err *e);
+
+/* --- weights and machines --- */
+
+int store_weights_ensure(struct store *s, const char *name,
+    const char *sha256, int64_t size, int64_t *id, struct err *e);
+
+struct store_machine {
+	char *hw_key;
+	char *cpu_model;
+	int cores;
+	int64_t mem_bytes;
+	char *arch;
+	char *kernel;
+	char *os;
+	char *hostname;
+};
+
+int store_machine_ensure(struct store *s, const struct store_machine *m,
+    int64_t *id, struct err *e);
+
+/* --- runs and samples --- */
+
+struct store_sample {
+	int prompt_tokens;
+	int gen_tokens;
+	int64_t wall_ns;
+	int64_t engine_ns;	/* -1: the engine reported none */
+	int64_t user_ns, sys_ns;
+	int64_t max_rss_kb;
+};
+
+struct store_run {
+	int64_t id;		/* out */
+	int64_t release_id, weights_id, machine_id;
+	const char *kind;	/* "pp" or "tg" */
+	int prompt_tokens, gen_tokens;
+	const char *content;	/* "" if none */
+	int rep;
+	int warmup;
+	const char *mode;	/* "bench" or "server" */
+	const char *parser;
+	int64_t started;
+	int64_t wall_ns, user_ns, sys_ns, max_rss_kb;	/* -1: none */
+	int exit_code;		/* -1: none */
+	int signal;		/* 0: none */
+	const char *failure;	/* NULL if the run succeeded */
+	const char *failure_detail;
+	const char *out;	/* stdout, may be NULL */
+	size_t out_len;
+	int out_truncated;
+	const char *err_tail;
+	size_t err_len;
+	double busy_share, loadavg;	/* -1: not sampled */
+	int busy;
+	const char *info;	/* JSON or NULL */
+};
+
+/*
+ * Store a run and its samples in one transaction: after a crash either
+ * both are there or neither.
+ */
+int store_run_insert(struct store *s, struct store_run *run,
+    const struct store_sample *samples, size_t nsamples, struct err *e);
+
+/* --- alerts --- */
+
+/*
+ * Record an alert once per dedup_key: returns 0 when recorded, 1 when an
+ * alert with that key exists already, -1 on error.
+ */
+int store_alert_record(struct store *s, const char *kind, const char *engine,
+    const char *dedup_key, const char *summary, const char *body,
+    struct err *e);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * store_int.h: what the files of store/ share and nothing else sees: the
+ * connection struct and the statement helpers.
+ */
+#ifndef STORE_STORE_INT_H
+#define STORE_STORE_INT_H
+
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+struct err;
+
+struct store {
+	sqlite3 *db;
+	char *path;	/* the database file, for messages; owned */
+};
+
+/* Fill e from the connection's last error, worded for what was tried. */
+int store_fail(struct store *s, struct err *e, const char *what);
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
+    struct err *e);
+int store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
+    struct err *e);
+void store_bind_text(sqlite3_stmt *st, int i, const char *v);
+void store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v);
+char *store_column_dup(sqlite3_stmt *st, int i);
+int64_t store_now(void);
+
+#endif

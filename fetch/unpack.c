@@ -1,0 +1,570 @@
+/*
+ * unpack.c: release archives into release directories with libarchive
+ * (see unpack.h).  Owns the temporary directory of an unpack in progress
+ * and the checks libarchive's secure flags do not make: where symlinks
+ * and hard links point, the byte and entry caps, the kinds of entries.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "err.h"
+#include "fsutil.h"
+#include "strv.h"
+#include "unpack.h"
+
+#define READ_BLOCK	(256 * 1024)
+#define NAME_SHOWN	200	/* bytes of an entry name put in a message */
+#define MAX_SYMLINK_HOPS	40	/* as the kernel's ELOOP limit */
+
+struct unpack {
+	const char *archive;	/* the archive's path, for messages */
+	struct archive *in;	/* owned */
+	struct archive *out;	/* owned */
+	uint64_t max_bytes, max_entries;
+	uint64_t bytes, entries;
+	struct strv symlinks;	/* names of symlink entries, to re-check */
+	char shown[NAME_SHOWN * 4 + 8];	/* the current entry, printable */
+	struct err *e;
+};
+
+/* An entry name from the archive, made safe to print: control bytes and
+ * quotes escaped, long names cut. */
+static void
+show_name(struct unpack *u, const char *name)
+{
+	size_t o = 0, i;
+
+	for (i = 0; name[i] && i < NAME_SHOWN; i++) {
+		unsigned char c = (unsigned char)name[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\')
+			o += (size_t)snprintf(u->shown + o, sizeof(u->shown) - o,
+			    "\\x%02x", c);
+		else
+			u->shown[o++] = (char)c;
+	}
+	if (name[i])
+		o += (size_t)snprintf(u->shown + o, sizeof(u->shown) - o, "...");
+	u->shown[o] = '\0';
+}
+
+static int entry_error(struct unpack *u, const char *fmt, ...)
+    ERR_PRINTF(2, 3);
+
+/* "cannot unpack 'ARCHIVE': entry 'NAME': " and the detail. */
+static int
+entry_error(struct unpack *u, const char *fmt, ...)
+{
+	char what[ERR_MSG_MAX / 2];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return err_set(u->e, "cannot unpack '%s': entry '%s': %s", u->archive,
+	    u->shown, what);
+}
+
+static const char *
+archive_msg(struct archive *a)
+{
+	const char *s = archive_error_string(a);
+
+	return s ? s : "unknown libarchive error";
+}
+
+/*
+ * Number of directory levels below the release root that name stands
+ * for, or -1 when it is absolute or any ".." component is met ("a/./b"
+ * is 2; "a/../b" is refused although it stays inside: an honest archive
+ * has no use for it).
+ */
+static int
+name_depth(const char *name)
+{
+	int depth = 0;
+
+	if (name[0] == '/')
+		return -1;
+	for (const char *p = name; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return -1;
+		if (n > 0 && !(n == 1 && p[0] == '.'))
+			depth++;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return depth;
+}
+
+/*
+ * 1 when a symlink called name with this target stays inside the root
+ * by its text alone: relative, and never climbing above the root from
+ * the link's own directory.
+ */
+static int
+symlink_text_inside(const char *name, const char *target)
+{
+	int depth = name_depth(name) - 1;	/* the link's directory */
+
+	if (target[0] == '/' || target[0] == '\0' || depth < 0)
+		return 0;
+	for (const char *p = target; *p; ) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return 0;
+		} else if (n > 0 && !(n == 1 && p[0] == '.'))
+			depth++;
+		p += n;
+		while (*p == '/')
+			p++;
+	}
+	return 1;
+}
+
+/*
+ * 1 when the hard link target names something already unpacked inside
+ * the root (the working directory) and reached without a symlink: each
+ * directory on the way is a real directory, the target is not one.
+ */
+static int
+hardlink_inside(const char *target)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = strlen(target);
+
+	if (name_depth(target) <= 0 || len >= sizeof(path))
+		return 0;
+	memcpy(path, target, len + 1);
+	for (char *p = path; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			*p = '/';
+			return 0;
+		}
+		*p = '/';
+	}
+	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
+/*
+ * Follow the path from the root (the working directory) as the kernel
+ * would, through every symlink on the way, without leaving the root.
+ * Returns 1 when it stays inside, 0 when it escapes (an absolute target
+ * or a ".." above the root), -1 on a symlink loop.  Components that do
+ * not exist are taken by their text.
+ */
+static int
+resolves_inside(const char *path)
+{
+	char pending[2 * PATH_MAX];	/* what is left to follow */
+	char done[PATH_MAX];		/* resolved so far, "" = the root */
+	size_t dlen = 0, prev;
+	int hops = 0, exists = 1;
+
+	if (strlen(path) >= sizeof(pending))
+		return 0;
+	strcpy(pending, path);
+	done[0] = '\0';
+	while (pending[0] != '\0') {
+		size_t n = strcspn(pending, "/");
+		char comp[NAME_MAX + 1];
+		struct stat st;
+
+		if (n > NAME_MAX)
+			return 0;
+		memcpy(comp, pending, n);
+		comp[n] = '\0';
+		while (pending[n] == '/')
+			n++;
+		memmove(pending, pending + n, strlen(pending + n) + 1);
+		if (comp[0] == '\0' || strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			char *slash;
+
+			if (dlen == 0)
+				return 0;
+			slash = strrchr(done, '/');
+			dlen = slash ? (size_t)(slash - done) : 0;
+			done[dlen] = '\0';
+			continue;
+		}
+		if (dlen + 1 + strlen(comp) + 1 > sizeof(done))
+			return 0;
+		prev = dlen;
+		if (dlen > 0)
+			done[dlen++] = '/';
+		strcpy(done + dlen, comp);
+		dlen += strlen(comp);
+		if (exists && lstat(done, &st) == 0 && S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t tl = readlink(done, target, sizeof(target) - 1);
+			size_t rest = strlen(pending);
+
+			if (tl <= 0 || ++hops > MAX_SYMLINK_HOPS)
+				return -1;
+			target[tl] = '\0';
+			if (target[0] == '/' ||
+			    (size_t)tl + 1 + rest + 1 > sizeof(pending))
+				return 0;
+			/* The link's name gives way to its target. */
+			dlen = prev;
+			done[dlen] = '\0';
+			memmove(pending + tl + 1, pending, rest + 1);
+			memcpy(pending, target, (size_t)tl);
+			pending[tl] = '/';
+			continue;
+		}
+		if (exists && lstat(done, &st) < 0)
+			exists = 0;	/* the rest is taken by its text */
+	}
+	return 1;
+}
+
+/*
+ * Mode bits as unpacked: the archive's permissions without set-id,
+ * sticky and group/other write, and always owner read/write (and search
+ * for directories) so the cache can trim what it unpacked.
+ */
+static mode_t
+safe_perm(mode_t perm, int is_dir)
+{
+	perm &= 0777 & ~(mode_t)(S_IWGRP | S_IWOTH);
+	return perm | (is_dir ? 0700 : 0600);
+}
+
+static int
+check_entry(struct unpack *u, struct archive_entry *ent)
+{
+	const char *name = archive_entry_pathname(ent);
+	const char *hardlink = archive_entry_hardlink(ent);
+	mode_t type = archive_entry_filetype(ent);
+
+	if (name == NULL || name[0] == '\0')
+		return entry_error(u, "%s", "entry without a name");
+	if (name_depth(name) < 0)
+		return entry_error(u, "%s", name[0] == '/' ?
+		    "absolute path refused" : "path with '..' refused");
+	if (hardlink != NULL) {
+		if (!hardlink_inside(hardlink))
+			return entry_error(u, "hard link to '%s' refused: it is "
+			    "not a file unpacked inside the release directory",
+			    hardlink);
+		return 0;
+	}
+	switch (type) {
+	case AE_IFREG:
+	case AE_IFDIR:
+		archive_entry_set_perm(ent,
+		    safe_perm(archive_entry_perm(ent), type == AE_IFDIR));
+		return 0;
+	case AE_IFLNK: {
+		const char *target = archive_entry_symlink(ent);
+
+		if (target == NULL || !symlink_text_inside(name, target))
+			return entry_error(u, "symlink to '%s' refused: it "
+			    "points outside the release directory",
+			    target ? target : "");
+		if (strv_push(&u->symlinks, name) < 0)
+			return err_errno(u->e, "cannot unpack '%s'", u->archive);
+		return 0;
+	}
+	default:
+		return entry_error(u, "%s", "device, fifo or socket refused");
+	}
+}
+
+static int
+over_cap(struct unpack *u, uint64_t entry_end)
+{
+	return entry_end > u->max_bytes || u->bytes > u->max_bytes - entry_end;
+}
+
+static int
+cap_error(struct unpack *u)
+{
+	return err_set(u->e, "cannot unpack '%s': entry '%s': more than %llu "
+	    "bytes unpacked (the cap): refused as a decompression bomb",
+	    u->archive, u->shown, (unsigned long long)u->max_bytes);
+}
+
+/* Copy one entry's data, counting bytes (holes included) against the cap. */
+static int
+copy_data(struct unpack *u, struct archive_entry *ent)
+{
+	uint64_t entry_end = 0;
+
+	if (archive_entry_size_is_set(ent) && archive_entry_size(ent) > 0 &&
+	    over_cap(u, (uint64_t)archive_entry_size(ent)))
+		return err_set(u->e, "cannot unpack '%s': entry '%s': declares "
+		    "%lld bytes, more than the %llu-byte cap leaves",
+		    u->archive, u->shown, (long long)archive_entry_size(ent),
+		    (unsigned long long)u->max_bytes);
+	for (;;) {
+		const void *block;
+		size_t size;
+		la_int64_t offset;
+		int r = archive_read_data_block(u->in, &block, &size, &offset);
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN)
+			return entry_error(u, "corrupt or truncated data: %s",
+			    archive_msg(u->in));
+		if (offset < 0)
+			return entry_error(u, "%s", "negative data offset");
+		if ((uint64_t)offset + size > entry_end)
+			entry_end = (uint64_t)offset + size;
+		if (over_cap(u, entry_end))
+			return cap_error(u);
+		if (archive_write_data_block(u->out, block, size, offset) <
+		    ARCHIVE_WARN)
+			return entry_error(u, "cannot write: %s",
+			    archive_msg(u->out));
+	}
+	u->bytes += entry_end;
+	return 0;
+}
+
+/* Every entry into the working directory. */
+static int
+unpack_entries(struct unpack *u)
+{
+	for (;;) {
+		struct archive_entry *ent;
+		int r = archive_read_next_header(u->in, &ent);
+
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			if (u->entries == 0)
+				return err_set(u->e, "cannot unpack '%s': not a "
+				    "readable tar or zip archive: %s", u->archive,
+				    archive_msg(u->in));
+			return err_set(u->e, "cannot unpack '%s': corrupt or "
+			    "truncated after entry '%s': %s", u->archive,
+			    u->shown, archive_msg(u->in));
+		}
+		if (++u->entries > u->max_entries)
+			return err_set(u->e, "cannot unpack '%s': more than %llu "
+			    "entries (the cap)", u->archive,
+			    (unsigned long long)u->max_entries);
+		show_name(u, archive_entry_pathname(ent) ?
+		    archive_entry_pathname(ent) : "");
+		if (check_entry(u, ent) < 0)
+			return -1;
+		if (archive_write_header(u->out, ent) < ARCHIVE_WARN)
+			return entry_error(u, "%s", archive_msg(u->out));
+		if (archive_entry_filetype(ent) == AE_IFREG &&
+		    copy_data(u, ent) < 0)
+			return -1;
+		if (archive_write_finish_entry(u->out) < ARCHIVE_WARN)
+			return entry_error(u, "%s", archive_msg(u->out));
+	}
+	if (u->entries == 0)
+		return err_set(u->e, "cannot unpack '%s': the archive is empty",
+		    u->archive);
+	/* Directory modes and times are set here, deepest first. */
+	if (archive_write_close(u->out) < ARCHIVE_WARN)
+		return err_set(u->e, "cannot unpack '%s': %s", u->archive,
+		    archive_msg(u->out));
+	/* Each link passed on its own; together they may still lead out. */
+	for (size_t i = 0; i < u->symlinks.n; i++) {
+		int r = resolves_inside(u->symlinks.v[i]);
+
+		if (r != 1) {
+			show_name(u, u->symlinks.v[i]);
+			return entry_error(u, "%s", r == 0 ? "symlink refused: "
+			    "through other symlinks it leads outside the "
+			    "release directory" : "symlink loop refused");
+		}
+	}
+	return 0;
+}
+
+static int
+open_reader(struct unpack *u, int fd)
+{
+	if ((u->in = archive_read_new()) == NULL)
+		return err_set(u->e, "cannot unpack '%s': out of memory",
+		    u->archive);
+	archive_read_support_format_tar(u->in);
+	archive_read_support_format_zip(u->in);
+	archive_read_support_filter_gzip(u->in);
+	archive_read_support_filter_xz(u->in);
+	archive_read_support_filter_zstd(u->in);
+	if (archive_read_open_fd(u->in, fd, READ_BLOCK) != ARCHIVE_OK)
+		return err_set(u->e, "cannot unpack '%s': not a readable tar or "
+		    "zip archive: %s", u->archive, archive_msg(u->in));
+	return 0;
+}
+
+static int
+open_writer(struct unpack *u)
+{
+	if ((u->out = archive_write_disk_new()) == NULL)
+		return err_set(u->e, "cannot unpack '%s': out of memory",
+		    u->archive);
+	archive_write_disk_set_options(u->out,
+	    ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+	    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS |
+	    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+	    ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_TIME);
+	return 0;
+}
+
+/* Make "<parent>/.tmp-<name>-XXXXXX" beside dest; malloced into *tmp. */
+static int
+make_tmpdir(const char *dest, char **tmp, struct err *e)
+{
+	const char *slash = strrchr(dest, '/');
+	const char *name = slash ? slash + 1 : dest;
+	size_t plen = slash ? (size_t)(slash - dest) : 0;
+	size_t len = strlen(dest) + 32;
+	char *parent, *t;
+
+	if (name[0] == '\0' || strcmp(name, ".") == 0 ||
+	    strcmp(name, "..") == 0)
+		return err_set(e, "cannot unpack into '%s': not a directory "
+		    "name", dest);
+	if ((t = malloc(len)) == NULL || (parent = malloc(plen + 2)) == NULL) {
+		free(t);
+		return err_errno(e, "cannot unpack into '%s'", dest);
+	}
+	if (slash == dest)
+		strcpy(parent, "/");
+	else if (slash == NULL)
+		strcpy(parent, ".");
+	else {
+		memcpy(parent, dest, plen);
+		parent[plen] = '\0';
+	}
+	if (fs_mkdirs(parent, 0755, e) < 0) {
+		free(parent);
+		free(t);
+		return -1;
+	}
+	snprintf(t, len, "%s/.tmp-%s-XXXXXX", parent, name);
+	free(parent);
+	if (mkdtemp(t) == NULL) {
+		err_errno(e, "cannot create a directory like '%s'", t);
+		free(t);
+		return -1;
+	}
+	*tmp = t;
+	return 0;
+}
+
+/* Unpack into tmp with the working directory moved there meanwhile. */
+static int
+unpack_in(struct unpack *u, const char *tmp)
+{
+	int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (cwd < 0)
+		return err_errno(u->e, "cannot open the working directory");
+	if (chdir(tmp) < 0) {
+		err_errno(u->e, "cannot enter '%s'", tmp);
+		close(cwd);
+		return -1;
+	}
+	rc = unpack_entries(u);
+	/*
+	 * Freed here, not later: on an error path freeing closes the writer,
+	 * which sets the modes and times it deferred, by relative names.
+	 */
+	archive_write_free(u->out);
+	u->out = NULL;
+	if (fchdir(cwd) < 0)
+		rc = err_errno(u->e, "cannot return to the working directory");
+	close(cwd);
+	return rc;
+}
+
+static int
+sync_tree(const char *dir, struct err *e)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return err_errno(e, "cannot open '%s'", dir);
+	if (syncfs(fd) < 0) {
+		err_errno(e, "cannot sync '%s'", dir);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int
+fetch_unpack(const char *archive_path, const char *dest_dir,
+    const struct unpack_limits *limits, struct err *e)
+{
+	struct unpack u;
+	struct stat st;
+	char *tmp = NULL;
+	int fd, rc = -1;
+
+	memset(&u, 0, sizeof(u));
+	u.archive = archive_path;
+	u.e = e;
+	u.max_bytes = limits && limits->max_bytes ? limits->max_bytes :
+	    UNPACK_DEFAULT_MAX_BYTES;
+	u.max_entries = limits && limits->max_entries ? limits->max_entries :
+	    UNPACK_DEFAULT_MAX_ENTRIES;
+
+	if (lstat(dest_dir, &st) == 0)
+		return err_set(e, "cannot unpack '%s': '%s' already exists",
+		    archive_path, dest_dir);
+	if ((fd = open(archive_path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, "cannot open archive '%s'", archive_path);
+	if (make_tmpdir(dest_dir, &tmp, e) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (open_reader(&u, fd) < 0 || open_writer(&u) < 0 ||
+	    unpack_in(&u, tmp) < 0)
+		goto out;
+	if (!(limits && limits->no_sync) && sync_tree(tmp, e) < 0)
+		goto out;
+	if (rename(tmp, dest_dir) < 0) {
+		err_errno(e, "cannot rename '%s' to '%s'", tmp, dest_dir);
+		goto out;
+	}
+	rc = fs_sync_parent(dest_dir, e);
+	free(tmp);
+	tmp = NULL;
+out:
+	if (u.out)
+		archive_write_free(u.out);	/* closes if still open */
+	if (u.in)
+		archive_read_free(u.in);
+	close(fd);
+	strv_clear(&u.symlinks);
+	if (tmp) {
+		struct err ignored = ERR_INIT;
+
+		fs_remove_tree(tmp, &ignored);
+		free(tmp);
+	}
+	return rc;
+}

@@ -1,0 +1,341 @@
+/*
+ * test_cli.c: bisectctl as a user meets it: options anywhere, --help,
+ * --version, exit codes, check-config, versions, and bad input (config
+ * missing, truncated or garbage; a database that is not SQLite, read-only,
+ * locked by another writer, or on a disk that fills during a migration):
+ * one clear line on stderr, a non-zero exit, the database untouched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "err.h"
+#include "store.h"
+
+static const char *ctl;
+
+struct result {
+	int status;
+	char out[65536];
+	char err[65536];
+};
+
+enum { AS_ROOT = 0, AS_NOBODY = 1 };
+
+static void
+drain(int fd, char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + off, len - 1 - off)) > 0)
+		off += (size_t)n;
+	buf[off] = '\0';
+	close(fd);
+}
+
+/* Run bisectctl with args; fsize_limit > 0 sets RLIMIT_FSIZE. */
+static void
+run(struct result *r, long fsize_limit, int who, const char *const *args)
+{
+	int out[2], err[2];
+	const char *argv[32];
+	pid_t pid;
+	int n = 0, status;
+
+	argv[n++] = ctl;
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	if (pipe(out) < 0 || pipe(err) < 0)
+		abort();
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (fsize_limit > 0) {
+			struct rlimit rl = { (rlim_t)fsize_limit,
+			    (rlim_t)fsize_limit };
+
+			signal(SIGXFSZ, SIG_IGN);
+			setrlimit(RLIMIT_FSIZE, &rl);
+		}
+		if (who == AS_NOBODY && (setgid(65534) < 0 ||
+		    setuid(65534) < 0))
+			_exit(99);
+		execv(ctl, (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* Small outputs: read one pipe, then the other. */
+	drain(out[0], r->out, sizeof(r->out));
+	drain(err[0], r->err, sizeof(r->err));
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+	    128 + WTERMSIG(status);
+}
+
+static int
+lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *p;
+	int fd = open(path, O_RDONLY);
+
+	*len = 0;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return NULL;
+	p = malloc((size_t)st.st_size + 1);
+	*len = (size_t)read(fd, p, (size_t)st.st_size);
+	close(fd);
+	return p;
+}
+
+static void
+write_config(const char *name, const char *db)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s\n\tcache = cache\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -o json\n"
+	    "\tparser = llama-bench\n", db);
+	check_write_file(name, text);
+}
+
+static void
+test_help_and_usage(void)
+{
+	struct result r;
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "--help", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "check-config");
+	CHECK_CONTAINS(r.out, "3  regression found");
+	run(&r, 0, AS_ROOT, (const char *[]){ "--version", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "bisectctl ");
+	run(&r, 0, AS_ROOT, (const char *[]){ "versions", "--help", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "versions ENGINE");
+	run(&r, 0, AS_ROOT, (const char *[]){ NULL });
+	CHECK_INT(r.status, 2);
+	run(&r, 0, AS_ROOT, (const char *[]){ "frobnicate", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "unknown command 'frobnicate'");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf",
+	    "check-config", "--refresh", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "does not take that option");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
+	    NULL });
+	CHECK_INT(r.status, 2);
+	run(&r, 0, AS_ROOT, (const char *[]){ "--format", "yaml",
+	    "check-config", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "--format: expected text, json");
+}
+
+static void
+test_check_config(void)
+{
+	struct result r;
+
+	/* Options after operands, GNU style. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "check-config", "-c", "ok.conf",
+	    NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "engine basert");
+	CHECK_CONTAINS(r.out, "fit over 512,2048, metric per-token");
+	run(&r, 0, AS_ROOT, (const char *[]){ "check-config", "--format",
+	    "json", "--config", "ok.conf", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "\"name\": \"basert\"");
+	CHECK_CONTAINS(r.out, "\"fit\": [");
+	setenv("BISECTD_CONFIG", "ok.conf", 1);
+	run(&r, 0, AS_ROOT, (const char *[]){ "check-config", NULL });
+	CHECK_INT(r.status, 0);
+	unsetenv("BISECTD_CONFIG");
+}
+
+static void
+test_bad_configs(void)
+{
+	struct result r;
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "missing.conf",
+	    "check-config", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "'missing.conf'");
+	CHECK_INT(lines(r.err), 1);
+
+	check_write_file("trunc.conf", "[bisectd]\n\tdatabase = x.db\n"
+	    "[engine \"bas");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "trunc.conf",
+	    "check-config", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "trunc.conf:3: syntax error");
+	CHECK_INT(lines(r.err), 1);
+
+	check_write_file("garbage.conf", "}}}} not a config {{{{\n");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "garbage.conf",
+	    "check-config", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "garbage.conf:1:");
+	CHECK_INT(lines(r.err), 1);
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
+	    "ghost", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "no engine 'ghost'");
+}
+
+static void
+test_versions_empty(void)
+{
+	struct result r;
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
+	    "basert", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "no releases of basert known yet");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
+	    "basert", "--format", "json", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_STR(r.out, "[]\n");
+}
+
+/* The database file must be byte for byte what it was. */
+static void
+check_unchanged(const char *path, const char *before, size_t lb)
+{
+	size_t la;
+	char *after = slurp(path, &la);
+
+	CHECK(after != NULL && la == lb && memcmp(before, after, lb) == 0);
+	free(after);
+}
+
+static void
+test_bad_databases(void)
+{
+	struct result r;
+	struct err e = ERR_INIT;
+	struct store *holder, *s;
+	char *before;
+	size_t lb;
+
+	/* Not SQLite. */
+	check_write_file("text.db", "These are not the bytes of a SQLite "
+	    "database; they are text, long enough to fill the header and "
+	    "then some more, so that SQLite reads them and says no.\n");
+	write_config("text.conf", "text.db");
+	before = slurp("text.db", &lb);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "text.conf", "versions",
+	    "basert", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "is not a SQLite database");
+	CHECK_CONTAINS(r.err, "text.db");
+	CHECK_INT(lines(r.err), 1);
+	check_unchanged("text.db", before, lb);
+	free(before);
+
+	/* Locked by another writer while it needs migrating. */
+	write_config("locked.conf", "locked.db");
+	CHECK(store_open_version("locked.db", 0, &holder, &e) == 0);
+	CHECK(holder && store_begin(holder, &e) == 0);
+	before = slurp("locked.db", &lb);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "locked.conf", "versions",
+	    "basert", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "locked by another writer");
+	CHECK_CONTAINS(r.err, "locked.db");
+	CHECK_INT(lines(r.err), 1);
+	store_rollback(holder);
+	CHECK_INT(store_schema_version(holder), 0);
+	store_close(holder);
+	check_unchanged("locked.db", before, lb);
+	free(before);
+
+	/* The disk fills during the migration (RLIMIT_FSIZE on the WAL). */
+	write_config("full.conf", "full.db");
+	CHECK(store_open_version("full.db", 0, &s, &e) == 0);
+	store_close(s);
+	before = slurp("full.db", &lb);
+	run(&r, 40000, AS_ROOT, (const char *[]){ "-c", "full.conf",
+	    "versions", "basert", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "full.db");
+	CHECK_CONTAINS(r.err, "cannot migrate to schema 1");
+	CHECK_INT(lines(r.err), 1);
+	check_unchanged("full.db", before, lb);
+	free(before);
+	CHECK(store_open_version("full.db", 0, &s, &e) == 0);
+	CHECK_INT(s ? store_schema_version(s) : -1, 0);
+	store_close(s);
+
+	/* Read-only: as root a file mode does not stop writes, so run as
+	 * nobody when we are root. */
+	write_config("ro.conf", "ro/ro.db");
+	mkdir("ro", 0755);
+	CHECK(store_open_version("ro/ro.db", 0, &s, &e) == 0);
+	store_close(s);
+	chmod("ro/ro.db", 0444);
+	chmod("ro", 0555);
+	chmod(".", 0755);
+	before = slurp("ro/ro.db", &lb);
+	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
+	    "-c", "ro.conf", "versions", "basert", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "ro.db");
+	CHECK_INT(lines(r.err), 1);
+	check_unchanged("ro/ro.db", before, lb);
+	free(before);
+	chmod("ro", 0755);
+}
+
+int
+main(void)
+{
+	const char *dir;
+
+	if ((ctl = getenv("BISECTCTL")) == NULL) {
+		fprintf(stderr, "BISECTCTL is not set\n");
+		return 1;
+	}
+	dir = check_tmpdir("cli");
+	chmod(dir, 0755);
+	write_config("ok.conf", "state/bisectd.db");
+	check_write_file("w.bin", "weights");
+	test_help_and_usage();
+	test_check_config();
+	test_bad_configs();
+	test_versions_empty();
+	test_bad_databases();
+	return check_done();
+}

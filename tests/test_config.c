@@ -1,0 +1,423 @@
+/*
+ * test_config.c: the configuration parser: defaults, value types, path
+ * resolution, and every error path with its file and line.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "conf.h"
+#include "cron.h"
+
+static const char *minimal =
+    "[weights \"w\"]\n"
+    "\tpath = models/w.bin\n"
+    "[engine \"basert\"]\n"
+    "\tsource = dir:releases\n"
+    "\tasset = basert-{version}.tar.gz\n"
+    "\tcommand = {bin}/bin/bench -m {weights} -p {prompt}\n";
+
+/* Load text as a config; returns the conf or NULL with problems joined. */
+static struct conf *
+load(const char *text, char **problems)
+{
+	struct strv p = STRV_INIT;
+	struct conf *c = NULL;
+	size_t len = 0;
+
+	check_write_file("t.conf", text);
+	*problems = NULL;
+	if (conf_load("t.conf", &c, &p) < 0) {
+		for (size_t i = 0; i < p.n; i++)
+			len += strlen(p.v[i]) + 1;
+		*problems = calloc(1, len + 1);
+		for (size_t i = 0; i < p.n; i++) {
+			strcat(*problems, p.v[i]);
+			strcat(*problems, "\n");
+		}
+	}
+	strv_clear(&p);
+	return c;
+}
+
+static int
+count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void
+test_defaults(const char *dir)
+{
+	char *probs, want[4096];
+	struct conf *c = load(minimal, &probs);
+	const struct conf_engine *g;
+
+	CHECK(c != NULL);
+	if (c == NULL) {
+		fprintf(stderr, "%s", probs);
+		free(probs);
+		return;
+	}
+	CHECK_STR(c->database, "/var/lib/bisectd/bisectd.db");
+	CHECK_STR(c->socket, "/var/lib/bisectd/bisectd.sock");
+	CHECK_INT(c->cache_max, (uint64_t)20 << 30);
+	CHECK_NEAR(c->max_busy, 0.25, 1e-12);
+	CHECK_INT(c->max_wait_ms, 60000);
+	g = conf_engine(c, "basert");
+	CHECK(g != NULL);
+	CHECK_INT(g->source, SOURCE_DIR);
+	snprintf(want, sizeof(want), "%s/releases", dir);
+	CHECK_STR(g->source_arg, want);
+	snprintf(want, sizeof(want), "%s/models/w.bin", dir);
+	CHECK_STR(g->weights->path, want);
+	CHECK_INT(g->nprompts, 4);
+	CHECK_INT(g->prompts[0], 32);
+	CHECK_INT(g->prompts[3], 2048);
+	CHECK_INT(g->ngen, 1);
+	CHECK_INT(g->gen[0], 128);
+	CHECK_INT(g->reps, 5);
+	CHECK_INT(g->warmup, 1);
+	CHECK_INT(g->timeout_ms, 600000);
+	CHECK_INT(g->nfit, 2);
+	CHECK_INT(g->fit[0], 512);
+	CHECK_INT(g->fit[1], 2048);
+	CHECK_INT(g->metric.kind, METRIC_PER_TOKEN);
+	CHECK_NEAR(g->threshold, 0.20, 1e-12);
+	CHECK_NEAR(g->max_cv, 0.10, 1e-12);
+	CHECK_INT(g->parser, PARSER_WALL);
+	CHECK_INT(g->mode, MODE_BENCH);
+	CHECK(g->threads >= 1);
+	CHECK_INT(c->yardstick_every_ms, 30LL * 86400 * 1000);
+	conf_free(c);
+}
+
+static void
+test_every_key(void)
+{
+	char *probs;
+	struct conf *c;
+	const struct conf_engine *g;
+	char *text = check_read_file(getenv("EXAMPLE_CONF"));
+
+	CHECK(text != NULL);
+	if (text == NULL)
+		return;
+	c = load(text, &probs);
+	free(text);
+	CHECK(c != NULL);
+	if (c == NULL) {
+		fprintf(stderr, "%s", probs);
+		free(probs);
+		return;
+	}
+	CHECK_INT(c->nengines, 4);
+	CHECK_INT(c->nweights, 2);
+	CHECK_INT(c->nalerts, 3);
+	CHECK_STR(c->socket_group, "bisectd");
+	CHECK_INT(c->max_wait_ms, 60000);
+	g = conf_engine(c, "llama");
+	CHECK(g != NULL && g->source == SOURCE_GITHUB);
+	CHECK(g != NULL && g->env.n == 2);
+	CHECK_STR(g ? g->env.v[1] : NULL, "LC_ALL=C");
+	CHECK(g != NULL && g->contents.n == 2);
+	CHECK(g != NULL && g->parser == PARSER_LLAMA_BENCH);
+	CHECK_STR(g ? g->schedule : NULL, "30 2 * * *");
+	g = conf_engine(c, "basert");
+	CHECK(g != NULL && g->source == SOURCE_URL && g->versions.n == 7);
+	CHECK(g != NULL && g->parser == PARSER_REGEX);
+	CHECK_STR(g ? g->parser_arg : NULL, "prefill_ms=([0-9.]+)");
+	g = conf_engine(c, "mine");
+	CHECK(g != NULL && g->source == SOURCE_GIT && g->parser == PARSER_JSON);
+	g = conf_engine(c, "splash");
+	CHECK(g != NULL && g->mode == MODE_SERVER);
+	CHECK_STR(c->yardstick_engine, "basert");
+	CHECK_STR(c->yardstick_version, "0.2.0");
+	CHECK(c->alerts[2].kind == ALERT_EMAIL);
+	conf_free(c);
+}
+
+static void
+test_values(void)
+{
+	char *probs;
+	struct conf *c = load(
+	    "[bisectd]\n"
+	    "\tdatabase = /abs/x.db\n"
+	    "\tcache-max = 512M\n"
+	    "\tmax-busy = 2.5%\n"
+	    "\tmax-wait = 250ms\n"
+	    "[weights \"w\"]\n"
+	    "\tpath = w\n"
+	    "\tsha256 = 9F2C3B1E6D4A5F708192A3B4C5D6E7F8091A2B3C4D5E6F708192A3B4C5D6E7F8\n"
+	    "[engine \"e\"]\n"
+	    "\tsource = url:http://127.0.0.1:9/e-{version}.tgz\n"
+	    "\tversions = 1.0, 1.1 ,2.0\n"
+	    "\tcommand = x\n"
+	    "\tparser = \"regex:took ([0-9.]+)\\\\s*ms\"\n"
+	    "\tregex-unit = us\n"
+	    "\tprompts = 64,256,1024\n"
+	    "\tfit = 64,256,1024\n"
+	    "\tmetric = pp256\n"
+	    "\tthreshold = 3%\n"
+	    "\ttimeout = 2h\n"
+	    "\tcontents = none\n"
+	    "\tschedule = @daily\n", &probs);
+
+	CHECK(c != NULL);
+	if (c == NULL) {
+		fprintf(stderr, "%s", probs);
+		free(probs);
+		return;
+	}
+	CHECK_STR(c->database, "/abs/x.db");
+	CHECK_STR(c->socket, "/abs/bisectd.sock");
+	CHECK_INT(c->cache_max, 512ULL << 20);
+	CHECK_NEAR(c->max_busy, 0.025, 1e-12);
+	CHECK_INT(c->max_wait_ms, 250);
+	CHECK_STR(c->weights[0].sha256,
+	    "9f2c3b1e6d4a5f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8");
+	CHECK_INT(c->engines[0].versions.n, 3);
+	CHECK_STR(c->engines[0].versions.v[1], "1.1");
+	/* git-config quoting: \\ in the file is one backslash in the regex. */
+	CHECK_STR(c->engines[0].parser_arg, "took ([0-9.]+)\\s*ms");
+	CHECK_INT(c->engines[0].regex_unit, UNIT_US);
+	CHECK_INT(c->engines[0].nfit, 3);
+	CHECK_INT(c->engines[0].metric.kind, METRIC_PP);
+	CHECK_INT(c->engines[0].metric.n, 256);
+	CHECK_NEAR(c->engines[0].threshold, 0.03, 1e-12);
+	CHECK_INT(c->engines[0].timeout_ms, 7200000);
+	CHECK_INT(c->engines[0].contents.n, 0);
+	conf_free(c);
+}
+
+/* Each bad value names the file, the line of its key, the key, and what
+ * was expected; all of them are reported in one run. */
+static void
+test_semantic_errors(void)
+{
+	char *probs = NULL;
+	struct conf *c = load(
+	    "[bisectd]\n"				/* 1 */
+	    "\tmax-wait = 10 minutes\n"			/* 2 */
+	    "\tcolour = blue\n"				/* 3 */
+	    "[weights \"w\"]\n"				/* 4 */
+	    "\tpath = w.bin\n"				/* 5 */
+	    "[engine \"e\"]\n"				/* 6 */
+	    "\tsource = dir:r\n"			/* 7 */
+	    "\tasset = e-{version}.tgz\n"		/* 8 */
+	    "\tcommand = x\n"				/* 9 */
+	    "\tweights = nope\n"			/* 10 */
+	    "\ttimeout = 5x\n"				/* 11 */
+	    "\tschedule = 61 * * * *\n"			/* 12 */
+	    "\tThreshold = 20\n"			/* 13 */
+	    "\tmax-cv = ten%\n"				/* 14 */
+	    "\tprompts = 128,,512\n"			/* 15 */
+	    "\tmetric = pp999\n"			/* 16 */
+	    "\treps = 0\n"				/* 17 */
+	    "[frobnicate]\n"				/* 18 */
+	    "\tx = 1\n"					/* 19 */
+	    "[engine \"f\"]\n"				/* 20 */
+	    "\tcommand = y\n"				/* 21 */
+	    "\tbogus-key = 1\n", &probs);		/* 22 */
+
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:2: bisectd.max-wait: expected a duration");
+	CHECK_CONTAINS(probs, "'10 minutes'");
+	CHECK_CONTAINS(probs, "t.conf:3: bisectd.colour: unknown key");
+	CHECK_CONTAINS(probs, "t.conf:10: engine.e.weights: no [weights \"nope\"]");
+	CHECK_CONTAINS(probs, "t.conf:11: engine.e.timeout: expected a duration");
+	CHECK_CONTAINS(probs, "t.conf:12: engine.e.schedule: bad minute field");
+	CHECK_CONTAINS(probs, "t.conf:13: engine.e.threshold: expected a percentage");
+	CHECK_CONTAINS(probs, "t.conf:14: engine.e.max-cv: expected a percentage");
+	CHECK_CONTAINS(probs, "t.conf:15: engine.e.prompts: expected a comma-separated");
+	CHECK_CONTAINS(probs, "engine.e.metric: pp999 needs 999");
+	CHECK_CONTAINS(probs, "t.conf:17: engine.e.reps: expected an integer from 1");
+	CHECK_CONTAINS(probs, "t.conf:19: frobnicate.x: unknown section [frobnicate]");
+	CHECK_CONTAINS(probs, "t.conf:22: engine.f.bogus-key: unknown key");
+	CHECK_CONTAINS(probs, "t.conf:21: engine.f.source: missing");
+	CHECK(count_lines(probs) >= 14);
+	free(probs);
+	conf_free(c);
+}
+
+static void
+test_structure_errors(void)
+{
+	char *probs = NULL;
+	struct conf *c;
+
+	c = load("[engine]\n\tcommand = x\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:2: engine.command: expected [engine \"NAME\"]");
+	free(probs);
+
+	c = load("[bisectd \"x\"]\n\tdatabase = y\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:2: bisectd.x.database: [bisectd] takes no subsection");
+	free(probs);
+
+	c = load("[weights \"a\"]\n\tpath = a\n[weights \"b\"]\n\tpath = b\n"
+	    "[engine \"e\"]\n\tsource = dir:r\n\tasset = {version}.tgz\n"
+	    "\tcommand = x\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "engine.e.weights: missing");
+	free(probs);
+
+	c = load("[weights \"a\"]\n\tpath = a\n\turl = https://x/y\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "weights.a: expected exactly one of path or url");
+	free(probs);
+
+	c = load("[alert \"x\"]\n\temail = a@b\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.smtp: missing");
+	free(probs);
+
+	c = load("[yardstick]\n\tengine = ghost\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:2: yardstick.engine: no [engine \"ghost\"]");
+	free(probs);
+
+	c = load("[weights \"w\"]\n\tpath = w\n[engine \"e\"]\n"
+	    "\tsource = url:https://x/e.tgz\n\tcommand = x\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:4: engine.e.source: expected url: followed");
+	CHECK_CONTAINS(probs, "engine.e.versions: missing");
+	free(probs);
+
+	c = load("[weights \"w\"]\n\tpath = w\n[engine \"e\"]\n"
+	    "\tsource = svn:x\n\tcommand = x\n\tmode = server\n"
+	    "\tfit = 512,4096\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:4: engine.e.source: expected github:");
+	CHECK_CONTAINS(probs, "engine.e.url: missing (mode = server");
+	CHECK_CONTAINS(probs, "engine.e.fit: 4096 is not one of the prompt lengths");
+	free(probs);
+}
+
+static void
+test_syntax_errors(void)
+{
+	char *probs = NULL;
+	struct conf *c;
+	struct strv p = STRV_INIT;
+
+	/* Truncated in the middle of a section header. */
+	c = load("[bisectd]\n\tdatabase = x\n[engine \"bas", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:3: syntax error");
+	free(probs);
+
+	/* Garbage text. */
+	c = load("hello world\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:1: syntax error");
+	free(probs);
+
+	/* Binary garbage. */
+	check_write_file("bin.conf", "[bisectd]\n");
+	{
+		FILE *f = fopen("bin.conf", "a");
+
+		fputs("x = \001\002", f);
+		fputc(0, f);
+		fputs("\377\n", f);
+		fclose(f);
+	}
+	CHECK(conf_load("bin.conf", &c, &p) < 0);
+	CHECK(p.n == 1);
+	CHECK_CONTAINS(p.n ? p.v[0] : NULL, "bin.conf:2: not a text file");
+	strv_clear(&p);
+
+	/* Missing. */
+	CHECK(conf_load("missing.conf", &c, &p) < 0);
+	CHECK(p.n == 1);
+	CHECK_CONTAINS(p.n ? p.v[0] : NULL, "cannot open 'missing.conf'");
+	strv_clear(&p);
+}
+
+static void
+test_value_parsers(void)
+{
+	int64_t ms;
+	double f;
+	uint64_t b;
+	int v[CONF_MAX_LENGTHS];
+	size_t n;
+	struct conf_metric m;
+
+	CHECK(conf_parse_duration("10m", &ms) == 0 && ms == 600000);
+	CHECK(conf_parse_duration("30d", &ms) == 0 && ms == 2592000000LL);
+	CHECK(conf_parse_duration("250ms", &ms) == 0 && ms == 250);
+	CHECK(conf_parse_duration("10", &ms) < 0);
+	CHECK(conf_parse_duration("-5s", &ms) < 0);
+	CHECK(conf_parse_duration("5 s", &ms) < 0);
+	CHECK(conf_parse_duration("99999999999999999999d", &ms) < 0);
+	CHECK(conf_parse_percent("20%", &f) == 0 && fabs(f - 0.2) < 1e-12);
+	CHECK(conf_parse_percent("20", &f) < 0);
+	CHECK(conf_parse_percent("%", &f) < 0);
+	CHECK(conf_parse_size("20G", &b) == 0 && b == 20ULL << 30);
+	CHECK(conf_parse_size("1KiB", &b) == 0 && b == 1024);
+	CHECK(conf_parse_size("7", &b) == 0 && b == 7);
+	CHECK(conf_parse_size("7X", &b) < 0);
+	CHECK(conf_parse_lengths("512,2048", v, CONF_MAX_LENGTHS, &n) == 0 &&
+	    n == 2 && v[1] == 2048);
+	CHECK(conf_parse_lengths("512,512", v, CONF_MAX_LENGTHS, &n) < 0);
+	CHECK(conf_parse_lengths("512,x", v, CONF_MAX_LENGTHS, &n) < 0);
+	CHECK(conf_parse_metric("tg128", &m) == 0 && m.kind == METRIC_TG &&
+	    m.n == 128);
+	CHECK(conf_parse_metric("fixed", &m) == 0 && m.kind == METRIC_FIXED);
+	CHECK(conf_parse_metric("pp", &m) < 0);
+	CHECK(conf_parse_metric("pp0", &m) < 0);
+	CHECK(conf_parse_metric("speed", &m) < 0);
+}
+
+static void
+test_cron_parse(void)
+{
+	struct cron c;
+	const char *why;
+
+	CHECK(cron_parse("30 2 * * *", &c, &why) == 0);
+	CHECK(c.minute == (1ULL << 30) && c.hour == (1u << 2));
+	CHECK(c.dom_star && c.dow_star);
+	CHECK(cron_parse("*/15 9-17 * jan,jul mon-fri", &c, &why) == 0);
+	CHECK(c.minute == ((1ULL << 0) | (1ULL << 15) | (1ULL << 30) |
+	    (1ULL << 45)));
+	CHECK(c.month == ((1u << 1) | (1u << 7)));
+	CHECK(c.dow == 0x3e);
+	CHECK(cron_parse("0 0 * * 7", &c, &why) == 0 && c.dow == 1);
+	CHECK(cron_parse("@weekly", &c, &why) == 0 && c.dow == 1);
+	CHECK(cron_parse("61 * * * *", &c, &why) < 0);
+	CHECK_CONTAINS(why, "minute");
+	CHECK(cron_parse("* * * *", &c, &why) < 0);
+	CHECK_CONTAINS(why, "5 fields");
+	CHECK(cron_parse("* * 0 * *", &c, &why) < 0);
+	CHECK(cron_parse("* * * foo *", &c, &why) < 0);
+	CHECK(cron_parse("@sometimes", &c, &why) < 0);
+	CHECK(cron_parse("5-1 * * * *", &c, &why) < 0);
+	CHECK(cron_parse("*/0 * * * *", &c, &why) < 0);
+}
+
+int
+main(void)
+{
+	const char *dir = check_tmpdir("config");
+
+	test_defaults(dir);
+	test_every_key();
+	test_values();
+	test_semantic_errors();
+	test_structure_errors();
+	test_syntax_errors();
+	test_value_parsers();
+	test_cron_parse();
+	return check_done();
+}

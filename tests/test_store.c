@@ -1,0 +1,318 @@
+/*
+ * test_store.c: migrations (fresh, upgrade from each earlier version,
+ * refusing a newer or foreign database) and the store's typed queries.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "err.h"
+#include "store.h"
+
+/* Overwrite the 4-byte big-endian header field at off (SQLite's file
+ * format: user_version at 60, application_id at 68). */
+static void
+poke_header(const char *path, off_t off, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16),
+	    (unsigned char)(v >> 8), (unsigned char)v };
+	int fd = open(path, O_WRONLY);
+
+	CHECK(fd >= 0);
+	CHECK(pwrite(fd, b, 4, off) == 4);
+	close(fd);
+}
+
+static char *
+slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	char *p;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return NULL;
+	p = malloc((size_t)st.st_size + 1);
+	*len = (size_t)read(fd, p, (size_t)st.st_size);
+	close(fd);
+	return p;
+}
+
+static void
+test_fresh(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	char *ok;
+
+	CHECK(store_open("fresh.db", &s, &e) == 0);
+	if (s == NULL) {
+		fprintf(stderr, "%s\n", e.msg);
+		return;
+	}
+	CHECK_INT(store_schema_version(s), store_latest_version());
+	CHECK(store_latest_version() >= 1);
+	ok = store_integrity_check(s, &e);
+	CHECK_STR(ok, "ok");
+	free(ok);
+	store_close(s);
+	/* Opening again applies nothing and keeps the version. */
+	CHECK(store_open("fresh.db", &s, &e) == 0);
+	CHECK_INT(s ? store_schema_version(s) : -1, store_latest_version());
+	store_close(s);
+}
+
+/* A database at each earlier version upgrades to the latest, and what it
+ * held survives. */
+static void
+test_upgrade_each(void)
+{
+	for (int v = 0; v < store_latest_version(); v++) {
+		struct err e = ERR_INIT;
+		struct store *s;
+		char name[64];
+		int64_t id = 0, id2 = 0;
+
+		snprintf(name, sizeof(name), "up%d.db", v);
+		CHECK(store_open_version(name, v, &s, &e) == 0);
+		CHECK_INT(s ? store_schema_version(s) : -1, v);
+		if (s && v >= 1)
+			CHECK(store_engine_ensure(s, "basert", "dir:/x", &id,
+			    &e) == 0);
+		store_close(s);
+		CHECK(store_open(name, &s, &e) == 0);
+		if (s == NULL) {
+			fprintf(stderr, "%s\n", e.msg);
+			continue;
+		}
+		CHECK_INT(store_schema_version(s), store_latest_version());
+		if (v >= 1) {
+			CHECK(store_engine_find(s, "basert", &id2, &e) == 0);
+			CHECK_INT(id2, id);
+		}
+		store_close(s);
+	}
+}
+
+static void
+test_refuse_newer_and_foreign(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	char *before, *after;
+	size_t lb, la;
+
+	CHECK(store_open("newer.db", &s, &e) == 0);
+	store_close(s);
+	poke_header("newer.db", 60, (uint32_t)store_latest_version() + 1);
+	before = slurp("newer.db", &lb);
+	CHECK(store_open("newer.db", &s, &e) < 0);
+	CHECK(s == NULL);
+	CHECK_CONTAINS(e.msg, "newer than this bisectd's");
+	CHECK_CONTAINS(e.msg, "'newer.db'");
+	after = slurp("newer.db", &la);
+	CHECK(lb == la && memcmp(before, after, lb) == 0);
+	free(before);
+	free(after);
+
+	/* Another program's SQLite database: not ours to migrate. */
+	CHECK(store_open("foreign.db", &s, &e) == 0);
+	store_close(s);
+	poke_header("foreign.db", 68, 0x12345678);
+	CHECK(store_open("foreign.db", &s, &e) < 0);
+	CHECK_CONTAINS(e.msg, "another program");
+
+	check_write_file("notdb.db", "this is not a database, just text that "
+	    "is long enough to have a header of a hundred bytes, more or "
+	    "less, certainly by now, yes.\n");
+	before = slurp("notdb.db", &lb);
+	CHECK(store_open("notdb.db", &s, &e) < 0);
+	CHECK_CONTAINS(e.msg, "'notdb.db' is not a SQLite database");
+	after = slurp("notdb.db", &la);
+	CHECK(lb == la && memcmp(before, after, lb) == 0);
+	free(before);
+	free(after);
+}
+
+static void
+test_releases(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct store_release r, got;
+	struct store_release_list l;
+	const char *versions[] = { "0.2.10", "0.2.9", "0.2.1" };
+	const char *keys[] = { "000000000.000000002.000000010",
+	    "000000000.000000002.000000009", "000000000.000000002.000000001" };
+	int64_t eng, other;
+	char *etag;
+
+	CHECK(store_open("rel.db", &s, &e) == 0);
+	if (s == NULL)
+		return;
+	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
+	CHECK(store_engine_ensure(s, "other", "dir:/b", &other, &e) == 0);
+	CHECK(eng != other);
+	CHECK_INT(store_engine_find(s, "ghost", &other, &e), 1);
+	for (int i = 0; i < 3; i++) {
+		memset(&r, 0, sizeof(r));
+		r.engine_id = eng;
+		r.version = (char *)(uintptr_t)versions[i];
+		r.order_key = (char *)(uintptr_t)keys[i];
+		r.url = (char *)(uintptr_t)"/x.tgz";
+		CHECK(store_release_upsert(s, &r, &e) == 0);
+		CHECK(r.id > 0);
+	}
+	CHECK(store_release_list(s, eng, &l, &e) == 0);
+	CHECK_INT(l.n, 3);
+	if (l.n == 3) {
+		CHECK_STR(l.v[0].version, "0.2.1");
+		CHECK_STR(l.v[1].version, "0.2.9");
+		CHECK_STR(l.v[2].version, "0.2.10");
+		CHECK_INT(l.v[0].state, RELEASE_LISTED);
+	}
+	CHECK(store_release_set_state(s, l.n ? l.v[0].id : 0, RELEASE_FAILED,
+	    "404 from server", &e) == 0);
+	CHECK(store_release_set_archive(s, l.n ? l.v[1].id : 0,
+	    "ab12", &e) == 0);
+	store_release_list_release(&l);
+	CHECK_INT(store_release_get(s, eng, "0.2.1", &got, &e), 0);
+	CHECK_INT(got.state, RELEASE_FAILED);
+	CHECK_STR(got.failure, "404 from server");
+	store_release_release(&got);
+	/* An upsert of a known version keeps its state and archive hash. */
+	memset(&r, 0, sizeof(r));
+	r.engine_id = eng;
+	r.version = (char *)(uintptr_t)"0.2.9";
+	r.order_key = (char *)(uintptr_t)keys[1];
+	r.url = (char *)(uintptr_t)"/moved.tgz";
+	CHECK(store_release_upsert(s, &r, &e) == 0);
+	CHECK_INT(store_release_get(s, eng, "0.2.9", &got, &e), 0);
+	CHECK_STR(got.archive_sha256, "ab12");
+	CHECK_STR(got.url, "/moved.tgz");
+	store_release_release(&got);
+	CHECK_INT(store_release_get(s, eng, "9.9.9", &got, &e), 1);
+	CHECK(store_engine_set_etag(s, eng, "W/\"abc\"", &e) == 0);
+	CHECK(store_engine_etag(s, eng, &etag, &e) == 0);
+	CHECK_STR(etag, "W/\"abc\"");
+	free(etag);
+	store_close(s);
+}
+
+static void
+test_runs(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct store_release r;
+	struct store_machine m = { (char *)(uintptr_t)"hw1",
+	    (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
+	    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
+	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box" };
+	struct store_run run;
+	struct store_sample smp[3];
+	int64_t eng, w1, w2, mach, mach2;
+	char *ok;
+
+	CHECK(store_open("runs.db", &s, &e) == 0);
+	if (s == NULL)
+		return;
+	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
+	memset(&r, 0, sizeof(r));
+	r.engine_id = eng;
+	r.version = (char *)(uintptr_t)"0.2.3";
+	CHECK(store_release_upsert(s, &r, &e) == 0);
+	CHECK(store_weights_ensure(s, "w", "aa", 10, &w1, &e) == 0);
+	CHECK(store_weights_ensure(s, "w", "aa", 10, &w2, &e) == 0);
+	CHECK_INT(w1, w2);
+	CHECK(store_weights_ensure(s, "w", "bb", 10, &w2, &e) == 0);
+	CHECK(w1 != w2);
+	CHECK(store_machine_ensure(s, &m, &mach, &e) == 0);
+	CHECK(store_machine_ensure(s, &m, &mach2, &e) == 0);
+	CHECK_INT(mach, mach2);
+	m.kernel = (char *)(uintptr_t)"6.2";
+	CHECK(store_machine_ensure(s, &m, &mach2, &e) == 0);
+	CHECK(mach != mach2);
+
+	memset(&run, 0, sizeof(run));
+	run.release_id = r.id;
+	run.weights_id = w1;
+	run.machine_id = mach;
+	run.kind = "pp";
+	run.prompt_tokens = 512;
+	run.content = "";
+	run.parser = "llama-bench";
+	run.started = 1700000000;
+	run.wall_ns = 636400000;
+	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	run.exit_code = 0;
+	run.out = "{}";
+	run.out_len = 2;
+	run.busy_share = 0.03;
+	run.loadavg = 0.5;
+	for (int i = 0; i < 3; i++) {
+		smp[i].prompt_tokens = 512;
+		smp[i].gen_tokens = 0;
+		smp[i].wall_ns = 636400000;
+		smp[i].engine_ns = 630000000 + i;
+		smp[i].user_ns = smp[i].sys_ns = smp[i].max_rss_kb = -1;
+	}
+	CHECK(store_run_insert(s, &run, smp, 3, &e) == 0);
+	CHECK(run.id > 0);
+	/* A bad foreign key fails the whole run: no orphan samples. */
+	run.release_id = 9999;
+	CHECK(store_run_insert(s, &run, smp, 3, &e) < 0);
+	CHECK_CONTAINS(e.msg, "store a run");
+	/* A failure reason outside the list is refused by the schema. */
+	run.release_id = r.id;
+	run.failure = "cosmic-ray";
+	CHECK(store_run_insert(s, &run, smp, 0, &e) < 0);
+	run.failure = "timeout";
+	run.failure_detail = "killed after 10m";
+	CHECK(store_run_insert(s, &run, NULL, 0, &e) == 0);
+
+	CHECK_INT(store_alert_record(s, "archive-changed", "basert", "k1",
+	    "changed", "{}", &e), 0);
+	CHECK_INT(store_alert_record(s, "archive-changed", "basert", "k1",
+	    "changed", "{}", &e), 1);
+	ok = store_integrity_check(s, &e);
+	CHECK_STR(ok, "ok");
+	free(ok);
+	store_close(s);
+}
+
+/* A second connection holding the write lock: the migration waits, then
+ * fails cleanly and leaves the database at its version. */
+static void
+test_locked(void)
+{
+	struct err e = ERR_INIT;
+	struct store *holder, *s;
+
+	CHECK(store_open_version("locked.db", 0, &holder, &e) == 0);
+	if (holder == NULL)
+		return;
+	CHECK(store_begin(holder, &e) == 0);
+	CHECK(store_open("locked.db", &s, &e) < 0);
+	CHECK_CONTAINS(e.msg, "locked by another writer");
+	store_rollback(holder);
+	CHECK_INT(store_schema_version(holder), 0);
+	store_close(holder);
+}
+
+int
+main(void)
+{
+	check_tmpdir("store");
+	test_fresh();
+	test_upgrade_each();
+	test_refuse_newer_and_foreign();
+	test_releases();
+	test_runs();
+	test_locked();
+	return check_done();
+}

@@ -100,10 +100,11 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	    " machine_id, kind, prompt_tokens, gen_tokens, content, rep, warmup,"
 	    " mode, parser, started, wall_ns, user_ns, sys_ns, max_rss_kb,"
 	    " exit_code, signal, failure, failure_detail, stdout,"
-	    " stdout_truncated, stderr_tail, busy_share, loadavg, busy, info)"
+	    " stdout_truncated, stderr_tail, busy_share, loadavg, busy, info,"
+	    " confirm)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 	    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-	    " ?27) RETURNING id", &st, e) < 0)
+	    " ?27, ?28) RETURNING id", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->release_id);
 	sqlite3_bind_int64(st, 2, r->weights_id);
@@ -141,6 +142,7 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 		sqlite3_bind_null(st, 25);
 	sqlite3_bind_int(st, 26, r->busy);
 	store_bind_text(st, 27, r->info);
+	sqlite3_bind_int(st, 28, r->confirm);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		r->id = sqlite3_column_int64(st, 0);

@@ -154,6 +154,7 @@ struct store_run {
 	double busy_share, loadavg;	/* -1: not sampled */
 	int busy;
 	const char *info;	/* JSON or NULL */
+	int confirm;		/* taken to confirm a boundary */
 };
 
 /*
@@ -174,3 +175,118 @@ int store_alert_record(struct store *s, const char *kind, const char *engine,
     struct err *e);
 
 #endif
+
+/* --- samples for analysis --- */
+
+/* Which runs' samples to read: comparability (DESIGN.md) is the same
+ * release, the same weights hash and the same hardware identity. */
+struct store_cell_query {
+	int64_t release_id;
+	const char *weights_sha256;
+	const char *hw_key;
+	const char *kind;	/* "pp" or "tg" */
+	int prompt_tokens, gen_tokens;
+	const char *content;	/* "" for none */
+};
+
+struct store_point {
+	int64_t time_ns;	/* the engine's figure, or the wall time */
+	int64_t run_id;
+	int confirm;		/* the run confirmed a boundary */
+	int busy;		/* the machine was busy before the run */
+	int lower_bound;	/* server mode: time to first token */
+};
+
+struct store_points {
+	struct store_point *v;	/* malloced */
+	size_t n;
+};
+
+/*
+ * The analysed samples of one cell (warm-ups and failed runs excluded),
+ * oldest first.
+ */
+int store_cell_points(struct store *s, const struct store_cell_query *q,
+    struct store_points *out, struct err *e);
+void store_points_release(struct store_points *p);
+
+/* Failed runs of a cell (for skip decisions and reports). */
+int store_cell_failures(struct store *s, const struct store_cell_query *q,
+    int *count, struct err *e);
+
+/* --- stored runs, for `runs` and `reparse` --- */
+
+struct store_run_row {
+	int64_t id;
+	char *kind;
+	int prompt_tokens, gen_tokens;
+	char *content;
+	int rep, warmup, confirm, busy;
+	int64_t started;
+	int64_t wall_ns;	/* -1 if none */
+	int exit_code;		/* -1 if none */
+	int signal;
+	char *failure;		/* NULL: ok */
+	char *failure_detail;
+	char *out;		/* stdout as stored */
+	size_t out_len;
+	char *err_tail;
+	size_t err_len;
+	char *parser;
+	char *mode;
+	int64_t user_ns, sys_ns, max_rss_kb;
+	double busy_share;	/* -1 if not sampled */
+	int nsamples;
+};
+
+struct store_run_rows {
+	struct store_run_row *v;
+	size_t n;
+};
+
+int store_run_list(struct store *s, int64_t release_id,
+    struct store_run_rows *out, struct err *e);
+void store_run_rows_release(struct store_run_rows *r);
+
+/*
+ * Replace a run's samples and its failure (NULL: the run is now ok) in
+ * one transaction: what reparse does with the current parser.
+ */
+int store_run_resample(struct store *s, int64_t run_id,
+    const struct store_sample *samples, size_t n, const char *failure,
+    const char *failure_detail, const char *info, struct err *e);
+
+/* --- bisects --- */
+
+struct store_bisect {
+	int64_t id;
+	int64_t job_id;		/* 0: none */
+	int64_t engine_id;
+	const char *good, *bad, *metric;
+	double threshold;
+	int all;
+	int64_t weights_id, machine_id;
+};
+
+/*
+ * The running bisect with the same engine, range, metric, threshold and
+ * mode, to resume; or a new one.  *resumed says which.
+ */
+int store_bisect_open(struct store *s, struct store_bisect *b, int *resumed,
+    struct err *e);
+
+/* Append the next probe (seq = count so far). */
+int store_probe_add(struct store *s, int64_t bisect_id, const char *action,
+    int64_t release_id, int64_t other_id, int reps, struct err *e);
+
+/* How many probes the bisect has stored. */
+int store_probe_count(struct store *s, int64_t bisect_id, int *n,
+    struct err *e);
+
+int store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
+    const char *status, const char *verdict_json, struct err *e);
+
+/* The verdict JSON of the newest finished bisect over the range, or NULL
+ * (*json malloced). */
+int store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
+    const char *bad, const char *metric, char **json, struct err *e);

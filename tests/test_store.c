@@ -285,6 +285,131 @@ test_runs(void)
 	store_close(s);
 }
 
+/* Samples of a cell: only analysed runs of the same release, weights
+ * hash and hardware; reparse replaces a run's samples atomically. */
+static void
+test_points_and_bisects(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct store_release r;
+	struct store_machine m = { (char *)(uintptr_t)"hwA",
+	    (char *)(uintptr_t)"CPU", 2, 1LL << 30, (char *)(uintptr_t)"x86_64",
+	    (char *)(uintptr_t)"6.1", (char *)(uintptr_t)"os",
+	    (char *)(uintptr_t)"h" };
+	struct store_run run;
+	struct store_sample smp = { 512, 0, 1000, 900, -1, -1, -1 };
+	struct store_points pts;
+	struct store_run_rows rows;
+	struct store_cell_query q;
+	struct store_bisect b;
+	int64_t eng, w, w2, mach, mach2;
+	int resumed, n, fails;
+	char *json;
+
+	CHECK(store_open("pts.db", &s, &e) == 0);
+	if (s == NULL)
+		return;
+	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
+	memset(&r, 0, sizeof(r));
+	r.engine_id = eng;
+	r.version = (char *)(uintptr_t)"0.2.4";
+	CHECK(store_release_upsert(s, &r, &e) == 0);
+	CHECK(store_weights_ensure(s, "w", "sha-w", 1, &w, &e) == 0);
+	CHECK(store_weights_ensure(s, "w", "sha-other", 1, &w2, &e) == 0);
+	CHECK(store_machine_ensure(s, &m, &mach, &e) == 0);
+	m.hw_key = (char *)(uintptr_t)"hwB";
+	CHECK(store_machine_ensure(s, &m, &mach2, &e) == 0);
+
+	memset(&run, 0, sizeof(run));
+	run.release_id = r.id;
+	run.weights_id = w;
+	run.machine_id = mach;
+	run.kind = "pp";
+	run.prompt_tokens = 512;
+	run.parser = "llama-bench";
+	run.wall_ns = run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	run.exit_code = 0;
+	run.busy_share = run.loadavg = -1;
+	/* 0: warm-up, 1: ok, 2: ok confirm, 3: failed, 4: other weights,
+	 * 5: other machine, 6: other cell */
+	for (int i = 0; i < 7; i++) {
+		struct store_run x = run;
+
+		x.warmup = i == 0;
+		x.confirm = i == 2;
+		x.failure = i == 3 ? "parse" : NULL;
+		x.weights_id = i == 4 ? w2 : w;
+		x.machine_id = i == 5 ? mach2 : mach;
+		x.prompt_tokens = i == 6 ? 2048 : 512;
+		smp.wall_ns = 1000 + i;
+		smp.engine_ns = i == 2 ? -1 : 900 + i;
+		CHECK(store_run_insert(s, &x, &smp, 1, &e) == 0);
+	}
+	q.release_id = r.id;
+	q.weights_sha256 = "sha-w";
+	q.hw_key = "hwA";
+	q.kind = "pp";
+	q.prompt_tokens = 512;
+	q.gen_tokens = 0;
+	q.content = "";
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	CHECK_INT(pts.n, 2);
+	if (pts.n == 2) {
+		CHECK_INT(pts.v[0].time_ns, 901);	/* the engine's figure */
+		CHECK_INT(pts.v[0].confirm, 0);
+		CHECK_INT(pts.v[1].time_ns, 1002);	/* none: the wall time */
+		CHECK_INT(pts.v[1].confirm, 1);
+	}
+	store_points_release(&pts);
+	CHECK(store_cell_failures(s, &q, &fails, &e) == 0);
+	CHECK_INT(fails, 1);
+
+	CHECK(store_run_list(s, r.id, &rows, &e) == 0);
+	CHECK_INT(rows.n, 7);
+	if (rows.n == 7) {
+		CHECK_STR(rows.v[3].failure, "parse");
+		CHECK_INT(rows.v[3].nsamples, 1);
+		/* Reparse turns the failed run into a good one. */
+		smp.engine_ns = 777;
+		CHECK(store_run_resample(s, rows.v[3].id, &smp, 1, NULL, NULL,
+		    NULL, &e) == 0);
+	}
+	store_run_rows_release(&rows);
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	CHECK_INT(pts.n, 3);
+	store_points_release(&pts);
+
+	memset(&b, 0, sizeof(b));
+	b.engine_id = eng;
+	b.good = "0.2.0";
+	b.bad = "0.2.6";
+	b.metric = "per-token";
+	b.threshold = 0.2;
+	CHECK(store_bisect_open(s, &b, &resumed, &e) == 0);
+	CHECK_INT(resumed, 0);
+	CHECK(store_probe_add(s, b.id, "measure", r.id, 0, 5, &e) == 0);
+	CHECK(store_probe_add(s, b.id, "confirm", r.id, r.id, 5, &e) == 0);
+	CHECK(store_probe_count(s, b.id, &n, &e) == 0);
+	CHECK_INT(n, 2);
+	{
+		int64_t first = b.id;
+
+		CHECK(store_bisect_open(s, &b, &resumed, &e) == 0);
+		CHECK_INT(resumed, 1);
+		CHECK_INT(b.id, first);
+	}
+	CHECK(store_bisect_finish(s, b.id, "done", "regression",
+	    "{\"status\":\"regression\"}", &e) == 0);
+	CHECK(store_bisect_open(s, &b, &resumed, &e) == 0);
+	CHECK_INT(resumed, 0);
+	CHECK(store_bisect_latest(s, eng, "0.2.0", "0.2.6", "per-token", &json,
+	    &e) == 0);
+	CHECK_STR(json, "{\"status\":\"regression\"}");
+	free(json);
+	store_close(s);
+}
+
 /* A second connection holding the write lock: the migration waits, then
  * fails cleanly and leaves the database at its version. */
 static void
@@ -313,6 +438,7 @@ main(void)
 	test_refuse_newer_and_foreign();
 	test_releases();
 	test_runs();
+	test_points_and_bisects();
 	test_locked();
 	return check_done();
 }

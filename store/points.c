@@ -1,0 +1,398 @@
+/*
+ * points.c: the store's queries for analysis (the samples of one cell
+ * under the comparability rule), for listing and re-parsing stored runs,
+ * and for bisects and their probes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "store.h"
+#include "store_int.h"
+
+#define CELL_FROM \
+	" FROM run r JOIN weights w ON w.id = r.weights_id" \
+	" JOIN machine m ON m.id = r.machine_id"
+#define CELL_WHERE \
+	" WHERE r.release_id = ?1 AND w.sha256 = ?2 AND m.hw_key = ?3" \
+	" AND r.kind = ?4 AND r.prompt_tokens = ?5 AND r.gen_tokens = ?6" \
+	" AND r.content = ?7"
+
+static void
+bind_cell(sqlite3_stmt *st, const struct store_cell_query *q)
+{
+	sqlite3_bind_int64(st, 1, q->release_id);
+	store_bind_text(st, 2, q->weights_sha256);
+	store_bind_text(st, 3, q->hw_key);
+	store_bind_text(st, 4, q->kind);
+	sqlite3_bind_int(st, 5, q->prompt_tokens);
+	sqlite3_bind_int(st, 6, q->gen_tokens);
+	store_bind_text(st, 7, q->content ? q->content : "");
+}
+
+int
+store_cell_points(struct store *s, const struct store_cell_query *q,
+    struct store_points *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	if (store_prepare(s, "SELECT coalesce(x.engine_ns, x.wall_ns), r.id,"
+	    " r.confirm, r.busy, r.mode = 'server'" CELL_FROM
+	    " JOIN sample x ON x.run_id = r.id" CELL_WHERE
+	    " AND r.warmup = 0 AND r.failure IS NULL"
+	    " ORDER BY r.id, x.idx", &st, e) < 0)
+		return -1;
+	bind_cell(st, q);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_point *p;
+
+		if (out->n == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			p = realloc(out->v, alloc * sizeof(*p));
+			if (p == NULL) {
+				sqlite3_finalize(st);
+				store_points_release(out);
+				return err_set(e, "out of memory");
+			}
+			out->v = p;
+		}
+		p = &out->v[out->n++];
+		p->time_ns = sqlite3_column_int64(st, 0);
+		p->run_id = sqlite3_column_int64(st, 1);
+		p->confirm = sqlite3_column_int(st, 2);
+		p->busy = sqlite3_column_int(st, 3);
+		p->lower_bound = sqlite3_column_int(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_points_release(out);
+		return store_fail(s, e, "read samples");
+	}
+	return 0;
+}
+
+void
+store_points_release(struct store_points *p)
+{
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+int
+store_cell_failures(struct store *s, const struct store_cell_query *q,
+    int *count, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, "SELECT count(*)" CELL_FROM CELL_WHERE
+	    " AND r.failure IS NOT NULL", &st, e) < 0)
+		return -1;
+	bind_cell(st, q);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*count = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count failed runs");
+}
+
+static char *
+blob_dup(sqlite3_stmt *st, int i, size_t *len)
+{
+	const void *p = sqlite3_column_blob(st, i);
+	int n = sqlite3_column_bytes(st, i);
+	char *c;
+
+	*len = 0;
+	if (p == NULL)
+		return NULL;
+	if ((c = malloc((size_t)n + 1)) == NULL)
+		return NULL;
+	memcpy(c, p, (size_t)n);
+	c[n] = '\0';
+	*len = (size_t)n;
+	return c;
+}
+
+static int64_t
+opt_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, i);
+}
+
+int
+store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	if (store_prepare(s, "SELECT r.id, r.kind, r.prompt_tokens,"
+	    " r.gen_tokens, r.content, r.rep, r.warmup, r.confirm, r.busy,"
+	    " r.started, r.wall_ns, r.exit_code, r.signal, r.failure,"
+	    " r.failure_detail, r.stdout, r.stderr_tail, r.parser, r.mode,"
+	    " r.user_ns, r.sys_ns, r.max_rss_kb, r.busy_share,"
+	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id)"
+	    " FROM run r WHERE r.release_id = ?1 ORDER BY r.id", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, release_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_row *r;
+
+		if (out->n == alloc) {
+			alloc = alloc ? alloc * 2 : 32;
+			r = realloc(out->v, alloc * sizeof(*r));
+			if (r == NULL) {
+				sqlite3_finalize(st);
+				store_run_rows_release(out);
+				return err_set(e, "out of memory");
+			}
+			out->v = r;
+		}
+		r = &out->v[out->n++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		r->kind = store_column_dup(st, 1);
+		r->prompt_tokens = sqlite3_column_int(st, 2);
+		r->gen_tokens = sqlite3_column_int(st, 3);
+		r->content = store_column_dup(st, 4);
+		r->rep = sqlite3_column_int(st, 5);
+		r->warmup = sqlite3_column_int(st, 6);
+		r->confirm = sqlite3_column_int(st, 7);
+		r->busy = sqlite3_column_int(st, 8);
+		r->started = sqlite3_column_int64(st, 9);
+		r->wall_ns = opt_int(st, 10);
+		r->exit_code = (int)opt_int(st, 11);
+		r->signal = sqlite3_column_int(st, 12);
+		r->failure = store_column_dup(st, 13);
+		r->failure_detail = store_column_dup(st, 14);
+		r->out = blob_dup(st, 15, &r->out_len);
+		r->err_tail = blob_dup(st, 16, &r->err_len);
+		r->parser = store_column_dup(st, 17);
+		r->mode = store_column_dup(st, 18);
+		r->user_ns = opt_int(st, 19);
+		r->sys_ns = opt_int(st, 20);
+		r->max_rss_kb = opt_int(st, 21);
+		r->busy_share = sqlite3_column_type(st, 22) == SQLITE_NULL ?
+		    -1 : sqlite3_column_double(st, 22);
+		r->nsamples = sqlite3_column_int(st, 23);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_run_rows_release(out);
+		return store_fail(s, e, "list runs");
+	}
+	return 0;
+}
+
+void
+store_run_rows_release(struct store_run_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		struct store_run_row *r = &rows->v[i];
+
+		free(r->kind);
+		free(r->content);
+		free(r->failure);
+		free(r->failure_detail);
+		free(r->out);
+		free(r->err_tail);
+		free(r->parser);
+		free(r->mode);
+	}
+	free(rows->v);
+	rows->v = NULL;
+	rows->n = 0;
+}
+
+int
+store_run_resample(struct store *s, int64_t run_id,
+    const struct store_sample *samples, size_t n, const char *failure,
+    const char *failure_detail, const char *info, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (store_begin(s, e) < 0)
+		return -1;
+	if (store_prepare(s, "DELETE FROM sample WHERE run_id = ?1", &st,
+	    e) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	if (store_step_done(s, st, "remove old samples", e) < 0)
+		goto fail;
+	if (store_prepare(s, "UPDATE run SET failure = ?2, failure_detail = ?3,"
+	    " info = coalesce(?4, info) WHERE id = ?1", &st, e) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, run_id);
+	store_bind_text(st, 2, failure);
+	store_bind_text(st, 3, failure_detail);
+	store_bind_text(st, 4, info);
+	if (store_step_done(s, st, "update a run", e) < 0)
+		goto fail;
+	if (store_prepare(s, "INSERT INTO sample (run_id, idx, prompt_tokens,"
+	    " gen_tokens, wall_ns, engine_ns, user_ns, sys_ns, max_rss_kb)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, e) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		sqlite3_bind_int(st, 3, samples[i].prompt_tokens);
+		sqlite3_bind_int(st, 4, samples[i].gen_tokens);
+		sqlite3_bind_int64(st, 5, samples[i].wall_ns);
+		store_bind_opt_int(st, 6, samples[i].engine_ns);
+		store_bind_opt_int(st, 7, samples[i].user_ns);
+		store_bind_opt_int(st, 8, samples[i].sys_ns);
+		store_bind_opt_int(st, 9, samples[i].max_rss_kb);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			store_fail(s, e, "store a sample");
+			sqlite3_finalize(st);
+			goto fail;
+		}
+	}
+	sqlite3_finalize(st);
+	return store_commit(s, e);
+fail:
+	store_rollback(s);
+	return -1;
+}
+
+int
+store_bisect_open(struct store *s, struct store_bisect *b, int *resumed,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*resumed = 0;
+	if (store_prepare(s, "SELECT id FROM bisect WHERE engine_id = ?1 AND"
+	    " good = ?2 AND bad = ?3 AND metric = ?4 AND threshold = ?5 AND"
+	    " all_changes = ?6 AND state = 'running' ORDER BY id DESC LIMIT 1",
+	    &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, b->engine_id);
+	store_bind_text(st, 2, b->good);
+	store_bind_text(st, 3, b->bad);
+	store_bind_text(st, 4, b->metric);
+	sqlite3_bind_double(st, 5, b->threshold);
+	sqlite3_bind_int(st, 6, b->all);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		b->id = sqlite3_column_int64(st, 0);
+		*resumed = 1;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return store_fail(s, e, "look up a bisect");
+	if (store_prepare(s, "INSERT INTO bisect (job_id, engine_id, good, bad,"
+	    " metric, threshold, all_changes, weights_id, machine_id, created)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+	    &st, e) < 0)
+		return -1;
+	store_bind_opt_int(st, 1, b->job_id > 0 ? b->job_id : -1);
+	sqlite3_bind_int64(st, 2, b->engine_id);
+	store_bind_text(st, 3, b->good);
+	store_bind_text(st, 4, b->bad);
+	store_bind_text(st, 5, b->metric);
+	sqlite3_bind_double(st, 6, b->threshold);
+	sqlite3_bind_int(st, 7, b->all);
+	store_bind_opt_int(st, 8, b->weights_id > 0 ? b->weights_id : -1);
+	store_bind_opt_int(st, 9, b->machine_id > 0 ? b->machine_id : -1);
+	sqlite3_bind_int64(st, 10, store_now());
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		b->id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "record a bisect");
+}
+
+int
+store_probe_count(struct store *s, int64_t bisect_id, int *n, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, "SELECT count(*) FROM probe WHERE bisect_id = ?1",
+	    &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisect_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count probes");
+}
+
+int
+store_probe_add(struct store *s, int64_t bisect_id, const char *action,
+    int64_t release_id, int64_t other_id, int reps, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "INSERT INTO probe (bisect_id, seq, action,"
+	    " release_id, other_id, reps, created) VALUES (?1,"
+	    " (SELECT count(*) FROM probe WHERE bisect_id = ?1), ?2, ?3, ?4,"
+	    " ?5, ?6)", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisect_id);
+	store_bind_text(st, 2, action);
+	sqlite3_bind_int64(st, 3, release_id);
+	store_bind_opt_int(st, 4, other_id > 0 ? other_id : -1);
+	sqlite3_bind_int(st, 5, reps);
+	sqlite3_bind_int64(st, 6, store_now());
+	return store_step_done(s, st, "record a probe", e);
+}
+
+int
+store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
+    const char *status, const char *verdict_json, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "UPDATE bisect SET state = ?2, status = ?3,"
+	    " verdict = ?4, finished = ?5 WHERE id = ?1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisect_id);
+	store_bind_text(st, 2, state);
+	store_bind_text(st, 3, status);
+	store_bind_text(st, 4, verdict_json);
+	sqlite3_bind_int64(st, 5, store_now());
+	return store_step_done(s, st, "finish a bisect", e);
+}
+
+int
+store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
+    const char *bad, const char *metric, char **json, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*json = NULL;
+	if (store_prepare(s, "SELECT verdict FROM bisect WHERE engine_id = ?1"
+	    " AND good = ?2 AND bad = ?3 AND metric = ?4 AND state = 'done'"
+	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, engine_id);
+	store_bind_text(st, 2, good);
+	store_bind_text(st, 3, bad);
+	store_bind_text(st, 4, metric);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*json = store_column_dup(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+	    store_fail(s, e, "read a verdict");
+}

@@ -1,0 +1,91 @@
+# fake-release.cmake: the fake engine and the release archives it is
+# packed into: fake_release() for the tests, and the demo's BaseRT
+# releases (config/demo/releases.txt) with their weights file.
+# Included from tests/CMakeLists.txt; archives are built with the ALL
+# target "fake-releases".
+
+add_executable(fake-engine fake-engine.c)
+target_link_libraries(fake-engine PRIVATE PkgConfig::JANSSON m)
+# It stands in for a foreign binary: the sanitizers' handlers would turn
+# its SIGSEGV into an exit status, and their start-up into overhead.
+target_compile_options(fake-engine PRIVATE -fno-sanitize=all)
+target_link_options(fake-engine PRIVATE -fno-sanitize=all)
+
+add_custom_target(fake-releases ALL)
+
+# Pack ARCHIVE (a .tar.gz) holding bin/fake-engine and release.conf, the
+# latter made of "version = VERSION" and one line per key=value in ARGN.
+# STAGE is the unpacked copy, usable as a release root as it is.
+function(fake_release_pack archive stage version)
+  set(conf "# fake-engine release parameters (generated)\n")
+  string(APPEND conf "version = ${version}\n")
+  foreach(kv IN LISTS ARGN)
+    if(NOT kv MATCHES "^([a-z_]+)=(.*)$")
+      message(FATAL_ERROR "fake release ${version}: '${kv}' is not key=value")
+    endif()
+    string(APPEND conf "${CMAKE_MATCH_1} = ${CMAKE_MATCH_2}\n")
+  endforeach()
+  # Rewritten only when the parameters change, so archives are not
+  # repacked on every configure.
+  file(CONFIGURE OUTPUT ${stage}.conf CONTENT "${conf}" @ONLY)
+  get_filename_component(name ${archive} NAME)
+  get_filename_component(archive_dir ${archive} DIRECTORY)
+  add_custom_command(OUTPUT ${archive}
+    COMMAND ${CMAKE_COMMAND} -E rm -rf ${stage}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${archive_dir}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${stage}/bin
+    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:fake-engine>
+      ${stage}/bin/fake-engine
+    COMMAND ${CMAKE_COMMAND} -E copy ${stage}.conf ${stage}/release.conf
+    COMMAND ${CMAKE_COMMAND} -E chdir ${stage}
+      ${CMAKE_COMMAND} -E tar czf ${archive}
+      "--mtime=2024-01-01 00:00:00 UTC" bin release.conf
+    DEPENDS fake-engine ${stage}.conf
+    COMMENT "Packing ${name}"
+    VERBATIM)
+  string(MAKE_C_IDENTIFIER "fake-release-${name}" target)
+  add_custom_target(${target} DEPENDS ${archive})
+  add_dependencies(fake-releases ${target})
+endfunction()
+
+# fake_release(NAME VERSION [key=value...]): a release for the tests, as
+# <build>/tests/releases/NAME-VERSION.tar.gz, unpacked beside it in
+# <build>/tests/releases/NAME-VERSION/ (bin/fake-engine, release.conf).
+function(fake_release name version)
+  set(dir ${CMAKE_BINARY_DIR}/tests/releases)
+  fake_release_pack(${dir}/${name}-${version}.tar.gz
+    ${dir}/${name}-${version} ${version} ${ARGN})
+endfunction()
+
+# Small, quick releases: one that works and one per failure mode.
+set(FAKE_QUICK fixed_us=2000 prefill_us_per_token=20 decode_us_per_token=100
+  noise_cv=0)
+fake_release(fast 1.0.0 ${FAKE_QUICK})
+foreach(mode crash hang hang-ignore-term setsid-linger garbage exit)
+  fake_release(${mode} 1.0.0 ${FAKE_QUICK} fail=${mode})
+endforeach()
+
+# The demo: one line per version in config/demo/releases.txt, packed as
+# <build>/demo/releases/basert-VERSION.tar.gz, and a pinned weights file.
+set(demo_list ${PROJECT_SOURCE_DIR}/config/demo/releases.txt)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${demo_list})
+file(STRINGS ${demo_list} demo_lines)
+foreach(line IN LISTS demo_lines)
+  if(line MATCHES "^[ \t]*(#|$)")
+    continue()
+  endif()
+  separate_arguments(fields UNIX_COMMAND "${line}")
+  list(POP_FRONT fields version)
+  fake_release_pack(${CMAKE_BINARY_DIR}/demo/releases/basert-${version}.tar.gz
+    ${CMAKE_BINARY_DIR}/demo/stage/basert-${version} ${version} ${fields})
+endforeach()
+
+# A few KB of fixed bytes: the demo's weights, the same on every machine.
+set(weights "FAKEWEIGHTS 1\n")
+set(chain "bisectd demo weights")
+foreach(i RANGE 1 63)
+  string(SHA256 chain "${chain}")
+  string(APPEND weights "${chain}\n")
+endforeach()
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/demo/weights.bin
+  CONTENT "${weights}" @ONLY)

@@ -430,7 +430,7 @@ open_writer(struct unpack *u)
 	return 0;
 }
 
-/* Make "<parent>/.tmp-<name>-XXXXXX" beside dest; malloced into *tmp. */
+/* Make "<parent>/.tmp-<name>-<pid>-XXXXXX" beside dest; malloced in *tmp. */
 static int
 make_tmpdir(const char *dest, char **tmp, struct err *e)
 {
@@ -461,7 +461,9 @@ make_tmpdir(const char *dest, char **tmp, struct err *e)
 		free(t);
 		return -1;
 	}
-	snprintf(t, len, "%s/.tmp-%s-XXXXXX", parent, name);
+	/* The process id lets the cache tell a crash's leftovers. */
+	snprintf(t, len, "%s/.tmp-%s-%ld-XXXXXX", parent, name,
+	    (long)getpid());
 	free(parent);
 	if (mkdtemp(t) == NULL) {
 		err_errno(e, "cannot create a directory like '%s'", t);

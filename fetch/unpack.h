@@ -28,9 +28,9 @@ struct unpack_limits {
  * (e.g. "cache/releases/basert/0.2.4"), nothing stripped.
  *
  * The entries go to a temporary directory beside dest_dir
- * (".tmp-<name>-XXXXXX"), which is synced and renamed to dest_dir only
- * once every entry is in place; on any failure it is removed, so
- * dest_dir either holds the whole archive or does not exist.
+ * (".tmp-<name>-<pid>-XXXXXX", see cache.h), which is synced and renamed
+ * to dest_dir only once every entry is in place; on any failure it is
+ * removed, so dest_dir either holds the whole archive or does not exist.
  *
  * Refused, with the archive and the entry named in e: names that are
  * absolute or hold a ".." component; symlinks whose target is absolute or

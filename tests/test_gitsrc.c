@@ -1,0 +1,192 @@
+/*
+ * test_gitsrc.c: the git: release source (fetch/gitsrc.c) on real
+ * repositories made here with the git command: a working repository
+ * opened directly, a bare clone asked through a file:// remote, tag
+ * filtering, the leading 'v', asset expansion, and errors.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "conf.h"
+#include "err.h"
+#include "source.h"
+#include "source_impl.h"
+#include "version.h"
+
+static char eng_name[] = "basert";
+
+static void
+engine(struct conf_engine *eng, char *src, char *asset, char *pattern)
+{
+	memset(eng, 0, sizeof(*eng));
+	eng->name = eng_name;
+	eng->source = SOURCE_GIT;
+	eng->source_arg = src;
+	eng->asset = asset;
+	eng->tag_pattern = pattern;
+}
+
+static int
+by_version(const void *a, const void *b)
+{
+	return version_cmp(((const struct release_info *)a)->version,
+	    ((const struct release_info *)b)->version);
+}
+
+/* List, sort by version, and compare "version url asset" lines. */
+static void
+check_list(struct conf_engine *eng, const char *want)
+{
+	struct release_list l = RELEASE_LIST_INIT;
+	struct err e = ERR_INIT;
+	char got[4096];
+	size_t o = 0;
+	int rc = source_list_git(eng, &l, &e);
+
+	if (rc != 0)
+		fprintf(stderr, "%s\n", e.msg);
+	CHECK_INT(rc, 0);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(l.v[0]), by_version);
+	got[0] = '\0';
+	for (size_t i = 0; i < l.n; i++) {
+		o += (size_t)snprintf(got + o, sizeof(got) - o, "%s %s %s\n",
+		    l.v[i].version, l.v[i].url ? l.v[i].url : "-",
+		    l.v[i].asset ? l.v[i].asset : "-");
+		CHECK(l.v[i].sha256 == NULL);
+	}
+	CHECK_STR(got, want);
+	release_list_release(&l);
+}
+
+static void
+make_repos(void)
+{
+	CHECK_INT(check_run(
+	    "export GIT_CONFIG_NOSYSTEM=1 HOME=$PWD && "
+	    "git init -q work && cd work && "
+	    "git config user.name t && git config user.email t@example.org && "
+	    "echo 1 > f && git add f && git commit -q -m one && "
+	    "git tag v0.1.0 && "
+	    "echo 2 > f && git commit -q -am two && "
+	    "git tag -a v0.2.0 -m 'release 0.2.0' && "
+	    "echo 3 > f && git commit -q -am three && "
+	    "git tag 0.10.0 && git tag nightly && git tag version-9 && "
+	    "git branch feature-1.0.0 && "
+	    "cd .. && git clone -q --bare work bare.git", NULL), 0);
+}
+
+static void
+test_local(const char *root)
+{
+	struct conf_engine eng;
+	char src[PATH_MAX], want[4 * PATH_MAX];
+	char url_asset[] = "https://example.org/dl/{tag}/basert-{version}.tgz";
+	char rel_asset[] = "dist/basert-{version}.tar.gz";
+	char all[] = "*", dotted[] = "*.*.*", vtags[] = "v*";
+
+	snprintf(src, sizeof(src), "%s/work", root);
+	engine(&eng, src, url_asset, dotted);
+	check_list(&eng,
+	    "0.1.0 https://example.org/dl/v0.1.0/basert-0.1.0.tgz "
+	    "basert-0.1.0.tgz\n"
+	    "0.2.0 https://example.org/dl/v0.2.0/basert-0.2.0.tgz "
+	    "basert-0.2.0.tgz\n"
+	    "0.10.0 https://example.org/dl/0.10.0/basert-0.10.0.tgz "
+	    "basert-0.10.0.tgz\n");
+
+	engine(&eng, src, NULL, all);
+	check_list(&eng, "0.1.0 - -\n0.2.0 - -\n0.10.0 - -\n"
+	    "nightly - -\nversion-9 - -\n");
+	engine(&eng, src, NULL, vtags);
+	check_list(&eng, "0.1.0 - -\n0.2.0 - -\nversion-9 - -\n");
+	engine(&eng, src, NULL, NULL);	/* no pattern: every tag */
+	check_list(&eng, "0.1.0 - -\n0.2.0 - -\n0.10.0 - -\n"
+	    "nightly - -\nversion-9 - -\n");
+
+	/* A relative asset lies below the local repository. */
+	engine(&eng, src, rel_asset, vtags);
+	snprintf(want, sizeof(want),
+	    "0.1.0 %s/dist/basert-0.1.0.tar.gz basert-0.1.0.tar.gz\n"
+	    "0.2.0 %s/dist/basert-0.2.0.tar.gz basert-0.2.0.tar.gz\n"
+	    "version-9 %s/dist/basert-version-9.tar.gz "
+	    "basert-version-9.tar.gz\n", src, src, src);
+	check_list(&eng, want);
+
+	/* A bare repository opens the same way. */
+	snprintf(src, sizeof(src), "%s/bare.git", root);
+	engine(&eng, src, NULL, dotted);
+	check_list(&eng, "0.1.0 - -\n0.2.0 - -\n0.10.0 - -\n");
+}
+
+static void
+test_remote(const char *root)
+{
+	struct conf_engine eng;
+	struct release_list l = RELEASE_LIST_INIT;
+	struct err e = ERR_INIT;
+	char src[PATH_MAX + 16];
+	char url_asset[] = "https://example.org/{tag}/b-{version}.zip?raw=1";
+	char rel_asset[] = "b-{version}.zip";
+	char dotted[] = "*.*.*";
+
+	/* git_remote_ls over file://: the annotated v0.2.0 is listed once
+	 * although the remote also advertises its peeled ^{} form. */
+	snprintf(src, sizeof(src), "file://%s/bare.git", root);
+	engine(&eng, src, url_asset, dotted);
+	check_list(&eng,
+	    "0.1.0 https://example.org/v0.1.0/b-0.1.0.zip?raw=1 b-0.1.0.zip\n"
+	    "0.2.0 https://example.org/v0.2.0/b-0.2.0.zip?raw=1 b-0.2.0.zip\n"
+	    "0.10.0 https://example.org/0.10.0/b-0.10.0.zip?raw=1 "
+	    "b-0.10.0.zip\n");
+
+	engine(&eng, src, rel_asset, dotted);
+	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_CONTAINS(e.msg, "engine 'basert'");
+	CHECK_CONTAINS(e.msg, "neither a URL nor an absolute path");
+
+	snprintf(src, sizeof(src), "file://%s/nothing-here.git", root);
+	engine(&eng, src, url_asset, dotted);
+	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_CONTAINS(e.msg, "cannot list tags of");
+	CHECK_CONTAINS(e.msg, "nothing-here.git");
+	CHECK_INT(l.n, 0);
+}
+
+static void
+test_local_errors(const char *root)
+{
+	struct conf_engine eng;
+	struct release_list l = RELEASE_LIST_INIT;
+	struct err e = ERR_INIT;
+	char src[PATH_MAX + 16], dotted[] = "*.*.*";
+
+	snprintf(src, sizeof(src), "%s/missing", root);
+	engine(&eng, src, NULL, dotted);
+	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_CONTAINS(e.msg, "cannot open git repository");
+	CHECK_CONTAINS(e.msg, src);
+
+	/* Inside a repository but not its top: no search upwards. */
+	CHECK_INT(check_run("mkdir -p work/sub", NULL), 0);
+	snprintf(src, sizeof(src), "%s/work/sub", root);
+	engine(&eng, src, NULL, dotted);
+	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_CONTAINS(e.msg, "cannot open git repository");
+	CHECK_INT(l.n, 0);
+}
+
+int
+main(void)
+{
+	const char *root = check_tmpdir("gitsrc");
+
+	make_repos();
+	test_local(root);
+	test_remote(root);
+	test_local_errors(root);
+	return check_done();
+}

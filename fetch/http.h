@@ -28,13 +28,16 @@ struct http_opts {
 	long max_redirects;	/* <0: 5 */
 	int max_retries;	/* on timeouts, dropped connections and 5xx; <0: 4 */
 	long retry_base_ms;	/* first backoff; doubled, with jitter; 0: 500 */
-	uint64_t max_bytes;	/* body cap; 0: 64 MiB for memory bodies */
+	uint64_t max_bytes;	/* body cap; 0: 64 MiB for memory bodies,
+				 * 16 GiB for downloads to a file */
 	const char *token;	/* "Authorization: Bearer" value, or NULL */
 	const struct strv *headers;	/* extra "Name: value" lines, or NULL */
+	int redirect_https_only;	/* redirects only to https even when
+					 * allow_http lets the first URL be http */
 };
 
 /* Defaults for every field, as documented above. */
-#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL }
+#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL, 0 }
 
 struct http_response {
 	long status;		/* final HTTP status, 0 if none was received */
@@ -47,11 +50,14 @@ struct http_response {
 	struct buf body;	/* the body, bounded by max_bytes */
 };
 
+/* Empty response: no status, no headers, body limit 64 MiB. */
 void http_response_init(struct http_response *r);
+/* Free what r holds and leave it as http_response_init() does. */
 void http_response_release(struct http_response *r);
 
 /*
- * GET url into r->body.  Returns 0 when a response arrived (any status:
+ * GET url into r->body (r initialised by http_response_init(); what it
+ * held is released first).  Returns 0 when a response arrived (any status:
  * the caller judges 304, 404, 403...), -1 on a transport failure or a
  * refused URL/redirect after the retries.  5xx answers are retried; the
  * last one is returned with 0.
@@ -100,6 +106,34 @@ typedef void (*http_progress_fn)(void *arg, uint64_t now, uint64_t total);
  */
 int http_download_fd(const char *url, const struct http_opts *o, int fd,
     uint64_t *have, http_progress_fn progress, void *parg, struct err *e);
+
+/*
+ * Called with the bytes written to the file, in file order, so a caller
+ * can hash while streaming.  data NULL (len 0): the file was truncated
+ * to zero and the download starts over.  Return 0, or -1 to abort.
+ */
+typedef int (*http_tap_fn)(void *arg, const char *data, size_t len);
+
+/* What a download reports besides its result; fill the in fields, zero
+ * the rest. */
+struct http_download_ctl {
+	http_progress_fn progress;	/* in: or NULL */
+	void *progress_arg;
+	http_tap_fn tap;	/* in: or NULL */
+	void *tap_arg;
+	long status;		/* out: the last HTTP status, 0 if none */
+	int resumed;		/* out: 206 answers appended to the file */
+	int restarted;		/* out: times the file was truncated to start
+				 * over (200 to a Range, 416, bad range) */
+	int attempts;		/* out: requests made */
+	int keep_partial;	/* out, on failure: the bytes in the file are
+				 * worth resuming later (transport failure),
+				 * not junk (4xx, cap, refused redirect) */
+};
+
+/* http_download_fd() with a tap and the report above; ctl may be NULL. */
+int http_download(const char *url, const struct http_opts *o, int fd,
+    uint64_t *have, struct http_download_ctl *ctl, struct err *e);
 
 /*
  * SMTP: send a message (headers and body, CRLF line ends) from "from" to

@@ -6,6 +6,8 @@
 #ifndef FETCH_SOURCE_IMPL_H
 #define FETCH_SOURCE_IMPL_H
 
+#include <stddef.h>
+
 struct conf_engine;
 struct err;
 struct release_list;
@@ -16,9 +18,33 @@ struct source_state;
 int source_list_github(const struct conf_engine *eng,
     struct source_state *state, struct release_list *out, struct err *e);
 
+/* Limits of the GitHub client, parameters so tests can keep them short. */
+struct github_opts {
+	long max_wait_s;	/* wait for a rate-limit reset at most this
+				 * long, else fail; <0: 60 */
+	int max_pages;		/* give up beyond this many pages; <=0: 100 */
+};
+
+#define GITHUB_OPTS_INIT { -1, 0 }
+
+/* source_list_github() with explicit limits (go NULL: defaults). */
+int github_list(const struct conf_engine *eng, const struct github_opts *go,
+    struct source_state *state, struct release_list *out, struct err *e);
+
 /* url:TEMPLATE with versions and optional sha256sums (urlsrc.c). */
 int source_list_url(const struct conf_engine *eng, struct release_list *out,
     struct err *e);
+
+/*
+ * Look name up in a SHA256SUMS file (GNU coreutils format: "HASH  NAME"
+ * or "HASH *NAME", '#' comments and blank lines skipped; a name given as
+ * "./NAME" or "dir/NAME" matches by its last component when no line
+ * names it exactly).  Returns 1 with hex set (lowercase), 0 when no line
+ * names it, -1 with e set when the text holds no valid line at all or two
+ * lines give the name different hashes.  what names the file in messages.
+ */
+int sha256sums_find(const char *text, size_t len, const char *name,
+    char hex[65], const char *what, struct err *e);
 
 /* git:PATH-OR-URL, tags filtered by tag-pattern (gitsrc.c). */
 int source_list_git(const struct conf_engine *eng, struct release_list *out,

@@ -1,0 +1,303 @@
+/*
+ * download.c: release archives into the content-addressed cache (see
+ * download.h).  Owns CACHE/archives/ and its tmp/ folder of partial
+ * downloads; the bytes travel through http_download().
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "download.h"
+#include "err.h"
+#include "fsutil.h"
+#include "http.h"
+#include "sha256.h"
+
+enum download_pin
+download_check_pinned(const char *prev, const char *seen)
+{
+	if (prev == NULL || prev[0] == '\0')
+		return PIN_FIRST;
+	return strcasecmp(prev, seen) == 0 ? PIN_SAME : PIN_CHANGED;
+}
+
+void
+download_result_release(struct download_result *r)
+{
+	free(r->path);
+	r->path = NULL;
+}
+
+static void
+lower_hex(char out[SHA256_HEX_LEN + 1], const char *in)
+{
+	for (int i = 0; i < SHA256_HEX_LEN; i++)
+		out[i] = (char)tolower((unsigned char)in[i]);
+	out[SHA256_HEX_LEN] = '\0';
+}
+
+static int
+hash_string(const char *s, char hex[SHA256_HEX_LEN + 1])
+{
+	struct sha256_ctx c;
+
+	if (sha256_init(&c) < 0)
+		return -1;
+	if (sha256_update(&c, s, strlen(s)) < 0) {
+		sha256_abort(&c);
+		return -1;
+	}
+	return sha256_final(&c, hex);
+}
+
+/* Feed the first len bytes of fd into c. */
+static int
+hash_fd(int fd, uint64_t len, struct sha256_ctx *c, const char *path,
+    struct err *e)
+{
+	char chunk[1 << 16];
+	uint64_t off = 0;
+
+	while (off < len) {
+		size_t want = len - off < sizeof(chunk) ? (size_t)(len - off) :
+		    sizeof(chunk);
+		ssize_t n = pread(fd, chunk, want, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno(e, "cannot read '%s'", path);
+		if (n == 0)
+			return err_set(e, "cannot read '%s': file shrank",
+			    path);
+		if (sha256_update(c, chunk, (size_t)n) < 0)
+			return err_set(e, "cannot hash '%s': libcrypto failed",
+			    path);
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* The tap: the streamed bytes go into the running hash; a truncation
+ * starts it over. */
+static int
+hash_tap(void *arg, const char *data, size_t len)
+{
+	struct sha256_ctx *c = arg;
+
+	if (data == NULL) {
+		sha256_abort(c);
+		return sha256_init(c);
+	}
+	return sha256_update(c, data, len);
+}
+
+static int
+cached(const char *path, uint64_t *size)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return 0;
+	*size = (uint64_t)st.st_size;
+	return 1;
+}
+
+int
+fetch_download(const char *url, const struct download_opts *o,
+    struct download_result *r, struct err *e)
+{
+	char expected[SHA256_HEX_LEN + 1] = "", pinned[SHA256_HEX_LEN + 1] = "";
+	char urlhash[SHA256_HEX_LEN + 1], streamed[SHA256_HEX_LEN + 1];
+	char name[SHA256_HEX_LEN + 8];
+	struct http_opts ho = HTTP_OPTS_INIT;
+	struct http_download_ctl ctl;
+	struct sha256_ctx ctx = { NULL };
+	char *archives = NULL, *tmpdir = NULL, *part = NULL, *final = NULL;
+	uint64_t have = 0, initial;
+	struct stat st;
+	int fd = -1, rc = -1, keep_part = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->pin = PIN_FIRST;
+	if (o->cache == NULL || o->cache[0] == '\0')
+		return err_set(e, "cannot download '%s': no cache directory",
+		    url);
+	if (o->expected_sha256 != NULL) {
+		if (!sha256_valid_hex(o->expected_sha256))
+			return err_set(e, "cannot download '%s': expected "
+			    "sha256 '%s' is not 64 hex digits", url,
+			    o->expected_sha256);
+		lower_hex(expected, o->expected_sha256);
+	}
+	if (o->pinned_sha256 != NULL && o->pinned_sha256[0] != '\0') {
+		if (!sha256_valid_hex(o->pinned_sha256))
+			return err_set(e, "cannot download '%s': pinned "
+			    "sha256 '%s' is not 64 hex digits", url,
+			    o->pinned_sha256);
+		lower_hex(pinned, o->pinned_sha256);
+	}
+	if ((archives = fs_join(o->cache, "archives")) == NULL ||
+	    (tmpdir = fs_join(archives, "tmp")) == NULL) {
+		err_set(e, "cannot download '%s': out of memory", url);
+		goto out;
+	}
+	if (fs_mkdirs(tmpdir, 0755, e) < 0)
+		goto out;
+
+	/* Content-addressed: a known hash already in the cache is done. */
+	if (expected[0] || pinned[0]) {
+		const char *want = expected[0] ? expected : pinned;
+
+		if ((final = fs_join(archives, want)) == NULL) {
+			err_set(e, "cannot download '%s': out of memory", url);
+			goto out;
+		}
+		if (cached(final, &r->size)) {
+			memcpy(r->sha256, want, sizeof(r->sha256));
+			r->cached = 1;
+			r->pin = download_check_pinned(pinned, want);
+			r->path = final;
+			final = NULL;
+			rc = 0;
+			goto out;
+		}
+		free(final);
+		final = NULL;
+	}
+
+	/* The partial file is named after the URL so a later call resumes
+	 * it; the lock keeps two processes from writing it at once. */
+	if (hash_string(url, urlhash) < 0) {
+		err_set(e, "cannot hash '%s': libcrypto failed", url);
+		goto out;
+	}
+	snprintf(name, sizeof(name), "%s.part", urlhash);
+	if ((part = fs_join(tmpdir, name)) == NULL) {
+		err_set(e, "cannot download '%s': out of memory", url);
+		goto out;
+	}
+	if ((fd = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+		err_errno(e, "cannot create '%s'", part);
+		goto out;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno == EWOULDBLOCK)
+			err_set(e, "cannot download '%s': another process is "
+			    "downloading it into '%s'", url, part);
+		else
+			err_errno(e, "cannot lock '%s'", part);
+		close(fd);
+		fd = -1;
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		err_errno(e, "cannot stat '%s'", part);
+		goto out;
+	}
+	initial = have = (uint64_t)st.st_size;
+	if (sha256_init(&ctx) < 0) {
+		err_set(e, "cannot hash '%s': libcrypto failed", part);
+		goto out;
+	}
+	if (have > 0 && hash_fd(fd, have, &ctx, part, e) < 0)
+		goto out;
+
+	if (o->http != NULL)
+		ho = *o->http;
+	else
+		ho.allow_http = o->allow_http;
+	if (o->max_bytes > 0)
+		ho.max_bytes = o->max_bytes;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.tap = hash_tap;
+	ctl.tap_arg = &ctx;
+	ctl.progress = o->progress;
+	ctl.progress_arg = o->progress_arg;
+	if (http_download(url, &ho, fd, &have, &ctl, e) < 0) {
+		keep_part = ctl.keep_partial && have > 0;
+		goto out;
+	}
+	if (fsync(fd) < 0) {
+		err_errno(e, "cannot sync '%s'", part);
+		goto out;
+	}
+	if (sha256_final(&ctx, streamed) < 0) {
+		err_set(e, "cannot hash '%s': libcrypto failed", part);
+		goto out;
+	}
+	memcpy(r->sha256, streamed, sizeof(r->sha256));
+	r->resumed = initial > 0 || ctl.resumed > 0;
+	if (r->resumed) {
+		/* Pieces written by different requests: what counts is the
+		 * file as it lies on disk, hashed in one pass. */
+		if (sha256_init(&ctx) < 0) {
+			err_set(e, "cannot hash '%s': libcrypto failed", part);
+			goto out;
+		}
+		if (hash_fd(fd, have, &ctx, part, e) < 0)
+			goto out;
+		if (sha256_final(&ctx, r->sha256) < 0) {
+			err_set(e, "cannot hash '%s': libcrypto failed", part);
+			goto out;
+		}
+		if (strcmp(r->sha256, streamed) != 0) {
+			err_set(e, "download of '%s' is inconsistent: streamed "
+			    "sha256 %s, file on disk %s; the file was deleted",
+			    url, streamed, r->sha256);
+			goto out;
+		}
+	}
+	if (expected[0] && strcmp(r->sha256, expected) != 0) {
+		err_set(e, "sha256 mismatch for '%s': expected %s (%s), got "
+		    "%s; the file was deleted", url, expected,
+		    o->expected_origin ? o->expected_origin : "given",
+		    r->sha256);
+		goto out;
+	}
+	r->pin = download_check_pinned(pinned, r->sha256);
+	if (!expected[0] && r->pin == PIN_CHANGED) {
+		err_set(e, "release archive changed under the same version: "
+		    "'%s' was %s when first downloaded and is now %s; refused",
+		    url, pinned, r->sha256);
+		goto out;
+	}
+	if ((final = fs_join(archives, r->sha256)) == NULL) {
+		err_set(e, "cannot download '%s': out of memory", url);
+		goto out;
+	}
+	if (rename(part, final) < 0) {
+		err_errno(e, "cannot rename '%s' to '%s'", part, final);
+		goto out;
+	}
+	if (fs_sync_parent(final, e) < 0) {
+		/* The archive is complete and named; only its durability
+		 * is in doubt, which a later call repairs. */
+		goto out_renamed;
+	}
+	r->size = have;
+	r->path = final;
+	final = NULL;
+	rc = 0;
+	goto out_renamed;
+out:
+	if (fd >= 0 && !keep_part)
+		unlink(part);
+out_renamed:
+	if (ctx.md != NULL)
+		sha256_abort(&ctx);
+	if (fd >= 0)
+		close(fd);
+	free(archives);
+	free(tmpdir);
+	free(part);
+	free(final);
+	return rc;
+}

@@ -24,6 +24,7 @@
 
 #define READ_BLOCK	(256 * 1024)
 #define NAME_SHOWN	200	/* bytes of an entry name put in a message */
+#define SHOWN_MAX	(NAME_SHOWN * 4 + 8)	/* ...once escaped */
 #define MAX_SYMLINK_HOPS	40	/* as the kernel's ELOOP limit */
 
 struct unpack {
@@ -33,14 +34,14 @@ struct unpack {
 	uint64_t max_bytes, max_entries;
 	uint64_t bytes, entries;
 	struct strv symlinks;	/* names of symlink entries, to re-check */
-	char shown[NAME_SHOWN * 4 + 8];	/* the current entry, printable */
+	char shown[SHOWN_MAX];	/* the current entry, printable */
 	struct err *e;
 };
 
-/* An entry name from the archive, made safe to print: control bytes and
- * quotes escaped, long names cut. */
+/* A name from the archive made safe to print into out (at least
+ * SHOWN_MAX bytes): control bytes and quotes escaped, long names cut. */
 static void
-show_name(struct unpack *u, const char *name)
+printable(const char *name, char *out)
 {
 	size_t o = 0, i;
 
@@ -48,14 +49,14 @@ show_name(struct unpack *u, const char *name)
 		unsigned char c = (unsigned char)name[i];
 
 		if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\')
-			o += (size_t)snprintf(u->shown + o, sizeof(u->shown) - o,
-			    "\\x%02x", c);
+			o += (size_t)snprintf(out + o, SHOWN_MAX - o, "\\x%02x",
+			    c);
 		else
-			u->shown[o++] = (char)c;
+			out[o++] = (char)c;
 	}
 	if (name[i])
-		o += (size_t)snprintf(u->shown + o, sizeof(u->shown) - o, "...");
-	u->shown[o] = '\0';
+		o += (size_t)snprintf(out + o, SHOWN_MAX - o, "...");
+	out[o] = '\0';
 }
 
 static int entry_error(struct unpack *u, const char *fmt, ...)
@@ -167,8 +168,8 @@ hardlink_inside(const char *target)
  * Follow the path from the root (the working directory) as the kernel
  * would, through every symlink on the way, without leaving the root.
  * Returns 1 when it stays inside, 0 when it escapes (an absolute target
- * or a ".." above the root), -1 on a symlink loop.  Components that do
- * not exist are taken by their text.
+ * or a ".." above the root), -1 on a symlink loop (or a link that cannot
+ * be read).  Components that do not exist are taken by their text.
  */
 static int
 resolves_inside(const char *path)
@@ -213,7 +214,9 @@ resolves_inside(const char *path)
 			done[dlen++] = '/';
 		strcpy(done + dlen, comp);
 		dlen += strlen(comp);
-		if (exists && lstat(done, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (exists && lstat(done, &st) < 0)
+			exists = 0;	/* the rest is taken by its text */
+		else if (exists && S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX];
 			ssize_t tl = readlink(done, target, sizeof(target) - 1);
 			size_t rest = strlen(pending);
@@ -230,10 +233,7 @@ resolves_inside(const char *path)
 			memmove(pending + tl + 1, pending, rest + 1);
 			memcpy(pending, target, (size_t)tl);
 			pending[tl] = '/';
-			continue;
 		}
-		if (exists && lstat(done, &st) < 0)
-			exists = 0;	/* the rest is taken by its text */
 	}
 	return 1;
 }
@@ -256,6 +256,7 @@ check_entry(struct unpack *u, struct archive_entry *ent)
 	const char *name = archive_entry_pathname(ent);
 	const char *hardlink = archive_entry_hardlink(ent);
 	mode_t type = archive_entry_filetype(ent);
+	char target_shown[SHOWN_MAX];
 
 	if (name == NULL || name[0] == '\0')
 		return entry_error(u, "%s", "entry without a name");
@@ -263,10 +264,12 @@ check_entry(struct unpack *u, struct archive_entry *ent)
 		return entry_error(u, "%s", name[0] == '/' ?
 		    "absolute path refused" : "path with '..' refused");
 	if (hardlink != NULL) {
-		if (!hardlink_inside(hardlink))
+		if (!hardlink_inside(hardlink)) {
+			printable(hardlink, target_shown);
 			return entry_error(u, "hard link to '%s' refused: it is "
 			    "not a file unpacked inside the release directory",
-			    hardlink);
+			    target_shown);
+		}
 		return 0;
 	}
 	switch (type) {
@@ -278,10 +281,12 @@ check_entry(struct unpack *u, struct archive_entry *ent)
 	case AE_IFLNK: {
 		const char *target = archive_entry_symlink(ent);
 
-		if (target == NULL || !symlink_text_inside(name, target))
+		if (target == NULL || !symlink_text_inside(name, target)) {
+			printable(target ? target : "", target_shown);
 			return entry_error(u, "symlink to '%s' refused: it "
 			    "points outside the release directory",
-			    target ? target : "");
+			    target_shown);
+		}
 		if (strv_push(&u->symlinks, name) < 0)
 			return err_errno(u->e, "cannot unpack '%s'", u->archive);
 		return 0;
@@ -366,8 +371,8 @@ unpack_entries(struct unpack *u)
 			return err_set(u->e, "cannot unpack '%s': more than %llu "
 			    "entries (the cap)", u->archive,
 			    (unsigned long long)u->max_entries);
-		show_name(u, archive_entry_pathname(ent) ?
-		    archive_entry_pathname(ent) : "");
+		printable(archive_entry_pathname(ent) ?
+		    archive_entry_pathname(ent) : "", u->shown);
 		if (check_entry(u, ent) < 0)
 			return -1;
 		if (archive_write_header(u->out, ent) < ARCHIVE_WARN)
@@ -390,7 +395,7 @@ unpack_entries(struct unpack *u)
 		int r = resolves_inside(u->symlinks.v[i]);
 
 		if (r != 1) {
-			show_name(u, u->symlinks.v[i]);
+			printable(u->symlinks.v[i], u->shown);
 			return entry_error(u, "%s", r == 0 ? "symlink refused: "
 			    "through other symlinks it leads outside the "
 			    "release directory" : "symlink loop refused");

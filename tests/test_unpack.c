@@ -206,6 +206,10 @@ test_dotdot(void)
 		{ F_DIR, "sub", NULL, 0, 0 },
 		{ F_FILE, "sub/../../x.txt", "gotcha", 0, 0 },
 	};
+	const struct fx fx3[] = {
+		{ F_FILE, "red\033[31m/../../x'", "gotcha", 0, 0 },
+	};
+	struct err e = ERR_INIT;
 
 	write_archive("dotdot.tar.gz", "tar", "gzip", fx, 2);
 	expect_refused("dotdot.tar.gz", &nosync, (const char *[]){
@@ -215,6 +219,12 @@ test_dotdot(void)
 	write_archive("dotdot2.tar", "tar", "none", fx2, 2);
 	expect_refused("dotdot2.tar", &nosync, (const char *[]){
 	    "sub/../../x.txt", NULL });
+	/* A name is shown with its control bytes and quotes escaped. */
+	write_archive("escape.tar", "tar", "none", fx3, 1);
+	expect_refused("escape.tar", &nosync, (const char *[]){
+	    "entry 'red\\x1b[31m/../../x\\x27'", NULL });
+	CHECK_INT(fetch_unpack("escape.tar", DEST, &nosync, &e), -1);
+	CHECK(strchr(e.msg, '\033') == NULL);
 }
 
 static void

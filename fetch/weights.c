@@ -14,11 +14,13 @@
 
 #include "buf.h"
 #include "conf.h"
+#include "download.h"
 #include "err.h"
 #include "sha256.h"
 #include "weights.h"
 
 #define MAX_DEPTH	64
+#define MAX_DOWNLOAD	(1ULL << 40)	/* 1 TiB */
 
 struct wfile {
 	char *rel;		/* path below the directory; malloced */
@@ -345,6 +347,38 @@ weights_verify(const struct conf_weights *w, struct weights_stamp *cached,
 	rc = weights_verify_path(w->path, w->sha256, cached, hex_out, e);
 	if (rc < 0)
 		return err_prefix(e, "[weights \"%s\"]", w->name);
+	return rc;
+}
+
+int
+weights_fetch(const struct conf_weights *w,
+    const struct weights_fetch_opts *o, struct weights_stamp *cached,
+    char hex_out[65], char **path_out, struct err *e)
+{
+	struct download_opts d = DOWNLOAD_OPTS_INIT;
+	struct download_result r = DOWNLOAD_RESULT_INIT;
+	int rc;
+
+	hex_out[0] = '\0';
+	*path_out = NULL;
+	if (w->url == NULL)
+		return err_set(e, "[weights \"%s\"]: no url to fetch", w->name);
+	d.cache = o->cache;
+	d.expected_sha256 = w->sha256;
+	d.expected_origin = "config";
+	d.pinned_sha256 = cached && cached->sha256[0] ? cached->sha256 : NULL;
+	d.max_bytes = MAX_DOWNLOAD;
+	d.allow_http = o->allow_http;
+	d.progress = o->progress;
+	d.progress_arg = o->progress_arg;
+	if (fetch_download(w->url, &d, &r, e) < 0)
+		return err_prefix(e, "[weights \"%s\"]", w->name);
+	rc = weights_verify_path(r.path, w->sha256, cached, hex_out, e);
+	if (rc < 0) {
+		download_result_release(&r);
+		return err_prefix(e, "[weights \"%s\"]", w->name);
+	}
+	*path_out = r.path;	/* handed over */
 	return rc;
 }
 

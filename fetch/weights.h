@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http.h"
+
 struct conf_weights;
 struct err;
 
@@ -68,12 +70,33 @@ int weights_verify_path(const char *path, const char *expected,
     struct weights_stamp *cached, char hex_out[65], struct err *e);
 
 /*
- * The same for a [weights] section: its path and sha256.  Weights given
- * by url must be downloaded first and checked with weights_verify_path()
- * on the downloaded file; here they are an error.
+ * The same for a [weights] section given by path: its path and sha256.
+ * Weights given by url are an error here: see weights_fetch().
  */
 int weights_verify(const struct conf_weights *w, struct weights_stamp *cached,
     char hex_out[65], struct err *e);
+
+struct weights_fetch_opts {
+	const char *cache;	/* the cache root (conf's "cache") */
+	int allow_http;		/* plain http, for loopback tests only */
+	http_progress_fn progress;	/* or NULL */
+	void *progress_arg;
+};
+
+#define WEIGHTS_FETCH_OPTS_INIT { NULL, 0, NULL, NULL }
+
+/*
+ * A [weights] section given by url (a single file): downloaded like a
+ * release archive into CACHE/archives/<sha256> (fetch_download: hashed
+ * while streaming, resumed, checked against w->sha256 when set, never
+ * half-written under its name; up to 1 TiB) unless the configured or
+ * pinned hash is already there, then checked with weights_verify_path(),
+ * whose rules and return values apply.  *path_out gets the cached file's
+ * path (malloced; NULL on error) for {weights}.
+ */
+int weights_fetch(const struct conf_weights *w,
+    const struct weights_fetch_opts *o, struct weights_stamp *cached,
+    char hex_out[65], char **path_out, struct err *e);
 
 /* The hash of a file, or of a directory as defined above, without any
  * stamp.  Returns 0 or -1. */

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "conf.h"
 #include "err.h"
+#include "testserver.h"
 #include "weights.h"
 
 /* sha256sum's answer for a file, or the output of a pipeline. */
@@ -259,6 +260,79 @@ test_stamp_text(void)
 	CHECK_STR(b.sha256, "");
 }
 
+/* url weights through the loopback server and the download module. */
+static void
+test_url(void)
+{
+	struct testserver ts;
+	struct conf_weights w;
+	struct weights_fetch_opts o = WEIGHTS_FETCH_OPTS_INIT;
+	struct weights_stamp st = WEIGHTS_STAMP_INIT;
+	struct err e = ERR_INIT;
+	char name[] = "remote", url[256], hex[65], *path = NULL, *want, *other;
+	char cached[128];
+
+	CHECK_INT(check_run("mkdir -p www", NULL), 0);
+	check_write_file("www/model.gguf", "remote weights one\n");
+	want = shell_hash("sha256sum www/model.gguf");
+	if (testserver_start("www", &ts) < 0) {
+		CHECK(0);
+		free(want);
+		return;
+	}
+	snprintf(url, sizeof(url), "%s/files/model.gguf", ts.base);
+	snprintf(cached, sizeof(cached), "wcache/archives/%s", want);
+	memset(&w, 0, sizeof(w));
+	w.name = name;
+	w.url = url;
+	w.sha256 = want;
+	o.cache = "wcache";
+	o.allow_http = 1;
+
+	CHECK_INT(weights_fetch(&w, &o, &st, hex, &path, &e), 1);
+	CHECK_STR(hex, want);
+	CHECK_STR(path, cached);
+	CHECK_STR(st.sha256, want);
+	free(path);
+	/* Cached and stamped: no request, no hashing. */
+	CHECK_INT(weights_fetch(&w, &o, &st, hex, &path, &e), 0);
+	CHECK_STR(path, cached);
+	free(path);
+	CHECK_INT(testserver_count(&ts, "GET /files/model.gguf", NULL), 1);
+	/* weights_verify() itself does not download. */
+	CHECK_INT(weights_verify(&w, &st, hex, &e), -1);
+	CHECK_CONTAINS(e.msg, "come from a url");
+
+	/* The server's file changed: with the configured hash, refused. */
+	check_write_file("www/model.gguf", "remote weights two\n");
+	other = shell_hash("sha256sum www/model.gguf");
+	CHECK_INT(unlink(cached), 0);
+	CHECK_INT(weights_fetch(&w, &o, &st, hex, &path, &e), -1);
+	CHECK(path == NULL);
+	CHECK_CONTAINS(e.msg, "[weights \"remote\"]");
+	CHECK_CONTAINS(e.msg, want);
+	CHECK_CONTAINS(e.msg, other);
+	/* Without one, the pin refuses it. */
+	w.sha256 = NULL;
+	CHECK_INT(weights_fetch(&w, &o, &st, hex, &path, &e), -1);
+	CHECK_CONTAINS(e.msg, want);
+	CHECK_CONTAINS(e.msg, other);
+	CHECK_STR(st.sha256, want);
+
+	/* Plain http only where allowed; a missing file is an error. */
+	o.allow_http = 0;
+	CHECK_INT(weights_fetch(&w, &o, &st, hex, &path, &e), -1);
+	CHECK_CONTAINS(e.msg, "[weights \"remote\"]");
+	CHECK(path == NULL);
+	o.allow_http = 1;
+	snprintf(url, sizeof(url), "%s/files/missing.gguf", ts.base);
+	CHECK_INT(weights_fetch(&w, &o, NULL, hex, &path, &e), -1);
+	CHECK_CONTAINS(e.msg, "404");
+	testserver_stop(&ts);
+	free(want);
+	free(other);
+}
+
 int
 main(void)
 {
@@ -266,6 +340,7 @@ main(void)
 	test_file();
 	test_directory();
 	test_conf_weights();
+	test_url();
 	test_stamp_text();
 	return check_done();
 }

@@ -1,0 +1,165 @@
+/*
+ * bisect.h: the bisection of an ordered release range as a pure state
+ * machine.  Given every sample stored so far, bisect_next() returns the
+ * one next thing to do (measure a release, confirm a boundary pair) or
+ * the verdict.  It keeps no state between calls: the next action is a
+ * function of the stored samples alone, so a bisect interrupted anywhere
+ * resumes by calling it again, and samples already stored are reused.
+ *
+ * The driver's loop: call bisect_next(); on MEASURE or CONFIRM run only
+ * the missing repetitions, store them, call again; on DONE report.
+ * docs/statistics.md explains the decisions and their error rates.
+ */
+#ifndef BISECTD_BISECT_H
+#define BISECTD_BISECT_H
+
+#include <stddef.h>
+
+#include "fit.h"
+#include "stats.h"
+
+#define BISECT_MAX_CELLS FIT_MAX_CELLS
+
+/* The metric a bisect follows; every metric is read as a cost (ns). */
+enum bisect_metric_kind {
+	BISECT_METRIC_PER_TOKEN,	/* the fit's slope */
+	BISECT_METRIC_FIXED,		/* the fit's intercept */
+	BISECT_METRIC_PP,		/* mean time of prompt length n (ppN) */
+	BISECT_METRIC_TG		/* mean time of gen length n (tgN) */
+};
+
+struct bisect_metric {
+	enum bisect_metric_kind kind;
+	int n;			/* the length for PP and TG */
+};
+
+struct bisect_sample {
+	double time_ns;
+	int confirm;		/* 1: taken in a boundary confirmation */
+};
+
+/* One cell's samples in the order they were stored (not owned). */
+struct bisect_cell {
+	const struct bisect_sample *samples;
+	size_t n;
+};
+
+struct bisect_release {
+	int skipped;	/* could not be downloaded, unpacked or run */
+	struct bisect_cell cells[BISECT_MAX_CELLS];	/* [i]: lengths[i] */
+};
+
+struct bisect_params {
+	struct bisect_metric metric;
+	double threshold;	/* smallest relative change that counts: 0.20 */
+	/*
+	 * The cells measured on every probe.  PER_TOKEN and FIXED: the fit
+	 * lengths (two or more prompt lengths).  PP: prompt lengths that
+	 * include metric.n.  TG: the single gen length metric.n.  With two
+	 * or more prompt lengths the verdict also carries the fit's deltas
+	 * and the kind of change.
+	 */
+	int lengths[BISECT_MAX_CELLS];
+	size_t nlengths;
+	int reps_initial;	/* first measurement of a release: 5 */
+	int reps_cap;		/* the ladder doubles up to this: 80 */
+	int all;		/* find every change point, not only one */
+};
+
+enum bisect_action_kind {
+	BISECT_MEASURE,		/* measure release to reps samples per cell */
+	BISECT_CONFIRM,		/* re-measure good and bad interleaved */
+	BISECT_DONE		/* the verdict is filled in */
+};
+
+struct bisect_action {
+	enum bisect_action_kind kind;
+	/* MEASURE: the total of search samples (confirm = 0) wanted in
+	 * every cell; the driver runs only the missing ones. */
+	size_t release;
+	/* CONFIRM: the pair, and the total of confirmation samples
+	 * (confirm = 1) wanted in every cell of each, taken A B A B. */
+	size_t good, bad;
+	int reps;
+	const char *error;	/* static message when bisect_next() fails */
+};
+
+enum bisect_status {
+	BISECT_NO_REGRESSION,
+	BISECT_REGRESSION,	/* also when the culprit is a range */
+	BISECT_UNKNOWN		/* inconclusive, or did not confirm */
+};
+
+/* One change point: the pair of adjacent measured releases around it. */
+struct bisect_change {
+	size_t last_good, first_bad;	/* release indices */
+	/* The releases that may be the first bad one: the skipped releases
+	 * between last_good and first_bad, then first_bad; ascending. */
+	size_t *candidates;		/* malloced */
+	size_t ncandidates;
+	int confirmed;
+	struct estimate metric_rel;	/* first_bad / last_good - 1, search samples */
+	struct estimate confirm_rel;	/* the same from confirmation samples;
+					   value NAN when none were taken */
+	/* From every sample of the pair; has_fit is 0 for a TG metric or a
+	 * single prompt length, and the fields below are then unset. */
+	int has_fit;
+	enum change_kind kind;
+	struct estimate per_token_delta_ns;
+	struct estimate fixed_delta_ns;
+	struct length_ratio ratios[BISECT_MAX_CELLS];
+	size_t nratios;
+	enum ratio_trend trend;
+};
+
+struct bisect_verdict {
+	enum bisect_status status;
+	const char *reason;		/* static, one line */
+	struct estimate endpoints_rel;	/* BAD / GOOD - 1 on the metric */
+	/* Every change point found, ascending; without `all` at most one. */
+	struct bisect_change *changes;	/* malloced */
+	size_t nchanges;
+	size_t main;	/* changes[main] is the one the verdict names: the
+			   largest confirmed change (or the first one) */
+	/* Where an inconclusive comparison stopped the search (the first
+	 * such range in `all` mode): releases lo..hi, the probe inside or
+	 * SIZE_MAX when it was the endpoints themselves, and the change
+	 * measured between lo and hi. */
+	int has_unknown;
+	size_t unknown_lo, unknown_hi, unknown_probe;
+	struct estimate unknown_rel;
+};
+
+/* Defaults: per-token, 20%, reps 5 up to 80, no lengths, not `all`. */
+void bisect_params_init(struct bisect_params *p);
+
+/*
+ * Decide the next action for releases[0..n-1], ordered oldest first,
+ * releases[0] the known-good end and releases[n-1] the bad end.
+ * Samples beyond the last full step of the repetition ladder
+ * (5, 10, 20, 40, 80) are ignored until the step is complete, so a
+ * measurement interrupted half-way gives the same action again.
+ * On DONE *v is filled and the caller frees it with
+ * bisect_verdict_release(); otherwise *v is left empty (releasing it is
+ * harmless).  Returns 0, or -1 with act->error set when the parameters
+ * are invalid, n < 2, an endpoint is skipped, or memory runs out.
+ */
+int bisect_next(const struct bisect_release *releases, size_t n,
+    const struct bisect_params *p, struct bisect_action *act,
+    struct bisect_verdict *v);
+
+void bisect_verdict_release(struct bisect_verdict *v);
+
+/* The report's words: "regression", "no-regression", "unknown". */
+const char *bisect_status_name(enum bisect_status s);
+
+/*
+ * The metric of one release as a cost estimate (ns) from the first
+ * count samples of each cell whose confirm flag equals confirm.
+ * Returns 0, or -1 when a cell has fewer samples or the fit fails.
+ */
+int bisect_metric_estimate(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t count,
+    struct estimate *out);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * stats.c: cell summaries, Student's t (through the regularized
+ * incomplete beta function), estimates and their intervals, and the
+ * comparison outcome.  See stats.h.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The median needs a sorted copy; cells are small (reps, or an engine's
+ * own samples), so a bounded stack copy covers them and larger ones fall
+ * back to the heap.
+ */
+static int
+median_of(const double *x, size_t n, double *out)
+{
+	double stack[256], *v = stack;
+
+	if (n > sizeof(stack) / sizeof(stack[0])) {
+		v = malloc(n * sizeof(*v));
+		if (v == NULL)
+			return -1;
+	}
+	memcpy(v, x, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	*out = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (v != stack)
+		free(v);
+	return 0;
+}
+
+int
+stats_cell(const double *x, size_t n, struct cell_stats *out)
+{
+	struct cell_stats c;
+	double sum = 0, ss = 0;
+
+	if (n == 0)
+		return -1;
+	c.n = n;
+	c.min = c.max = x[0];
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return -1;
+		sum += x[i];
+		if (x[i] < c.min)
+			c.min = x[i];
+		if (x[i] > c.max)
+			c.max = x[i];
+	}
+	c.mean = sum / (double)n;
+	/* Two passes: the deviations are small next to the mean (a few % of
+	 * a time in ns), where the one-pass formula loses them. */
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - c.mean) * (x[i] - c.mean);
+	c.sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+	c.cv = c.mean != 0 ? c.sd / fabs(c.mean) : 0;
+	c.se = n > 1 ? c.sd / sqrt((double)n) : INFINITY;
+	if (median_of(x, n, &c.median) < 0)
+		return -1;
+	*out = c;
+	return 0;
+}
+
+/*
+ * The continued fraction of the regularized incomplete beta function
+ * I_x(a, b), evaluated with the modified Lentz method; it converges fast
+ * for x < (a + 1) / (a + b + 2), and the caller uses the symmetry
+ * I_x(a, b) = 1 - I_{1-x}(b, a) elsewhere.
+ */
+static double
+beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d, h;
+
+	d = 1 - (a + b) * x / (a + 1);
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	h = d;
+	for (int m = 1; m <= 400; m++) {
+		double even, odd, step;
+
+		even = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1 + even * d;
+		c = 1 + even / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		h *= d * c;
+
+		odd = -(a + m) * (a + b + m) * x /
+		    ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + odd * d;
+		c = 1 + odd / c;
+		d = fabs(d) < tiny ? 1 / tiny : 1 / d;
+		if (fabs(c) < tiny)
+			c = tiny;
+		step = d * c;
+		h *= step;
+		if (fabs(step - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+static double
+beta_regularized(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) +
+	    a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+double
+stats_t_cdf(double t, double df)
+{
+	double tail;
+
+	if (!(df > 0) || isnan(t))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	tail = 0.5 * beta_regularized(df / 2, 0.5, df / (df + t * t));
+	return t > 0 ? 1 - tail : tail;
+}
+
+static double
+t_pdf(double t, double df)
+{
+	return exp(lgamma((df + 1) / 2) - lgamma(df / 2) -
+	    (df + 1) / 2 * log1p(t * t / df)) / sqrt(df * M_PI);
+}
+
+/*
+ * A rough normal quantile for p >= 0.5 (Abramowitz & Stegun 26.2.23,
+ * error below 5e-4), only a starting point for Newton's method.
+ */
+static double
+normal_quantile_rough(double p)
+{
+	double q = 1 - p, w;
+
+	if (q >= 0.5)
+		return 0;
+	w = sqrt(-2 * log(q));
+	return w - (2.515517 + 0.802853 * w + 0.010328 * w * w) /
+	    (1 + 1.432788 * w + 0.189269 * w * w + 0.001308 * w * w * w);
+}
+
+double
+stats_t_quantile(double p, double df)
+{
+	double lo = 0, hi = 1, t, z;
+
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, df);
+	if (p == 0.5)
+		return 0;
+	while (stats_t_cdf(hi, df) < p) {
+		lo = hi;
+		hi *= 2;
+		if (hi > 1e300)
+			return INFINITY;
+	}
+	/* Cornish-Fisher's first correction moves the normal quantile
+	 * toward t's heavier tail; Newton steps that leave the bracket
+	 * [lo, hi] are replaced by bisection, so convergence is certain. */
+	z = normal_quantile_rough(p);
+	t = z + (z * z * z + z) / (4 * df);
+	if (!(t > lo && t < hi))
+		t = (lo + hi) / 2;
+	for (int i = 0; i < 200; i++) {
+		double f = stats_t_cdf(t, df) - p, next;
+
+		if (f > 0)
+			hi = t;
+		else
+			lo = t;
+		next = t - f / t_pdf(t, df);
+		if (!(next > lo && next < hi))
+			next = (lo + hi) / 2;
+		if (fabs(next - t) <= 1e-12 * fmax(1, fabs(t)) ||
+		    hi - lo <= 1e-13 * fmax(1, hi))
+			return next;
+		t = next;
+	}
+	return t;
+}
+
+double
+stats_welch_df(const double *var, const double *df, size_t k)
+{
+	double num = 0, den = 0, dfsum = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		num += var[i];
+		dfsum += df[i];
+		if (var[i] > 0)
+			den += var[i] * var[i] / df[i];
+	}
+	if (num == 0 || den == 0)
+		return dfsum > 0 ? dfsum : 1;
+	return num * num / den;
+}
+
+void
+stats_interval(struct estimate *e)
+{
+	double half;
+
+	if (!isfinite(e->se)) {
+		e->lo = -INFINITY;
+		e->hi = INFINITY;
+		return;
+	}
+	half = e->se == 0 ? 0 :
+	    stats_t_quantile(0.5 + STATS_LEVEL / 2, e->df) * e->se;
+	e->lo = e->value - half;
+	e->hi = e->value + half;
+}
+
+void
+stats_mean_estimate(const struct cell_stats *c, struct estimate *out)
+{
+	out->value = c->mean;
+	out->se = c->se;
+	out->df = c->n > 1 ? (double)(c->n - 1) : 1;
+	stats_interval(out);
+}
+
+void
+stats_diff(const struct estimate *b, const struct estimate *a,
+    struct estimate *out)
+{
+	double var[2] = { a->se * a->se, b->se * b->se };
+	double df[2] = { a->df, b->df };
+
+	out->value = b->value - a->value;
+	out->se = sqrt(var[0] + var[1]);
+	out->df = isfinite(out->se) ? stats_welch_df(var, df, 2) : 1;
+	stats_interval(out);
+}
+
+int
+stats_rel_change(const struct estimate *b, const struct estimate *a,
+    struct estimate *out)
+{
+	double ra, rb, var[2], df[2] = { a->df, b->df };
+
+	if (a->value == 0)
+		return -1;
+	ra = a->se / a->value;
+	rb = b->value != 0 ? b->se / b->value : 0;
+	var[0] = ra * ra;
+	var[1] = rb * rb;
+	out->value = (b->value - a->value) / fabs(a->value);
+	if (a->value > 0 && b->value > 0) {
+		/* On the log scale the spread does not shrink with the
+		 * ratio itself, and the interval is skewed as a ratio's is:
+		 * an underestimated ratio no longer gets a narrow interval. */
+		double l = log(b->value / a->value), half;
+
+		out->se = sqrt(var[0] + var[1]);
+		out->df = isfinite(out->se) ? stats_welch_df(var, df, 2) : 1;
+		if (!isfinite(out->se)) {
+			out->lo = -INFINITY;
+			out->hi = INFINITY;
+			return 0;
+		}
+		half = out->se == 0 ? 0 :
+		    stats_t_quantile(0.5 + STATS_LEVEL / 2, out->df) * out->se;
+		out->lo = exp(l - half) - 1;
+		out->hi = exp(l + half) - 1;
+		out->se *= b->value / a->value;
+		return 0;
+	}
+	if (b->value == 0)	/* b/a = 0: only b's own spread, over |a| */
+		out->se = sqrt(b->se * b->se / (a->value * a->value) +
+		    var[0]);
+	else
+		out->se = fabs(b->value / a->value) * sqrt(var[0] + var[1]);
+	out->df = isfinite(out->se) ? stats_welch_df(var, df, 2) : 1;
+	stats_interval(out);
+	return 0;
+}
+
+enum outcome
+stats_outcome(const struct estimate *rel, double threshold)
+{
+	if (rel->hi < threshold / 2)
+		return OUTCOME_SAME;
+	if (rel->lo > threshold / 2)
+		return OUTCOME_DIFFERENT;
+	return OUTCOME_UNKNOWN;
+}
+
+int
+stats_throughput(int tokens, const struct cell_stats *time_ns,
+    struct throughput *out)
+{
+	struct estimate m;
+
+	if (tokens <= 0 || !(time_ns->mean > 0))
+		return -1;
+	stats_mean_estimate(time_ns, &m);
+	out->n = time_ns->n;
+	out->tps = tokens * 1e9 / time_ns->mean;
+	out->cv = time_ns->cv;
+	out->sd = out->tps * time_ns->cv;
+	out->lo = m.hi > 0 && isfinite(m.hi) ? tokens * 1e9 / m.hi : 0;
+	out->hi = m.lo > 0 ? tokens * 1e9 / m.lo : INFINITY;
+	return 0;
+}
+
+const char *
+stats_outcome_name(enum outcome o)
+{
+	switch (o) {
+	case OUTCOME_SAME:
+		return "same";
+	case OUTCOME_DIFFERENT:
+		return "different";
+	case OUTCOME_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}

@@ -1,0 +1,124 @@
+/*
+ * stats.h: the statistics every figure carries: per-cell summaries, the
+ * Student-t distribution, estimates with intervals, throughput, and the
+ * three-way comparison outcome (same, different, unknown) the bisection
+ * decides on.  Pure functions over arrays; no I/O, no allocation.
+ *
+ * Times are nanoseconds.  An estimate whose spread cannot be known (a
+ * cell with a single sample) has se = INFINITY and an infinite interval,
+ * so that it can never decide a comparison.
+ */
+#ifndef BISECTD_STATS_H
+#define BISECTD_STATS_H
+
+#include <stddef.h>
+
+/* The confidence level of every interval the analysis reports. */
+#define STATS_LEVEL 0.95
+
+/* One matrix cell's samples, summarised. */
+struct cell_stats {
+	size_t n;
+	double mean;
+	double sd;		/* sample standard deviation (n - 1); 0 when n == 1 */
+	double cv;		/* sd / |mean|; 0 when mean is 0 */
+	double min, max;
+	double median;
+	double se;		/* sd / sqrt(n); INFINITY when n == 1 */
+};
+
+/*
+ * A figure with its uncertainty: value, standard error, the degrees of
+ * freedom of its t distribution, and the STATS_LEVEL interval [lo, hi].
+ */
+struct estimate {
+	double value;
+	double se;		/* INFINITY: unknown spread */
+	double df;		/* > 0; may be fractional (Welch) */
+	double lo, hi;
+};
+
+/* The outcome of comparing two releases on one metric (after Pinpoint). */
+enum outcome {
+	OUTCOME_SAME,		/* confidently no change that matters */
+	OUTCOME_DIFFERENT,	/* confidently a change in the asked direction */
+	OUTCOME_UNKNOWN		/* neither: more samples needed */
+};
+
+/* Prefill or decode throughput derived from a cell's times. */
+struct throughput {
+	size_t n;
+	double tps;		/* tokens / mean time */
+	double sd;		/* spread of tps, by the delta method: tps * cv */
+	double cv;		/* equals the times' cv */
+	double lo, hi;		/* tokens / the time interval's ends */
+};
+
+/*
+ * Summarise n samples x[0..n-1].  Returns 0, or -1 when n is 0 or a
+ * sample is not finite (out is left untouched then).
+ */
+int stats_cell(const double *x, size_t n, struct cell_stats *out);
+
+/* P(T <= t) for Student's t with df > 0 degrees of freedom (NAN if df <= 0). */
+double stats_t_cdf(double t, double df);
+
+/*
+ * The p-quantile of Student's t with df > 0 (fractional allowed): the t
+ * with P(T <= t) = p, accurate to about 1e-9.  NAN when p is outside
+ * (0, 1) or df <= 0.
+ */
+double stats_t_quantile(double p, double df);
+
+/*
+ * Welch-Satterthwaite degrees of freedom of a sum of k independent terms,
+ * term i having variance var[i] with df[i] degrees of freedom:
+ * (sum var)^2 / sum(var^2 / df).  When every variance is 0 the result is
+ * sum(df), so a noiseless figure keeps a finite df.
+ */
+double stats_welch_df(const double *var, const double *df, size_t k);
+
+/* The mean of a cell as an estimate (df = n - 1, or 1 with se INFINITY). */
+void stats_mean_estimate(const struct cell_stats *c, struct estimate *out);
+
+/* Fill e->lo and e->hi from value, se and df at STATS_LEVEL. */
+void stats_interval(struct estimate *e);
+
+/* b - a for independent estimates; Welch-Satterthwaite df. */
+void stats_diff(const struct estimate *b, const struct estimate *a,
+    struct estimate *out);
+
+/*
+ * The relative change b / a - 1 of independent estimates, by the delta
+ * method: se = |b/a| * sqrt((se_a/a)^2 + (se_b/b)^2), Welch df over the two
+ * relative variances.  a's sign is taken as the reference: a negative
+ * reference (an intercept below zero) divides by |a|.  Returns -1 when a
+ * is 0 (no relative change exists), else 0.
+ */
+int stats_rel_change(const struct estimate *b, const struct estimate *a,
+    struct estimate *out);
+
+/*
+ * The three-way outcome on a relative change of a cost (positive =
+ * slower) against threshold (a fraction, 0.20 for 20%):
+ *   DIFFERENT  the interval lies wholly above threshold / 2;
+ *   SAME       the interval lies wholly below threshold (no change of
+ *              threshold size can be there);
+ *   UNKNOWN    otherwise.
+ * SAME is tested first, so a change known to lie between threshold / 2
+ * and threshold counts as SAME: real but below what was asked for.
+ * docs/statistics.md explains the bands and what they cost.
+ */
+enum outcome stats_outcome(const struct estimate *rel, double threshold);
+
+/*
+ * Throughput of a cell of times (ns) for tokens tokens.  Returns 0, or -1
+ * when tokens <= 0 or the mean time is not positive.
+ */
+int stats_throughput(int tokens, const struct cell_stats *time_ns,
+    struct throughput *out);
+
+/* Name of an outcome: "same", "different", "unknown". */
+const char *stats_outcome_name(enum outcome o);
+
+#endif

@@ -1,0 +1,682 @@
+/*
+ * test_bisect.c: the bisection state machine driven to its verdict on
+ * synthetic releases (t = fixed + per_token * n, seeded noise that depends
+ * only on the release, cell and repetition, as a real store's samples
+ * would): the seed's BaseRT story, `all` mode, skipped releases, an A/A
+ * range, resuming from every stored state, reuse of stored samples,
+ * confirmation, inconclusive probes, the metrics, and invalid input.
+ */
+#include <math.h>
+#include <stdint.h>
+
+#include "bisect.h"
+#include "check.h"
+
+#define MS 1e6
+#define MAXREL 16
+#define MAXSMP 400
+#define MAXACT 200
+
+struct truth {
+	double fixed_ms, per_token_ms;
+};
+
+/* A world: the true line of each release and the noise. */
+struct world {
+	size_t n;
+	struct truth t[MAXREL];
+	double cv;
+	uint64_t seed;
+	int skipped[MAXREL];
+	int decode;		/* the cells are tgN: time = per_token * n */
+	/* a confirmation of this pair sees the good release's figures on
+	 * both sides (drift, or a boundary that was never real) */
+	size_t fake_bad;
+};
+
+struct store {
+	struct bisect_release rel[MAXREL];
+	struct bisect_sample smp[MAXREL][2][MAXSMP];
+	size_t runs;
+};
+
+struct run {
+	struct bisect_action act[MAXACT];
+	size_t nact;
+	struct bisect_verdict v;
+};
+
+static uint64_t
+mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static double
+sample(const struct world *w, size_t rel, int len, int confirm, size_t k)
+{
+	uint64_t h = mix(w->seed ^ mix(rel * 131 + (uint64_t)len * 7 +
+	    (uint64_t)confirm * 3 + k * 1009));
+	double u1 = ((double)(h >> 11) + 0.5) / 0x1p53;
+	double u2 = (double)(mix(h) >> 11) / 0x1p53;
+	double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+	const struct truth *t = &w->t[rel];
+	double ms = w->decode ? t->per_token_ms * len :
+	    t->fixed_ms + t->per_token_ms * len;
+
+	return ms * MS * (1 + w->cv * z);
+}
+
+static void
+store_init(struct store *s, const struct world *w)
+{
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; i < w->n; i++) {
+		s->rel[i].skipped = w->skipped[i];
+		for (int c = 0; c < 2; c++)
+			s->rel[i].cells[c].samples = s->smp[i][c];
+	}
+}
+
+static size_t
+count(const struct bisect_cell *c, int confirm)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		k += c->samples[i].confirm == confirm;
+	return k;
+}
+
+/* Bring release rel's cells up to upto samples with the flag; stop
+ * after budget new samples (an interruption half-way). */
+static void
+add(struct store *s, const struct world *w, const struct bisect_params *p,
+    size_t rel, int confirm, size_t upto, size_t *budget)
+{
+	size_t src = confirm && rel == w->fake_bad ? rel - 1 : rel;
+
+	for (size_t c = 0; c < p->nlengths; c++) {
+		struct bisect_cell *cell = &s->rel[rel].cells[c];
+
+		for (size_t k = count(cell, confirm); k < upto; k++) {
+			if (budget && *budget == 0)
+				return;
+			if (budget)
+				(*budget)--;
+			s->smp[rel][c][cell->n].time_ns =
+			    sample(w, src, p->lengths[c], confirm, k);
+			s->smp[rel][c][cell->n].confirm = confirm;
+			cell->n++;
+			s->runs++;
+		}
+	}
+}
+
+static void
+execute(struct store *s, const struct world *w, const struct bisect_params *p,
+    const struct bisect_action *a, size_t *budget)
+{
+	if (a->kind == BISECT_MEASURE) {
+		add(s, w, p, a->release, 0, (size_t)a->reps, budget);
+		return;
+	}
+	for (size_t k = 1; k <= (size_t)a->reps; k++) {
+		add(s, w, p, a->good, 1, k, budget);
+		add(s, w, p, a->bad, 1, k, budget);
+	}
+}
+
+/* Drive a bisect from the store's state to its verdict. */
+static int
+drive(struct store *s, const struct world *w, const struct bisect_params *p,
+    struct run *r)
+{
+	r->nact = 0;
+	for (;;) {
+		struct bisect_action a;
+
+		if (bisect_next(s->rel, w->n, p, &a, &r->v) < 0) {
+			fprintf(stderr, "bisect_next: %s\n", a.error);
+			return -1;
+		}
+		if (a.kind == BISECT_DONE)
+			return 0;
+		if (r->nact == MAXACT)
+			return -1;
+		r->act[r->nact++] = a;
+		execute(s, w, p, &a, NULL);
+	}
+}
+
+/* A bisect from an empty store. */
+static int
+fresh_run(struct store *s, const struct world *w,
+    const struct bisect_params *p, struct run *r)
+{
+	store_init(s, w);
+	return drive(s, w, p, r);
+}
+
+static int
+same_action(const struct bisect_action *a, const struct bisect_action *b)
+{
+	return a->kind == b->kind && a->reps == b->reps &&
+	    (a->kind == BISECT_MEASURE ? a->release == b->release :
+	    a->good == b->good && a->bad == b->bad);
+}
+
+static void
+world_init(struct world *w, size_t n, double cv, uint64_t seed)
+{
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->cv = cv;
+	w->seed = seed;
+	w->fake_bad = SIZE_MAX;
+}
+
+/* The seed's seven releases 0.2.0 .. 0.2.6. */
+static void
+basert(struct world *w, double cv)
+{
+	static const struct truth t[7] = {
+		{ 165, 0.92 }, { 165, 0.97 }, { 165, 0.97 }, { 165, 0.97 },
+		{ 159, 3.28 }, { 159, 3.28 }, { 159, 3.28 },
+	};
+
+	world_init(w, 7, cv, 42);
+	memcpy(w->t, t, sizeof(t));
+}
+
+static void
+params(struct bisect_params *p)
+{
+	bisect_params_init(p);
+	p->nlengths = 2;
+	p->lengths[0] = 512;
+	p->lengths[1] = 2048;
+}
+
+static size_t
+measured(const struct store *s, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += s->rel[i].cells[0].n > 0;
+	return k;
+}
+
+static void
+test_basert(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	const struct bisect_change *c;
+
+	basert(&w, 0.02);
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_STR(bisect_status_name(r.v.status), "regression");
+	CHECK_INT(r.v.nchanges, 1);
+	c = &r.v.changes[r.v.main];
+	CHECK_INT(c->last_good, 3);
+	CHECK_INT(c->first_bad, 4);
+	CHECK_INT(c->ncandidates, 1);
+	CHECK_INT(c->candidates[0], 4);
+	CHECK_INT(c->confirmed, 1);
+	CHECK(c->confirm_rel.lo > 0);
+	CHECK_INT(c->has_fit, 1);
+	CHECK_INT(c->kind, KIND_PER_TOKEN);
+	CHECK_NEAR(c->per_token_delta_ns.value / MS, 3.28 - 0.97, 0.15);
+	CHECK(c->per_token_delta_ns.lo > 0 &&
+	    c->per_token_delta_ns.lo < c->per_token_delta_ns.hi);
+	CHECK_NEAR(c->fixed_delta_ns.value / MS, -6, 40);
+	CHECK_NEAR(c->metric_rel.value, 3.28 / 0.97 - 1, 0.25);
+	CHECK_INT(c->nratios, 2);
+	CHECK_INT(c->ratios[0].tokens, 512);
+	CHECK_NEAR(c->ratios[0].ratio.value,
+	    (159 + 3.28 * 512) / (165 + 0.97 * 512), 0.25);
+	CHECK_NEAR(c->ratios[1].ratio.value,
+	    (159 + 3.28 * 2048) / (165 + 0.97 * 2048), 0.25);
+	CHECK_INT(c->trend, TREND_RISING);
+	CHECK_NEAR(r.v.endpoints_rel.value, 3.28 / 0.92 - 1, 0.15);
+	/* endpoints, two probes at most for 5 inner releases */
+	CHECK(measured(&s, w.n) <= 5);
+	/* the first two actions measure the endpoints, good first */
+	CHECK_INT(r.act[0].kind, BISECT_MEASURE);
+	CHECK_INT(r.act[0].release, 0);
+	CHECK_INT(r.act[0].reps, 5);
+	CHECK_INT(r.act[1].release, 6);
+	/* the last one confirms the boundary pair */
+	CHECK_INT(r.act[r.nact - 1].kind, BISECT_CONFIRM);
+	CHECK_INT(r.act[r.nact - 1].good, 3);
+	CHECK_INT(r.act[r.nact - 1].bad, 4);
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_basert_all(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+
+	basert(&w, 0.005);
+	params(&p);
+	p.all = 1;
+	p.threshold = 0.03;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.nchanges, 2);
+	if (r.v.nchanges == 2) {
+		CHECK_INT(r.v.changes[0].last_good, 0);
+		CHECK_INT(r.v.changes[0].first_bad, 1);
+		CHECK_INT(r.v.changes[0].confirmed, 1);
+		CHECK_INT(r.v.changes[0].kind, KIND_PER_TOKEN);
+		CHECK_NEAR(r.v.changes[0].per_token_delta_ns.value / MS, 0.05,
+		    0.02);
+		CHECK_INT(r.v.changes[1].last_good, 3);
+		CHECK_INT(r.v.changes[1].first_bad, 4);
+		CHECK_INT(r.v.changes[1].confirmed, 1);
+		CHECK_INT(r.v.main, 1);	/* the largest change */
+	}
+	bisect_verdict_release(&r.v);
+
+	/* the same story at 20%: only the large step, even with `all` */
+	p.threshold = 0.2;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.nchanges, 1);
+	CHECK_INT(r.v.changes[0].first_bad, 4);
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_skipped(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	const struct bisect_change *c;
+
+	/* 0.2.4 cannot be run: the culprit is 0.2.4 or 0.2.5 */
+	basert(&w, 0.02);
+	w.skipped[4] = 1;
+	w.skipped[2] = 1;
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	c = &r.v.changes[r.v.main];
+	CHECK_INT(c->last_good, 3);
+	CHECK_INT(c->first_bad, 5);
+	CHECK_INT(c->ncandidates, 2);
+	CHECK_INT(c->candidates[0], 4);
+	CHECK_INT(c->candidates[1], 5);
+	CHECK_INT(c->confirmed, 1);
+	/* nothing was ever asked of a skipped release */
+	for (size_t i = 0; i < r.nact; i++)
+		CHECK(r.act[i].kind != BISECT_MEASURE ||
+		    !w.skipped[r.act[i].release]);
+	CHECK_INT(s.rel[4].cells[0].n + s.rel[2].cells[0].n, 0);
+	bisect_verdict_release(&r.v);
+
+	/* every inner release skipped: the whole range is the candidate */
+	for (size_t i = 1; i < 6; i++)
+		w.skipped[i] = 1;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	c = &r.v.changes[r.v.main];
+	CHECK_INT(c->last_good, 0);
+	CHECK_INT(c->first_bad, 6);
+	CHECK_INT(c->ncandidates, 6);
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_aa(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+
+	basert(&w, 0.03);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, 0.92 };
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_NO_REGRESSION);
+	CHECK_STR(bisect_status_name(r.v.status), "no-regression");
+	CHECK_INT(r.v.nchanges, 0);
+	CHECK(r.v.endpoints_rel.hi < 0.1);	/* the numbers come along */
+	CHECK_INT(measured(&s, w.n), 2);	/* the endpoints only */
+	CHECK(r.v.reason != NULL);
+	bisect_verdict_release(&r.v);
+
+	/* two releases, both the same one */
+	w.n = 2;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_NO_REGRESSION);
+	bisect_verdict_release(&r.v);
+
+	/* an improvement is not a regression */
+	basert(&w, 0.02);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[w.n - 1 - i] = (struct truth){ 165, i < 3 ? 0.92 : 3.28 };
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_NO_REGRESSION);
+	bisect_verdict_release(&r.v);
+}
+
+/*
+ * Stop after each action (and half-way through it), start again from
+ * what was stored: the same actions follow and the same verdict ends.
+ */
+static void
+test_resume(void)
+{
+	static struct store s, ref;
+	static struct run full, rest;
+	struct world w;
+	struct bisect_params p;
+	int same = 1, halves = 0;
+
+	basert(&w, 0.06);	/* noisy enough to climb the ladder */
+	params(&p);
+	p.all = 1;
+	p.threshold = 0.1;
+	store_init(&ref, &w);
+	CHECK_INT(drive(&ref, &w, &p, &full), 0);
+	CHECK(full.nact > 8);
+
+	for (size_t k = 0; k <= full.nact; k++) {
+		struct bisect_action a;
+		struct bisect_verdict v;
+
+		/* the state after k actions, and a call from it */
+		store_init(&s, &w);
+		for (size_t i = 0; i < k; i++)
+			execute(&s, &w, &p, &full.act[i], NULL);
+		if (k < full.nact) {
+			/* interrupted half-way through action k: the same
+			 * action is asked for again */
+			size_t budget = (size_t)full.act[k].reps / 2 + 1;
+			static struct store part;
+
+			part = s;
+			for (size_t r = 0; r < w.n; r++)
+				for (int c = 0; c < 2; c++)
+					part.rel[r].cells[c].samples =
+					    part.smp[r][c];
+			execute(&part, &w, &p, &full.act[k], &budget);
+			CHECK_INT(bisect_next(part.rel, w.n, &p, &a, &v), 0);
+			same &= same_action(&a, &full.act[k]);
+			halves++;
+			bisect_verdict_release(&v);
+		}
+		CHECK_INT(drive(&s, &w, &p, &rest), 0);
+		CHECK_INT(rest.nact, full.nact - k);
+		for (size_t i = 0; i < rest.nact && k + i < full.nact; i++)
+			same &= same_action(&rest.act[i], &full.act[k + i]);
+		CHECK_INT(rest.v.status, full.v.status);
+		CHECK_INT(rest.v.nchanges, full.v.nchanges);
+		if (rest.v.nchanges == full.v.nchanges)
+			for (size_t i = 0; i < rest.v.nchanges; i++)
+				CHECK_INT(rest.v.changes[i].first_bad,
+				    full.v.changes[i].first_bad);
+		CHECK_INT(s.runs, ref.runs);
+		bisect_verdict_release(&rest.v);
+	}
+	CHECK(same);
+	CHECK_INT(halves, full.nact);
+	bisect_verdict_release(&full.v);
+}
+
+/* Samples stored before the bisect (a bench run) are used, not redone. */
+static void
+test_reuse(void)
+{
+	static struct store s, fresh;
+	struct world w;
+	struct bisect_params p;
+	struct run r, f;
+	size_t before;
+
+	basert(&w, 0.02);
+	params(&p);
+	store_init(&fresh, &w);
+	CHECK_INT(drive(&fresh, &w, &p, &f), 0);
+
+	store_init(&s, &w);
+	for (size_t i = 0; i < w.n; i++)
+		add(&s, &w, &p, i, 0, 5, NULL);
+	before = s.runs;
+	CHECK_INT(drive(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.changes[r.v.main].first_bad, 4);
+	/* only the confirmation was left to measure */
+	for (size_t i = 0; i < r.nact; i++)
+		CHECK_INT(r.act[i].kind, BISECT_CONFIRM);
+	CHECK_INT(s.runs - before, fresh.runs - 5 * 2 * measured(&fresh, w.n));
+	bisect_verdict_release(&r.v);
+	bisect_verdict_release(&f.v);
+}
+
+static void
+test_fixed_overhead(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	const struct bisect_change *c;
+
+	/* +120 ms of fixed overhead from release 3 on, per-token unchanged */
+	basert(&w, 0.01);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ i < 3 ? 165 : 285, 0.92 };
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_NO_REGRESSION);	/* per-token: none */
+	bisect_verdict_release(&r.v);
+
+	p.metric.kind = BISECT_METRIC_FIXED;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	c = &r.v.changes[r.v.main];
+	CHECK_INT(c->first_bad, 3);
+	CHECK_INT(c->kind, KIND_FIXED_OVERHEAD);
+	CHECK_NEAR(c->fixed_delta_ns.value / MS, 120, 15);
+	CHECK_INT(c->trend, TREND_FALLING);
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_pp_tg(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+
+	basert(&w, 0.02);
+	params(&p);
+	p.metric.kind = BISECT_METRIC_PP;
+	p.metric.n = 512;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.changes[r.v.main].first_bad, 4);
+	CHECK_INT(r.v.changes[r.v.main].has_fit, 1);
+	CHECK_INT(r.v.changes[r.v.main].kind, KIND_PER_TOKEN);
+	bisect_verdict_release(&r.v);
+
+	/* decode: 10.4 ms per token, 30% slower from release 2 on */
+	world_init(&w, 6, 0.02, 7);
+	w.decode = 1;
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 0, i < 2 ? 10.4 : 13.5 };
+	bisect_params_init(&p);
+	p.metric.kind = BISECT_METRIC_TG;
+	p.metric.n = 128;
+	p.nlengths = 1;
+	p.lengths[0] = 128;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.changes[r.v.main].first_bad, 2);
+	CHECK_INT(r.v.changes[r.v.main].has_fit, 0);
+	CHECK_INT(r.v.changes[r.v.main].nratios, 1);
+	CHECK_NEAR(r.v.changes[r.v.main].ratios[0].ratio.value, 13.5 / 10.4,
+	    0.03);
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_not_confirmed(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+
+	basert(&w, 0.02);
+	w.fake_bad = 4;	/* re-measured, 0.2.4 looks like 0.2.3 */
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_UNKNOWN);
+	CHECK_STR(bisect_status_name(r.v.status), "unknown");
+	CHECK_INT(r.v.nchanges, 1);
+	CHECK_INT(r.v.changes[0].first_bad, 4);
+	CHECK_INT(r.v.changes[0].confirmed, 0);
+	CHECK(r.v.changes[0].confirm_rel.hi < 0.1);
+	CHECK_CONTAINS(r.v.reason, "confirm");
+	bisect_verdict_release(&r.v);
+}
+
+/* A probe exactly half-way between good and bad never resolves. */
+static void
+test_probe_unknown(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+
+	world_init(&w, 3, 0.02, 3);
+	w.t[0] = (struct truth){ 165, 0.92 };
+	w.t[1] = (struct truth){ 165, 1.5 };
+	w.t[2] = (struct truth){ 165, 2.08 };
+	params(&p);
+	p.reps_cap = 20;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_UNKNOWN);
+	CHECK_INT(r.v.has_unknown, 1);
+	CHECK_INT(r.v.unknown_probe, 1);
+	CHECK_INT(r.v.unknown_lo, 0);
+	CHECK_INT(r.v.unknown_hi, 2);
+	CHECK(r.v.unknown_rel.lo > 0.5);
+	CHECK_CONTAINS(r.v.reason, "probe");
+	/* the ladder was climbed to the cap on all three, never past it */
+	for (size_t i = 0; i < 3; i++)
+		CHECK_INT(count(&s.rel[i].cells[0], 0), 20);
+	for (size_t i = 0; i < r.nact; i++)
+		CHECK(r.act[i].reps == 5 || r.act[i].reps == 10 ||
+		    r.act[i].reps == 20);
+	bisect_verdict_release(&r.v);
+
+	/* endpoints too noisy to tell apart: unknown at the cap */
+	w.n = 2;
+	w.t[1] = (struct truth){ 165, 0.92 * 1.1 };
+	w.cv = 0.4;
+	p.reps_cap = 10;
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_UNKNOWN);
+	CHECK_INT(r.v.unknown_probe, SIZE_MAX);
+	CHECK_CONTAINS(r.v.reason, "endpoints");
+	bisect_verdict_release(&r.v);
+}
+
+static void
+test_invalid(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct bisect_action a;
+	struct bisect_verdict v;
+
+	basert(&w, 0.02);
+	store_init(&s, &w);
+	params(&p);
+	p.nlengths = 1;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "two or more");
+	params(&p);
+	p.lengths[1] = 512;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "distinct");
+	params(&p);
+	p.metric.kind = BISECT_METRIC_PP;
+	p.metric.n = 128;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "ppN");
+	params(&p);
+	p.metric.kind = BISECT_METRIC_TG;
+	p.metric.n = 128;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	params(&p);
+	p.reps_cap = 4;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "repetitions");
+	params(&p);
+	p.threshold = 0;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	params(&p);
+	CHECK_INT(bisect_next(s.rel, 1, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "two releases");
+	s.rel[6].skipped = 1;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "bad endpoint");
+	s.rel[6].skipped = 0;
+	s.rel[0].skipped = 1;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "good endpoint");
+	s.rel[0].skipped = 0;
+
+	/* a non-finite sample is an error, not a verdict */
+	add(&s, &w, &p, 0, 0, 5, NULL);
+	s.smp[0][1][2].time_ns = NAN;
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), 0);
+	CHECK_INT(a.kind, BISECT_MEASURE);	/* 6 is not measured yet */
+	add(&s, &w, &p, 6, 0, 5, NULL);
+	CHECK_INT(bisect_next(s.rel, w.n, &p, &a, &v), -1);
+	CHECK_CONTAINS(a.error, "finite");
+	bisect_verdict_release(&v);
+}
+
+int
+main(void)
+{
+	check_tmpdir("bisect");
+	test_basert();
+	test_basert_all();
+	test_skipped();
+	test_aa();
+	test_resume();
+	test_reuse();
+	test_fixed_overhead();
+	test_pp_tg();
+	test_not_confirmed();
+	test_probe_unknown();
+	test_invalid();
+	return check_done();
+}

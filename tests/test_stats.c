@@ -1,0 +1,229 @@
+/*
+ * test_stats.c: cell summaries, Student's t against tabled and closed-form
+ * values, estimates and relative changes, the comparison outcome, and
+ * throughput.
+ */
+#include <math.h>
+
+#include "check.h"
+#include "stats.h"
+
+static void
+test_cell(void)
+{
+	double x[] = { 4, 1, 100, 3, 2 };
+	double one[] = { 7 };
+	double bad[] = { 1, NAN };
+	struct cell_stats c;
+
+	CHECK_INT(stats_cell(x, 5, &c), 0);
+	CHECK_INT(c.n, 5);
+	CHECK_NEAR(c.mean, 22, 1e-12);
+	CHECK_NEAR(c.median, 3, 1e-12);
+	CHECK_NEAR(c.min, 1, 0);
+	CHECK_NEAR(c.max, 100, 0);
+	/* deviations -18 -21 78 -19 -20: squares sum to 7610 */
+	CHECK_NEAR(c.sd, sqrt(7610 / 4.0), 1e-9);
+	CHECK_NEAR(c.se, sqrt(7610 / 4.0) / sqrt(5), 1e-9);
+	CHECK_NEAR(c.cv, sqrt(7610 / 4.0) / 22, 1e-12);
+
+	CHECK_INT(stats_cell(x, 4, &c), 0);	/* even count: middle pair */
+	CHECK_NEAR(c.median, 3.5, 1e-12);
+
+	CHECK_INT(stats_cell(one, 1, &c), 0);
+	CHECK_NEAR(c.sd, 0, 0);
+	CHECK(isinf(c.se));
+
+	c.n = 99;
+	CHECK_INT(stats_cell(x, 0, &c), -1);
+	CHECK_INT(stats_cell(bad, 2, &c), -1);
+	CHECK_INT(c.n, 99);	/* untouched on failure */
+}
+
+static void
+test_cell_large(void)
+{
+	/* More samples than the median's stack copy holds. */
+	static double x[1001];
+	struct cell_stats c;
+
+	for (int i = 0; i < 1001; i++)
+		x[i] = (double)((i * 7919) % 1001);	/* a permutation */
+	CHECK_INT(stats_cell(x, 1001, &c), 0);
+	CHECK_NEAR(c.median, 500, 0);
+	CHECK_NEAR(c.mean, 500, 1e-9);
+}
+
+static void
+test_t_quantile(void)
+{
+	/* Tabled two-sided 95% points and a few others. */
+	CHECK_NEAR(stats_t_quantile(0.975, 1), 12.706204736, 1e-6);
+	CHECK_NEAR(stats_t_quantile(0.975, 2), 4.302652730, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.975, 5), 2.570581836, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.975, 10), 2.228138852, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.975, 30), 2.042272456, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.975, 1e7), 1.959963985, 1e-6);
+	CHECK_NEAR(stats_t_quantile(0.95, 3), 2.353363435, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.995, 4), 4.604094871, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.999, 1), 318.3088389, 1e-4);
+	CHECK_NEAR(stats_t_quantile(0.025, 5), -2.570581836, 1e-7);
+	CHECK_NEAR(stats_t_quantile(0.5, 3), 0, 0);
+
+	/* Closed forms: df 1 is Cauchy, df 2 is algebraic. */
+	for (double p = 0.01; p < 1; p += 0.07) {
+		CHECK_NEAR(stats_t_quantile(p, 1), tan(M_PI * (p - 0.5)),
+		    1e-8 * fmax(1, fabs(tan(M_PI * (p - 0.5)))));
+		CHECK_NEAR(stats_t_quantile(p, 2),
+		    (2 * p - 1) / sqrt(2 * p * (1 - p)), 1e-8);
+	}
+
+	/* Fractional df (Welch): the cdf inverts the quantile, and the
+	 * quantile falls between its integer neighbours. */
+	for (double df = 1.3; df < 60; df *= 1.7) {
+		double q = stats_t_quantile(0.975, df);
+
+		CHECK_NEAR(stats_t_cdf(q, df), 0.975, 1e-10);
+		CHECK(q < stats_t_quantile(0.975, floor(df)));
+		CHECK(q > stats_t_quantile(0.975, ceil(df)) ||
+		    floor(df) == df);
+	}
+
+	CHECK(isnan(stats_t_quantile(0, 3)));
+	CHECK(isnan(stats_t_quantile(1, 3)));
+	CHECK(isnan(stats_t_quantile(0.9, 0)));
+	CHECK(isnan(stats_t_quantile(0.9, -2)));
+}
+
+static void
+test_t_cdf(void)
+{
+	CHECK_NEAR(stats_t_cdf(0, 4), 0.5, 1e-15);
+	CHECK_NEAR(stats_t_cdf(2.228138852, 10), 0.975, 1e-9);
+	CHECK_NEAR(stats_t_cdf(-2.228138852, 10), 0.025, 1e-9);
+	CHECK_NEAR(stats_t_cdf(1, 1), 0.75, 1e-12);	/* Cauchy */
+	CHECK_NEAR(stats_t_cdf(INFINITY, 3), 1, 0);
+	CHECK(isnan(stats_t_cdf(1, 0)));
+}
+
+static void
+test_welch(void)
+{
+	double var[2] = { 1, 1 }, df[2] = { 4, 4 };
+	double zero[2] = { 0, 0 };
+	double var3[3] = { 2, 0, 1 }, df3[3] = { 4, 9, 2 };
+
+	CHECK_NEAR(stats_welch_df(var, df, 2), 8, 1e-12);
+	CHECK_NEAR(stats_welch_df(zero, df, 2), 8, 1e-12);
+	/* 9 / (4/4 + 1/2) */
+	CHECK_NEAR(stats_welch_df(var3, df3, 3), 6, 1e-12);
+}
+
+static void
+test_estimates(void)
+{
+	struct estimate a = { 100, 3, 4, 0, 0 }, b = { 150, 4, 4, 0, 0 };
+	struct estimate d, r, unknown = { 100, INFINITY, 1, 0, 0 };
+	struct estimate neg = { -20, 1, 9, 0, 0 }, zero = { 0, 1, 9, 0, 0 };
+
+	stats_interval(&a);
+	CHECK_NEAR(a.lo, 100 - stats_t_quantile(0.975, 4) * 3, 1e-9);
+	CHECK_NEAR(a.hi, 100 + stats_t_quantile(0.975, 4) * 3, 1e-9);
+
+	stats_diff(&b, &a, &d);
+	CHECK_NEAR(d.value, 50, 1e-12);
+	CHECK_NEAR(d.se, 5, 1e-12);
+	/* 625 / (81/4 + 256/4) */
+	CHECK_NEAR(d.df, 625 / (81 / 4.0 + 256 / 4.0), 1e-9);
+
+	CHECK_INT(stats_rel_change(&b, &a, &r), 0);
+	CHECK_NEAR(r.value, 0.5, 1e-12);
+	/* log scale: ln 1.5 +- t * sqrt(0.03^2 + (4/150)^2) */
+	{
+		double se = sqrt(0.03 * 0.03 + (4 / 150.0) * (4 / 150.0));
+		double t = stats_t_quantile(0.975, r.df);
+
+		CHECK_NEAR(r.lo, exp(log(1.5) - t * se) - 1, 1e-9);
+		CHECK_NEAR(r.hi, exp(log(1.5) + t * se) - 1, 1e-9);
+		CHECK(r.lo > 0.3 && r.hi < 0.75);
+	}
+
+	/* A negative reference (an intercept below 0): linear, over |a|. */
+	b.value = -10;
+	b.se = 1;
+	b.df = 9;
+	CHECK_INT(stats_rel_change(&b, &neg, &r), 0);
+	CHECK_NEAR(r.value, 0.5, 1e-12);
+	CHECK_NEAR(r.se, 0.5 * sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12);
+	CHECK_NEAR(r.hi - r.lo, 2 * stats_t_quantile(0.975, r.df) * r.se,
+	    1e-9);
+
+	CHECK_INT(stats_rel_change(&b, &zero, &r), -1);
+
+	CHECK_INT(stats_rel_change(&a, &unknown, &r), 0);
+	CHECK(isinf(r.lo) && isinf(r.hi));
+	CHECK_INT(stats_outcome(&r, 0.2), OUTCOME_UNKNOWN);
+}
+
+static void
+test_outcome(void)
+{
+	struct estimate e = { 0, 0, 10, 0, 0 };
+
+	e.lo = 0.11;
+	e.hi = 0.5;
+	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_DIFFERENT);
+	e.lo = 0.09;
+	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_UNKNOWN);
+	e.lo = -0.05;
+	e.hi = 0.09;
+	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_SAME);
+	/* Faster counts as the same: only slowdowns are regressions. */
+	e.lo = -0.9;
+	e.hi = -0.5;
+	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_SAME);
+	e.lo = 0.02;
+	e.hi = 0.04;
+	CHECK_INT(stats_outcome(&e, 0.03), OUTCOME_DIFFERENT);
+	CHECK_STR(stats_outcome_name(OUTCOME_SAME), "same");
+	CHECK_STR(stats_outcome_name(OUTCOME_DIFFERENT), "different");
+	CHECK_STR(stats_outcome_name(OUTCOME_UNKNOWN), "unknown");
+}
+
+static void
+test_throughput(void)
+{
+	/* pp512 of the seed's 0.2.3: 636.4 ms, spread +-2 ms. */
+	double t[] = { 634.4e6, 635.4e6, 636.4e6, 637.4e6, 638.4e6 };
+	struct cell_stats c;
+	struct throughput tp;
+
+	CHECK_INT(stats_cell(t, 5, &c), 0);
+	CHECK_INT(stats_throughput(512, &c, &tp), 0);
+	CHECK_NEAR(tp.tps, 512 / 0.6364, 1e-6);
+	CHECK_NEAR(tp.cv, c.cv, 1e-15);
+	CHECK_NEAR(tp.sd, tp.tps * c.cv, 1e-9);
+	CHECK(tp.lo < tp.tps && tp.tps < tp.hi);
+	CHECK_NEAR(tp.hi, 512e9 / (636.4e6 - stats_t_quantile(0.975, 4) *
+	    c.se), 1e-6);
+	CHECK_INT(tp.n, 5);
+
+	CHECK_INT(stats_throughput(0, &c, &tp), -1);
+	c.mean = 0;
+	CHECK_INT(stats_throughput(512, &c, &tp), -1);
+}
+
+int
+main(void)
+{
+	check_tmpdir("stats");
+	test_cell();
+	test_cell_large();
+	test_t_quantile();
+	test_t_cdf();
+	test_welch();
+	test_estimates();
+	test_outcome();
+	test_throughput();
+	return check_done();
+}

@@ -357,6 +357,39 @@ store_probe_add(struct store *s, int64_t bisect_id, const char *action,
 }
 
 int
+store_probe_skipped(struct store *s, int64_t bisect_id, int64_t **ids,
+    size_t *n, struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	if (store_prepare(s, "SELECT DISTINCT release_id FROM probe WHERE"
+	    " bisect_id = ?1 AND action = 'skip'", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, bisect_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == alloc) {
+			int64_t *v;
+
+			alloc = alloc ? alloc * 2 : 8;
+			if ((v = realloc(*ids, alloc * sizeof(*v))) == NULL) {
+				sqlite3_finalize(st);
+				free(*ids);
+				*ids = NULL;
+				return err_set(e, "out of memory");
+			}
+			*ids = v;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : store_fail(s, e, "read skipped releases");
+}
+
+int
 store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
     const char *status, const char *verdict_json, struct err *e)
 {

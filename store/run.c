@@ -81,6 +81,69 @@ store_machine_ensure(struct store *s, const struct store_machine *m,
 	return find_id(s, st, id, "look up the machine", e);
 }
 
+int
+store_machine_find(struct store *s, const char *hw_key,
+    struct store_machine *m, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	if (store_prepare(s, "SELECT hw_key, cpu_model, cores, mem_bytes, arch,"
+	    " kernel, os, hostname FROM machine WHERE hw_key = ?1"
+	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, hw_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		m->hw_key = store_column_dup(st, 0);
+		m->cpu_model = store_column_dup(st, 1);
+		m->cores = sqlite3_column_int(st, 2);
+		m->mem_bytes = sqlite3_column_int64(st, 3);
+		m->arch = store_column_dup(st, 4);
+		m->kernel = store_column_dup(st, 5);
+		m->os = store_column_dup(st, 6);
+		m->hostname = store_column_dup(st, 7);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "read a machine");
+}
+
+void
+store_machine_release(struct store_machine *m)
+{
+	free(m->hw_key);
+	free(m->cpu_model);
+	free(m->arch);
+	free(m->kernel);
+	free(m->os);
+	free(m->hostname);
+	memset(m, 0, sizeof(*m));
+}
+
+int
+store_weights_latest(struct store *s, const char *name, char **sha,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*sha = NULL;
+	if (store_prepare(s, "SELECT sha256 FROM weights WHERE name = ?1"
+	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*sha = store_column_dup(st, 0);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "read weights");
+}
+
 static void
 bind_blob(sqlite3_stmt *st, int i, const char *p, size_t len)
 {

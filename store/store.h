@@ -119,6 +119,16 @@ struct store_machine {
 int store_machine_ensure(struct store *s, const struct store_machine *m,
     int64_t *id, struct err *e);
 
+/* The newest row of a machine with this hardware identity; 1 if none.
+ * Fields are malloced; free with store_machine_release(). */
+int store_machine_find(struct store *s, const char *hw_key,
+    struct store_machine *out, struct err *e);
+void store_machine_release(struct store_machine *m);
+
+/* The newest weights hash recorded under name; 1 if none (*sha malloced). */
+int store_weights_latest(struct store *s, const char *name, char **sha,
+    struct err *e);
+
 /* --- runs and samples --- */
 
 struct store_sample {
@@ -174,7 +184,6 @@ int store_alert_record(struct store *s, const char *kind, const char *engine,
     const char *dedup_key, const char *summary, const char *body,
     struct err *e);
 
-#endif
 
 /* --- samples for analysis --- */
 
@@ -283,6 +292,10 @@ int store_probe_add(struct store *s, int64_t bisect_id, const char *action,
 int store_probe_count(struct store *s, int64_t bisect_id, int *n,
     struct err *e);
 
+/* The releases the bisect marked skipped (*ids malloced). */
+int store_probe_skipped(struct store *s, int64_t bisect_id, int64_t **ids,
+    size_t *n, struct err *e);
+
 int store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
     const char *status, const char *verdict_json, struct err *e);
 
@@ -290,3 +303,35 @@ int store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
  * (*json malloced). */
 int store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
     const char *bad, const char *metric, char **json, struct err *e);
+
+/* --- the job queue --- */
+
+struct store_job {
+	int64_t id;
+	char *kind;		/* "fetch", "bench", "bisect", "watch" */
+	char *engine;
+	char *args;		/* JSON */
+	int priority;
+	char *state;		/* "queued", "running", "done", "failed",
+				 * "cancelled" */
+	int64_t created, started, finished;	/* 0: not yet */
+	int exit_code;		/* -1: none yet */
+	char *result;		/* or NULL */
+};
+
+/* Queue a job; *id gets its number. */
+int store_job_enqueue(struct store *s, const char *kind, const char *engine,
+    const char *args, int priority, int64_t *id, struct err *e);
+
+struct store_jobs {
+	struct store_job *v;
+	size_t n;
+};
+
+/* Jobs not finished (queued or running) in the order they run, then the
+ * `recent` most recently finished. */
+int store_job_list(struct store *s, int recent, struct store_jobs *out,
+    struct err *e);
+void store_jobs_release(struct store_jobs *j);
+
+#endif

@@ -1,0 +1,103 @@
+/*
+ * job.c: the store's queries over the job queue that bisectctl fills and
+ * the daemon empties.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "err.h"
+#include "store.h"
+#include "store_int.h"
+
+int
+store_job_enqueue(struct store *s, const char *kind, const char *engine,
+    const char *args, int priority, int64_t *id, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, "INSERT INTO job (kind, engine, args, priority,"
+	    " created) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, kind);
+	store_bind_text(st, 2, engine);
+	store_bind_text(st, 3, args);
+	sqlite3_bind_int(st, 4, priority);
+	sqlite3_bind_int64(st, 5, store_now());
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "queue a job");
+}
+
+int
+store_job_list(struct store *s, int recent, struct store_jobs *out,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	if (store_prepare(s, "SELECT id, kind, engine, args, priority, state,"
+	    " created, coalesce(started, 0), coalesce(finished, 0),"
+	    " coalesce(exit_code, -1), result FROM ("
+	    " SELECT *, 0 AS grp FROM job WHERE state IN ('queued', 'running')"
+	    " UNION ALL SELECT * FROM (SELECT *, 1 AS grp FROM job"
+	    " WHERE state NOT IN ('queued', 'running')"
+	    " ORDER BY finished DESC, id DESC LIMIT ?1))"
+	    " ORDER BY grp, state = 'queued', priority DESC, id", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int(st, 1, recent);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_job *j;
+
+		if (out->n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			j = realloc(out->v, alloc * sizeof(*j));
+			if (j == NULL) {
+				sqlite3_finalize(st);
+				store_jobs_release(out);
+				return err_set(e, "out of memory");
+			}
+			out->v = j;
+		}
+		j = &out->v[out->n++];
+		j->id = sqlite3_column_int64(st, 0);
+		j->kind = store_column_dup(st, 1);
+		j->engine = store_column_dup(st, 2);
+		j->args = store_column_dup(st, 3);
+		j->priority = sqlite3_column_int(st, 4);
+		j->state = store_column_dup(st, 5);
+		j->created = sqlite3_column_int64(st, 6);
+		j->started = sqlite3_column_int64(st, 7);
+		j->finished = sqlite3_column_int64(st, 8);
+		j->exit_code = sqlite3_column_int(st, 9);
+		j->result = store_column_dup(st, 10);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_jobs_release(out);
+		return store_fail(s, e, "list jobs");
+	}
+	return 0;
+}
+
+void
+store_jobs_release(struct store_jobs *jobs)
+{
+	for (size_t i = 0; i < jobs->n; i++) {
+		free(jobs->v[i].kind);
+		free(jobs->v[i].engine);
+		free(jobs->v[i].args);
+		free(jobs->v[i].state);
+		free(jobs->v[i].result);
+	}
+	free(jobs->v);
+	jobs->v = NULL;
+	jobs->n = 0;
+}

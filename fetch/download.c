@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "download.h"
 #include "err.h"
 #include "fsutil.h"
@@ -85,18 +86,56 @@ hash_fd(int fd, uint64_t len, struct sha256_ctx *c, const char *path,
 	return 0;
 }
 
-/* The tap: the streamed bytes go into the running hash; a truncation
- * starts it over. */
+/* What the tap needs: the running hash, and where to note the ETag the
+ * partial file's bytes came with. */
+struct tap_state {
+	struct sha256_ctx ctx;
+	const struct http_download_ctl *ctl;
+	const char *etag_path;	/* the sidecar file beside the .part */
+	int etag_noted;		/* the sidecar matches the bytes */
+};
+
+/*
+ * The tap: the streamed bytes go into the running hash; a truncation
+ * starts it over.  Before the first bytes of a body are kept, its ETag is
+ * noted beside the partial file, so a resume after a crash asks If-Range
+ * and a file changed on the server comes whole instead of spliced.
+ */
 static int
 hash_tap(void *arg, const char *data, size_t len)
 {
-	struct sha256_ctx *c = arg;
+	struct tap_state *t = arg;
 
 	if (data == NULL) {
-		sha256_abort(c);
-		return sha256_init(c);
+		t->etag_noted = 0;
+		sha256_abort(&t->ctx);
+		return sha256_init(&t->ctx);
 	}
-	return sha256_update(c, data, len);
+	if (!t->etag_noted) {
+		const char *etag = t->ctl->etag;
+
+		if (etag != NULL) {
+			if (fs_write_atomic(t->etag_path, etag, strlen(etag),
+			    0644, NULL) < 0)
+				return -1;
+		} else
+			unlink(t->etag_path);
+		t->etag_noted = 1;
+	}
+	return sha256_update(&t->ctx, data, len);
+}
+
+/* The ETag noted for a partial file, malloced, or NULL. */
+static char *
+read_etag(const char *path)
+{
+	struct buf b = BUF_INIT(256);
+
+	if (fs_read_file(path, &b, NULL) < 0) {
+		buf_release(&b);
+		return NULL;
+	}
+	return buf_take(&b);
 }
 
 static int
@@ -119,13 +158,17 @@ fetch_download(const char *url, const struct download_opts *o,
 	char name[SHA256_HEX_LEN + 8];
 	struct http_opts ho = HTTP_OPTS_INIT;
 	struct http_download_ctl ctl;
-	struct sha256_ctx ctx = { NULL };
+	struct tap_state tap;
+	struct sha256_ctx *ctx = &tap.ctx;
 	char *archives = NULL, *tmpdir = NULL, *part = NULL, *final = NULL;
+	char *etag_path = NULL, *if_range = NULL;
 	uint64_t have = 0, initial;
 	struct stat st;
 	int fd = -1, rc = -1, keep_part = 0;
 
 	memset(r, 0, sizeof(*r));
+	memset(&tap, 0, sizeof(tap));
+	memset(&ctl, 0, sizeof(ctl));
 	r->pin = PIN_FIRST;
 	if (o->cache == NULL || o->cache[0] == '\0')
 		return err_set(e, "cannot download '%s': no cache directory",
@@ -180,7 +223,10 @@ fetch_download(const char *url, const struct download_opts *o,
 		goto out;
 	}
 	snprintf(name, sizeof(name), "%s.part", urlhash);
-	if ((part = fs_join(tmpdir, name)) == NULL) {
+	part = fs_join(tmpdir, name);
+	snprintf(name, sizeof(name), "%s.etag", urlhash);
+	etag_path = fs_join(tmpdir, name);
+	if (part == NULL || etag_path == NULL) {
 		err_set(e, "cannot download '%s': out of memory", url);
 		goto out;
 	}
@@ -203,12 +249,16 @@ fetch_download(const char *url, const struct download_opts *o,
 		goto out;
 	}
 	initial = have = (uint64_t)st.st_size;
-	if (sha256_init(&ctx) < 0) {
+	if (sha256_init(ctx) < 0) {
 		err_set(e, "cannot hash '%s': libcrypto failed", part);
 		goto out;
 	}
-	if (have > 0 && hash_fd(fd, have, &ctx, part, e) < 0)
+	if (have > 0 && hash_fd(fd, have, ctx, part, e) < 0)
 		goto out;
+	if (have > 0) {
+		if_range = read_etag(etag_path);
+		tap.etag_noted = 1;
+	}
 
 	if (o->http != NULL)
 		ho = *o->http;
@@ -216,11 +266,13 @@ fetch_download(const char *url, const struct download_opts *o,
 		ho.allow_http = o->allow_http;
 	if (o->max_bytes > 0)
 		ho.max_bytes = o->max_bytes;
-	memset(&ctl, 0, sizeof(ctl));
 	ctl.tap = hash_tap;
-	ctl.tap_arg = &ctx;
+	ctl.tap_arg = &tap;
+	ctl.if_range = if_range;
 	ctl.progress = o->progress;
 	ctl.progress_arg = o->progress_arg;
+	tap.ctl = &ctl;
+	tap.etag_path = etag_path;
 	if (http_download(url, &ho, fd, &have, &ctl, e) < 0) {
 		keep_part = ctl.keep_partial && have > 0;
 		goto out;
@@ -229,7 +281,7 @@ fetch_download(const char *url, const struct download_opts *o,
 		err_errno(e, "cannot sync '%s'", part);
 		goto out;
 	}
-	if (sha256_final(&ctx, streamed) < 0) {
+	if (sha256_final(ctx, streamed) < 0) {
 		err_set(e, "cannot hash '%s': libcrypto failed", part);
 		goto out;
 	}
@@ -238,13 +290,13 @@ fetch_download(const char *url, const struct download_opts *o,
 	if (r->resumed) {
 		/* Pieces written by different requests: what counts is the
 		 * file as it lies on disk, hashed in one pass. */
-		if (sha256_init(&ctx) < 0) {
+		if (sha256_init(ctx) < 0) {
 			err_set(e, "cannot hash '%s': libcrypto failed", part);
 			goto out;
 		}
-		if (hash_fd(fd, have, &ctx, part, e) < 0)
+		if (hash_fd(fd, have, ctx, part, e) < 0)
 			goto out;
-		if (sha256_final(&ctx, r->sha256) < 0) {
+		if (sha256_final(ctx, r->sha256) < 0) {
 			err_set(e, "cannot hash '%s': libcrypto failed", part);
 			goto out;
 		}
@@ -291,10 +343,15 @@ out:
 	if (fd >= 0 && !keep_part)
 		unlink(part);
 out_renamed:
-	if (ctx.md != NULL)
-		sha256_abort(&ctx);
+	if (fd >= 0 && !keep_part)
+		unlink(etag_path);
+	if (ctx->md != NULL)
+		sha256_abort(ctx);
 	if (fd >= 0)
 		close(fd);
+	free(ctl.etag);
+	free(if_range);
+	free(etag_path);
 	free(archives);
 	free(tmpdir);
 	free(part);

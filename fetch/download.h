@@ -61,7 +61,10 @@ struct download_result {
  * way with r->pin = PIN_CHANGED, the case an alert is raised for.
  *
  * A transport failure after the retries keeps the partial file so the
- * next call resumes it; any other failure removes it.  A second process
+ * next call resumes it, asking If-Range with the ETag its bytes came with
+ * (noted beside it as tmp/<sha256 of the URL>.etag), so a file changed on
+ * the server comes whole instead of spliced; any other failure removes
+ * it.  A second process
  * downloading the same URL at the same time fails at once.
  * Returns 0 with r filled (release it with download_result_release()),
  * or -1 with e set.

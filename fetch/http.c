@@ -312,6 +312,34 @@ parse_content_range(struct hdrs *h, const char *v)
 	}
 }
 
+/* Empty the file to start over; the tap starts over too. */
+static int
+restart_file(struct xfer *x, struct http_download_ctl *ctl)
+{
+	if (ftruncate(x->fd, 0) < 0) {
+		x->io_errno = errno;
+		return -1;
+	}
+	x->have = 0;
+	ctl->restarted++;
+	if (ctl->tap != NULL && ctl->tap(ctl->tap_arg, NULL, 0) < 0) {
+		x->tap_failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* A strong ETag (If-Range takes no weak one) of sane length, copied;
+ * NULL if none. */
+static char *
+strong_etag(const char *etag)
+{
+	if (etag == NULL || etag[0] != '"' || strlen(etag) > 256 ||
+	    !no_newline(etag))
+		return NULL;
+	return strdup(etag);
+}
+
 /* The response's headers are complete: decide where its body goes.
  * Returns 0, or -1 to abort the transfer. */
 static int
@@ -347,28 +375,16 @@ headers_done(struct xfer *x)
 		x->total = h->range_total > 0 ? (uint64_t)h->range_total :
 		    h->content_length >= 0 ?
 		    x->have + (uint64_t)h->content_length : 0;
-		if (x->ctl)
-			x->ctl->resumed++;
+		x->ctl->resumed++;
 		return 0;
 	}
 	if (h->status == 200) {
-		if (x->have > 0) {
-			/* A 200 to a Range request is the whole body again:
-			 * never append it. */
-			if (ftruncate(x->fd, 0) < 0) {
-				x->io_errno = errno;
-				return -1;
-			}
-			x->have = 0;
-			if (x->ctl) {
-				x->ctl->restarted++;
-				if (x->ctl->tap != NULL &&
-				    x->ctl->tap(x->ctl->tap_arg, NULL, 0) < 0) {
-					x->tap_failed = 1;
-					return -1;
-				}
-			}
-		}
+		/* A 200 to a Range request is the whole body again (or a
+		 * changed one, after If-Range): never append it. */
+		if (x->have > 0 && restart_file(x, x->ctl) < 0)
+			return -1;
+		free(x->ctl->etag);
+		x->ctl->etag = strong_etag(h->etag);
 		x->writing = 1;
 		x->total = h->content_length >= 0 ?
 		    (uint64_t)h->content_length : 0;
@@ -573,6 +589,8 @@ xfer_setup(CURL *h, struct xfer *x, const char *url,
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, protos);
 	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, redir);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	/* A proxy's answer to CONNECT is not the server's answer. */
+	curl_easy_setopt(h, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
 	curl_easy_setopt(h, CURLOPT_MAXREDIRS, x->f.max_redirects);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "bisectd/" BISECTD_VERSION);
 	set_limits(h, &x->f, x->errbuf);
@@ -819,20 +837,27 @@ out:
 	return rc;
 }
 
-static int
-restart_file(struct xfer *x, struct http_download_ctl *ctl)
+/* A copy of list with an If-Range line added; NULL when out of memory. */
+static struct curl_slist *
+if_range_list(const struct curl_slist *list, const char *etag)
 {
-	if (ftruncate(x->fd, 0) < 0) {
-		x->io_errno = errno;
-		return -1;
+	struct curl_slist *copy = NULL, *t;
+	char line[512];
+
+	if (!no_newline(etag) || snprintf(line, sizeof(line), "If-Range: %s",
+	    etag) >= (int)sizeof(line))
+		return NULL;
+	for (; list != NULL; list = list->next) {
+		if ((t = curl_slist_append(copy, list->data)) == NULL)
+			goto fail;
+		copy = t;
 	}
-	x->have = 0;
-	ctl->restarted++;
-	if (ctl->tap != NULL && ctl->tap(ctl->tap_arg, NULL, 0) < 0) {
-		x->tap_failed = 1;
-		return -1;
-	}
-	return 0;
+	if ((t = curl_slist_append(copy, line)) == NULL)
+		goto fail;
+	return t;
+fail:
+	curl_slist_free_all(copy);
+	return NULL;
 }
 
 int
@@ -852,6 +877,7 @@ http_download(const char *url, const struct http_opts *o, int fd,
 	ctl->status = 0;
 	ctl->resumed = ctl->restarted = ctl->attempts = 0;
 	ctl->keep_partial = 0;
+	ctl->etag = NULL;
 	if (http_global(e) < 0 || check_url(url, o, e) < 0)
 		return -1;
 	memset(&x, 0, sizeof(x));
@@ -862,6 +888,7 @@ http_download(const char *url, const struct http_opts *o, int fd,
 	hdrs_clear(&x.h);
 	if ((h = curl_easy_init()) == NULL)
 		return err_set(e, "cannot download '%s': libcurl failed", url);
+	ctl->etag = strong_etag(ctl->if_range);
 	if (xfer_setup(h, &x, url, o, &list, e) < 0)
 		goto out;
 	x.have = *have;
@@ -870,6 +897,7 @@ http_download(const char *url, const struct http_opts *o, int fd,
 		goto out;
 	}
 	for (int attempt = 0;; attempt++) {
+		struct curl_slist *with_if_range = NULL;
 		char range[32];
 		long status;
 		CURLcode cr;
@@ -879,10 +907,19 @@ http_download(const char *url, const struct http_opts *o, int fd,
 		if (x.range_sent) {
 			snprintf(range, sizeof(range), "%" PRIu64 "-", x.have);
 			curl_easy_setopt(h, CURLOPT_RANGE, range);
+			if (ctl->etag != NULL && (with_if_range =
+			    if_range_list(list, ctl->etag)) == NULL) {
+				err_set(e, "cannot download '%s': out of "
+				    "memory", url);
+				break;
+			}
 		} else
 			curl_easy_setopt(h, CURLOPT_RANGE, (char *)NULL);
+		curl_easy_setopt(h, CURLOPT_HTTPHEADER, with_if_range ?
+		    with_if_range : list);
 		ctl->attempts++;
 		cr = curl_easy_perform(h);
+		curl_slist_free_all(with_if_range);
 		status = ctl->status = x.h.status;
 		*have = x.have;
 		if (x.capped || x.io_errno || x.tap_failed) {
@@ -937,6 +974,8 @@ http_download(const char *url, const struct http_opts *o, int fd,
 	}
 out:
 	xfer_end(h, list, &x);
+	if (ctl == &local)
+		free(local.etag);
 	return rc;
 }
 
@@ -946,10 +985,14 @@ http_download_fd(const char *url, const struct http_opts *o, int fd,
 {
 	struct http_download_ctl ctl;
 
+	int rc;
+
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.progress = progress;
 	ctl.progress_arg = parg;
-	return http_download(url, o, fd, have, &ctl, e);
+	rc = http_download(url, o, fd, have, &ctl, e);
+	free(ctl.etag);
+	return rc;
 }
 
 struct smtp_body {

@@ -121,6 +121,11 @@ struct http_download_ctl {
 	void *progress_arg;
 	http_tap_fn tap;	/* in: or NULL */
 	void *tap_arg;
+	const char *if_range;	/* in: the ETag the partial file's bytes came
+				 * with, or NULL; a resume then asks
+				 * If-Range, so a changed file comes whole */
+	char *etag;		/* out: the strong ETag of the bytes in the
+				 * file, or NULL; malloced, caller frees */
 	long status;		/* out: the last HTTP status, 0 if none */
 	int resumed;		/* out: 206 answers appended to the file */
 	int restarted;		/* out: times the file was truncated to start

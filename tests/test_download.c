@@ -258,6 +258,30 @@ test_resumes(void)
 	CHECK_STR(r.sha256, want);
 	CHECK_INT(r.resumed, 1);
 	CHECK(access(part, F_OK) < 0);
+	/* The resume asked If-Range with the ETag the bytes came with. */
+	CHECK_INT(testserver_count(&ts, "GET /drop/g.bin ",
+	    "range=bytes=150000-", "ifr=\"", "status=206", NULL), 1);
+	download_result_release(&r);
+	{
+		char sidecar[512];
+
+		snprintf(sidecar, sizeof(sidecar), "%.*s.etag",
+		    (int)strlen(part) - 5, part);
+		CHECK(access(sidecar, F_OK) < 0);
+	}
+
+	/* The file changed on the server between the two halves: If-Range
+	 * brings the new one whole, never spliced onto the old bytes. */
+	CHECK_INT(fetch_download(url("/drop/k.bin"), &o, &r, &e), -1);
+	testserver_write_pattern("srv/k.bin", 250000, 99);
+	file_hash("srv/k.bin", want);
+	ho.max_retries = 2;
+	CHECK_INT(fetch_download(url("/drop/k.bin"), &o, &r, &e), 0);
+	CHECK_STR(r.sha256, want);
+	CHECK_INT(testserver_count(&ts, "GET /drop/k.bin ",
+	    "range=bytes=150000-", "ifr=\"", "status=200", NULL), 1);
+	CHECK_INT(testserver_count(&ts, "GET /drop/k.bin ",
+	    "range=bytes=125000-", "ifr=\"", "status=206", NULL), 1);
 	download_result_release(&r);
 }
 
@@ -397,7 +421,7 @@ int
 main(void)
 {
 	static const char *names[] = { "a.bin", "b.bin", "c.bin", "d.bin",
-	    "e.bin", "f.bin", "g.bin", "h.bin" };
+	    "e.bin", "f.bin", "g.bin", "h.bin", "k.bin" };
 	char path[64];
 
 	check_tmpdir("download");

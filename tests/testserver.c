@@ -11,14 +11,15 @@
  * connection (fork), one request per connection ("Connection: close").
  * Each request is logged before its answer is sent, one line:
  *
- *   METHOD TARGET status=N range=R inm=V auth=V
+ *   METHOD TARGET status=N range=R inm=V auth=V ifr=V
  *
  * with "-" for a missing header and blanks in values turned into '+'.
  *
  * Paths (NAME is a file under --root; no "..", no leading '/'):
- *   /files/NAME          the file: ETag, Content-Length, Range honoured
- *                        ("bytes=A-", "bytes=A-B", "bytes=-N"; 416 past the
- *                        end)
+ *   /files/NAME          the file: ETag ("SIZE-MTIME" in hex), Content-
+ *                        Length, Range honoured ("bytes=A-", "bytes=A-B",
+ *                        "bytes=-N"; 416 past the end) unless an If-Range
+ *                        names another ETag
  *   /drop/NAME           without Range: half the body, then close; with
  *                        Range: as /files
  *   /flip/NAME           without Range: as /drop; with Range: the range
@@ -92,6 +93,7 @@ struct req {
 	char query[4096];
 	char range[256];
 	char inm[256];		/* If-None-Match */
+	char if_range[256];	/* If-Range */
 	char auth[512];		/* Authorization */
 	char ctype[256];	/* Content-Type */
 	char head[HEAD_MAX];	/* the raw header block */
@@ -186,6 +188,7 @@ log_req(const struct req *rq, int status)
 	log_value(line, sizeof(line), "range", rq->range);
 	log_value(line, sizeof(line), "inm", rq->inm);
 	log_value(line, sizeof(line), "auth", rq->auth);
+	log_value(line, sizeof(line), "ifr", rq->if_range);
 	log_line(line);
 }
 
@@ -350,6 +353,9 @@ read_request(int fd, struct req *rq)
 			copy_header(rq->range, sizeof(rq->range), colon + 1, vl);
 		else if (IS("If-None-Match"))
 			copy_header(rq->inm, sizeof(rq->inm), colon + 1, vl);
+		else if (IS("If-Range"))
+			copy_header(rq->if_range, sizeof(rq->if_range),
+			    colon + 1, vl);
 		else if (IS("Authorization"))
 			copy_header(rq->auth, sizeof(rq->auth), colon + 1, vl);
 		else if (IS("Content-Type"))
@@ -439,7 +445,7 @@ static void
 serve_file(int fd, const struct req *rq, const char *name, int flags,
     long slow_ms)
 {
-	char path[PATH_MAX], headers[1024], buf[65536];
+	char path[PATH_MAX], headers[1024], buf[65536], etag[64];
 	long long size, from = 0, to, off, end, flip_at;
 	struct stat st;
 	int ffd, r, status = 200;
@@ -459,7 +465,14 @@ serve_file(int fd, const struct req *rq, const char *name, int flags,
 	size = (long long)st.st_size;
 	to = size - 1;
 	flip_at = size * 3 / 4;
+	snprintf(etag, sizeof(etag), "\"%llx-%llx\"", size,
+	    (long long)st.st_mtime);
 	r = (flags & F_NORANGE) ? 0 : parse_range(rq->range, size, &from, &to);
+	if (r > 0 && rq->if_range[0] != '\0' && strcmp(rq->if_range, etag)) {
+		r = 0;	/* changed since: the whole file */
+		from = 0;
+		to = size - 1;
+	}
 	if (r != 0 && (flags & F_416))
 		r = -1;
 	if (r < 0) {
@@ -471,7 +484,7 @@ serve_file(int fd, const struct req *rq, const char *name, int flags,
 	}
 	snprintf(headers, sizeof(headers),
 	    "Content-Type: application/octet-stream\r\nAccept-Ranges: bytes"
-	    "\r\nETag: \"%llx-%llx\"\r\n", size, (long long)st.st_mtime);
+	    "\r\nETag: %s\r\n", etag);
 	if (r > 0) {
 		status = 206;
 		snprintf(headers + strlen(headers),
@@ -708,7 +721,7 @@ fnv1a(const char *p, size_t len)
 static void
 api_mode(const char *dir, char *mode, size_t len)
 {
-	char path[PATH_MAX], used[PATH_MAX + 8];
+	char path[PATH_MAX + 8], used[PATH_MAX + 16];
 	FILE *f;
 
 	mode[0] = '\0';
@@ -1035,7 +1048,8 @@ handle_smtp(int fd)
 		    strncasecmp(line, "HELO", 4) == 0)
 			smtp_say(fd, "250 testserver\r\n");
 		else if (strncasecmp(line, "MAIL FROM:", 10) == 0) {
-			snprintf(from, sizeof(from), "%s", line + 10);
+			snprintf(from, sizeof(from), "%.*s",
+			    (int)sizeof(from) - 1, line + 10);
 			from[strcspn(from, " ")] = '\0';
 			to[0] = '\0';
 			smtp_say(fd, "250 OK\r\n");

@@ -100,14 +100,14 @@ int stats_rel_change(const struct estimate *b, const struct estimate *a,
 
 /*
  * The three-way outcome on a relative change of a cost (positive =
- * slower) against threshold (a fraction, 0.20 for 20%):
+ * slower) against threshold (a fraction, 0.20 for 20%), cut at half the
+ * threshold, the middle of the indifference zone 0..threshold:
  *   DIFFERENT  the interval lies wholly above threshold / 2;
- *   SAME       the interval lies wholly below threshold (no change of
- *              threshold size can be there);
- *   UNKNOWN    otherwise.
- * SAME is tested first, so a change known to lie between threshold / 2
- * and threshold counts as SAME: real but below what was asked for.
- * docs/statistics.md explains the bands and what they cost.
+ *   SAME       the interval lies wholly below threshold / 2 (faster
+ *              counts as the same: only slowdowns are regressions);
+ *   UNKNOWN    otherwise: more samples are needed.
+ * A change of threshold or more is found, one of 0 is not, and one in
+ * between may go either way.  docs/statistics.md gives the figures.
  */
 enum outcome stats_outcome(const struct estimate *rel, double threshold);
 

@@ -93,6 +93,7 @@ struct tap_state {
 	const struct http_download_ctl *ctl;
 	const char *etag_path;	/* the sidecar file beside the .part */
 	int etag_noted;		/* the sidecar matches the bytes */
+	struct err err;		/* why the tap stopped the download */
 };
 
 /*
@@ -109,20 +110,24 @@ hash_tap(void *arg, const char *data, size_t len)
 	if (data == NULL) {
 		t->etag_noted = 0;
 		sha256_abort(&t->ctx);
-		return sha256_init(&t->ctx);
+		if (sha256_init(&t->ctx) < 0)
+			return err_set(&t->err, "libcrypto failed");
+		return 0;
 	}
 	if (!t->etag_noted) {
 		const char *etag = t->ctl->etag;
 
 		if (etag != NULL) {
 			if (fs_write_atomic(t->etag_path, etag, strlen(etag),
-			    0644, NULL) < 0)
+			    0644, &t->err) < 0)
 				return -1;
 		} else
 			unlink(t->etag_path);
 		t->etag_noted = 1;
 	}
-	return sha256_update(&t->ctx, data, len);
+	if (sha256_update(&t->ctx, data, len) < 0)
+		return err_set(&t->err, "libcrypto failed");
+	return 0;
 }
 
 /* The ETag noted for a partial file, malloced, or NULL. */
@@ -274,6 +279,11 @@ fetch_download(const char *url, const struct download_opts *o,
 	tap.ctl = &ctl;
 	tap.etag_path = etag_path;
 	if (http_download(url, &ho, fd, &have, &ctl, e) < 0) {
+		if (tap.err.msg[0] != '\0') {
+			err_set(e, "cannot download '%s': %s", url,
+			    tap.err.msg);
+			goto out;
+		}
 		keep_part = ctl.keep_partial && have > 0;
 		goto out;
 	}

@@ -398,6 +398,19 @@ test_lock(void)
 	CHECK_INT(access(part, F_OK), 0);
 	close(fd);
 	unlink(part);
+
+	/* The ETag note cannot be written (a directory is in its way): the
+	 * download stops with that reason and leaves nothing behind. */
+	{
+		char note[512];
+
+		snprintf(note, sizeof(note), "%.*s.etag",
+		    (int)strlen(part) - 5, part);
+		CHECK_INT(mkdir(note, 0755), 0);
+		CHECK_FAILS_CLEANLY("/files/a.bin", &o, "cannot rename");
+		CHECK(access(part, F_OK) < 0);
+		rmdir(note);
+	}
 }
 
 static void

@@ -1,0 +1,261 @@
+/*
+ * test_hygiene.c: the busy share (on /proc/stat texts, then on the real
+ * machine with spinning children), the wait for a quiet machine, and the
+ * machine's identity from real and made-up /proc files.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "err.h"
+#include "hygiene.h"
+
+static void
+test_parse_stat(void)
+{
+	struct cpu_times a, b;
+
+	/* user nice system idle iowait irq softirq steal guest guest_nice */
+	CHECK_INT(hygiene_parse_stat("cpu  100 0 50 800 50 0 0 0 40 0\n"
+	    "cpu0 1 2 3 4\nintr 1 2 3\n", &a), 0);
+	CHECK_INT(a.idle, 850);
+	CHECK_INT(a.total, 1000);	/* guest is inside user */
+	CHECK_INT(hygiene_parse_stat("cpu  200 0 100 1000 100 0 0 100 90 0\n",
+	    &b), 0);
+	CHECK_INT(b.idle, 1100);
+	CHECK_INT(b.total, 1500);
+	/* 500 ticks, 250 idle: half busy (steal counts as busy). */
+	CHECK_NEAR(hygiene_busy(&a, &b), 0.5, 1e-9);
+	/* No tick between readings, or counters going back: 0. */
+	CHECK_NEAR(hygiene_busy(&a, &a), 0, 0);
+	CHECK_NEAR(hygiene_busy(&b, &a), 0, 0);
+
+	/* Old kernels: four fields. */
+	CHECK_INT(hygiene_parse_stat("cpu 1 2 3 4\n", &a), 0);
+	CHECK_INT(a.idle, 4);
+	CHECK_INT(a.total, 10);
+	/* The aggregate line need not come first. */
+	CHECK_INT(hygiene_parse_stat("x 1\ncpu  1 1 1 7 0\n", &a), 0);
+	CHECK_INT(a.idle, 7);
+
+	CHECK_INT(hygiene_parse_stat("cpu0 1 2 3 4\n", &a), -1);
+	CHECK_INT(hygiene_parse_stat("cpu  1 2\n", &a), -1);
+	CHECK_INT(hygiene_parse_stat("", &a), -1);
+}
+
+/* Start one CPU-bound child per online CPU; they end on SIGKILL. */
+static int
+spin_start(pid_t *pids, int max)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int i, n = ncpu < 1 ? 1 : ncpu > max ? max : (int)ncpu;
+
+	for (i = 0; i < n; i++) {
+		if ((pids[i] = fork()) == 0) {
+			volatile unsigned long x = 0;
+
+			alarm(30);	/* never outlive the test */
+			for (;;)
+				x++;
+		}
+	}
+	return n;
+}
+
+static void
+spin_stop(pid_t *pids, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		kill(pids[i], SIGKILL);
+		waitpid(pids[i], NULL, 0);
+	}
+}
+
+static int calls;
+
+static int
+count_calls(void *arg, const struct hygiene_sample *s, int64_t waited_ms)
+{
+	int stop_after = *(int *)arg;
+
+	CHECK(s->busy >= 0 && s->busy <= 1);
+	CHECK(waited_ms >= 0);
+	calls++;
+	return stop_after > 0 && calls >= stop_after;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+test_sample_and_wait(void)
+{
+	struct hygiene_sample s;
+	struct err e = ERR_INIT;
+	pid_t pids[64];
+	int n, busy, stop_after;
+	int64_t t0;
+
+	CHECK_INT(hygiene_sample(0, &s, &e), 0);
+	CHECK(s.busy >= 0 && s.busy <= 1);
+	CHECK(s.window_ms >= 240 && s.window_ms < 5000);
+	CHECK(s.load1 >= 0);
+
+	n = spin_start(pids, 64);
+	usleep(100000);
+	CHECK_INT(hygiene_sample(300, &s, &e), 0);
+	/* Every CPU spinning: busy whatever else the machine does. */
+	CHECK(s.busy >= 0.6);
+
+	/* Too busy for 5%: waits max_wait, then says busy. */
+	calls = 0;
+	stop_after = 0;
+	t0 = now_ms();
+	CHECK_INT(hygiene_wait_quiet(0.05, 600, 150, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 1);
+	CHECK(calls >= 2);
+	CHECK(s.busy >= 0.6);
+	CHECK(now_ms() - t0 >= 600);
+	CHECK(now_ms() - t0 < 5000);
+
+	/* The callback may give up early. */
+	calls = 0;
+	stop_after = 1;
+	t0 = now_ms();
+	CHECK_INT(hygiene_wait_quiet(0.05, 60000, 150, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 1);
+	CHECK_INT(calls, 1);
+	CHECK(now_ms() - t0 < 5000);
+
+	/* A limit of 100% never waits. */
+	calls = 0;
+	CHECK_INT(hygiene_wait_quiet(1.0, 60000, 100, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 0);
+	CHECK_INT(calls, 0);
+	spin_stop(pids, n);
+}
+
+static void
+test_machine_real(void)
+{
+	struct machine m, m2;
+	struct err e = ERR_INIT;
+	struct utsname u;
+	size_t i;
+	int hex = 1;
+
+	CHECK_INT(hygiene_machine(NULL, &m, &e), 0);
+	uname(&u);
+	CHECK(m.cpu_model[0] != '\0');
+	CHECK_INT(m.cores, sysconf(_SC_NPROCESSORS_ONLN));
+	CHECK(m.mem_kb > 0);
+	CHECK_INT(m.mem_gib, m.mem_kb / (1024 * 1024));
+	CHECK_STR(m.arch, u.machine);
+	CHECK_STR(m.kernel, u.release);
+	CHECK_STR(m.hostname, u.nodename);
+	CHECK(m.os[0] != '\0');
+	CHECK_INT(strlen(m.hw_key), 64);
+	for (i = 0; i < strlen(m.hw_key); i++)
+		hex &= strchr("0123456789abcdef", m.hw_key[i]) != NULL;
+	CHECK(hex);
+	CHECK_INT(hygiene_machine(NULL, &m2, &e), 0);
+	CHECK_STR(m.hw_key, m2.hw_key);
+}
+
+static void
+test_machine_files(void)
+{
+	struct machine_sources src = { "cpuinfo", "meminfo", "os-release" };
+	struct machine m, m2;
+	struct err e = ERR_INIT;
+	char text[1024];
+
+	check_write_file("cpuinfo", "processor\t: 0\n"
+	    "model name\t:   Intel(R) Xeon(R)   CPU E5-2680   v4 @ 2.40GHz \n"
+	    "processor\t: 1\nmodel name\t: ignored second\n");
+	check_write_file("meminfo", "MemTotal:       16303000 kB\n"
+	    "MemFree:  100 kB\n");
+	check_write_file("os-release", "NAME=\"Debian\"\n"
+	    "PRETTY_NAME=\"Debian GNU/Linux 12 \\\"bookworm\\\"\"\n");
+	CHECK_INT(hygiene_machine(&src, &m, &e), 0);
+	CHECK_STR(m.cpu_model, "Intel(R) Xeon(R) CPU E5-2680 v4 @ 2.40GHz");
+	CHECK_INT(m.mem_kb, 16303000);
+	CHECK_INT(m.mem_gib, 15);
+	CHECK_STR(m.os, "Debian GNU/Linux 12 \"bookworm\"");
+	snprintf(text, sizeof(text), "cpu=Intel(R) Xeon(R) CPU E5-2680 v4 @ "
+	    "2.40GHz\ncores=%d\nmem_gib=15\narch=%s\n", m.cores, m.arch);
+	CHECK_STR(hygiene_hw_text(&m, text + 512, 512), text);
+
+	/* A few kB less memory after a kernel update: same identity. */
+	check_write_file("meminfo", "MemTotal:       16302100 kB\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_STR(m2.hw_key, m.hw_key);
+	/* The OS is recorded, not part of the identity. */
+	check_write_file("os-release", "PRETTY_NAME=Plain Name\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_STR(m2.os, "Plain Name");
+	CHECK_STR(m2.hw_key, m.hw_key);
+	/* Twice the memory, or another CPU: another machine. */
+	check_write_file("meminfo", "MemTotal:       32606000 kB\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_INT(m2.mem_gib, 31);
+	CHECK(strcmp(m2.hw_key, m.hw_key) != 0);
+	check_write_file("meminfo", "MemTotal:       16303000 kB\n");
+	check_write_file("cpuinfo", "model name : AMD EPYC 7763\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK(strcmp(m2.hw_key, m.hw_key) != 0);
+
+	/* arm64 without a model name: implementer and part. */
+	check_write_file("cpuinfo", "processor\t: 0\nBogoMIPS\t: 48.00\n"
+	    "CPU implementer\t: 0x41\nCPU architecture: 8\n"
+	    "CPU part\t: 0xd0c\n\nHardware\t: x\nModel\t: Some Board\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_STR(m2.cpu_model, "implementer 0x41 part 0xd0c");
+	/* POWER names the CPU in "cpu". */
+	check_write_file("cpuinfo", "processor\t: 0\ncpu\t\t: POWER9 (raw)\n");
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_STR(m2.cpu_model, "POWER9 (raw)");
+
+	/* Missing files: unknown where that is honest, an error for
+	 * memory, which the identity cannot do without. */
+	src.cpuinfo = "no-cpuinfo";
+	src.os_release = "no-os-release";
+	CHECK_INT(hygiene_machine(&src, &m2, &e), 0);
+	CHECK_STR(m2.cpu_model, "unknown");
+	CHECK_STR(m2.os, "unknown");
+	src.meminfo = "no-meminfo";
+	CHECK_INT(hygiene_machine(&src, &m2, &e), -1);
+	CHECK_CONTAINS(e.msg, "cannot open 'no-meminfo'");
+	check_write_file("meminfo", "MemFree: 1 kB\n");
+	src.meminfo = "meminfo";
+	CHECK_INT(hygiene_machine(&src, &m2, &e), -1);
+	CHECK_CONTAINS(e.msg, "'meminfo' has no MemTotal");
+}
+
+int
+main(void)
+{
+	check_tmpdir("hygiene");
+	test_parse_stat();
+	test_sample_and_wait();
+	test_machine_real();
+	test_machine_files();
+	return check_done();
+}

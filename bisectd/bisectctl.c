@@ -26,6 +26,22 @@ static const struct command commands[] = {
 	  "", 0, 0 },
 	{ "versions", cmd_versions, "ENGINE [--refresh]",
 	  "list releases in order with their state", "r", 1, 1 },
+	{ "fetch", cmd_fetch, "ENGINE VERSION",
+	  "download, verify and unpack a release", "", 2, 2 },
+	{ "bench", cmd_bench, "ENGINE VERSION [--prompts L] [--reps N]",
+	  "run the benchmark matrix and print a summary", "pR", 2, 2 },
+	{ "runs", cmd_runs, "ENGINE VERSION",
+	  "stored runs with failure reasons and stderr tails", "", 2, 2 },
+	{ "reparse", cmd_reparse, "ENGINE [VERSION]",
+	  "re-read stored output with the current parser", "", 1, 2 },
+	{ "bisect", cmd_bisect, "[--now] [--metric M] [--threshold P] [--all] "
+	  "ENGINE GOOD..BAD",
+	  "queue a bisect, or run it now", "nmta", 2, 2 },
+	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
+	  "[--format text|markdown|json|csv]",
+	  "table, fit, verdict and how to reproduce", "mta", 2, 2 },
+	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
+	  0, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }
 };
 

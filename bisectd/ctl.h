@@ -59,5 +59,13 @@ void ctl_print_json(void *json);
 
 int cmd_check_config(struct ctl *c);
 int cmd_versions(struct ctl *c);
+int cmd_refresh(struct ctl *c);
+int cmd_fetch(struct ctl *c);
+int cmd_bench(struct ctl *c);
+int cmd_runs(struct ctl *c);
+int cmd_reparse(struct ctl *c);
+int cmd_bisect(struct ctl *c);
+int cmd_report(struct ctl *c);
+int cmd_gc(struct ctl *c);
 
 #endif

@@ -199,9 +199,8 @@ cmd_versions(struct ctl *c)
 
 	if (g == NULL)
 		return EXIT_USAGE;
-	if (c->refresh)
-		return ctl_error("versions --refresh: this build cannot ask "
-		    "release sources yet");
+	if (c->refresh && (rc = cmd_refresh(c)) != EXIT_OK)
+		return rc;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	rc = store_engine_find(s, g->name, &id, &e);

@@ -3,7 +3,7 @@
 
 BISECTD_PACKAGES="gcc libc6-dev make cmake pkg-config git ca-certificates \
 libgit2-dev libarchive-dev libsqlite3-dev libcurl4-openssl-dev \
-libjansson-dev libssl-dev zstd xz-utils"
+libjansson-dev libssl-dev zstd xz-utils zip procps"
 
 install_deps() {
 	missing=""

@@ -171,10 +171,21 @@ static int
 migrate_one(struct store *s, const struct migration *m, struct err *e)
 {
 	char bump[96];
+	int current;
 
 	if (store_begin(s, e) < 0)
 		return err_prefix(e, "cannot migrate to schema %d (%s)",
 		    m->version, m->name);
+	/*
+	 * Another process may have migrated between our look at the
+	 * version and taking the write lock: look again under the lock.
+	 */
+	if (pragma_int(s, "PRAGMA user_version", &current, e) < 0)
+		goto fail;
+	if (current >= m->version) {
+		store_rollback(s);
+		return 0;
+	}
 	if (exec(s, m->sql, "apply the migration", e) < 0)
 		goto fail;
 	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", m->version);
@@ -219,12 +230,41 @@ migrate(struct store *s, int max, struct err *e)
 	return 0;
 }
 
+/*
+ * Switching a new database to WAL needs an exclusive lock, and SQLite
+ * does not call the busy handler for it: several processes opening one
+ * new database at once retry here, within the same busy timeout.
+ */
+static int
+set_wal(struct store *s, struct err *e)
+{
+	for (int waited = 0;; waited += 20) {
+		sqlite3_stmt *st;
+		char *mode = NULL;
+		int rc;
+
+		if (store_prepare(s, "PRAGMA journal_mode = WAL", &st, e) < 0)
+			return -1;
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			mode = store_column_dup(st, 0);
+		sqlite3_finalize(st);
+		if (mode) {
+			free(mode);
+			return 0;
+		}
+		if ((rc & 0xff) != SQLITE_BUSY ||
+		    waited >= STORE_BUSY_TIMEOUT_MS)
+			return store_fail(s, e, "switch to WAL mode");
+		sqlite3_sleep(20);
+	}
+}
+
 int
 store_open_version(const char *path, int max, struct store **out,
     struct err *e)
 {
 	struct store *s;
-	char *mode = NULL;
 	int rc;
 
 	*out = NULL;
@@ -256,20 +296,8 @@ store_open_version(const char *path, int max, struct store **out,
 		goto fail;
 	if (exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys", e) < 0)
 		goto fail;
-	{
-		sqlite3_stmt *st;
-
-		if (store_prepare(s, "PRAGMA journal_mode = WAL", &st, e) < 0)
-			goto fail;
-		if (sqlite3_step(st) == SQLITE_ROW)
-			mode = store_column_dup(st, 0);
-		else
-			store_fail(s, e, "switch to WAL mode");
-		sqlite3_finalize(st);
-		if (mode == NULL)
-			goto fail;
-		free(mode);
-	}
+	if (set_wal(s, e) < 0)
+		goto fail;
 	if (exec(s, "PRAGMA synchronous = NORMAL", "set synchronous", e) < 0)
 		goto fail;
 	if (max < 0 || max > store_latest_version())

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -429,6 +430,36 @@ test_locked(void)
 	store_close(holder);
 }
 
+/* Processes opening one new database at once: each migration is applied
+ * once, whoever gets the write lock first. */
+static void
+test_concurrent_open(void)
+{
+	pid_t kids[4];
+	int ok = 0;
+
+	for (int i = 0; i < 4; i++) {
+		if ((kids[i] = fork()) == 0) {
+			struct err e = ERR_INIT;
+			struct store *s;
+
+			if (store_open("race.db", &s, &e) < 0) {
+				fprintf(stderr, "%s\n", e.msg);
+				_exit(1);
+			}
+			store_close(s);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		int status;
+
+		waitpid(kids[i], &status, 0);
+		ok += WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	}
+	CHECK_INT(ok, 4);
+}
+
 int
 main(void)
 {
@@ -440,5 +471,6 @@ main(void)
 	test_runs();
 	test_points_and_bisects();
 	test_locked();
+	test_concurrent_open();
 	return check_done();
 }

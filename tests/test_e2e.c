@@ -1,0 +1,249 @@
+/*
+ * test_e2e.c: bisectctl bisect --now on the demo's fake-engine releases,
+ * end to end: real archives unpacked, real processes timed, the store,
+ * the bisection and the JSON report.  Also: the report from the store
+ * alone, a release that cannot be unpacked (skipped), a range without a
+ * regression, and a bisect killed half-way that resumes and reuses what
+ * was stored.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+
+static const char *ctl, *build;
+
+static void
+write_config(const char *name, const char *releases, const char *db)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
+	    "\ttimeout = 1m\n", db, build, releases);
+	check_write_file(name, text);
+}
+
+/* Run bisectctl with args; its stdout parsed as JSON into *out. */
+static int
+ctl_json(const char *args, json_t **out)
+{
+	char cmd[4096], *text = NULL;
+	json_error_t je;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
+	rc = check_run(cmd, &text);
+	*out = text ? json_loads(text, 0, &je) : NULL;
+	if (*out == NULL) {
+		char *err = check_read_file("stderr.txt");
+
+		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
+		    args, rc, text ? text : "", err ? err : "");
+		free(err);
+	}
+	free(text);
+	return rc;
+}
+
+static const char *
+vstr(json_t *o, const char *path1, const char *path2)
+{
+	json_t *v = json_object_get(o, path1);
+
+	if (path2)
+		v = json_object_get(v, path2);
+	return json_string_value(v);
+}
+
+static json_t *
+release(json_t *rep, const char *version)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		if (strcmp(json_string_value(json_object_get(r, "version")),
+		    version) == 0)
+			return r;
+	return NULL;
+}
+
+static int
+count_runs(const char *conf, const char *version)
+{
+	char args[512];
+	json_t *a;
+	int n;
+
+	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
+	    conf, version);
+	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+		json_decref(a);
+		return -1;
+	}
+	n = (int)json_array_size(a);
+	json_decref(a);
+	return n;
+}
+
+static void
+test_demo_bisect(void)
+{
+	json_t *rep, *v, *r3, *r4;
+	char kind[32];
+	double pt3, pt4;
+	int rc, before;
+
+	rc = ctl_json("-c demo.conf bisect --now basert 0.2.0..0.2.6 "
+	    "--format json", &rep);
+	CHECK_INT(rc, 3);
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(vstr(v, "status", NULL), "regression");
+	CHECK_STR(vstr(v, "first_bad", NULL), "0.2.4");
+	CHECK_STR(vstr(v, "last_good", NULL), "0.2.3");
+	/* The engine reports wall time: on a loaded machine the fixed part
+	 * can wobble enough to read "both", but never not per-token. */
+	CHECK(vstr(v, "kind", NULL) && (strcmp(vstr(v, "kind", NULL),
+	    "per-token") == 0 || strcmp(vstr(v, "kind", NULL), "both") == 0));
+	CHECK(json_is_true(json_object_get(v, "confirmed")));
+	CHECK_STR(vstr(rep, "weights", "sha256"),
+	    "c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51");
+	/* Configured: 0.0966 and 0.328 ms per token.  The engine's clock
+	 * counts wall time, which a loaded machine inflates; a unit error
+	 * (1000x) or a wrong field still falls far outside these bounds. */
+	r3 = release(rep, "0.2.3");
+	r4 = release(rep, "0.2.4");
+	pt3 = json_number_value(json_object_get(r3, "per_token_ms"));
+	pt4 = json_number_value(json_object_get(r4, "per_token_ms"));
+	CHECK(pt3 > 0.07 && pt3 < 0.3);
+	CHECK(pt4 > 0.25 && pt4 < 1.0);
+	CHECK(pt4 / pt3 > 2.5 && pt4 / pt3 < 5.0);
+	CHECK(json_number_value(json_object_get(v, "per_token_delta_ms")) >
+	    0.15);
+	CHECK_STR(vstr(r4, "status", NULL), "measured");
+	CHECK_STR(vstr(release(rep, "0.2.5"), "status", NULL), "not-measured");
+	CHECK(json_array_size(json_object_get(json_object_get(rep,
+	    "reproduce"), "archives")) >= 2);
+	snprintf(kind, sizeof(kind), "%s", vstr(v, "kind", NULL) ?
+	    vstr(v, "kind", NULL) : "");
+	json_decref(rep);
+
+	/* The report reads the store: the same verdict, and no new run. */
+	before = count_runs("demo.conf", "0.2.4");
+	CHECK(before >= 12);
+	rc = ctl_json("-c demo.conf report basert 0.2.0..0.2.6 --format json",
+	    &rep);
+	CHECK_INT(rc, 3);
+	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
+	CHECK_STR(vstr(rep, "verdict", "kind"), kind);
+	json_decref(rep);
+	CHECK_INT(count_runs("demo.conf", "0.2.4"), before);
+
+	/* A range with no change: exit 0, no-regression, from stored
+	 * samples of 0.2.4 plus new ones of 0.2.6. */
+	rc = ctl_json("-c demo.conf bisect --now basert 0.2.4..0.2.6 "
+	    "--format json", &rep);
+	CHECK_INT(rc, 0);
+	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
+	json_decref(rep);
+}
+
+/* 0.2.3 cannot be unpacked: it is skipped, and the verdict names both
+ * candidates. */
+static void
+test_skip(void)
+{
+	char cmd[4096];
+	json_t *rep, *cand;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p skiprel && for v in 0.2.0 0.2.1 "
+	    "0.2.2 0.2.4 0.2.5 0.2.6; do ln -sf %s/demo/releases/"
+	    "basert-$v.tar.gz skiprel/; done && printf 'not an archive' > "
+	    "skiprel/basert-0.2.3.tar.gz", build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	CHECK_INT(ctl_json("-c skip.conf bisect --now basert 0.2.0..0.2.6 "
+	    "--format json", &rep), 3);
+	CHECK_STR(vstr(rep, "verdict", "status"), "regression");
+	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
+	CHECK_STR(vstr(rep, "verdict", "last_good"), "0.2.2");
+	cand = json_object_get(json_object_get(rep, "verdict"), "candidates");
+	CHECK_INT(json_array_size(cand), 2);
+	CHECK_STR(json_string_value(json_array_get(cand, 0)), "0.2.3");
+	CHECK_STR(json_string_value(json_array_get(cand, 1)), "0.2.4");
+	CHECK_STR(vstr(release(rep, "0.2.3"), "status", NULL), "skipped");
+	json_decref(rep);
+}
+
+/* Killed half-way, the bisect resumes from its stored probes: same
+ * verdict, and the first release is not measured from scratch again. */
+static void
+test_resume(void)
+{
+	json_t *rep;
+	pid_t pid;
+	int status, first;
+
+	if ((pid = fork()) == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(ctl, ctl, "-c", "resume.conf", "bisect", "--now",
+		    "basert", "0.2.0..0.2.6", (char *)NULL);
+		_exit(127);
+	}
+	/* Once 0.2.0 is done and 0.2.6 under way, kill it hard. */
+	for (int i = 0; i < 600 && count_runs("resume.conf", "0.2.6") < 3;
+	    i++)
+		usleep(100000);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status));
+	first = count_runs("resume.conf", "0.2.0");
+	CHECK(first >= 12);	/* 0.2.0 was finished before the kill */
+	CHECK_INT(ctl_json("-c resume.conf bisect --now basert 0.2.0..0.2.6 "
+	    "--format json", &rep), 3);
+	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
+	CHECK_STR(vstr(rep, "verdict", "last_good"), "0.2.3");
+	json_decref(rep);
+	/* Reused, not measured again: 0.2.0's runs did not grow. */
+	CHECK_INT(count_runs("resume.conf", "0.2.0"), first);
+}
+
+int
+main(void)
+{
+	char releases[4096];
+
+	ctl = getenv("BISECTCTL");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || build == NULL) {
+		fprintf(stderr, "BISECTCTL and BISECTD_BUILD_DIR must be set\n");
+		return 1;
+	}
+	check_tmpdir("e2e");
+	snprintf(releases, sizeof(releases), "%s/demo/releases", build);
+	write_config("demo.conf", releases, "demo.db");
+	write_config("skip.conf", "skiprel", "skip.db");
+	write_config("resume.conf", releases, "resume.db");
+	test_demo_bisect();
+	test_skip();
+	test_resume();
+	return check_done();
+}

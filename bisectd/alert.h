@@ -9,6 +9,7 @@
 #ifndef BISECTD_ALERT_H
 #define BISECTD_ALERT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;

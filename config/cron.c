@@ -179,6 +179,77 @@ day_matches(const struct cron *c, const struct tm *tm)
 	return dom && dow;
 }
 
+/* Whether t shows the wall time of want (date, hour, minute). */
+static int
+shows(time_t t, const struct tm *want)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	return tm.tm_year == want->tm_year && tm.tm_mon == want->tm_mon &&
+	    tm.tm_mday == want->tm_mday && tm.tm_hour == want->tm_hour &&
+	    tm.tm_min == want->tm_min;
+}
+
+/* Whether the wall time t shows is later than want's (same day). */
+static int
+shows_later(time_t t, const struct tm *want)
+{
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	if (tm.tm_year != want->tm_year || tm.tm_mon != want->tm_mon ||
+	    tm.tm_mday != want->tm_mday)
+		return tm.tm_year > want->tm_year ||
+		    (tm.tm_year == want->tm_year && (tm.tm_mon > want->tm_mon ||
+		    (tm.tm_mon == want->tm_mon && tm.tm_mday > want->tm_mday)));
+	return tm.tm_hour * 60 + tm.tm_min > want->tm_hour * 60 + want->tm_min;
+}
+
+/*
+ * The instant a local wall time first occurs.  mktime() alone does not
+ * say: with tm_isdst = -1 it may pick either of the two instants of a
+ * repeated time, and for a time inside a gap it returns some instant
+ * shifted by the offset change.  So both DST readings are tried and only
+ * those that show the wall time asked for are kept; when neither does,
+ * the time is in a gap and it fires at the first minute after the gap:
+ * the first instant, found by bisection over the day, whose wall time is
+ * later.  noon is an instant on the same day.
+ */
+static time_t
+first_instant(const struct tm *want, time_t noon)
+{
+	time_t best = (time_t)-1, lo, hi;
+
+	for (int dst = 0; dst <= 1; dst++) {
+		struct tm probe = *want;
+		time_t t;
+
+		probe.tm_sec = 0;
+		probe.tm_isdst = dst;
+		t = mktime(&probe);
+		if (t != (time_t)-1 && shows(t, want) &&
+		    (best == (time_t)-1 || t < best))
+			best = t;
+	}
+	if (best != (time_t)-1)
+		return best;
+	/* In a gap: shows_later() is false at lo and true at hi. */
+	lo = noon - 14 * 3600;
+	hi = noon + 14 * 3600;
+	if (shows_later(lo, want) || !shows_later(hi, want))
+		return (time_t)-1;
+	while (hi - lo > 1) {
+		time_t mid = lo + (hi - lo) / 2;
+
+		if (shows_later(mid, want))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
 int
 cron_next(const struct cron *c, time_t after, time_t *next)
 {
@@ -192,11 +263,12 @@ cron_next(const struct cron *c, time_t after, time_t *next)
 	/* Walk local calendar days; within a matching day, its minutes. */
 	for (int n = 0; n < 366 * 8 + 2; n++) {
 		struct tm d = day, probe;
+		time_t noon;
 
 		d.tm_mday += n;
 		d.tm_isdst = -1;
 		d.tm_hour = 12;	/* noon: never inside a DST change */
-		if (mktime(&d) == (time_t)-1)
+		if ((noon = mktime(&d)) == (time_t)-1)
 			return -1;
 		if (!day_matches(c, &d))
 			continue;
@@ -209,19 +281,15 @@ cron_next(const struct cron *c, time_t after, time_t *next)
 				probe = d;
 				probe.tm_hour = h;
 				probe.tm_min = m;
-				probe.tm_sec = 0;
-				probe.tm_isdst = -1;
-				t = mktime(&probe);
-				if (t == (time_t)-1)
-					continue;
 				/*
-				 * In a DST gap mktime() moves the time
-				 * forward past the gap; that is the first
-				 * minute after it, which is when it fires.
-				 * At DST end a wall time exists twice;
-				 * mktime() picks one and we fire once.
+				 * A time that exists twice counts at its
+				 * first instant only: once that has passed
+				 * it does not fire again.  Times in a gap
+				 * all map to the gap's end, so they fire
+				 * once together.
 				 */
-				if (t > after) {
+				t = first_instant(&probe, noon);
+				if (t != (time_t)-1 && t > after) {
 					*next = t;
 					return 0;
 				}

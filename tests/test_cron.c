@@ -1,0 +1,253 @@
+/*
+ * test_cron.c: cron_parse() and cron_next(): month ends, leap days, the
+ * day-of-month / day-of-week OR rule, steps, names, shorthands, an
+ * impossible date, and DST changes in two time zones.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "check.h"
+#include "cron.h"
+
+static void
+set_tz(const char *tz)
+{
+	setenv("TZ", tz, 1);
+	tzset();
+}
+
+/* An instant from its UTC calendar time. */
+static time_t
+utc(int y, int mo, int d, int h, int mi)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	return timegm(&tm);
+}
+
+/* The next fire of expr after `after`, or -1 (parse failure: -2). */
+static time_t
+next(const char *expr, time_t after)
+{
+	struct cron c;
+	const char *why;
+	time_t t;
+
+	if (cron_parse(expr, &c, &why) < 0) {
+		fprintf(stderr, "cannot parse '%s': %s\n", expr, why);
+		return -2;
+	}
+	if (cron_next(&c, after, &t) < 0)
+		return -1;
+	return t;
+}
+
+static void
+test_parse_errors(void)
+{
+	static const char *const bad[] = { "", "* * * *", "* * * * * *",
+		"60 * * * *", "* 24 * * *", "* * 0 * *", "* * 32 * *",
+		"* * * 13 *", "* * * * 8", "*/0 * * * *", "5-1 * * * *",
+		"@fortnightly", "x * * * *", "1,,2 * * * *", "* * * foo *" };
+	struct cron c;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		CHECK_INT(cron_parse(bad[i], &c, &why), -1);
+		CHECK(why != NULL && why[0] != '\0');
+	}
+	CHECK_INT(cron_parse("* * 0 * *", &c, &why), -1);
+	CHECK_CONTAINS(why, "day-of-month");
+	CHECK_INT(cron_parse("0 0 * jan,DEC sun-sat", &c, &why), 0);
+	CHECK_INT(c.month, (1 << 1) | (1 << 12));
+	CHECK_INT(c.dow, 0x7f);
+	/* 7 is Sunday, as 0 */
+	CHECK_INT(cron_parse("0 0 * * 7", &c, &why), 0);
+	CHECK_INT(c.dow, 1);
+}
+
+static void
+test_basic(void)
+{
+	set_tz("UTC");
+	/* strictly after: at 00:00 exactly, @daily is next midnight */
+	CHECK_INT(next("@daily", utc(2024, 5, 1, 0, 0)), utc(2024, 5, 2, 0, 0));
+	CHECK_INT(next("@daily", utc(2024, 5, 1, 23, 59)),
+	    utc(2024, 5, 2, 0, 0));
+	CHECK_INT(next("@hourly", utc(2024, 5, 1, 10, 0)),
+	    utc(2024, 5, 1, 11, 0));
+	CHECK_INT(next("@weekly", utc(2024, 5, 1, 0, 0)),
+	    utc(2024, 5, 5, 0, 0));		/* a Sunday */
+	CHECK_INT(next("@monthly", utc(2024, 12, 15, 0, 0)),
+	    utc(2025, 1, 1, 0, 0));
+	CHECK_INT(next("@yearly", utc(2024, 1, 1, 0, 0)),
+	    utc(2025, 1, 1, 0, 0));
+	/* steps: every 20 minutes in hours 9-17 every 4 (9, 13, 17) */
+	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 9, 40)),
+	    utc(2024, 5, 1, 13, 0));
+	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 13, 0)),
+	    utc(2024, 5, 1, 13, 20));
+	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 17, 40)),
+	    utc(2024, 5, 2, 9, 0));
+	/* "5/15": from 5 to the end, every 15 */
+	CHECK_INT(next("5/15 * * * *", utc(2024, 5, 1, 9, 50)),
+	    utc(2024, 5, 1, 10, 5));
+	CHECK_INT(next("5/15 * * * *", utc(2024, 5, 1, 10, 35)),
+	    utc(2024, 5, 1, 10, 50));
+	/* seconds are ignored: from 10:04:59 the next minute is 10:05 */
+	CHECK_INT(next("* * * * *", utc(2024, 5, 1, 10, 4) + 59),
+	    utc(2024, 5, 1, 10, 5));
+	/* names */
+	CHECK_INT(next("30 6 * mar mon", utc(2024, 1, 1, 0, 0)),
+	    utc(2024, 3, 4, 6, 30));
+}
+
+static void
+test_month_ends(void)
+{
+	set_tz("UTC");
+	/* the 31st skips the months without one */
+	CHECK_INT(next("0 0 31 * *", utc(2023, 1, 31, 0, 0)),
+	    utc(2023, 3, 31, 0, 0));
+	CHECK_INT(next("0 0 31 * *", utc(2023, 3, 31, 0, 0)),
+	    utc(2023, 5, 31, 0, 0));
+	CHECK_INT(next("0 0 31 * *", utc(2023, 7, 31, 0, 0)),
+	    utc(2023, 8, 31, 0, 0));
+	CHECK_INT(next("0 0 31 * *", utc(2023, 8, 31, 0, 0)),
+	    utc(2023, 10, 31, 0, 0));
+	CHECK_INT(next("0 0 30 * *", utc(2023, 1, 30, 0, 0)),
+	    utc(2023, 3, 30, 0, 0));
+	/* Feb 29 only in leap years; 2100 is not one, 2000 was */
+	CHECK_INT(next("0 0 29 2 *", utc(2023, 3, 1, 0, 0)),
+	    utc(2024, 2, 29, 0, 0));
+	CHECK_INT(next("0 0 29 2 *", utc(2024, 2, 29, 0, 0)),
+	    utc(2028, 2, 29, 0, 0));
+	CHECK_INT(next("0 0 29 2 *", utc(1999, 3, 1, 0, 0)),
+	    utc(2000, 2, 29, 0, 0));
+	CHECK_INT(next("0 12 29 2 *", utc(2097, 3, 1, 0, 0)),
+	    utc(2104, 2, 29, 12, 0));
+	/* the last day of February through a year-end */
+	CHECK_INT(next("0 0 28 2 *", utc(2024, 12, 31, 0, 0)),
+	    utc(2025, 2, 28, 0, 0));
+	/* never: Feb 30, Feb 31, Apr 31 */
+	CHECK_INT(next("0 0 30 2 *", utc(2024, 1, 1, 0, 0)), -1);
+	CHECK_INT(next("0 0 31 2 *", utc(2024, 1, 1, 0, 0)), -1);
+	CHECK_INT(next("0 0 31 4 *", utc(2024, 1, 1, 0, 0)), -1);
+	CHECK_INT(next("0 0 31 2,4,6,9,11 *", utc(2024, 1, 1, 0, 0)), -1);
+	/* but Feb 30 or a Monday of February is possible: the OR rule */
+	CHECK_INT(next("0 0 30 2 mon", utc(2024, 1, 1, 0, 0)),
+	    utc(2024, 2, 5, 0, 0));
+}
+
+static void
+test_day_rule(void)
+{
+	set_tz("UTC");
+	/* Both restricted: the 13th OR a Friday.  October 2024: Fridays
+	 * 4, 11, 18, 25; the 13th is a Sunday. */
+	CHECK_INT(next("0 0 13 * fri", utc(2024, 10, 1, 0, 0)),
+	    utc(2024, 10, 4, 0, 0));
+	CHECK_INT(next("0 0 13 * fri", utc(2024, 10, 11, 0, 0)),
+	    utc(2024, 10, 13, 0, 0));
+	CHECK_INT(next("0 0 13 * 5", utc(2024, 10, 13, 0, 0)),
+	    utc(2024, 10, 18, 0, 0));
+	/* Only day-of-month restricted: the 13th alone */
+	CHECK_INT(next("0 0 13 * *", utc(2024, 10, 1, 0, 0)),
+	    utc(2024, 10, 13, 0, 0));
+	/* Only day-of-week restricted: Fridays alone */
+	CHECK_INT(next("0 0 * * 5", utc(2024, 10, 5, 0, 0)),
+	    utc(2024, 10, 11, 0, 0));
+	/* "*" in a list or a range over the whole field counts as
+	 * restricted only when written as something other than "*":
+	 * 1-31 with Friday is the OR of every day and Friday. */
+	CHECK_INT(next("0 0 1-31 * 5", utc(2024, 10, 5, 0, 0)),
+	    utc(2024, 10, 6, 0, 0));
+	/* the month still restricts both */
+	CHECK_INT(next("0 0 13 11 fri", utc(2024, 10, 1, 0, 0)),
+	    utc(2024, 11, 1, 0, 0));
+}
+
+static void
+test_dst_berlin(void)
+{
+	time_t t, after;
+	int fires;
+
+	set_tz("Europe/Berlin");
+	/* 2024-03-31: 02:00 CET jumps to 03:00 CEST (01:00 UTC).  A 02:30
+	 * job fires once, at the first minute after the gap. */
+	t = next("30 2 * * *", utc(2024, 3, 30, 12, 0));
+	CHECK_INT(t, utc(2024, 3, 31, 1, 0));
+	CHECK_INT(next("30 2 * * *", t), utc(2024, 4, 1, 0, 30));
+	/* minutes in the gap collapse onto one fire; 03:00 itself too */
+	t = next("0,15,30,45 2,3 * * *", utc(2024, 3, 31, 0, 30));
+	CHECK_INT(t, utc(2024, 3, 31, 1, 0));
+	CHECK_INT(next("0,15,30,45 2,3 * * *", t), utc(2024, 3, 31, 1, 15));
+	/* the day before and after: ordinary */
+	CHECK_INT(next("30 2 * * *", utc(2024, 3, 29, 12, 0)),
+	    utc(2024, 3, 30, 1, 30));
+	/* 2024-10-27: 03:00 CEST goes back to 02:00 CET, so 02:30 exists
+	 * twice (00:30 and 01:30 UTC).  It fires once, the first time. */
+	t = next("30 2 * * *", utc(2024, 10, 26, 12, 0));
+	CHECK_INT(t, utc(2024, 10, 27, 0, 30));
+	CHECK_INT(next("30 2 * * *", t), utc(2024, 10, 28, 1, 30));
+	/* every 15 minutes through the repeated hour: the wall clock's
+	 * 02:00-02:45 fire once each, then 03:00 CET.  Count the fires
+	 * from 00:00 to 02:00 UTC: 00:00..00:45 (02:xx CEST), then the
+	 * repeated 02:xx CET is skipped, 02:00 UTC is 03:00 CET. */
+	after = utc(2024, 10, 26, 23, 59);
+	fires = 0;
+	while (next("*/15 * * * *", after) < utc(2024, 10, 27, 2, 0)) {
+		after = next("*/15 * * * *", after);
+		fires++;
+	}
+	CHECK_INT(fires, 4);
+	CHECK_INT(next("*/15 * * * *", utc(2024, 10, 27, 0, 45)),
+	    utc(2024, 10, 27, 2, 0));
+}
+
+static void
+test_dst_new_york(void)
+{
+	time_t t;
+
+	set_tz("America/New_York");
+	/* 2024-03-10: 02:00 EST jumps to 03:00 EDT (07:00 UTC). */
+	t = next("30 2 * * *", utc(2024, 3, 9, 12, 0));
+	CHECK_INT(t, utc(2024, 3, 10, 7, 0));
+	CHECK_INT(next("30 2 * * *", t), utc(2024, 3, 11, 6, 30));
+	/* @daily is untouched: midnight exists */
+	CHECK_INT(next("@daily", utc(2024, 3, 9, 12, 0)),
+	    utc(2024, 3, 10, 5, 0));
+	CHECK_INT(next("@daily", utc(2024, 3, 10, 5, 0)),
+	    utc(2024, 3, 11, 4, 0));
+	/* 2024-11-03: 02:00 EDT goes back to 01:00 EST; 01:30 exists at
+	 * 05:30 and 06:30 UTC and fires only at the first. */
+	t = next("30 1 * * *", utc(2024, 11, 2, 12, 0));
+	CHECK_INT(t, utc(2024, 11, 3, 5, 30));
+	CHECK_INT(next("30 1 * * *", t), utc(2024, 11, 4, 6, 30));
+	/* a job after the change is an hour later in UTC */
+	CHECK_INT(next("0 3 * * *", utc(2024, 11, 3, 5, 30)),
+	    utc(2024, 11, 3, 8, 0));
+}
+
+int
+main(void)
+{
+	check_tmpdir("test_cron");
+	test_parse_errors();
+	test_basic();
+	test_month_ends();
+	test_day_rule();
+	test_dst_berlin();
+	test_dst_new_york();
+	return check_done();
+}

@@ -1183,10 +1183,12 @@ spawn(struct run_proc *p, const struct child_spec *s, struct err *e)
 		goto out;
 	if (make_pipe(outp, 1) < 0 || make_pipe(errp, 1) < 0 ||
 	    make_pipe(failp, 0) < 0 ||
-	    (pl.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (pl.devnull = open(s->stdin_path ? s->stdin_path : "/dev/null",
+	    O_RDONLY | O_CLOEXEC)) < 0 ||
 	    above_stdio(&pl.devnull) < 0 ||
 	    (pl.cg_dirfd >= 0 && above_stdio(&pl.cg_dirfd) < 0)) {
-		err_errno(e, "cannot set up a run of '%s'", s->argv[0]);
+		err_errno(e, "cannot set up a run of '%s' (stdin '%s')",
+		    s->argv[0], s->stdin_path ? s->stdin_path : "/dev/null");
 		goto out;
 	}
 	pl.out_w = outp[1];

@@ -5,12 +5,13 @@
  * and making sure that no process of a run outlives it.
  *
  * Isolation.  Each run gets its own process group, core dumps off and
- * stdin from /dev/null.  When the machine allows it (cgroup v2 mounted,
- * our own cgroup writable, cgroup.kill present: Linux 5.14), each run
- * also gets a cgroup of its own under ours, which the child is started
- * in (clone3 with CLONE_INTO_CGROUP, or a move of its own before exec),
- * and everything left in it when the run ends is killed with cgroup.kill:
- * a grandchild that left the process group with setsid() included.
+ * stdin from /dev/null (or the file stdin_path names).  When the
+ * machine allows it (cgroup v2 mounted, our own cgroup writable,
+ * cgroup.kill present: Linux 5.14), each run also gets a cgroup of its
+ * own under ours, which the child is started in (clone3 with
+ * CLONE_INTO_CGROUP, or a move of its own before exec), and everything
+ * left in it when the run ends is killed with cgroup.kill: a grandchild
+ * that left the process group with setsid() included.
  * Elsewhere the runner falls back on the child-subreaper attribute: each
  * run's environment carries BISECTD_RUN_ID, and when the run ends any
  * orphan reparented to this process whose environment holds that id is
@@ -73,9 +74,12 @@ struct child_spec {
 	size_t stderr_max;		/* tail of stderr kept; 0: default */
 	enum run_isolation isolation;
 	unsigned flags;			/* RUN_NO_PIDFD, RUN_NO_CLONE3 */
+	const char *stdin_path;		/* a file the child reads as stdin,
+					 * or NULL: /dev/null; not owned */
 };
 
-#define CHILD_SPEC_INIT { NULL, NULL, NULL, 0, 0, 0, 0, RUN_ISOLATE_AUTO, 0 }
+#define CHILD_SPEC_INIT { NULL, NULL, NULL, 0, 0, 0, 0, RUN_ISOLATE_AUTO, 0, \
+	NULL }
 
 struct run_result {
 	enum run_reason reason;

@@ -309,17 +309,22 @@ acquire_weights(struct acquire *a, struct pinned_weights *out, struct err *e)
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (w->path == NULL)
-		return err_set(e, "weights '%s': only local paths can be "
-		    "pinned by this build; download '%s' and set path",
-		    w->name, w->url);
 	snprintf(name, sizeof(name), "weights/%s.stamp", w->name);
 	if ((stamp_path = fs_join(a->conf->cache, name)) == NULL)
 		return err_set(e, "out of memory");
 	if (fs_read_file(stamp_path, &text, &ignore) == 0 && text.data)
 		weights_stamp_parse(strtok(text.data, "\n"), &stamp);
 	buf_release(&text);
-	rc = weights_verify(w, &stamp, out->sha256, e);
+	if (w->url) {
+		struct weights_fetch_opts fo = WEIGHTS_FETCH_OPTS_INIT;
+
+		fo.cache = a->conf->cache;
+		fo.allow_http = a->eng->allow_http;
+		fo.progress = a->progress;
+		fo.progress_arg = a->progress_arg;
+		rc = weights_fetch(w, &fo, &stamp, out->sha256, &out->path, e);
+	} else
+		rc = weights_verify(w, &stamp, out->sha256, e);
 	if (rc < 0) {
 		free(stamp_path);
 		return err_prefix(e, "weights '%s'", w->name);
@@ -338,7 +343,7 @@ acquire_weights(struct acquire *a, struct pinned_weights *out, struct err *e)
 	}
 	free(stamp_path);
 	out->size = stamp.size;
-	if ((out->path = strdup(w->path)) == NULL)
+	if (out->path == NULL && (out->path = strdup(w->path)) == NULL)
 		return err_set(e, "out of memory");
 	return store_weights_ensure(a->store, w->name, out->sha256,
 	    (int64_t)out->size, &out->weights_id, e);

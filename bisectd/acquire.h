@@ -69,7 +69,8 @@ void pinned_weights_release(struct pinned_weights *w);
 /*
  * Verify the engine's weights against the configured hash and the pin of
  * earlier jobs (stored beside the cache), hashing only when the file's
- * size, times or inode changed; record them in the store.  A changed
+ * size, times or inode changed; weights given by url are downloaded into
+ * the cache first.  Record them in the store.  A changed
  * file is an error naming both hashes: numbers measured on other weights
  * are not comparable.
  */

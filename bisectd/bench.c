@@ -21,6 +21,7 @@
 #include "runner.h"
 #include "store.h"
 #include "template.h"
+#include "ttft.h"
 
 /*
  * The decode texts {content} points at.  "prose" is ordinary English that
@@ -77,6 +78,9 @@ bench_cells(const struct conf *conf, const struct conf_engine *eng,
 
 	if (one_content)
 		nk = 1;
+	/* A server is measured by time to first token: prefill only. */
+	if (eng->mode == MODE_SERVER)
+		ngens = 0;
 	if ((c = calloc(nprompts + ngens * nk + 1, sizeof(*c))) == NULL)
 		return err_set(e, "out of memory");
 	for (size_t i = 0; i < nprompts; i++) {
@@ -204,6 +208,139 @@ failure_name(enum run_reason r)
 	}
 }
 
+/* The fields of a run every mode fills the same way. */
+static void
+fill_run(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, int rep, int warmup, int confirm,
+    const struct hygiene_sample *hs, int busy, char *parser, size_t plen,
+    struct store_run *run)
+{
+	const struct conf_engine *eng = b->eng;
+
+	run->release_id = t->release_id;
+	run->weights_id = b->weights->weights_id;
+	run->machine_id = b->machine_id;
+	run->kind = c->kind;
+	run->prompt_tokens = c->prompt;
+	run->gen_tokens = c->gen;
+	run->content = c->content;
+	run->rep = rep;
+	run->warmup = warmup;
+	run->confirm = confirm;
+	if (eng->parser_arg)
+		snprintf(parser, plen, "%s:%s",
+		    conf_parser_name(eng->parser), eng->parser_arg);
+	else
+		snprintf(parser, plen, "%s",
+		    eng->mode == MODE_SERVER ? "ttft" :
+		    conf_parser_name(eng->parser));
+	run->parser = parser;
+	run->busy_share = hs->busy;
+	run->loadavg = hs->load1;
+	run->busy = busy;
+}
+
+static void
+tally_run(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, const struct store_run *run, int busy,
+    struct bench_tally *tally)
+{
+	tally->runs++;
+	tally->busy += busy;
+	if (run->failure == NULL)
+		return;
+	tally->failed++;
+	snprintf(tally->last_failure, sizeof(tally->last_failure),
+	    "%s %s %s%d: %s: %s", b->eng->name, t->version, c->kind,
+	    c->prompt ? c->prompt : c->gen, run->failure,
+	    run->failure_detail ? run->failure_detail : "");
+}
+
+/* "http://host:port/health" from a completions URL (malloced). */
+static char *
+default_health_url(const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *slash = host ? strchr(host + 3, '/') : NULL;
+	size_t len = slash ? (size_t)(slash - url) : strlen(url);
+	char *h = malloc(len + sizeof("/health"));
+
+	if (h) {
+		memcpy(h, url, len);
+		memcpy(h + len, "/health", sizeof("/health"));
+	}
+	return h;
+}
+
+/*
+ * Server mode: start the server, wait for it, time one streamed
+ * completion to its first token, stop it.  Fills the run and one sample;
+ * the figure is a lower bound on prefill speed (mode "server").
+ */
+static int
+server_run(struct bench_ctx *b, const struct tmpl_vals *v,
+    const struct bench_cell *c, struct store_run *run,
+    struct store_sample *smp, size_t *nsmp, char *detail, size_t dlen,
+    struct run_result *res, struct err *e)
+{
+	const struct conf_engine *eng = b->eng;
+	struct ttft_server_spec ss;
+	struct ttft_request rq;
+	struct ttft_result tr;
+	struct strv argv = STRV_INIT;
+	char *health = NULL;
+	int rc;
+
+	if (tmpl_expand(eng->command, v, &argv, e) < 0)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	ss.proc.argv = (const char *const *)argv.v;
+	ss.proc.env = (const char *const *)eng->env.v;
+	ss.proc.workdir = eng->workdir;
+	ss.proc.timeout_ms = eng->timeout_ms;
+	ss.proc.isolation = RUN_ISOLATE_AUTO;
+	if (eng->health_url == NULL &&
+	    (health = default_health_url(eng->url)) == NULL) {
+		strv_clear(&argv);
+		return err_set(e, "out of memory");
+	}
+	ss.health_url = eng->health_url ? eng->health_url : health;
+	ss.allow_http = 1;	/* the server runs on this machine */
+	memset(&rq, 0, sizeof(rq));
+	rq.url = eng->url;
+	rq.prompt_tokens = c->prompt;
+	rq.max_tokens = 1;
+	rq.timeout_ms = eng->timeout_ms;
+	rc = ttft_run(&ss, &rq, &tr, res, e);
+	strv_clear(&argv);
+	free(health);
+	if (rc < 0)
+		return -1;
+	run->mode = "server";
+	run->wall_ns = res->wall_ns;
+	run->user_ns = res->user_ns;
+	run->sys_ns = res->sys_ns;
+	run->max_rss_kb = res->max_rss_kb;
+	run->exit_code = res->exit_code;
+	run->signal = res->signal;
+	if (tr.status != TTFT_OK) {
+		run->failure = tr.status == TTFT_SPAWN ? "spawn" :
+		    tr.status == TTFT_DIED ? "exit" : tr.status ==
+		    TTFT_NOT_READY ? "timeout" : "parse";
+		snprintf(detail, dlen, "%s: %s", ttft_status_name(tr.status),
+		    tr.detail);
+		run->failure_detail = detail;
+		return 0;
+	}
+	smp->prompt_tokens = c->prompt;
+	smp->gen_tokens = 0;
+	smp->wall_ns = tr.ttft_ns;
+	smp->engine_ns = -1;
+	smp->user_ns = smp->sys_ns = smp->max_rss_kb = -1;
+	*nsmp = 1;
+	return 0;
+}
+
 /* One run of one cell of one target: run, parse, store. */
 static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
@@ -242,27 +379,26 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	spec.timeout_ms = eng->timeout_ms;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);
+	if (eng->mode == MODE_SERVER) {
+		struct store_sample one;
+
+		rc = server_run(b, &v, c, &run, &one, &nsmp, detail,
+		    sizeof(detail), &res, e);
+		if (rc < 0)
+			return err_prefix(e, "%s %s", eng->name, t->version);
+		fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
+		    sizeof(parser), &run);
+		rc = store_run_insert(b->store, &run, &one, nsmp, e);
+		tally_run(b, t, c, &run, busy, tally);
+		run_result_release(&res);
+		return rc;
+	}
 	rc = run_template(eng->command, &v, &spec, &res, e);
 	if (rc < 0)
 		return err_prefix(e, "%s %s", eng->name, t->version);
-	run.release_id = t->release_id;
-	run.weights_id = b->weights->weights_id;
-	run.machine_id = b->machine_id;
-	run.kind = c->kind;
-	run.prompt_tokens = c->prompt;
-	run.gen_tokens = c->gen;
-	run.content = c->content;
-	run.rep = rep;
-	run.warmup = warmup;
-	run.confirm = confirm;
 	run.mode = "bench";
-	if (eng->parser_arg)
-		snprintf(parser, sizeof(parser), "%s:%s",
-		    conf_parser_name(eng->parser), eng->parser_arg);
-	else
-		snprintf(parser, sizeof(parser), "%s",
-		    conf_parser_name(eng->parser));
-	run.parser = parser;
+	fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
+		    sizeof(parser), &run);
 	run.wall_ns = res.wall_ns;
 	run.user_ns = res.user_ns;
 	run.sys_ns = res.sys_ns;
@@ -274,9 +410,6 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	run.out_truncated = res.out_truncated;
 	run.err_tail = res.errtail.data;
 	run.err_len = res.errtail.len;
-	run.busy_share = hs.busy;
-	run.loadavg = hs.load1;
-	run.busy = busy;
 	run.failure = failure_name(res.reason);
 	if (run.failure) {
 		run_describe(&res, detail, sizeof(detail));
@@ -307,15 +440,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 		}
 	}
 	rc = store_run_insert(b->store, &run, smp, nsmp, e);
-	tally->runs++;
-	if (run.failure) {
-		tally->failed++;
-		snprintf(tally->last_failure, sizeof(tally->last_failure),
-		    "%s %s %s%d: %s: %s", eng->name, t->version, c->kind,
-		    c->prompt ? c->prompt : c->gen, run.failure,
-		    run.failure_detail);
-	}
-	tally->busy += busy;
+	tally_run(b, t, c, &run, busy, tally);
 	free(smp);
 	parse_result_release(&pr);
 	run_result_release(&res);

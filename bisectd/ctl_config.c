@@ -86,6 +86,7 @@ engine_json(const struct conf_engine *g)
 	json_object_set_new(o, "gen", lengths_json(g->gen, g->ngen));
 	json_object_set_new(o, "contents", contents);
 	json_object_set_new(o, "reps", json_integer(g->reps));
+	json_object_set_new(o, "max_reps", json_integer(g->max_reps));
 	json_object_set_new(o, "warmup", json_integer(g->warmup));
 	json_object_set_new(o, "threads", json_integer(g->threads));
 	json_object_set_new(o, "timeout_ms", json_integer(g->timeout_ms));
@@ -162,9 +163,9 @@ cmd_check_config(struct ctl *c)
 		printf("  weights   %s\n", g->weights->name);
 		lengths_text(a, sizeof(a), g->prompts, g->nprompts);
 		lengths_text(b, sizeof(b), g->gen, g->ngen);
-		printf("  matrix    prompts %s, gen %s, %d reps after %d "
-		    "warm-up, %d threads\n", a, b, g->reps, g->warmup,
-		    g->threads);
+		printf("  matrix    prompts %s, gen %s, %d reps (up to %d when "
+		    "inconclusive) after %d warm-up, %d threads\n", a, b,
+		    g->reps, g->max_reps, g->warmup, g->threads);
 		lengths_text(a, sizeof(a), g->fit, g->nfit);
 		printf("  analysis  fit over %s, metric %s, threshold %.3g%%, "
 		    "max-cv %.3g%%\n", a, conf_metric_name(&g->metric, m,

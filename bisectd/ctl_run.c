@@ -245,7 +245,7 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 		struct throughput tp;
 		char name[64], flags[64] = "";
 		double *x;
-		int busy = 0, tokens = cells[i].prompt ? cells[i].prompt :
+		int busy = 0, lower = 0, tokens = cells[i].prompt ? cells[i].prompt :
 		    cells[i].gen;
 
 		snprintf(name, sizeof(name), "%s%d%s%s", cells[i].kind, tokens,
@@ -260,6 +260,7 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 		for (size_t k = 0; x && k < pts.n; k++) {
 			x[k] = (double)pts.v[k].time_ns;
 			busy |= pts.v[k].busy;
+			lower |= pts.v[k].lower_bound;
 		}
 		if (x == NULL || stats_cell(x, pts.n, &st) < 0 ||
 		    stats_throughput(tokens, &st, &tp) < 0) {
@@ -271,6 +272,9 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 			strcat(flags, "noisy ");
 		if (busy)
 			strcat(flags, "busy ");
+		/* Time to first token over HTTP: prefill is at least this. */
+		if (lower)
+			strcat(flags, "lower-bound ");
 		if (c->format == FORMAT_JSON) {
 			json_t *o = json_object();
 
@@ -285,6 +289,8 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 			json_object_set_new(o, "cv", json_real(st.cv));
 			json_object_set_new(o, "tps", json_real(tp.tps));
 			json_object_set_new(o, "tps_sd", json_real(tp.sd));
+			json_object_set_new(o, "lower_bound",
+			    json_boolean(lower));
 			json_object_set_new(o, "flags", json_string(flags));
 			json_array_append_new(arr, o);
 		} else {
@@ -292,9 +298,9 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 
 			snprintf(ms, sizeof(ms), "%.2f ± %.2f", st.mean / 1e6,
 			    st.sd / 1e6);
-			printf("%-16s %4zu %12.2f %23s %6.1f%% %8.1f ± %-5.1f %s\n",
-			    name, st.n, st.median / 1e6, ms, 100 * st.cv,
-			    tp.tps, tp.sd, flags);
+			printf("%-16s %4zu %12.2f %23s %6.1f%% %s%8.1f ± %-5.1f "
+			    "%s\n", name, st.n, st.median / 1e6, ms, 100 * st.cv,
+			    lower ? ">=" : "  ", tp.tps, tp.sd, flags);
 		}
 		free(x);
 		store_points_release(&pts);
@@ -427,7 +433,7 @@ cmd_runs(struct ctl *c)
 	struct store_run_rows rows;
 	struct err e = ERR_INIT;
 	struct store *s;
-	int64_t rid;
+	int64_t rid = 0;
 	int rc;
 
 	if (g == NULL)

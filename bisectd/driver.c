@@ -89,8 +89,7 @@ driver_params(const struct conf_engine *eng, const struct conf_metric *metric,
 	bisect_params_init(p);
 	p->threshold = threshold >= 0 ? threshold : eng->threshold;
 	p->reps_initial = eng->reps;
-	if (p->reps_cap < p->reps_initial * 8)
-		p->reps_cap = p->reps_initial * 8;
+	p->reps_cap = eng->max_reps;
 	p->all = all;
 	p->metric.n = m->n;
 	switch (m->kind) {

@@ -383,6 +383,7 @@ engine_defaults(struct conf_engine *g)
 	g->gen[0] = 128;
 	g->ngen = 1;
 	g->reps = 5;
+	g->max_reps = 80;
 	g->warmup = 1;
 	g->threads = cores > 0 ? (int)cores : 1;
 	g->timeout_ms = 10 * 60 * 1000;
@@ -499,12 +500,8 @@ engine_key(struct loader *ld, const struct entry *en)
 
 	if (strcmp(k, "source") == 0)
 		engine_source(ld, g, en);
-	else if (strcmp(k, "asset") == 0) {
-		if (strstr(v, "{version}") == NULL)
-			problem(ld, en->line, "%s: expected a file name pattern "
-			    "containing {version}, got '%s'", en->label, v);
-		set_str(&g->asset, v);
-	} else if (strcmp(k, "versions") == 0) {
+	else if (strcmp(k, "asset") == 0)
+		set_str(&g->asset, v); else if (strcmp(k, "versions") == 0) {
 		strv_clear(&g->versions);
 		if (strv_split(&g->versions, v, ',') < 0)
 			problem(ld, en->line, "%s: expected a comma-separated "
@@ -591,6 +588,8 @@ engine_key(struct loader *ld, const struct entry *en)
 				    g->contents.v[i]);
 	} else if (strcmp(k, "reps") == 0)
 		want_int(ld, en, 1, 1000, &g->reps);
+	else if (strcmp(k, "max-reps") == 0)
+		want_int(ld, en, 1, 100000, &g->max_reps);
 	else if (strcmp(k, "warmup") == 0)
 		want_int(ld, en, 0, 100, &g->warmup);
 	else if (strcmp(k, "threads") == 0)
@@ -726,11 +725,20 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		problem(ld, line, "engine.%s.source: missing (expected "
 		    "github:OWNER/REPO, url:TEMPLATE, git:PATH-OR-URL or "
 		    "dir:PATH)", g->name);
-	else if ((g->source == SOURCE_GITHUB || g->source == SOURCE_DIR ||
-	    g->source == SOURCE_GIT) && g->asset == NULL)
+	else if ((g->source == SOURCE_GITHUB || g->source == SOURCE_DIR) &&
+	    g->asset == NULL)
 		problem(ld, line, "engine.%s.asset: missing (a %s: source needs "
 		    "the archive's name pattern with {version})", g->name,
 		    conf_source_name(g->source));
+	if (g->asset && strstr(g->asset, "{version}") == NULL &&
+	    !(g->source == SOURCE_GIT && strstr(g->asset, "{tag}"))) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.asset", g->name);
+		problem(ld, linemap_find(ld, key, 0), "%s: expected a pattern "
+		    "containing {version}%s, got '%s'", key,
+		    g->source == SOURCE_GIT ? " or {tag}" : "", g->asset);
+	}
 	if (g->source_spec && g->source == SOURCE_URL && g->versions.n == 0)
 		problem(ld, line, "engine.%s.versions: missing (a url: source "
 		    "needs the list of versions)", g->name);
@@ -773,6 +781,9 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		    i < g->nprompts; i++)
 			g->fit[g->nfit++] = sorted[i];
 	}
+	if (g->max_reps < g->reps)
+		problem(ld, line, "engine.%s.max-reps: %d is fewer than reps "
+		    "(%d)", g->name, g->max_reps, g->reps);
 	if (g->nfit < 2)
 		problem(ld, line, "engine.%s.fit: the fit needs two or more "
 		    "prompt lengths", g->name);

@@ -93,6 +93,8 @@ struct conf_engine {
 	size_t ngen;
 	struct strv contents;	/* decode content kinds; empty: once */
 	int reps;
+	int max_reps;		/* an inconclusive comparison doubles reps
+				 * up to this */
 	int warmup;
 	int threads;
 	int64_t timeout_ms;

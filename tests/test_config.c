@@ -83,6 +83,7 @@ test_defaults(const char *dir)
 	CHECK_INT(g->ngen, 1);
 	CHECK_INT(g->gen[0], 128);
 	CHECK_INT(g->reps, 5);
+	CHECK_INT(g->max_reps, 80);
 	CHECK_INT(g->warmup, 1);
 	CHECK_INT(g->timeout_ms, 600000);
 	CHECK_INT(g->nfit, 2);
@@ -278,6 +279,21 @@ test_structure_errors(void)
 	c = load("[alert \"x\"]\n\temail = a@b\n", &probs);
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "alert.x.smtp: missing");
+	free(probs);
+
+	c = load("[weights \"w\"]\n\tpath = w\n[engine \"e\"]\n"
+	    "\tsource = dir:r\n\tasset = {version}.tgz\n\tcommand = x\n"
+	    "\treps = 10\n\tmax-reps = 5\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "engine.e.max-reps: 5 is fewer than reps (10)");
+	free(probs);
+
+	c = load("[weights \"w\"]\n\tpath = w\n[engine \"e\"]\n"
+	    "\tsource = dir:r\n\tasset = engine.tgz\n\tcommand = x\n",
+	    &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:5: engine.e.asset: expected a pattern "
+	    "containing {version}, got 'engine.tgz'");
 	free(probs);
 
 	c = load("[yardstick]\n\tengine = ghost\n", &probs);

@@ -226,6 +226,46 @@ test_resume(void)
 	CHECK_INT(count_runs("resume.conf", "0.2.0"), first);
 }
 
+/* Server mode: time to first token over HTTP, stored and shown as a
+ * lower bound everywhere. */
+static void
+test_server_mode(void)
+{
+	char text[4096];
+	json_t *rep, *r, *cell;
+	char *flags;
+	int port = 20000 + (int)(getpid() % 20000);
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = server.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"splash\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n\tmode = server\n"
+	    "\tcommand = {bin}/bin/fake-engine --server --port %d "
+	    "-m {weights}\n"
+	    "\turl = http://127.0.0.1:%d/v1/completions\n"
+	    "\tprompts = 128,512\n\treps = 3\n\ttimeout = 1m\n", build,
+	    build, port, port);
+	check_write_file("server.conf", text);
+	CHECK_INT(ctl_json("-c server.conf bench splash 0.2.3 --format json",
+	    &rep), 0);
+	CHECK_INT(json_array_size(rep), 2);
+	CHECK(json_is_true(json_object_get(json_array_get(rep, 0),
+	    "lower_bound")));
+	json_decref(rep);
+	CHECK_INT(ctl_json("-c server.conf report splash 0.2.2..0.2.3 "
+	    "--format json", &rep), 4);
+	r = release(rep, "0.2.3");
+	cell = json_object_get(json_object_get(r, "pp"), "512");
+	CHECK(json_is_true(json_object_get(cell, "lower_bound")));
+	CHECK(json_number_value(json_object_get(cell, "tps")) > 100);
+	flags = json_dumps(json_object_get(r, "flags"), 0);
+	CHECK_CONTAINS(flags, "lower-bound");
+	free(flags);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -245,5 +285,6 @@ main(void)
 	test_demo_bisect();
 	test_skip();
 	test_resume();
+	test_server_mode();
 	return check_done();
 }

@@ -303,7 +303,7 @@ static int
 llama_sample(const json_t *v, const char *what, size_t i,
     const struct parse_cell *cell, struct parse_result *res, struct err *e)
 {
-	int64_t ns;
+	int64_t ns = 0;
 
 	if (!json_is_number(v))
 		return err_set(e, "record pp%d/tg%d: %s[%zu] is not a number",
@@ -431,7 +431,7 @@ parse_json(const struct parse_spec *spec, const struct parse_cell *cell,
 	const json_t *v;
 	json_error_t je;
 	json_t *root;
-	int64_t ns;
+	int64_t ns = 0;
 	int rc = -1;
 
 	if ((root = json_loads(text, JSON_DECODE_ANY, &je)) == NULL)
@@ -484,7 +484,7 @@ parse_regex(const struct parse_spec *spec, const struct parse_cell *cell,
 	regex_t re;
 	size_t n;
 	double value;
-	int64_t ns;
+	int64_t ns = 0;
 	int rc;
 
 	if (regex_compile(spec->arg, &re, e) < 0)

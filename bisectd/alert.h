@@ -48,6 +48,11 @@ struct alert_opts {
 int alert_deliver_pending(const struct conf *c, struct store *s,
     const struct alert_opts *o, struct err *e);
 
+/* alert_deliver_pending() as if the clock showed now (epoch seconds):
+ * how tests step past a backoff without waiting for it. */
+int alert_deliver_at(const struct conf *c, struct store *s,
+    const struct alert_opts *o, int64_t now, struct err *e);
+
 /*
  * The earliest time (epoch seconds) a pending delivery is due, in *when,
  * so the daemon can sleep until then: 0 and *when set, or 1 when nothing

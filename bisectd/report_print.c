@@ -77,6 +77,27 @@ flags_text(char *buf, size_t len, const json_t *flags)
 		    "%s%s", i ? "," : "", json_string_value(f));
 }
 
+/* Columns a UTF-8 string takes on a terminal ("±" is two bytes, one
+ * column). */
+static int
+dispw(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Print s left-aligned in width columns. */
+static void
+pad(FILE *out, const char *s, int width)
+{
+	fputs(s, out);
+	for (int w = dispw(s); w < width; w++)
+		fputc(' ', out);
+}
+
 /* Column keys: "pp512", "tg128/prose" in the order they appear. */
 struct columns {
 	char name[32][48];
@@ -229,15 +250,15 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_header(rep, out, md);
 	collect_columns(rels, &cols);
 	for (j = 0; j < cols.n; j++)
-		wc[j] = (int)strlen(cols.name[j]);
+		wc[j] = dispw(cols.name[j]);
 	json_array_foreach(rels, i, r) {
 		if ((int)strlen(str(r, "version")) > wv)
 			wv = (int)strlen(str(r, "version"));
 		for (j = 0; j < cols.n; j++) {
 			cell_text(buf, sizeof(buf), json_object_get(
 			    json_object_get(r, cols.group[j]), cols.key[j]));
-			if ((int)strlen(buf) > wc[j])
-				wc[j] = (int)strlen(buf);
+			if (dispw(buf) > wc[j])
+				wc[j] = dispw(buf);
 		}
 		ci_text(per, sizeof(per), r, "per_token_ms", 0);
 		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
@@ -258,8 +279,10 @@ print_text(const json_t *rep, FILE *out, int md)
 		fprintf(out, "---|---|---|---|---|\n");
 	} else {
 		fprintf(out, "%-*s  %-12s", wv, "VERSION", "STATUS");
-		for (j = 0; j < cols.n; j++)
-			fprintf(out, "  %-*s", wc[j], cols.name[j]);
+		for (j = 0; j < cols.n; j++) {
+			fputs("  ", out);
+			pad(out, cols.name[j], wc[j]);
+		}
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, "PER-TOKEN MS",
 		    wf, "FIXED MS", "CEILING", "FLAGS");
 	}
@@ -281,9 +304,10 @@ print_text(const json_t *rep, FILE *out, int md)
 			    json_object_get(r, cols.group[j]), cols.key[j]));
 			if (md)
 				fprintf(out, " %s |", buf);
-			else
-				fprintf(out, "  %-*s", wc[j] + (int)(strlen(buf) -
-				    strlen(buf)), buf);
+			else {
+				fputs("  ", out);
+				pad(out, buf, wc[j]);
+			}
 		}
 		snprintf(buf, sizeof(buf), isfinite(ceil) ? "%.0f" : "-", ceil);
 		if (md) {

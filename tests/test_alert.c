@@ -1,0 +1,354 @@
+/*
+ * test_alert.c: alert delivery against real receivers: the loopback
+ * test server's /hook, /hook500 and SMTP sink, a closed port, and a
+ * command that writes its stdin to a file.  Checks the document sent,
+ * the attempts stored, the backoff, and one alert per regression.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "alert.h"
+#include "check.h"
+#include "conf.h"
+#include "err.h"
+#include "store.h"
+#include "strv.h"
+#include "testserver.h"
+
+static struct testserver ts;
+
+static struct conf *
+load(const char *text)
+{
+	struct strv problems = STRV_INIT;
+	struct conf *c = NULL;
+
+	check_write_file("t.conf", text);
+	if (conf_load("t.conf", &c, &problems) < 0) {
+		for (size_t i = 0; i < problems.n; i++)
+			fprintf(stderr, "config: %s\n", problems.v[i]);
+		c = NULL;
+	}
+	strv_clear(&problems);
+	return c;
+}
+
+static int
+file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0;
+}
+
+static const char *verdict_json =
+    "{\"status\":\"regression\",\"first_bad\":\"0.2.4\","
+    "\"last_good\":\"0.2.3\",\"candidates\":[\"0.2.4\"],"
+    "\"kind\":\"per-token\",\"confirmed\":true,"
+    "\"per_token_delta_ms\":2.36,\"fixed_delta_ms\":-6,"
+    "\"metric_change\":2.5,\"confirm_change\":2.56}";
+
+static void
+test_text(void)
+{
+	json_t *v = json_loads(verdict_json, 0, NULL);
+	char buf[512];
+
+	CHECK_STR(alert_regression_text("basert", "per-token", v, buf,
+	    sizeof(buf)), "basert 0.2.4: per-token prefill cost +2.36 ms "
+	    "(x3.56) since 0.2.3, confirmed");
+	json_object_set_new(v, "confirmed", json_false());
+	json_object_set_new(v, "candidates", json_pack("[s,s]", "0.2.3a",
+	    "0.2.4"));
+	alert_regression_text("basert", "pp512", v, buf, sizeof(buf));
+	CHECK_STR(buf, "basert 0.2.4 (or an earlier candidate: 0.2.3a): "
+	    "pp512 time x3.56 since 0.2.3, not confirmed");
+	json_decref(v);
+}
+
+static void
+test_webhook_and_dedup(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	struct store_alert_rows rows;
+	json_t *v = json_loads(verdict_json, 0, NULL), *doc;
+	char text[8192], *body;
+
+	check_tmpdir("test_alert_webhook");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
+	    testserver_url(&ts, "/hook"));
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	/* The same regression twice (a later, wider search finds it
+	 * again): one alert. */
+	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
+	    "per-token", v, &e), 0);
+	CHECK_INT(alert_record_regression(s, "basert", "0.2.3..0.2.5",
+	    "per-token", v, &e), 1);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	CHECK(file_exists(ts.root) && file_exists("hooks") == 0);
+	snprintf(text, sizeof(text), "%s/hooks/1.json", ts.root);
+	body = check_read_file(text);
+	CHECK(body != NULL);
+	snprintf(text, sizeof(text), "%s/hooks/2.json", ts.root);
+	CHECK(!file_exists(text));
+	doc = body ? json_loads(body, 0, NULL) : NULL;
+	CHECK(doc != NULL);
+	CHECK_STR(json_string_value(json_object_get(doc, "text")),
+	    "basert 0.2.4: per-token prefill cost +2.36 ms (x3.56) since "
+	    "0.2.3, confirmed");
+	CHECK_STR(json_string_value(json_object_get(doc, "kind")),
+	    "regression");
+	CHECK_STR(json_string_value(json_object_get(doc, "engine")), "basert");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(doc,
+	    "range"), "from")), "0.2.0");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(doc,
+	    "verdict"), "first_bad")), "0.2.4");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(doc,
+	    "verdict"), "kind")), "per-token");
+	json_decref(doc);
+	free(body);
+	/* The attempt is stored: delivered, HTTP 200. */
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	CHECK_INT(rows.n, 1);
+	if (rows.n == 1 && rows.v[0].nsinks == 1) {
+		CHECK_STR(rows.v[0].sinks[0].state, "delivered");
+		CHECK_INT(rows.v[0].sinks[0].ntries, 1);
+		CHECK_INT(rows.v[0].sinks[0].tries[0].http_status, 200);
+		CHECK_INT(rows.v[0].sinks[0].tries[0].ok, 1);
+	} else
+		CHECK(0);
+	store_alert_rows_release(&rows);
+	/* An alert another part recorded (no verdict) goes out too. */
+	CHECK_INT(store_alert_record(s, "archive-changed", "basert",
+	    "archive-changed:x", "basert 0.2.2: release archive changed",
+	    "{\"kind\":\"archive-changed\"}", &e), 0);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	snprintf(text, sizeof(text), "%s/hooks/2.json", ts.root);
+	body = check_read_file(text);
+	CHECK_CONTAINS(body, "\"text\":\"basert 0.2.2: release archive "
+	    "changed\"");
+	free(body);
+	store_close(s);
+	conf_free(c);
+	json_decref(v);
+}
+
+/* Total of log lines the callback saw, by level. */
+static int warnings, errors;
+
+static void
+count_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+	if (level == ALERT_LOG_WARNING)
+		warnings++;
+	else if (level == ALERT_LOG_ERR)
+		errors++;
+}
+
+/* A receiver answering 500, and one that is not there: retried with
+ * backoff, every attempt stored, the other alerts wait with the first. */
+static void
+test_retries(const char *url, const char *name)
+{
+	struct alert_opts o = { count_log, NULL };
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct store_alert_rows rows;
+	struct conf *c;
+	char text[8192];
+	int64_t now = (int64_t)time(NULL), when = 0;
+	time_t t0;
+
+	check_tmpdir(name);
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n", url);
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k1",
+	    "one", "{}", &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k2",
+	    "two", "{}", &e), 0);
+	warnings = errors = 0;
+	t0 = time(NULL);
+	CHECK_INT(alert_deliver_at(c, s, &o, now, &e), 0);
+	/* fails fast: no long wait on a closed port or a 500 */
+	CHECK(time(NULL) - t0 < 8);
+	CHECK_INT(warnings, 1);
+	/* both alerts wait for the backoff: the second was not tried */
+	CHECK_INT(alert_next_due(c, s, &when, &e), 0);
+	CHECK_INT(when, now + ALERT_RETRY_BASE_S);
+	CHECK_INT(alert_deliver_at(c, s, &o, now + 1, &e), 0);
+	CHECK_INT(warnings, 1);
+	/* after the backoff: the next attempt, then twice as long */
+	CHECK_INT(alert_deliver_at(c, s, &o, now + ALERT_RETRY_BASE_S, &e), 0);
+	CHECK_INT(warnings, 2);
+	CHECK_INT(alert_next_due(c, s, &when, &e), 0);
+	CHECK_INT(when, now + 3 * ALERT_RETRY_BASE_S);
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	CHECK_INT(rows.n, 2);
+	if (rows.n == 2 && rows.v[1].nsinks == 1 && rows.v[0].nsinks == 1) {
+		/* newest first: v[1] is k1 */
+		CHECK_STR(rows.v[1].sinks[0].state, "pending");
+		CHECK_INT(rows.v[1].sinks[0].attempts, 2);
+		CHECK_INT(rows.v[1].sinks[0].ntries, 2);
+		CHECK_INT(rows.v[1].sinks[0].tries[0].ok, 0);
+		CHECK(rows.v[1].sinks[0].tries[0].error != NULL);
+		if (strstr(url, "hook500")) {
+			CHECK_INT(rows.v[1].sinks[0].tries[0].http_status,
+			    500);
+			CHECK_CONTAINS(rows.v[1].sinks[0].tries[0].error,
+			    "500");
+		} else
+			CHECK_INT(rows.v[1].sinks[0].tries[0].http_status,
+			    -1);
+		CHECK_INT(rows.v[0].sinks[0].ntries, 0);
+	} else
+		CHECK(0);
+	store_alert_rows_release(&rows);
+	/* it gives up after ALERT_MAX_ATTEMPTS, with an error logged */
+	for (int i = 0; i < ALERT_MAX_ATTEMPTS; i++)
+		CHECK_INT(alert_deliver_at(c, s, &o, now + 400000 * (i + 1),
+		    &e), 0);
+	CHECK(errors >= 1);
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	if (rows.n == 2 && rows.v[1].nsinks == 1) {
+		CHECK_STR(rows.v[1].sinks[0].state, "failed");
+		CHECK_INT(rows.v[1].sinks[0].attempts, ALERT_MAX_ATTEMPTS);
+	}
+	store_alert_rows_release(&rows);
+	store_close(s);
+	conf_free(c);
+}
+
+static void
+test_command(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct store_alert_rows rows;
+	struct conf *c;
+	char text[8192], cwd[1024], *got;
+
+	check_tmpdir("test_alert_command");
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	check_write_file("sink.sh", "#!/bin/sh\ncat > \"$1\"\n"
+	    "echo \"args=$#\" >> \"$1.args\"\n");
+	check_write_file("fail.sh", "#!/bin/sh\necho broken >&2\nexit 3\n");
+	chmod("sink.sh", 0755);
+	chmod("fail.sh", 0755);
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"cmd\"]\n\tcommand = %s/sink.sh '%s/got it.json'\n"
+	    "[alert \"bad\"]\n\tcommand = %s/fail.sh\n", cwd, cwd, cwd);
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	CHECK_INT(store_alert_record(s, "yardstick", "other", "y1",
+	    "yardstick basert 0.2.3 is no longer the fastest; $(rm -rf x)",
+	    "{\"kind\":\"yardstick\"}", &e), 0);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	got = check_read_file("got it.json");
+	CHECK_CONTAINS(got, "\"text\":\"yardstick basert 0.2.3 is no longer "
+	    "the fastest; $(rm -rf x)\"");
+	CHECK_CONTAINS(got, "\"kind\":\"yardstick\"");
+	free(got);
+	got = check_read_file("got it.json.args");
+	CHECK_STR(got, "args=1\n");
+	free(got);
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	if (rows.n == 1 && rows.v[0].nsinks == 2) {
+		/* by name: "bad" then "cmd" */
+		CHECK_STR(rows.v[0].sinks[0].state, "pending");
+		CHECK_INT(rows.v[0].sinks[0].tries[0].exit_code, 3);
+		CHECK_CONTAINS(rows.v[0].sinks[0].tries[0].error, "broken");
+		CHECK_STR(rows.v[0].sinks[1].state, "delivered");
+		CHECK_INT(rows.v[0].sinks[1].tries[0].exit_code, 0);
+	} else
+		CHECK(0);
+	store_alert_rows_release(&rows);
+	store_close(s);
+	conf_free(c);
+}
+
+static void
+test_email(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char text[8192], *mail;
+
+	check_tmpdir("test_alert_email");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"mail\"]\n\temail = a@example.org, b@example.org\n"
+	    "\tsmtp = smtp://127.0.0.1:%d\n\tfrom = bench@example.org\n"
+	    "\tallow-http = true\n", ts.smtp_port);
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "m1",
+	    "basert 0.2.4: per-token prefill cost +2.36 ms (x3.56) since "
+	    "0.2.3, confirmed\nBcc: x@evil", "{\"kind\":\"regression\"}",
+	    &e), 0);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	snprintf(text, sizeof(text), "%s/mail/1.eml", ts.root);
+	mail = check_read_file(text);
+	CHECK_CONTAINS(mail, "X-Envelope-From: <bench@example.org>");
+	CHECK_CONTAINS(mail, "b@example.org");
+	CHECK_CONTAINS(mail, "Subject: basert 0.2.4: per-token prefill cost "
+	    "+2.36 ms (x3.56) since 0.2.3, confirmed Bcc: x@evil\r\n");
+	CHECK_CONTAINS(mail, "\"kind\": \"regression\"");
+	/* the newline in the summary did not start a header */
+	if (mail && strstr(mail, "\r\n\r\n"))
+		*strstr(mail, "\r\n\r\n") = '\0';
+	CHECK(mail != NULL && strstr(mail, "\nBcc:") == NULL);
+	free(mail);
+	CHECK_INT(testserver_count(&ts, "SMTP DATA", "status=250", NULL), 1);
+	store_close(s);
+	conf_free(c);
+}
+
+int
+main(void)
+{
+	char root[1100], closed[128];
+	const char *dir = check_tmpdir("test_alert");
+
+	snprintf(root, sizeof(root), "%s/srv", dir);
+	if (testserver_start(root, &ts) < 0)
+		return 1;
+	test_text();
+	test_webhook_and_dedup();
+	test_retries(testserver_url(&ts, "/hook500"), "test_alert_500");
+	/* a receiver that is down: port 1 (tcpmux) is closed on a test
+	 * machine, and the connection is refused at once */
+	snprintf(closed, sizeof(closed), "http://127.0.0.1:1/hook");
+	test_retries(closed, "test_alert_down");
+	test_command();
+	test_email();
+	testserver_stop(&ts);
+	return check_done();
+}

@@ -188,26 +188,6 @@ on_wait(void *arg, const struct hygiene_sample *s, int64_t waited_ms)
 	return w->b->stop && *w->b->stop;
 }
 
-static const char *
-failure_name(enum run_reason r)
-{
-	switch (r) {
-	case RUN_EXIT:
-		return "exit";
-	case RUN_SIGNAL:
-		return "signal";
-	case RUN_TIMEOUT:
-		return "timeout";
-	case RUN_SPAWN:
-		return "spawn";
-	case RUN_OOM:
-		return "oom";
-	case RUN_OK:
-	default:
-		return NULL;
-	}
-}
-
 /* The fields of a run every mode fills the same way. */
 static void
 fill_run(struct bench_ctx *b, const struct bench_target *t,
@@ -410,7 +390,8 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	run.out_truncated = res.out_truncated;
 	run.err_tail = res.errtail.data;
 	run.err_len = res.errtail.len;
-	run.failure = failure_name(res.reason);
+	run.failure = res.reason == RUN_OK ? NULL :
+	    run_reason_name(res.reason);
 	if (run.failure) {
 		run_describe(&res, detail, sizeof(detail));
 		run.failure_detail = detail;

@@ -13,16 +13,22 @@
 #include "fsutil.h"
 #include "store.h"
 
+static void
+say(const char *fmt, va_list ap)
+{
+	fputs("bisectctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int
 ctl_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bisectctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_FAIL;
 }
 
@@ -31,11 +37,9 @@ ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("bisectctl: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return EXIT_USAGE;
 }
 

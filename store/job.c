@@ -56,15 +56,11 @@ store_job_list(struct store *s, int recent, struct store_jobs *out,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_job *j;
 
-		if (out->n == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			j = realloc(out->v, alloc * sizeof(*j));
-			if (j == NULL) {
-				sqlite3_finalize(st);
-				store_jobs_release(out);
-				return err_set(e, "out of memory");
-			}
-			out->v = j;
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0) {
+			sqlite3_finalize(st);
+			store_jobs_release(out);
+			return err_set(e, "out of memory");
 		}
 		j = &out->v[out->n++];
 		j->id = sqlite3_column_int64(st, 0);

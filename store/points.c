@@ -52,15 +52,11 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_point *p;
 
-		if (out->n == alloc) {
-			alloc = alloc ? alloc * 2 : 32;
-			p = realloc(out->v, alloc * sizeof(*p));
-			if (p == NULL) {
-				sqlite3_finalize(st);
-				store_points_release(out);
-				return err_set(e, "out of memory");
-			}
-			out->v = p;
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0) {
+			sqlite3_finalize(st);
+			store_points_release(out);
+			return err_set(e, "out of memory");
 		}
 		p = &out->v[out->n++];
 		p->time_ns = sqlite3_column_int64(st, 0);
@@ -150,15 +146,11 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_run_row *r;
 
-		if (out->n == alloc) {
-			alloc = alloc ? alloc * 2 : 32;
-			r = realloc(out->v, alloc * sizeof(*r));
-			if (r == NULL) {
-				sqlite3_finalize(st);
-				store_run_rows_release(out);
-				return err_set(e, "out of memory");
-			}
-			out->v = r;
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0) {
+			sqlite3_finalize(st);
+			store_run_rows_release(out);
+			return err_set(e, "out of memory");
 		}
 		r = &out->v[out->n++];
 		memset(r, 0, sizeof(*r));
@@ -371,17 +363,11 @@ store_probe_skipped(struct store *s, int64_t bisect_id, int64_t **ids,
 		return -1;
 	sqlite3_bind_int64(st, 1, bisect_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == alloc) {
-			int64_t *v;
-
-			alloc = alloc ? alloc * 2 : 8;
-			if ((v = realloc(*ids, alloc * sizeof(*v))) == NULL) {
-				sqlite3_finalize(st);
-				free(*ids);
-				*ids = NULL;
-				return err_set(e, "out of memory");
-			}
-			*ids = v;
+		if (store_grow((void **)ids, &alloc, *n, sizeof(**ids)) < 0) {
+			sqlite3_finalize(st);
+			free(*ids);
+			*ids = NULL;
+			return err_set(e, "out of memory");
 		}
 		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
 	}

@@ -214,17 +214,11 @@ store_release_list(struct store *s, int64_t engine_id,
 		return -1;
 	sqlite3_bind_int64(st, 1, engine_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (out->n == alloc) {
-			struct store_release *v;
-
-			alloc = alloc ? alloc * 2 : 16;
-			v = realloc(out->v, alloc * sizeof(*v));
-			if (v == NULL) {
-				sqlite3_finalize(st);
-				store_release_list_release(out);
-				return err_set(e, "out of memory");
-			}
-			out->v = v;
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0) {
+			sqlite3_finalize(st);
+			store_release_list_release(out);
+			return err_set(e, "out of memory");
 		}
 		release_from_row(st, &out->v[out->n++]);
 	}

@@ -343,6 +343,22 @@ store_integrity_check(struct store *s, struct err *e)
 	return res;
 }
 
+int
+store_grow(void **v, size_t *alloc, size_t n, size_t elsize)
+{
+	size_t want;
+	void *p;
+
+	if (n < *alloc)
+		return 0;
+	want = *alloc ? *alloc * 2 : 16;
+	if ((p = realloc(*v, want * elsize)) == NULL)
+		return -1;
+	*v = p;
+	*alloc = want;
+	return 0;
+}
+
 int64_t
 store_now(void)
 {

@@ -5,6 +5,7 @@
 #ifndef STORE_STORE_INT_H
 #define STORE_STORE_INT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
@@ -26,5 +27,12 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v);
 char *store_column_dup(sqlite3_stmt *st, int i);
 int64_t store_now(void);
+
+/*
+ * Make room for element n of the array *v (elsize bytes each, *alloc
+ * allocated), doubling as needed.  Returns 0, or -1 with *v untouched
+ * when memory runs out.
+ */
+int store_grow(void **v, size_t *alloc, size_t n, size_t elsize);
 
 #endif

@@ -13,6 +13,9 @@
 #include "fsutil.h"
 #include "store.h"
 
+static void say(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
 static void
 say(const char *fmt, va_list ap)
 {

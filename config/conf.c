@@ -41,6 +41,9 @@ struct loader {
 	const char *file;	/* as given, for messages */
 };
 
+static void problem(struct loader *ld, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 static void
 problem(struct loader *ld, int line, const char *fmt, ...)
 {

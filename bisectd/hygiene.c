@@ -217,7 +217,10 @@ read_cpu_model(const char *path, char *out, size_t len)
 		if (i == 5 && impl[0] != '\0')
 			break;
 		if (found[i][0] != '\0') {
-			snprintf(out, len, "%s", found[i]);
+			size_t n = strnlen(found[i], len - 1);
+
+			memcpy(out, found[i], n);
+			out[n] = '\0';
 			return;
 		}
 	}

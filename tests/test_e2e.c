@@ -226,6 +226,61 @@ test_resume(void)
 	CHECK_INT(count_runs("resume.conf", "0.2.0"), first);
 }
 
+/* Mean of a field over the analysed runs of one prefill cell. */
+static double
+mean_field(json_t *runs, int prompt, const char *field)
+{
+	double sum = 0;
+	size_t i;
+	json_t *r;
+	int n = 0;
+
+	json_array_foreach(runs, i, r) {
+		json_t *cell = json_object_get(r, "cell");
+
+		if (json_integer_value(json_object_get(cell, "prompt")) !=
+		    prompt || json_is_true(json_object_get(r, "warmup")) ||
+		    !json_is_null(json_object_get(r, "failure")))
+			continue;
+		sum += (double)json_integer_value(json_object_get(r, field));
+		n++;
+	}
+	return n ? sum / n : -1;
+}
+
+/*
+ * bench on a release with known costs (0.2.3: 16 ms fixed, 0.0966 ms per
+ * prompt token of real CPU work): the stored runs reproduce the per-token
+ * cost within 10% and the fixed overhead within 20% in CPU time, which a
+ * loaded machine does not inflate, and within a looser bound in wall
+ * time.  A clock off by 1000x or a wrong field cannot pass.
+ */
+static void
+test_bench_accuracy(void)
+{
+	json_t *runs, *summary;
+	double u512, u2048, w512, w2048, per_token, fixed;
+
+	CHECK_INT(ctl_json("-c bench.conf bench basert 0.2.3 --prompts "
+	    "512,2048 --reps 3 --format json", &summary), 0);
+	CHECK_INT(json_array_size(summary), 2);
+	json_decref(summary);
+	CHECK_INT(ctl_json("-c bench.conf runs basert 0.2.3 --format json",
+	    &runs), 0);
+	CHECK_INT(json_array_size(runs), 8);	/* 2 x (1 warm-up + 3) */
+	u512 = mean_field(runs, 512, "user_ns");
+	u2048 = mean_field(runs, 2048, "user_ns");
+	w512 = mean_field(runs, 512, "wall_ns");
+	w2048 = mean_field(runs, 2048, "wall_ns");
+	json_decref(runs);
+	per_token = (u2048 - u512) / 1536 / 1e6;
+	fixed = (u512 - per_token * 1e6 * 512) / 1e6;
+	CHECK_NEAR(per_token, 0.0966, 0.0966 * 0.10);
+	CHECK_NEAR(fixed, 16.0, 16.0 * 0.20);
+	per_token = (w2048 - w512) / 1536 / 1e6;
+	CHECK(per_token > 0.0966 * 0.9 && per_token < 0.0966 * 3);
+}
+
 /* Server mode: time to first token over HTTP, stored and shown as a
  * lower bound everywhere. */
 static void
@@ -282,9 +337,11 @@ main(void)
 	write_config("demo.conf", releases, "demo.db");
 	write_config("skip.conf", "skiprel", "skip.db");
 	write_config("resume.conf", releases, "resume.db");
+	write_config("bench.conf", releases, "bench.db");
 	test_demo_bisect();
 	test_skip();
 	test_resume();
+	test_bench_accuracy();
 	test_server_mode();
 	return check_done();
 }

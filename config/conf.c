@@ -386,7 +386,7 @@ engine_defaults(struct conf_engine *g)
 	g->gen[0] = 128;
 	g->ngen = 1;
 	g->reps = 5;
-	g->max_reps = 80;
+	g->max_reps = 320;
 	g->warmup = 1;
 	g->threads = cores > 0 ? (int)cores : 1;
 	g->timeout_ms = 10 * 60 * 1000;

@@ -83,7 +83,7 @@ test_defaults(const char *dir)
 	CHECK_INT(g->ngen, 1);
 	CHECK_INT(g->gen[0], 128);
 	CHECK_INT(g->reps, 5);
-	CHECK_INT(g->max_reps, 80);
+	CHECK_INT(g->max_reps, 320);
 	CHECK_INT(g->warmup, 1);
 	CHECK_INT(g->timeout_ms, 600000);
 	CHECK_INT(g->nfit, 2);

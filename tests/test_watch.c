@@ -1,0 +1,238 @@
+/*
+ * test_watch.c: watch_run() and yardstick_run() on the demo's fake-engine
+ * releases in a dir: source: a first watch sets the baseline, a
+ * regressing release gives exactly one alert, a later release none, a
+ * failing source fails the job without an alert; the yardstick alerts
+ * when another engine is faster (flagging different weights) and not
+ * when it is the fastest.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "alert.h"
+#include "check.h"
+#include "conf.h"
+#include "err.h"
+#include "store.h"
+#include "strv.h"
+#include "watch.h"
+
+static const char *build;
+static int errors_logged;
+
+static void
+log_line(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	if (level <= ALERT_LOG_ERR)
+		errors_logged++;
+	if (getenv("TEST_WATCH_VERBOSE"))
+		fprintf(stderr, "[%d] %s\n", level, msg);
+}
+
+static struct conf *
+load(const char *text)
+{
+	struct strv problems = STRV_INIT;
+	struct conf *c = NULL;
+
+	check_write_file("t.conf", text);
+	if (conf_load("t.conf", &c, &problems) < 0) {
+		for (size_t i = 0; i < problems.n; i++)
+			fprintf(stderr, "config: %s\n", problems.v[i]);
+		c = NULL;
+	}
+	strv_clear(&problems);
+	return c;
+}
+
+/* Publish demo release version in folder dir. */
+static void
+publish(const char *dir, const char *version)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && ln -sf "
+	    "%s/demo/releases/basert-%s.tar.gz %s/", dir, build, version, dir);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/* Few runs: every run waits 250 ms for the machine's busy share. */
+#define ENGINE_FMT \
+    "[engine \"%s\"]\n\tsource = dir:%s\n" \
+    "\tasset = basert-{version}.tar.gz\n" \
+    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} " \
+    "-n {gen} -t 1 -r 1 -o json\n" \
+    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n" \
+    "\treps = 3\n\twarmup = 0\n\tweights = %s\n\ttimeout = 1m\n"
+
+static int
+count_alerts(struct store *s, const char *kind, struct store_alert_rows *keep)
+{
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+	int n = 0;
+
+	if (store_alert_list(s, 100, &rows, &e) < 0)
+		return -1;
+	for (size_t i = 0; i < rows.n; i++)
+		n += strcmp(rows.v[i].alert.kind, kind) == 0;
+	if (keep)
+		*keep = rows;
+	else
+		store_alert_rows_release(&rows);
+	return n;
+}
+
+static void
+test_watch(void)
+{
+	struct watch_opts o = { NULL, log_line, NULL, 0 };
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char text[8192], eng[4096];
+	json_t *body;
+	const char *change;
+
+	check_tmpdir("test_watch");
+	snprintf(eng, sizeof(eng), ENGINE_FMT, "basert", "rel", "demo");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "\tcache = cache\n\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n%s", build, eng);
+	for (int v = 0; v <= 3; v++) {
+		char ver[16];
+
+		snprintf(ver, sizeof(ver), "0.2.%d", v);
+		publish("rel", ver);
+	}
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	/* First watch: 0.2.3 against 0.2.2, no regression. */
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 0);
+	if (e.msg[0])
+		fprintf(stderr, "watch: %s\n", e.msg);
+	CHECK_INT(count_alerts(s, "regression", NULL), 0);
+	/* Nothing new: nothing run. */
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 0);
+	/* 0.2.4 regresses: one alert naming it. */
+	publish("rel", "0.2.4");
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 3);
+	CHECK_INT(count_alerts(s, "regression", &rows), 1);
+	if (rows.n == 1) {
+		CHECK_CONTAINS(rows.v[0].alert.summary, "basert 0.2.4: ");
+		CHECK_CONTAINS(rows.v[0].alert.summary, "since 0.2.3");
+		body = json_loads(rows.v[0].alert.body, 0, NULL);
+		CHECK_STR(json_string_value(json_object_get(body,
+		    "first_bad")), "0.2.4");
+		change = json_string_value(json_object_get(body, "change"));
+		CHECK(change && (strcmp(change, "per-token") == 0 ||
+		    strcmp(change, "both") == 0));
+		CHECK(json_is_true(json_object_get(json_object_get(body,
+		    "verdict"), "confirmed")));
+		json_decref(body);
+	}
+	store_alert_rows_release(&rows);
+	/* 0.2.5 (as slow as 0.2.4): the same regression, no new alert. */
+	publish("rel", "0.2.5");
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 3);
+	CHECK_INT(count_alerts(s, "regression", NULL), 1);
+	/* A source that fails: the job fails, logged, no alert. */
+	CHECK_INT(check_run("mv rel rel.gone", NULL), 0);
+	errors_logged = 0;
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), -1);
+	CHECK_CONTAINS(e.msg, "rel");
+	CHECK_INT(errors_logged, 1);
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), -1);
+	CHECK_INT(count_alerts(s, "regression", NULL) +
+	    count_alerts(s, "archive-changed", NULL), 1);
+	store_close(s);
+	conf_free(c);
+}
+
+/* Yardstick basert on ys_version, "other" on other_version. */
+static void
+yardstick_case(const char *name, const char *ys_version,
+    const char *other_version, int other_weights, int expect)
+{
+	struct watch_opts o = { NULL, log_line, NULL, 0 };
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char text[16384], a[4096], b[4096];
+	int64_t when = 0;
+
+	check_tmpdir(name);
+	publish("ra", ys_version);
+	publish("rb", other_version);
+	/* Different weights for "other": a copy with a byte more. */
+	snprintf(text, sizeof(text), "cp %s/demo/weights.bin w2.bin && "
+	    "echo >> w2.bin", build);
+	CHECK_INT(check_run(text, NULL), 0);
+	snprintf(a, sizeof(a), ENGINE_FMT, "basert", "ra", "demo");
+	snprintf(b, sizeof(b), ENGINE_FMT, "other", "rb",
+	    other_weights ? "w2" : "demo");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "\tcache = cache\n\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[weights \"w2\"]\n\tpath = w2.bin\n%s%s"
+	    "[yardstick]\n\tengine = basert\n\tversion = %s\n\tevery = 7d\n",
+	    build, a, b, ys_version);
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	/* never checked: due now */
+	CHECK_INT(yardstick_next(c, s, &when, &e), 0);
+	CHECK(when <= (int64_t)time(NULL));
+	CHECK_INT(yardstick_run(c, s, &o, &e), expect);
+	if (e.msg[0])
+		fprintf(stderr, "yardstick: %s\n", e.msg);
+	CHECK_INT(yardstick_next(c, s, &when, &e), 0);
+	CHECK(when >= (int64_t)time(NULL) + 7 * 86400 - 60);
+	CHECK_INT(count_alerts(s, "yardstick", &rows), expect ? 1 : 0);
+	if (expect && rows.n == 1) {
+		CHECK_STR(rows.v[0].alert.engine, "other");
+		CHECK_CONTAINS(rows.v[0].alert.summary, "yardstick basert");
+		CHECK_CONTAINS(rows.v[0].alert.summary, other_version);
+		CHECK_CONTAINS(rows.v[0].alert.summary, "weights differ: the "
+		    "ordering holds, not the decimals");
+		CHECK_CONTAINS(rows.v[0].alert.body,
+		    "\"weights_differ\":true");
+	}
+	store_alert_rows_release(&rows);
+	store_close(s);
+	conf_free(c);
+}
+
+/* The watch, or with "yardstick" the yardstick (two CTest tests). */
+int
+main(int argc, char **argv)
+{
+	const char *part = argc > 1 ? argv[1] : "";
+
+	if ((build = getenv("BISECTD_BUILD_DIR")) == NULL) {
+		fprintf(stderr, "BISECTD_BUILD_DIR is not set\n");
+		return 1;
+	}
+	if (strcmp(part, "yardstick") != 0)
+		test_watch();
+	else {
+		/* The yardstick 3.5x dearer per token: alert. */
+		yardstick_case("test_watch_ys_slower", "0.2.4", "0.2.3", 1, 3);
+		/* The yardstick the faster one: no alert. */
+		yardstick_case("test_watch_ys_faster", "0.2.3", "0.2.4", 0, 0);
+	}
+	return check_done();
+}

@@ -42,6 +42,8 @@ static const struct command commands[] = {
 	  "table, fit, verdict and how to reproduce", "mta", 2, 2 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0 },
+	{ "alerts", cmd_alerts, "[--format text|json]",
+	  "alerts recorded, and their delivery to each sink", "", 0, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }
 };
 

@@ -67,5 +67,6 @@ int cmd_reparse(struct ctl *c);
 int cmd_bisect(struct ctl *c);
 int cmd_report(struct ctl *c);
 int cmd_gc(struct ctl *c);
+int cmd_alerts(struct ctl *c);
 
 #endif

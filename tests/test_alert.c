@@ -142,6 +142,34 @@ test_webhook_and_dedup(void)
 	CHECK_CONTAINS(body, "\"text\":\"basert 0.2.2: release archive "
 	    "changed\"");
 	free(body);
+	/* bisectctl alerts: what was sent, when, to whom */
+	if (getenv("BISECTCTL")) {
+		json_t *a;
+
+		snprintf(text, sizeof(text), "%s -c t.conf alerts",
+		    getenv("BISECTCTL"));
+		CHECK_INT(check_run(text, &body), 0);
+		CHECK_CONTAINS(body, "regression");
+		CHECK_CONTAINS(body, "basert 0.2.4: per-token prefill cost");
+		CHECK_CONTAINS(body, "hook -> http://127.0.0.1:");
+		CHECK_CONTAINS(body, "delivered at ");
+		CHECK_CONTAINS(body, "(1 attempt)");
+		free(body);
+		snprintf(text, sizeof(text), "%s -c t.conf alerts --format "
+		    "json 2>/dev/null", getenv("BISECTCTL"));
+		CHECK_INT(check_run(text, &body), 0);
+		a = body ? json_loads(body, 0, NULL) : NULL;
+		CHECK_INT(json_array_size(a), 2);
+		CHECK_STR(json_string_value(json_object_get(json_array_get(
+		    json_object_get(json_array_get(a, 1), "sinks"), 0),
+		    "state")), "delivered");
+		CHECK_INT(json_integer_value(json_object_get(json_array_get(
+		    json_object_get(json_array_get(json_object_get(
+		    json_array_get(a, 1), "sinks"), 0), "tries"), 0),
+		    "http_status")), 200);
+		json_decref(a);
+		free(body);
+	}
 	store_close(s);
 	conf_free(c);
 	json_decref(v);

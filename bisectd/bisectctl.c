@@ -42,6 +42,13 @@ static const struct command commands[] = {
 	  "table, fit, verdict and how to reproduce", "mta", 2, 2 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0 },
+	{ "status", cmd_status, "[--format text|json]",
+	  "the daemon, its running job with progress, and the queue", "",
+	  0, 0 },
+	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", "",
+	  1, 1 },
+	{ "watch", cmd_watch, "ENGINE",
+	  "queue a watch of the engine's source now", "", 1, 1 },
 	{ "alerts", cmd_alerts, "[--format text|json]",
 	  "alerts recorded, and their delivery to each sink", "", 0, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }

@@ -68,5 +68,11 @@ int cmd_bisect(struct ctl *c);
 int cmd_report(struct ctl *c);
 int cmd_gc(struct ctl *c);
 int cmd_alerts(struct ctl *c);
+int cmd_status(struct ctl *c);
+int cmd_cancel(struct ctl *c);
+int cmd_watch(struct ctl *c);
+
+/* Tell the daemon a job was queued (a note on stderr if none runs). */
+void ctl_wake(struct ctl *c);
 
 #endif

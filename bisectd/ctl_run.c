@@ -700,6 +700,7 @@ cmd_bisect(struct ctl *c)
 		printf("the daemon (bisectd -c %s) runs it; 'bisectctl status' "
 		    "shows the queue, 'bisectctl bisect --now' runs it here\n",
 		    c->conf->path);
+		ctl_wake(c);
 		return EXIT_OK;
 	}
 	tty = isatty(2);

@@ -334,6 +334,60 @@ int store_job_list(struct store *s, int recent, struct store_jobs *out,
     struct err *e);
 void store_jobs_release(struct store_jobs *j);
 
+/* --- the daemon's side of the queue (store/queue.c) --- */
+
+/*
+ * Take the next queued job (highest priority, then oldest) and mark it
+ * running, in one statement: two pickers never get the same job.
+ * 0 with *out filled (free with store_job_release), 1 when the queue is
+ * empty, -1 on error.
+ */
+int store_job_pick(struct store *s, struct store_job *out, struct err *e);
+
+/* One job by number: 0, 1 if there is none, -1. */
+int store_job_get(struct store *s, int64_t id, struct store_job *out,
+    struct err *e);
+void store_job_release(struct store_job *j);
+
+/*
+ * End a running job: state "done", "failed" or "cancelled", with the
+ * exit code and result (the verdict JSON, or the error message; may be
+ * NULL).
+ */
+int store_job_finish(struct store *s, int64_t id, const char *state,
+    int exit_code, const char *result, struct err *e);
+
+/* Put a running job back in the queue (a clean stop: it resumes). */
+int store_job_requeue(struct store *s, int64_t id, struct err *e);
+
+/*
+ * At start-up: every job left running by a daemon that died goes back
+ * to the queue (those whose cancel was asked end cancelled); *n gets how
+ * many were requeued.
+ */
+int store_job_recover(struct store *s, int *n, struct err *e);
+
+enum store_cancel {
+	STORE_CANCEL_DONE,	/* it was queued and is now cancelled */
+	STORE_CANCEL_RUNNING,	/* it is running: the cancel is recorded,
+				 * its runner must stop it */
+	STORE_CANCEL_FINISHED,	/* it had ended already */
+	STORE_CANCEL_NONE	/* no such job */
+};
+
+/* Cancel a job: returns an enum store_cancel, or -1 on error. */
+int store_job_cancel(struct store *s, int64_t id, struct err *e);
+
+/* Whether a cancel was asked for the job: 0 and *yes, -1. */
+int store_job_cancel_requested(struct store *s, int64_t id, int *yes,
+    struct err *e);
+
+/* The last time schedule name fired: 0 and *when, 1 if never, -1. */
+int store_schedule_last(struct store *s, const char *name, int64_t *when,
+    struct err *e);
+int store_schedule_set(struct store *s, const char *name, int64_t when,
+    struct err *e);
+
 /* --- alert delivery, watch and yardstick state (store/alert.c) --- */
 
 struct store_alert {

@@ -58,27 +58,37 @@ end_line(void)
 	}
 }
 
+/* A download's progress on a terminal: bytes, rate, ETA. */
 static void
 on_download(void *arg, uint64_t now, uint64_t total)
 {
-	static double last;
+	static double start, last;
+	static uint64_t first;
 	struct timespec ts;
-	double t;
+	double t, rate;
 
 	(void)arg;
 	if (!tty)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	if (start == 0 || now < first) {
+		start = t;
+		first = now;
+	}
 	if (t - last < 0.2 && now != total)
 		return;
 	last = t;
-	if (total > 0)
-		fprintf(stderr, "\r  %.1f / %.1f MiB (%3.0f%%)   ",
-		    (double)now / (1 << 20), (double)total / (1 << 20),
-		    100.0 * (double)now / (double)total);
+	rate = t > start ? (double)(now - first) / (t - start) : 0;
+	if (total > 0 && rate > 0)
+		fprintf(stderr, "\r\033[K  %.1f / %.1f MiB (%3.0f%%), %.1f MiB/s, "
+		    "ETA %.0fs", (double)now / (1 << 20),
+		    (double)total / (1 << 20), 100.0 * (double)now /
+		    (double)total, rate / (1 << 20),
+		    (double)(total - now) / rate);
 	else
-		fprintf(stderr, "\r  %.1f MiB   ", (double)now / (1 << 20));
+		fprintf(stderr, "\r\033[K  %.1f MiB, %.1f MiB/s",
+		    (double)now / (1 << 20), rate / (1 << 20));
 	line_open = 1;
 }
 

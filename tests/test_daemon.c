@@ -1,0 +1,478 @@
+/*
+ * test_daemon.c: the daemon as a real process on the demo's fake-engine
+ * releases: a second daemon refused, an idle daemon that uses no CPU, a
+ * job picked up soon after a wake-up, cancels of queued and running
+ * jobs, malformed control messages, SIGHUP with a bad configuration,
+ * SIGTERM in the middle of a bisect (back to the queue) and kill -9 in
+ * the middle of one (resumed on restart, same verdict, store intact).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "benchlock.h"
+#include "check.h"
+#include "control.h"
+#include "err.h"
+#include "store.h"
+
+static const char *ctl, *daemon_bin, *build;
+static char dir[80];	/* a socket path must fit in sun_path */
+
+static void
+write_config(const char *name, const char *extra)
+{
+	char text[16384];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
+	    "\ttimeout = 1m\n%s", dir, build, build, extra);
+	check_write_file(name, text);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Start the daemon with its stderr appended to log. */
+static pid_t
+start_daemon(const char *conf, const char *log)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (freopen(log, "a", stderr) == NULL)
+			_exit(127);
+		execl(daemon_bin, "bisectd", "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Ask the daemon for its status until it answers (10 s at most). */
+static json_t *
+status(void)
+{
+	char path[4200], *reply = NULL;
+	struct err e = ERR_INIT;
+	json_t *j = NULL;
+
+	snprintf(path, sizeof(path), "%s/state/bisectd.sock", dir);
+	for (int i = 0; i < 200 && j == NULL; i++) {
+		if (control_call(path, "status", &reply, &e) == 0)
+			j = json_loads(reply, 0, NULL);
+		free(reply);
+		reply = NULL;
+		if (j == NULL)
+			sleep_ms(50);
+	}
+	return j;
+}
+
+/* Wait for pid to exit (timeout_s); its exit status, or -1. */
+static int
+wait_exit(pid_t pid, double timeout_s)
+{
+	double t0 = now_s();
+	int st;
+
+	while (now_s() - t0 < timeout_s) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 +
+			    WTERMSIG(st);
+		sleep_ms(50);
+	}
+	return -1;
+}
+
+static struct store *
+open_store(void)
+{
+	char path[4200];
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/state/d.db", dir);
+	if (store_open(path, &s, &e) < 0)
+		fprintf(stderr, "store: %s\n", e.msg);
+	return s;
+}
+
+/* The state of job id ("" if unknown), into buf. */
+static const char *
+job_state(int64_t id, char *buf, size_t len, int *exit_code)
+{
+	struct store *s = open_store();
+	struct store_job j;
+	struct err e = ERR_INIT;
+
+	snprintf(buf, len, "%s", "");
+	if (s && store_job_get(s, id, &j, &e) == 0) {
+		snprintf(buf, len, "%s", j.state);
+		if (exit_code)
+			*exit_code = j.exit_code;
+		store_job_release(&j);
+	}
+	store_close(s);
+	return buf;
+}
+
+static int64_t
+enqueue(const char *kind, const char *args)
+{
+	struct store *s = open_store();
+	struct err e = ERR_INIT;
+	int64_t id = 0;
+
+	if (s == NULL || store_job_enqueue(s, kind, "basert", args, 0, &id,
+	    &e) < 0)
+		fprintf(stderr, "enqueue: %s\n", e.msg);
+	store_close(s);
+	return id;
+}
+
+/* Send raw bytes to the socket; the reply (malloced) or NULL. */
+static char *
+raw_request(const char *bytes, size_t len)
+{
+	struct sockaddr_un sa;
+	char *reply = calloc(1, 4096);
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/state/bisectd.sock",
+	    dir);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		free(reply);
+		return NULL;
+	}
+	(void)send(fd, bytes, len, MSG_NOSIGNAL);
+	shutdown(fd, SHUT_WR);
+	while (got < 4095 && (n = read(fd, reply + got, 4095 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	return reply;
+}
+
+static long long
+cpu_ms(pid_t pid)
+{
+	char path[64], *text, *p;
+	unsigned long long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((text = check_read_file(path)) == NULL)
+		return -1;
+	/* Fields after the command's closing parenthesis: 14 and 15 are
+	 * utime and stime, in clock ticks. */
+	p = strrchr(text, ')');
+	if (p == NULL || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u "
+	    "%*u %*u %llu %llu", &ut, &st) != 2) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	return (long long)((ut + st) * 1000 / (unsigned long long)
+	    sysconf(_SC_CLK_TCK));
+}
+
+static void
+test_control(void)
+{
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct err e = ERR_INIT;
+	char path[4200], buf[64], *out = NULL, *log, *r, big[300];
+	long long c0, c1;
+	int64_t held, queued, quick;
+	double t0;
+	json_t *st;
+	pid_t pid;
+	int code;
+
+	write_config("d.conf", "");
+	pid = start_daemon("d.conf", "daemon.log");
+	st = status();
+	CHECK(st != NULL);
+	CHECK_INT(json_integer_value(json_object_get(st, "pid")), pid);
+	CHECK(json_is_null(json_object_get(st, "job")));
+	json_decref(st);
+
+	/* A second daemon on the same database is refused. */
+	snprintf(path, sizeof(path), "%s -c d.conf", daemon_bin);
+	CHECK_INT(check_run(path, &out), 1);
+	CHECK_CONTAINS(out, "another bisectd");
+	free(out);
+
+	/* Idle: no CPU over 2 s. */
+	c0 = cpu_ms(pid);
+	sleep_ms(2000);
+	c1 = cpu_ms(pid);
+	CHECK(c0 >= 0 && c1 - c0 < 50);
+
+	/* Malformed and oversized requests are refused; it keeps serving. */
+	memset(big, 'x', sizeof(big));
+	r = raw_request(big, sizeof(big));
+	CHECK_CONTAINS(r, "longer than");
+	free(r);
+	r = raw_request("bogus\n", 6);
+	CHECK_CONTAINS(r, "unknown request");
+	free(r);
+	r = raw_request("cancel 12x\n", 11);
+	CHECK_CONTAINS(r, "expected a job number");
+	free(r);
+	r = raw_request("status", 6);
+	CHECK_CONTAINS(r, "truncated");
+	free(r);
+	r = raw_request("wake\nwake\n", 10);
+	CHECK_CONTAINS(r, "\"ok\":false");
+	free(r);
+	st = status();
+	CHECK(st != NULL);
+	json_decref(st);
+
+	/* With the benchmark lock held here, a job waits running; the next
+	 * one waits queued.  Cancel both. */
+	snprintf(path, sizeof(path), "%s/state/d.db.bench-lock", dir);
+	CHECK_INT(benchlock_acquire(&lock, path, "test", NULL, NULL, &e), 0);
+	held = enqueue("fetch", "{\"version\":\"0.2.0\"}");
+	queued = enqueue("fetch", "{\"version\":\"0.2.1\"}");
+	snprintf(path, sizeof(path), "%s -c d.conf watch nosuch", ctl);
+	CHECK_INT(check_run(path, NULL), 2);
+	r = raw_request("wake\n", 5);
+	CHECK_CONTAINS(r, "\"ok\":true");
+	free(r);
+	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
+	    NULL), "running") != 0; i++)
+		sleep_ms(50);
+	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "running");
+	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
+	    (long long)queued);
+	CHECK_INT(check_run(path, &out), 0);
+	CHECK_CONTAINS(out, "cancelled");
+	free(out);
+	CHECK_STR(job_state(queued, buf, sizeof(buf), NULL), "cancelled");
+	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
+	    (long long)held);
+	CHECK_INT(check_run(path, &out), 0);
+	CHECK_CONTAINS(out, "cancelling");
+	free(out);
+	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
+	    NULL), "cancelled") != 0; i++)
+		sleep_ms(50);
+	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "cancelled");
+	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
+	    (long long)held);
+	CHECK_INT(check_run(path, &out), 1);
+	CHECK_CONTAINS(out, "ended already");
+	free(out);
+	benchlock_release(&lock);
+
+	/* A queued job is picked up soon after the wake-up bisectctl sends
+	 * (bound generous for a loaded machine; the loop takes < 1 s). */
+	t0 = now_s();
+	quick = enqueue("fetch", "{\"version\":\"0.2.0\"}");
+	r = raw_request("wake\n", 5);
+	free(r);
+	while (now_s() - t0 < 10 && strcmp(job_state(quick, buf, sizeof(buf),
+	    NULL), "queued") == 0)
+		sleep_ms(20);
+	fprintf(stderr, "picked up %.3f s after enqueue\n", now_s() - t0);
+	CHECK(now_s() - t0 < 3);
+	for (int i = 0; i < 200 && strcmp(job_state(quick, buf, sizeof(buf),
+	    &code), "done") != 0; i++)
+		sleep_ms(50);
+	CHECK_STR(job_state(quick, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+
+	/* SIGHUP with a bad file: logged, the old configuration kept. */
+	check_write_file("d.conf", "[bisectd]\n\tnosuchkey = 1\n");
+	kill(pid, SIGHUP);
+	sleep_ms(500);
+	st = status();
+	CHECK(st != NULL);
+	json_decref(st);
+	write_config("d.conf", "");
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "old one stays in force");
+	free(log);
+
+	/* bisectctl status through the socket. */
+	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(path, &out), 0);
+	CHECK_CONTAINS(out, "daemon: running");
+	free(out);
+
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 20), 0);
+	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(path, &out), 0);
+	CHECK_CONTAINS(out, "not running");
+	free(out);
+}
+
+/* Wait until the running job has stored some runs (progress shown). */
+static int
+wait_progress(int min_run)
+{
+	for (int i = 0; i < 1200; i++) {
+		json_t *st = status();
+		json_t *p = json_object_get(json_object_get(st, "job"),
+		    "progress");
+		long long run = json_integer_value(json_object_get(p, "run"));
+
+		json_decref(st);
+		if (run >= min_run)
+			return 1;
+		sleep_ms(100);
+	}
+	return 0;
+}
+
+static void
+test_crash_resume(void)
+{
+	char buf[64], *log, *ok;
+	struct store *s;
+	struct store_job j;
+	struct store_release_list rels;
+	struct err e = ERR_INIT;
+	int64_t id, eid;
+	double t0;
+	pid_t pid;
+	int code = -1, rc;
+
+	write_config("d.conf", "");
+	pid = start_daemon("d.conf", "daemon.log");
+	json_decref(status());
+	id = enqueue("bisect", "{\"range\":\"0.2.0..0.2.6\",\"all\":false}");
+	free(raw_request("wake\n", 5));
+	CHECK(wait_progress(3));
+
+	/* SIGTERM: the current run is stored, the job goes back. */
+	t0 = now_s();
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 60), 0);
+	fprintf(stderr, "stopped %.3f s after SIGTERM\n", now_s() - t0);
+	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "queued");
+
+	/* Restart, then kill -9 half-way. */
+	pid = start_daemon("d.conf", "daemon.log");
+	CHECK(wait_progress(3));
+	sleep_ms(1500);
+	kill(pid, SIGKILL);
+	CHECK_INT(wait_exit(pid, 20), 128 + SIGKILL);
+	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "running");
+
+	/* Restart: the job is recovered and the bisect finishes. */
+	pid = start_daemon("d.conf", "daemon.log");
+	for (int i = 0; i < 3000; i++) {
+		if (strcmp(job_state(id, buf, sizeof(buf), &code),
+		    "running") != 0 && strcmp(buf, "queued") != 0)
+			break;
+		sleep_ms(100);
+	}
+	CHECK_STR(job_state(id, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 3);
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 30), 0);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "put back in the queue");
+	free(log);
+
+	s = open_store();
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	ok = store_integrity_check(s, &e);
+	CHECK_STR(ok, "ok");
+	free(ok);
+	CHECK_INT(store_job_get(s, id, &j, &e), 0);
+	{
+		json_t *v = json_loads(j.result ? j.result : "", 0, NULL);
+
+		CHECK_STR(json_string_value(json_object_get(v, "status")),
+		    "regression");
+		CHECK_STR(json_string_value(json_object_get(v, "first_bad")),
+		    "0.2.4");
+		CHECK_STR(json_string_value(json_object_get(v, "last_good")),
+		    "0.2.3");
+		json_decref(v);
+	}
+	store_job_release(&j);
+	/* Every successful run has its samples; no (release, cell, rep)
+	 * analysed twice outside confirmations. */
+	rc = store_engine_find(s, "basert", &eid, &e);
+	CHECK_INT(rc, 0);
+	if (rc == 0 && store_release_list(s, eid, &rels, &e) == 0) {
+		for (size_t i = 0; i < rels.n; i++) {
+			struct store_run_rows rows;
+
+			if (store_run_list(s, rels.v[i].id, &rows, &e) < 0)
+				continue;
+			for (size_t k = 0; k < rows.n; k++)
+				if (rows.v[k].failure == NULL)
+					CHECK(rows.v[k].nsamples > 0);
+				else
+					CHECK_STR(rows.v[k].failure,
+					    "interrupted");
+			store_run_rows_release(&rows);
+		}
+		store_release_list_release(&rels);
+	}
+	store_close(s);
+}
+
+int
+main(void)
+{
+	ctl = getenv("BISECTCTL");
+	daemon_bin = getenv("BISECTD");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
+		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
+		    "be set (run through ctest)\n");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
+	test_control();
+	if (chdir("..") == 0) {
+		snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
+		test_crash_resume();
+	}
+	return check_done();
+}

@@ -87,6 +87,38 @@ int bench_run(struct bench_ctx *b, const struct bench_target *targets,
     const int *reps, int warmup, int confirm, struct bench_tally *tally,
     struct err *e);
 
+/* One release benched by hand or as a daemon job: what to run, and what
+ * was stored. */
+struct bench_job {
+	const int *prompts;	/* in: prefill lengths only; NULL: the
+				 * engine's whole matrix */
+	size_t nprompts;
+	int reps;		/* in: runs per cell; 0: the engine's */
+	void (*progress)(void *arg, const struct bench_progress *p);
+	void *progress_arg;
+	void (*download)(void *arg, uint64_t now, uint64_t total);
+	void *download_arg;
+	volatile sig_atomic_t *stop;
+
+	int64_t release_id;	/* out */
+	char weights_sha256[65];
+	char hw_key[65];
+	struct bench_cell *cells;	/* out: the cells run; owned */
+	size_t ncells;
+	struct bench_tally tally;
+};
+
+/*
+ * Fetch version if needed, pin the weights, and run the matrix on it
+ * (the caller holds the benchmark lock).  Failed runs are counted in
+ * j->tally, not errors.  Returns 0, or -1 with e set when it could not
+ * run.  Free with bench_job_release().
+ */
+int bench_release(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *version, struct bench_job *j,
+    struct err *e);
+void bench_job_release(struct bench_job *j);
+
 /* Record this machine in the store; fills *machine_id and hw_key[65]. */
 int bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
     struct err *e);

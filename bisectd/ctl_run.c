@@ -326,30 +326,23 @@ cmd_bench(struct ctl *c)
 {
 	const struct conf_engine *g;
 	struct store *s;
-	struct acquire a;
-	struct acquired got;
-	struct pinned_weights w;
 	struct benchlock lock = BENCHLOCK_INIT;
-	struct bench_cell *cells = NULL;
-	struct bench_tally tally;
-	struct bench_ctx ctx;
-	struct bench_target t;
+	struct bench_job j;
 	struct err e = ERR_INIT;
-	int prompts[CONF_MAX_LENGTHS], *reps = NULL;
-	size_t nprompts = 0, ncells = 0;
-	char hw[65], what[256];
-	int64_t machine_id;
+	int prompts[CONF_MAX_LENGTHS];
+	size_t nprompts = 0;
+	char what[256];
 	int rc;
 
 	if (c->prompts && conf_parse_lengths(c->prompts, prompts,
 	    CONF_MAX_LENGTHS, &nprompts) < 0)
 		return ctl_usage_error("--prompts: expected a comma-separated "
 		    "list of distinct token counts, got '%s'", c->prompts);
-	if ((rc = open_engine(c, &g, &s, &a)) != 0)
-		return rc;
+	if ((g = ctl_engine(c, c->argv[0])) == NULL)
+		return EXIT_USAGE;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
 	tty = isatty(2);
-	memset(&got, 0, sizeof(got));
-	memset(&w, 0, sizeof(w));
 	catch_stop();
 	snprintf(what, sizeof(what), "bisectctl bench %s %s", g->name,
 	    c->argv[1]);
@@ -357,58 +350,32 @@ cmd_bench(struct ctl *c)
 		store_close(s);
 		return EXIT_FAIL;
 	}
-	rc = EXIT_FAIL;
-	if (acquire_release(&a, c->argv[1], &got, &e) < 0 ||
-	    acquire_weights(&a, &w, &e) < 0 ||
-	    bench_machine(s, &machine_id, hw, &e) < 0 ||
-	    bench_cells(c->conf, g, c->prompts ? prompts : g->prompts,
-	    c->prompts ? nprompts : g->nprompts, c->prompts ? NULL : g->gen,
-	    c->prompts ? 0 : g->ngen, 0, &cells, &ncells, &e) < 0) {
-		end_line();
-		ctl_error("%s", e.msg);
-		goto done;
-	}
-	if ((reps = malloc(ncells * sizeof(*reps))) == NULL)
-		goto done;
-	for (size_t i = 0; i < ncells; i++)
-		reps[i] = c->reps > 0 ? c->reps : g->reps;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf = c->conf;
-	ctx.eng = g;
-	ctx.store = s;
-	ctx.weights = &w;
-	ctx.machine_id = machine_id;
-	ctx.progress = on_progress;
-	ctx.stop = &stop_requested;
-	t.release_id = got.release_id;
-	t.version = c->argv[1];
-	t.dir = got.dir;
-	memset(&tally, 0, sizeof(tally));
-	if (bench_run(&ctx, &t, 1, cells, ncells, reps, g->warmup, 0, &tally,
-	    &e) < 0) {
-		end_line();
-		ctl_error("%s", e.msg);
-		goto done;
-	}
+	memset(&j, 0, sizeof(j));
+	j.prompts = c->prompts ? prompts : NULL;
+	j.nprompts = nprompts;
+	j.reps = c->reps;
+	j.progress = on_progress;
+	j.download = on_download;
+	j.stop = &stop_requested;
+	rc = bench_release(c->conf, g, s, c->argv[1], &j, &e);
 	end_line();
-	bench_summary(c, s, g, got.release_id, w.sha256, hw, cells, ncells);
-	if (tally.failed > 0) {
-		ctl_error("%d of %d runs failed; the last: %s (see 'bisectctl "
-		    "runs %s %s')", tally.failed, tally.runs,
-		    tally.last_failure, g->name, c->argv[1]);
+	benchlock_release(&lock);
+	if (rc < 0) {
+		rc = ctl_error("%s", e.msg);
 		goto done;
 	}
-	if (tally.busy > 0)
-		fprintf(stderr, "bisectctl: %d runs started on a busy machine "
-		    "and are flagged busy\n", tally.busy);
+	bench_summary(c, s, g, j.release_id, j.weights_sha256, j.hw_key,
+	    j.cells, j.ncells);
 	rc = EXIT_OK;
+	if (j.tally.failed > 0)
+		rc = ctl_error("%d of %d runs failed; the last: %s (see "
+		    "'bisectctl runs %s %s')", j.tally.failed, j.tally.runs,
+		    j.tally.last_failure, g->name, c->argv[1]);
+	else if (j.tally.busy > 0)
+		fprintf(stderr, "bisectctl: %d runs started on a busy machine "
+		    "and are flagged busy\n", j.tally.busy);
 done:
-	free(reps);
-	if (cells)
-		bench_cells_free(cells, ncells);
-	pinned_weights_release(&w);
-	acquired_release(&got);
-	benchlock_release(&lock);
+	bench_job_release(&j);
 	store_close(s);
 	return rc;
 }

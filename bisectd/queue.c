@@ -137,21 +137,11 @@ run_bench(const struct conf *c, const struct conf_engine *g,
 	const char *version = arg_str(args, "version");
 	const char *plist = arg_str(args, "prompts");
 	json_int_t nreps = json_integer_value(json_object_get(args, "reps"));
-	int prompts[CONF_MAX_LENGTHS], *reps = NULL, rc = -1;
-	size_t nprompts = 0, ncells = 0;
-	struct bench_cell *cells = NULL;
-	struct pinned_weights w;
-	struct bench_tally tally;
-	struct bench_target t;
-	struct bench_ctx ctx;
-	struct acquired got;
-	struct acquire a;
-	char hw[65];
-	int64_t machine_id;
+	int prompts[CONF_MAX_LENGTHS], rc;
+	size_t nprompts = 0;
+	struct bench_job j;
 	json_t *r;
 
-	memset(&got, 0, sizeof(got));
-	memset(&w, 0, sizeof(w));
 	if (version == NULL)
 		return err_set(e, "bench job: no version in its arguments");
 	if (plist && conf_parse_lengths(plist, prompts, CONF_MAX_LENGTHS,
@@ -159,52 +149,26 @@ run_bench(const struct conf *c, const struct conf_engine *g,
 		return err_set(e, "bench job: bad prompts '%s'", plist);
 	if (nreps < 0 || nreps > 1000)
 		return err_set(e, "bench job: bad reps %lld", (long long)nreps);
-	if (acquire_init(&a, c, g, s, e) < 0 ||
-	    acquire_release(&a, version, &got, e) < 0 ||
-	    acquire_weights(&a, &w, e) < 0 ||
-	    bench_machine(s, &machine_id, hw, e) < 0 ||
-	    bench_cells(c, g, plist ? prompts : g->prompts,
-	    plist ? nprompts : g->nprompts, plist ? NULL : g->gen,
-	    plist ? 0 : g->ngen, 0, &cells, &ncells, e) < 0)
-		goto done;
-	if ((reps = malloc(ncells * sizeof(*reps))) == NULL) {
-		err_set(e, "bench job: out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < ncells; i++)
-		reps[i] = nreps > 0 ? (int)nreps : g->reps;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf = c;
-	ctx.eng = g;
-	ctx.store = s;
-	ctx.weights = &w;
-	ctx.machine_id = machine_id;
-	ctx.progress = on_progress;
-	ctx.progress_arg = o;
-	ctx.stop = o->stop;
-	t.release_id = got.release_id;
-	t.version = version;
-	t.dir = got.dir;
-	memset(&tally, 0, sizeof(tally));
-	if (bench_run(&ctx, &t, 1, cells, ncells, reps, g->warmup, 0, &tally,
-	    e) < 0)
-		goto done;
+	memset(&j, 0, sizeof(j));
+	j.prompts = plist ? prompts : NULL;
+	j.nprompts = nprompts;
+	j.reps = (int)nreps;
+	j.progress = on_progress;
+	j.progress_arg = o;
+	j.stop = o->stop;
+	rc = bench_release(c, g, s, version, &j, e);
+	bench_job_release(&j);
+	if (rc < 0)
+		return -1;
 	r = json_pack("{s:s,s:i,s:i,s:i}", "version", version, "runs",
-	    tally.runs, "failed", tally.failed, "busy", tally.busy);
-	if (tally.failed > 0)
+	    j.tally.runs, "failed", j.tally.failed, "busy", j.tally.busy);
+	if (j.tally.failed > 0)
 		json_object_set_new(r, "last_failure",
-		    json_string(tally.last_failure));
+		    json_string(j.tally.last_failure));
 	*result = json_dumps(r, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(r);
 	/* As `bisectctl bench`: a failed run fails the job. */
-	rc = tally.failed > 0 ? 1 : 0;
-done:
-	free(reps);
-	if (cells)
-		bench_cells_free(cells, ncells);
-	pinned_weights_release(&w);
-	acquired_release(&got);
-	return rc;
+	return j.tally.failed > 0 ? 1 : 0;
 }
 
 static int

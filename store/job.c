@@ -33,6 +33,33 @@ store_job_enqueue(struct store *s, const char *kind, const char *engine,
 	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "queue a job");
 }
 
+void
+store_job_row(sqlite3_stmt *st, struct store_job *j)
+{
+	j->id = sqlite3_column_int64(st, 0);
+	j->kind = store_column_dup(st, 1);
+	j->engine = store_column_dup(st, 2);
+	j->args = store_column_dup(st, 3);
+	j->priority = sqlite3_column_int(st, 4);
+	j->state = store_column_dup(st, 5);
+	j->created = sqlite3_column_int64(st, 6);
+	j->started = sqlite3_column_int64(st, 7);
+	j->finished = sqlite3_column_int64(st, 8);
+	j->exit_code = sqlite3_column_int(st, 9);
+	j->result = store_column_dup(st, 10);
+}
+
+void
+store_job_release(struct store_job *j)
+{
+	free(j->kind);
+	free(j->engine);
+	free(j->args);
+	free(j->state);
+	free(j->result);
+	memset(j, 0, sizeof(*j));
+}
+
 int
 store_job_list(struct store *s, int recent, struct store_jobs *out,
     struct err *e)
@@ -43,9 +70,7 @@ store_job_list(struct store *s, int recent, struct store_jobs *out,
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT id, kind, engine, args, priority, state,"
-	    " created, coalesce(started, 0), coalesce(finished, 0),"
-	    " coalesce(exit_code, -1), result FROM ("
+	if (store_prepare(s, "SELECT " STORE_JOB_COLUMNS " FROM ("
 	    " SELECT *, 0 AS grp FROM job WHERE state IN ('queued', 'running')"
 	    " UNION ALL SELECT * FROM (SELECT *, 1 AS grp FROM job"
 	    " WHERE state NOT IN ('queued', 'running')"
@@ -63,17 +88,7 @@ store_job_list(struct store *s, int recent, struct store_jobs *out,
 			return err_set(e, "out of memory");
 		}
 		j = &out->v[out->n++];
-		j->id = sqlite3_column_int64(st, 0);
-		j->kind = store_column_dup(st, 1);
-		j->engine = store_column_dup(st, 2);
-		j->args = store_column_dup(st, 3);
-		j->priority = sqlite3_column_int(st, 4);
-		j->state = store_column_dup(st, 5);
-		j->created = sqlite3_column_int64(st, 6);
-		j->started = sqlite3_column_int64(st, 7);
-		j->finished = sqlite3_column_int64(st, 8);
-		j->exit_code = sqlite3_column_int(st, 9);
-		j->result = store_column_dup(st, 10);
+		store_job_row(st, j);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -86,13 +101,8 @@ store_job_list(struct store *s, int recent, struct store_jobs *out,
 void
 store_jobs_release(struct store_jobs *jobs)
 {
-	for (size_t i = 0; i < jobs->n; i++) {
-		free(jobs->v[i].kind);
-		free(jobs->v[i].engine);
-		free(jobs->v[i].args);
-		free(jobs->v[i].state);
-		free(jobs->v[i].result);
-	}
+	for (size_t i = 0; i < jobs->n; i++)
+		store_job_release(&jobs->v[i]);
 	free(jobs->v);
 	jobs->v = NULL;
 	jobs->n = 0;

@@ -12,26 +12,6 @@
 #include "store.h"
 #include "store_int.h"
 
-#define JOB_COLUMNS "id, kind, engine, args, priority, state, created," \
-	" coalesce(started, 0), coalesce(finished, 0)," \
-	" coalesce(exit_code, -1), result"
-
-static void
-job_row(sqlite3_stmt *st, struct store_job *j)
-{
-	j->id = sqlite3_column_int64(st, 0);
-	j->kind = store_column_dup(st, 1);
-	j->engine = store_column_dup(st, 2);
-	j->args = store_column_dup(st, 3);
-	j->priority = sqlite3_column_int(st, 4);
-	j->state = store_column_dup(st, 5);
-	j->created = sqlite3_column_int64(st, 6);
-	j->started = sqlite3_column_int64(st, 7);
-	j->finished = sqlite3_column_int64(st, 8);
-	j->exit_code = sqlite3_column_int(st, 9);
-	j->result = store_column_dup(st, 10);
-}
-
 /* Step a statement that returns at most one job row. */
 static int
 job_one(struct store *s, sqlite3_stmt *st, struct store_job *out,
@@ -41,7 +21,7 @@ job_one(struct store *s, sqlite3_stmt *st, struct store_job *out,
 
 	memset(out, 0, sizeof(*out));
 	if (rc == SQLITE_ROW) {
-		job_row(st, out);
+		store_job_row(st, out);
 		sqlite3_finalize(st);
 		if (out->kind == NULL || out->engine == NULL ||
 		    out->args == NULL || out->state == NULL) {
@@ -67,7 +47,7 @@ store_job_pick(struct store *s, struct store_job *out, struct err *e)
 	if (store_prepare(s, "UPDATE job SET state = 'running', started = ?1,"
 	    " cancel_requested = 0 WHERE id = (SELECT id FROM job"
 	    " WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1)"
-	    " RETURNING " JOB_COLUMNS, &st, e) < 0)
+	    " RETURNING " STORE_JOB_COLUMNS, &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, store_now());
 	return job_one(s, st, out, "pick a job", e);
@@ -79,22 +59,11 @@ store_job_get(struct store *s, int64_t id, struct store_job *out,
 {
 	sqlite3_stmt *st;
 
-	if (store_prepare(s, "SELECT " JOB_COLUMNS " FROM job WHERE id = ?1",
+	if (store_prepare(s, "SELECT " STORE_JOB_COLUMNS " FROM job WHERE id = ?1",
 	    &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	return job_one(s, st, out, "read a job", e);
-}
-
-void
-store_job_release(struct store_job *j)
-{
-	free(j->kind);
-	free(j->engine);
-	free(j->args);
-	free(j->state);
-	free(j->result);
-	memset(j, 0, sizeof(*j));
 }
 
 int

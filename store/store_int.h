@@ -35,4 +35,14 @@ int64_t store_now(void);
  */
 int store_grow(void **v, size_t *alloc, size_t n, size_t elsize);
 
+struct store_job;
+
+/* The job table's columns in the order store_job_row() reads them. */
+#define STORE_JOB_COLUMNS "id, kind, engine, args, priority, state," \
+	" created, coalesce(started, 0), coalesce(finished, 0)," \
+	" coalesce(exit_code, -1), result"
+
+/* Fill j from a row of STORE_JOB_COLUMNS (strings malloced). */
+void store_job_row(sqlite3_stmt *st, struct store_job *j);
+
 #endif

@@ -27,7 +27,9 @@ ctl_wake(struct ctl *c)
 
 	rc = control_call(c->conf->socket, "wake", &reply, &e);
 	free(reply);
-	if (rc == 1)
+	if (rc == 0)
+		printf("bisectd is running and takes it from the queue now\n");
+	else if (rc == 1)
 		fprintf(stderr, "bisectctl: no daemon is running; 'bisectd -c "
 		    "%s' runs the queue\n", c->conf->path);
 	else if (rc < 0)

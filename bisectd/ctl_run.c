@@ -672,11 +672,9 @@ cmd_bisect(struct ctl *c)
 		store_close(s);
 		if (rc < 0)
 			return ctl_error("%s", e.msg);
-		printf("queued bisect of %s %s as job %lld\n", g->name,
-		    c->argv[1], (long long)id);
-		printf("the daemon (bisectd -c %s) runs it; 'bisectctl status' "
-		    "shows the queue, 'bisectctl bisect --now' runs it here\n",
-		    c->conf->path);
+		printf("queued bisect of %s %s as job %lld ('bisectctl status' "
+		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
+		    g->name, c->argv[1], (long long)id);
 		ctl_wake(c);
 		return EXIT_OK;
 	}

@@ -185,7 +185,7 @@ cmd_status(struct ctl *c)
 	for (size_t i = 0; i < jobs.n; i++) {
 		const struct store_job *j = &jobs.v[i];
 		time_t t = (time_t)j->created;
-		char when[32], code[8] = "-";
+		char when[32], code[16] = "-";
 		struct tm tm;
 
 		localtime_r(&t, &tm);

@@ -1,0 +1,506 @@
+/*
+ * test_daemon_e2e.c: the daemon end to end on loopback: it watches a
+ * github: source served by the test server, finds a newly published
+ * regressing fake-engine release, benchmarks and confirms it, and posts
+ * exactly one alert to a webhook; and a schedule missed on several days
+ * while the daemon was down fires once at start-up.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "err.h"
+#include "store.h"
+#include "testserver.h"
+
+static const char *ctl, *daemon_bin, *build;
+static char dir[80];	/* a socket path must fit in sun_path */
+
+/*
+ * The fake engine with few runs (see test_watch.c).  0.2.2 and 0.2.3 cost
+ * the same: on a loaded machine their comparison may stay undecided, and
+ * max-reps bounds how long the sample count keeps doubling for it.
+ */
+#define ENGINE_FMT \
+    "[engine \"%s\"]\n%s" \
+    "\tasset = basert-{version}.tar.gz\n" \
+    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} " \
+    "-n {gen} -t 1 -r 1 -o json\n" \
+    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n" \
+    "\treps = 3\n\tmax-reps = 12\n\twarmup = 0\n\ttimeout = 1m\n"
+
+static void
+write_config(const char *engines, const char *extra)
+{
+	char text[16384];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n%s%s",
+	    dir, build, engines, extra);
+	check_write_file("d.conf", text);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Start the daemon with its stderr appended to daemon.log. */
+static pid_t
+start_daemon(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (freopen("daemon.log", "a", stderr) == NULL)
+			_exit(127);
+		execl(daemon_bin, "bisectd", "-c", "d.conf", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Wait for pid to exit (timeout_s); its exit status, or -1. */
+static int
+wait_exit(pid_t pid, double timeout_s)
+{
+	double t0 = now_s();
+	int st;
+
+	while (now_s() - t0 < timeout_s) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 +
+			    WTERMSIG(st);
+		sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* Run bisectctl -c d.conf with args; stdout parsed as JSON (or NULL). */
+static json_t *
+ctl_json(const char *args)
+{
+	char cmd[4096], *text = NULL;
+	json_t *j;
+
+	/* stderr aside: stdout alone is the JSON */
+	snprintf(cmd, sizeof(cmd), "(%s -c d.conf --format json %s "
+	    "2>>ctl.err)", ctl, args);
+	if (check_run(cmd, &text) != 0) {
+		fprintf(stderr, "'%s' failed: %s\n", cmd, text ? text : "");
+		free(text);
+		return NULL;
+	}
+	j = json_loads(text ? text : "", 0, NULL);
+	free(text);
+	return j;
+}
+
+/* The daemon's status through bisectctl, once it answers (20 s). */
+static json_t *
+daemon_status(void)
+{
+	for (int i = 0; i < 200; i++) {
+		json_t *st = ctl_json("status");
+		json_t *d = json_object_get(st, "daemon");
+
+		if (json_is_object(d))
+			return st;
+		json_decref(st);
+		sleep_ms(100);
+	}
+	return NULL;
+}
+
+/* bisectctl watch basert; the job's number, or 0. */
+static int64_t
+queue_watch(void)
+{
+	char cmd[4096], *out = NULL;
+	const char *p;
+	long long id = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch basert", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out && (p = strstr(out, "as job ")) != NULL)
+		id = strtoll(p + 7, NULL, 10);
+	free(out);
+	CHECK(id > 0);
+	return id;
+}
+
+static struct store *
+open_store(void)
+{
+	char path[4200];
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+
+	snprintf(path, sizeof(path), "%s/state/d.db", dir);
+	if (store_open(path, &s, &e) < 0)
+		fprintf(stderr, "store: %s\n", e.msg);
+	return s;
+}
+
+/*
+ * Wait (timeout_s) until job id has ended; its state into buf ("" if
+ * unknown) and its exit code into *code.
+ */
+static const char *
+wait_job(int64_t id, double timeout_s, char *buf, size_t len, int *code)
+{
+	double t0 = now_s();
+
+	*code = -1;
+	do {
+		struct store *s = open_store();
+		struct store_job j;
+		struct err e = ERR_INIT;
+
+		snprintf(buf, len, "%s", "");
+		if (s && store_job_get(s, id, &j, &e) == 0) {
+			snprintf(buf, len, "%s", j.state);
+			*code = j.exit_code;
+			store_job_release(&j);
+		}
+		store_close(s);
+		if (buf[0] && strcmp(buf, "queued") != 0 &&
+		    strcmp(buf, "running") != 0)
+			break;
+		sleep_ms(200);
+	} while (now_s() - t0 < timeout_s);
+	return buf;
+}
+
+/* Files N.json the webhook sink stored. */
+static int
+count_hooks(const char *root)
+{
+	char path[4200];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/hooks", root);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+
+		n += de->d_name[0] != '.' && l > 5 &&
+		    strcmp(de->d_name + l - 5, ".json") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Publish releases 0.2.0 .. 0.2.last in the GitHub emulation under root:
+ * one release object a line, newest first as GitHub lists them, written
+ * aside and renamed so the server never reads half a file.
+ */
+static void
+publish(const struct testserver *ts, int last)
+{
+	char path[4200], tmp[4300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/api/demo/basert", ts->root);
+	snprintf(tmp, sizeof(tmp), "mkdir -p %s", path);
+	CHECK_INT(check_run(tmp, NULL), 0);
+	snprintf(path, sizeof(path), "%s/api/demo/basert/releases.jsonl",
+	    ts->root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		CHECK(f != NULL);
+		return;
+	}
+	for (int v = last; v >= 0; v--) {
+		char link[4200], target[4200], file[64];
+
+		snprintf(link, sizeof(link), "%s/basert-0.2.%d.tar.gz",
+		    ts->root, v);
+		snprintf(target, sizeof(target), "%s/demo/releases/"
+		    "basert-0.2.%d.tar.gz", build, v);
+		if (access(link, F_OK) != 0)
+			CHECK_INT(symlink(target, link), 0);
+		snprintf(file, sizeof(file), "/files/basert-0.2.%d.tar.gz",
+		    v);
+		fprintf(f, "{\"id\": %d, \"tag_name\": \"v0.2.%d\", "
+		    "\"draft\": false, \"prerelease\": false, \"assets\": "
+		    "[{\"name\": \"basert-0.2.%d.tar.gz\", "
+		    "\"browser_download_url\": \"%s\", \"digest\": null}]}\n",
+		    100 + v, v, v, testserver_url(ts, file));
+	}
+	CHECK_INT(fclose(f), 0);
+	CHECK_INT(rename(tmp, path), 0);
+}
+
+static void
+test_watch_alert(void)
+{
+	struct testserver ts;
+	char eng[4096], extra[1024], src[512], buf[64], *log;
+	int64_t id;
+	json_t *st, *hook, *alerts, *a, *sink;
+	const char *change, *text;
+	double t0 = now_s();
+	pid_t pid;
+	int code, n;
+
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	publish(&ts, 3);
+	snprintf(src, sizeof(src), "\tsource = github:demo/basert\n"
+	    "\tapi = %s\n\tallow-http = true\n", testserver_url(&ts, "/api"));
+	snprintf(eng, sizeof(eng), ENGINE_FMT, "basert", src);
+	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
+	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
+	write_config(eng, extra);
+	pid = start_daemon();
+	st = daemon_status();
+	CHECK(st != NULL);
+	json_decref(st);
+
+	/* The first watch sets the baseline: 0.2.3 against 0.2.2. */
+	id = queue_watch();
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK(code == 0 || code == 4);	/* no regression, or undecided */
+	fprintf(stderr, "baseline watch done at %.1f s\n", now_s() - t0);
+	CHECK_INT(count_hooks(ts.root), 0);
+
+	/* 0.2.4 is published: found, benchmarked, confirmed, alerted. */
+	publish(&ts, 4);
+	id = queue_watch();
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 3);
+	fprintf(stderr, "regression watch done at %.1f s\n", now_s() - t0);
+	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
+		sleep_ms(100);
+	sleep_ms(2000);	/* room for a second, wrong, delivery */
+	CHECK_INT(count_hooks(ts.root), 1);
+	{
+		char path[4200];
+		char *body;
+
+		snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
+		body = check_read_file(path);
+		hook = json_loads(body ? body : "", 0, NULL);
+		free(body);
+	}
+	CHECK(hook != NULL);
+	text = json_string_value(json_object_get(hook, "text"));
+	CHECK_CONTAINS(text, "basert 0.2.4");
+	CHECK_CONTAINS(text, "since 0.2.3");
+	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
+	    "0.2.4");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(hook,
+	    "verdict"), "first_bad")), "0.2.4");
+	CHECK(json_is_true(json_object_get(json_object_get(hook, "verdict"),
+	    "confirmed")));
+	change = json_string_value(json_object_get(json_object_get(hook,
+	    "verdict"), "kind"));
+	CHECK(change && (strcmp(change, "per-token") == 0 ||
+	    strcmp(change, "both") == 0));
+	CHECK_STR(json_string_value(json_object_get(hook, "change")), change);
+	json_decref(hook);
+
+	/* bisectctl alerts: that one alert, delivered to the hook. */
+	alerts = ctl_json("alerts");
+	CHECK_INT(json_array_size(alerts), 1);
+	a = json_array_get(alerts, 0);
+	CHECK_STR(json_string_value(json_object_get(a, "kind")),
+	    "regression");
+	CHECK_CONTAINS(json_string_value(json_object_get(a, "summary")),
+	    "basert 0.2.4");
+	CHECK_INT(json_array_size(json_object_get(a, "sinks")), 1);
+	sink = json_array_get(json_object_get(a, "sinks"), 0);
+	CHECK_STR(json_string_value(json_object_get(sink, "state")),
+	    "delivered");
+	CHECK_INT(json_integer_value(json_object_get(sink, "attempts")), 1);
+	json_decref(alerts);
+
+	/* Nothing new: the watch runs, nothing more is posted. */
+	id = queue_watch();
+	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	sleep_ms(1000);
+	CHECK_INT(count_hooks(ts.root), 1);
+	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 1);
+
+	/* The queue as bisectctl shows it: three watches, all done. */
+	st = ctl_json("status");
+	n = 0;
+	for (size_t i = 0; i < json_array_size(json_object_get(st, "jobs"));
+	    i++) {
+		json_t *j = json_array_get(json_object_get(st, "jobs"), i);
+
+		CHECK_STR(json_string_value(json_object_get(j, "state")),
+		    "done");
+		n += strcmp(json_string_value(json_object_get(j, "kind")),
+		    "watch") == 0;
+	}
+	CHECK_INT(n, 3);
+	json_decref(st);
+
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 30), 0);
+	testserver_stop(&ts);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "regression 0.2.3..0.2.4");
+	free(log);
+	fprintf(stderr, "watch and alert: %.1f s\n", now_s() - t0);
+}
+
+/* Watch jobs of engine in the store (any state). */
+static int
+count_watches(const char *engine)
+{
+	struct store *s = open_store();
+	struct store_jobs jobs;
+	struct err e = ERR_INIT;
+	int n = 0;
+
+	if (s == NULL || store_job_list(s, 1000, &jobs, &e) < 0) {
+		fprintf(stderr, "jobs: %s\n", e.msg);
+		store_close(s);
+		return -1;
+	}
+	for (size_t i = 0; i < jobs.n; i++)
+		n += strcmp(jobs.v[i].kind, "watch") == 0 &&
+		    strcmp(jobs.v[i].engine, engine) == 0;
+	store_jobs_release(&jobs);
+	store_close(s);
+	return n;
+}
+
+static void
+test_missed_schedule(void)
+{
+	char eng[8192], a[2048], b[2048], src[1024], cron[64], buf[64], *log;
+	char cmd[4200];
+	struct store_jobs jobs;
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct tm tm;
+	time_t now = time(NULL), later;
+	int64_t last = 0, id = 0;
+	pid_t pid;
+	int code;
+
+	/* A daily schedule twelve hours away: it cannot come due during
+	 * the test, whatever the hour it runs at. */
+	later = now + 12 * 3600;
+	localtime_r(&later, &tm);
+	snprintf(cron, sizeof(cron), "%d %d * * *", tm.tm_min, tm.tm_hour);
+	snprintf(cmd, sizeof(cmd), "mkdir -p rel state && ln -s %s/demo/"
+	    "releases/basert-0.2.0.tar.gz rel/", build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	/* One release: the watch only notes it, nothing to benchmark. */
+	snprintf(src, sizeof(src), "\tsource = dir:%s/rel\n\tschedule = %s\n",
+	    dir, cron);
+	snprintf(a, sizeof(a), ENGINE_FMT, "basert", src);
+	snprintf(b, sizeof(b), ENGINE_FMT, "other", src);
+	snprintf(eng, sizeof(eng), "%s%s", a, b);
+	write_config(eng, "");
+
+	/* basert last fired three days ago: three nights missed.  "other"
+	 * never fired: it starts counting at start-up. */
+	s = open_store();
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	CHECK_INT(store_schedule_set(s, "engine:basert",
+	    (int64_t)now - 3 * 86400, &e), 0);
+	store_close(s);
+
+	pid = start_daemon();
+	json_decref(daemon_status());
+	CHECK_INT(count_watches("basert"), 1);
+	CHECK_INT(count_watches("other"), 0);
+	s = open_store();
+	if (s && store_job_list(s, 10, &jobs, &e) == 0) {
+		if (jobs.n > 0)
+			id = jobs.v[0].id;
+		store_jobs_release(&jobs);
+	}
+	if (s) {
+		CHECK_INT(store_schedule_last(s, "engine:basert", &last, &e),
+		    0);
+		CHECK(last >= (int64_t)now);
+	}
+	store_close(s);
+	CHECK(id > 0);
+	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	sleep_ms(1500);
+	CHECK_INT(count_watches("basert"), 1);
+	CHECK_INT(count_watches("other"), 0);
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 30), 0);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "schedule: queued a watch of basert");
+	free(log);
+
+	/* A restart the same day queues nothing more. */
+	pid = start_daemon();
+	json_decref(daemon_status());
+	sleep_ms(500);
+	CHECK_INT(count_watches("basert"), 1);
+	CHECK_INT(count_watches("other"), 0);
+	kill(pid, SIGTERM);
+	CHECK_INT(wait_exit(pid, 30), 0);
+}
+
+int
+main(void)
+{
+	ctl = getenv("BISECTCTL");
+	daemon_bin = getenv("BISECTD");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
+		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
+		    "be set (run through ctest)\n");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
+	test_watch_alert();
+	if (chdir("..") == 0) {
+		char cmd[200];
+
+		/* check_done removes the last folder only */
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (check_failures == 0)
+			(void)check_run(cmd, NULL);
+		snprintf(dir, sizeof(dir), "%s",
+		    check_tmpdir("test_daemon_e2e"));
+		test_missed_schedule();
+	}
+	return check_done();
+}

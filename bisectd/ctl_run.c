@@ -446,6 +446,8 @@ cmd_runs(struct ctl *c)
 			    json_integer(r->wall_ns) : json_null());
 			json_object_set_new(o, "user_ns", r->user_ns >= 0 ?
 			    json_integer(r->user_ns) : json_null());
+			json_object_set_new(o, "sys_ns", r->sys_ns >= 0 ?
+			    json_integer(r->sys_ns) : json_null());
 			json_object_set_new(o, "max_rss_kb", r->max_rss_kb >= 0 ?
 			    json_integer(r->max_rss_kb) : json_null());
 			json_object_set_new(o, "busy_share", r->busy_share >= 0 ?

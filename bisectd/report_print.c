@@ -314,9 +314,9 @@ print_text(const json_t *rep, FILE *out, int md)
 			fprintf(out, " %s | %s | %s | %s |", per, fix, buf,
 			    flags);
 			json_array_foreach(json_object_get(r, "failures"), j, x)
-				fprintf(out, "%s %s", j ? ";" : "",
+				fprintf(out, "%s %s", j ? "," : "",
 				    str(x, "reason"));
-			fputc('\n', out);
+			fputs(" |\n", out);
 			continue;
 		}
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf, fix, buf,

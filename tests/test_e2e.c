@@ -155,6 +155,36 @@ test_demo_bisect(void)
 	json_decref(rep);
 	CHECK_INT(count_runs("demo.conf", "0.2.4"), before);
 
+	/* The other renderings of the same report. */
+	{
+		char cmd[1024], *out = NULL;
+		int lines = 0;
+
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6 --format markdown", ctl);
+		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_CONTAINS(out, "| 0.2.4 | measured |");
+		CHECK_CONTAINS(out, "**Verdict: regression**: first bad 0.2.4");
+		free(out);
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6 --format csv", ctl);
+		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_CONTAINS(out, "engine,version,status,cell,n,tps,");
+		CHECK_CONTAINS(out, "basert,0.2.4,measured,pp512,");
+		CHECK_CONTAINS(out, "basert,0.2.5,not-measured,");
+		for (const char *p = out; p && *p; p++)
+			lines += *p == '\n';
+		/* header + 4 measured releases x 2 cells + 3 without */
+		CHECK_INT(lines, 1 + 4 * 2 + 3);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6", ctl);
+		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_CONTAINS(out, "verdict: regression: first bad 0.2.4, "
+		    "last good 0.2.3");
+		free(out);
+	}
+
 	/* A range with no change: exit 0, no-regression, from stored
 	 * samples of 0.2.4 plus new ones of 0.2.6. */
 	rc = ctl_json("-c demo.conf bisect --now basert 0.2.4..0.2.6 "

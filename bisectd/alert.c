@@ -17,6 +17,7 @@
 #include "alert.h"
 #include "conf.h"
 #include "err.h"
+#include "logto.h"
 #include "http.h"
 #include "runner.h"
 #include "store.h"
@@ -30,23 +31,9 @@
 #define ALERT_BATCH		32
 #define ALERT_REPLY_MAX		(64 * 1024)
 
-static void
-logf_(const struct alert_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-logf_(const struct alert_opts *o, int level, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (o == NULL || o->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->log(o->arg, level, msg);
-}
+/* Log through the caller's callback, if any. */
+#define logf_(o, level, ...) log_to((o) ? (o)->log : NULL, \
+	(o) ? (o)->arg : NULL, (level), __VA_ARGS__)
 
 static int64_t
 mono_ms(void)

@@ -28,6 +28,7 @@
 #include "cron.h"
 #include "daemon.h"
 #include "err.h"
+#include "logto.h"
 #include "fsutil.h"
 #include "queue.h"
 #include "store.h"
@@ -91,23 +92,9 @@ struct daemon {
 	struct progress prog;
 };
 
-static void
-logm(struct daemon *d, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-logm(struct daemon *d, int level, const char *fmt, ...)
-{
-	char msg[2048];
-	va_list ap;
-
-	if (d->o->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	d->o->log(d->o->arg, level, msg);
-}
+/* Log through the daemon's callback. */
+#define logm(d, level, ...) log_to((d)->o->log, (d)->o->arg, (level), \
+	__VA_ARGS__)
 
 static void
 on_signal(int sig)

@@ -16,27 +16,14 @@
 #include "conf.h"
 #include "driver.h"
 #include "err.h"
+#include "logto.h"
 #include "queue.h"
 #include "store.h"
 #include "watch.h"
 
-static void
-logf_(const struct queue_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-logf_(const struct queue_opts *o, int level, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (o->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->log(o->arg, level, msg);
-}
+/* Log through the caller's callback. */
+#define logf_(o, level, ...) log_to((o)->log, (o)->arg, (level), \
+	__VA_ARGS__)
 
 static int
 on_lock_wait(void *arg, const struct benchlock_holder *h, int64_t waited_ms)
@@ -53,7 +40,9 @@ on_lock_wait(void *arg, const struct benchlock_holder *h, int64_t waited_ms)
 static void
 on_note(void *arg, const char *line)
 {
-	logf_(arg, QUEUE_LOG_INFO, "%s", line);
+	const struct queue_opts *o = arg;
+
+	logf_(o, QUEUE_LOG_INFO, "%s", line);
 }
 
 static void

@@ -22,26 +22,13 @@
 #include "conf.h"
 #include "driver.h"
 #include "err.h"
+#include "logto.h"
 #include "store.h"
 #include "watch.h"
 
-static void
-wlog(const struct watch_opts *o, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void
-wlog(const struct watch_opts *o, int level, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (o == NULL || o->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o->log(o->arg, level, msg);
-}
+/* Log through the caller's callback, if any. */
+#define wlog(o, level, ...) log_to((o) ? (o)->log : NULL, \
+	(o) ? (o)->arg : NULL, (level), __VA_ARGS__)
 
 static void
 note_line(void *arg, const char *line)

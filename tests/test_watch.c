@@ -69,7 +69,8 @@ publish(const char *dir, const char *version)
     "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} " \
     "-n {gen} -t 1 -r 1 -o json\n" \
     "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n" \
-    "\treps = 3\n\twarmup = 0\n\tweights = %s\n\ttimeout = 1m\n"
+    "\treps = 3\n\tmax-reps = 24\n\twarmup = 0\n\tweights = %s\n" \
+    "\ttimeout = 1m\n"
 
 static int
 count_alerts(struct store *s, const char *kind, struct store_alert_rows *keep)
@@ -100,6 +101,7 @@ test_watch(void)
 	char text[8192], eng[4096];
 	json_t *body;
 	const char *change;
+	int rc;
 
 	check_tmpdir("test_watch");
 	snprintf(eng, sizeof(eng), ENGINE_FMT, "basert", "rel", "demo");
@@ -117,8 +119,13 @@ test_watch(void)
 	if (c == NULL)
 		return;
 	CHECK_INT(store_open("t.db", &s, &e), 0);
-	/* First watch: 0.2.3 against 0.2.2, no regression. */
-	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 0);
+	/*
+	 * First watch: 0.2.3 against 0.2.2, the same work: no regression, or
+	 * unknown when a loaded machine makes their wall times drift apart;
+	 * never an alert.
+	 */
+	rc = watch_run(c, &c->engines[0], s, &o, &e);
+	CHECK(rc == 0 || rc == 4);
 	if (e.msg[0])
 		fprintf(stderr, "watch: %s\n", e.msg);
 	CHECK_INT(count_alerts(s, "regression", NULL), 0);
@@ -142,9 +149,14 @@ test_watch(void)
 		json_decref(body);
 	}
 	store_alert_rows_release(&rows);
-	/* 0.2.5 (as slow as 0.2.4): the same regression, no new alert. */
+	/*
+	 * 0.2.5 (as slow as 0.2.4): the same regression, no new alert.  The
+	 * comparison of 0.2.4 with 0.2.5 may end unknown (4) on a loaded
+	 * machine instead of 3; either way nothing new is alerted.
+	 */
 	publish("rel", "0.2.5");
-	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 3);
+	rc = watch_run(c, &c->engines[0], s, &o, &e);
+	CHECK(rc == 3 || rc == 4);
 	CHECK_INT(count_alerts(s, "regression", NULL), 1);
 	/* A source that fails: the job fails, logged, no alert. */
 	CHECK_INT(check_run("mv rel rel.gone", NULL), 0);

@@ -200,7 +200,7 @@ test_retries(const char *url, const char *name)
 	struct store_alert_rows rows;
 	struct conf *c;
 	char text[8192];
-	int64_t now = (int64_t)time(NULL), when = 0;
+	int64_t now, when = 0;
 	time_t t0;
 
 	check_tmpdir(name);
@@ -215,6 +215,9 @@ test_retries(const char *url, const char *name)
 	    "one", "{}", &e), 0);
 	CHECK_INT(store_alert_record(s, "regression", "basert", "k2",
 	    "two", "{}", &e), 0);
+	/* The clock the deliveries are judged by starts once both alerts
+	 * exist: an alert recorded in a later second is not due before. */
+	now = (int64_t)time(NULL);
 	warnings = errors = 0;
 	t0 = time(NULL);
 	CHECK_INT(alert_deliver_at(c, s, &o, now, &e), 0);

@@ -151,13 +151,17 @@ test_watch(void)
 	}
 	store_alert_rows_release(&rows);
 	/*
-	 * 0.2.5 (as slow as 0.2.4): the same regression, no new alert.  The
-	 * comparison of 0.2.4 with 0.2.5 may end unknown (4) on a loaded
-	 * machine instead of 3; either way nothing new is alerted.
+	 * 0.2.5 (as slow as 0.2.4): the same regression, no new alert.  What
+	 * the watch returns depends on how noisy the machine is (3 when it
+	 * finds the known regression again, 0 when it compares 0.2.4 with
+	 * 0.2.5 alone, 4 when that stays unknown); it never fails and never
+	 * alerts again.
 	 */
 	publish("rel", "0.2.5");
 	rc = watch_run(c, &c->engines[0], s, &o, &e);
-	CHECK(rc == 3 || rc == 4);
+	if (rc != 0 && rc != 3 && rc != 4)
+		fprintf(stderr, "watch of 0.2.5: %d: %s\n", rc, e.msg);
+	CHECK(rc == 0 || rc == 3 || rc == 4);
 	CHECK_INT(count_alerts(s, "regression", NULL), 1);
 	/* A source that fails: the job fails, logged, no alert. */
 	CHECK_INT(check_run("mv rel rel.gone", NULL), 0);

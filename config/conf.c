@@ -321,23 +321,44 @@ bisectd_key(struct loader *ld, const struct entry *en)
 		    "socket-group)", en->label);
 }
 
+/*
+ * The section called name in an array of weights, engines or alerts,
+ * appended zeroed (with its name) when missing; *added says which.  Each
+ * of those structs has its char *name first (conf.h), which is how the
+ * elements are compared here.
+ */
+static void *
+section_get(void **arr, size_t *n, size_t size, const char *name,
+    int *added)
+{
+	char *base = *arr, *el;
+
+	*added = 0;
+	for (size_t i = 0; i < *n; i++) {
+		char *const *elname = (char *const *)(void *)(base + i * size);
+
+		if (strcmp(*elname, name) == 0)
+			return base + i * size;
+	}
+	if ((base = realloc(*arr, (*n + 1) * size)) == NULL)
+		abort();	/* a few bytes at start-up: nothing to save */
+	*arr = base;
+	el = base + (*n)++ * size;
+	memset(el, 0, size);
+	*(char **)(void *)el = xstrdup(name);
+	*added = 1;
+	return el;
+}
+
 static struct conf_weights *
 weights_get(struct loader *ld, const char *name, int line)
 {
-	struct conf *c = ld->c;
-	struct conf_weights *w;
+	int added;
+	struct conf_weights *w = section_get((void **)&ld->c->weights,
+	    &ld->c->nweights, sizeof(*w), name, &added);
 
-	for (size_t i = 0; i < c->nweights; i++)
-		if (strcmp(c->weights[i].name, name) == 0)
-			return &c->weights[i];
-	w = realloc(c->weights, (c->nweights + 1) * sizeof(*w));
-	if (w == NULL)
-		abort();
-	c->weights = w;
-	w = &c->weights[c->nweights++];
-	memset(w, 0, sizeof(*w));
-	w->name = xstrdup(name);
-	w->line = line;
+	if (added)
+		w->line = line;
 	return w;
 }
 
@@ -398,21 +419,14 @@ engine_defaults(struct conf_engine *g)
 static struct conf_engine *
 engine_get(struct loader *ld, const char *name, int line)
 {
-	struct conf *c = ld->c;
-	struct conf_engine *g;
+	int added;
+	struct conf_engine *g = section_get((void **)&ld->c->engines,
+	    &ld->c->nengines, sizeof(*g), name, &added);
 
-	for (size_t i = 0; i < c->nengines; i++)
-		if (strcmp(c->engines[i].name, name) == 0)
-			return &c->engines[i];
-	g = realloc(c->engines, (c->nengines + 1) * sizeof(*g));
-	if (g == NULL)
-		abort();
-	c->engines = g;
-	g = &c->engines[c->nengines++];
-	memset(g, 0, sizeof(*g));
-	g->name = xstrdup(name);
-	g->line = line;
-	engine_defaults(g);
+	if (added) {
+		g->line = line;
+		engine_defaults(g);
+	}
 	return g;
 }
 
@@ -625,21 +639,14 @@ engine_key(struct loader *ld, const struct entry *en)
 static struct conf_alert *
 alert_get(struct loader *ld, const char *name, int line)
 {
-	struct conf *c = ld->c;
-	struct conf_alert *a;
+	int added;
+	struct conf_alert *a = section_get((void **)&ld->c->alerts,
+	    &ld->c->nalerts, sizeof(*a), name, &added);
 
-	for (size_t i = 0; i < c->nalerts; i++)
-		if (strcmp(c->alerts[i].name, name) == 0)
-			return &c->alerts[i];
-	a = realloc(c->alerts, (c->nalerts + 1) * sizeof(*a));
-	if (a == NULL)
-		abort();
-	c->alerts = a;
-	a = &c->alerts[c->nalerts++];
-	memset(a, 0, sizeof(*a));
-	a->name = xstrdup(name);
-	a->line = line;
-	a->kind = (enum conf_alert_kind)-1;
+	if (added) {
+		a->line = line;
+		a->kind = (enum conf_alert_kind)-1;
+	}
 	return a;
 }
 

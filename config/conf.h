@@ -49,6 +49,8 @@ struct conf_metric {
 	int n;			/* prompt or gen length for METRIC_PP/TG */
 };
 
+/* conf_weights, conf_engine and conf_alert keep their name first:
+ * conf.c finds sections by it. */
 struct conf_weights {
 	char *name;		/* the subsection name */
 	char *path;		/* absolute, or NULL when url is set */

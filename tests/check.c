@@ -1,10 +1,12 @@
 /* check.c: support for the unit tests' assertions (see check.h). */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -103,6 +105,55 @@ check_run(const char *cmdline, char **out)
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	return 128 + WTERMSIG(status);
+}
+
+double
+check_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void
+check_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+pid_t
+check_start_daemon(const char *bin, const char *conf, const char *log)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		if (freopen(log, "a", stderr) == NULL)
+			_exit(127);
+		execl(bin, "bisectd", "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+int
+check_wait_exit(pid_t pid, double timeout_s)
+{
+	double t0 = check_now_s();
+	int st;
+
+	while (check_now_s() - t0 < timeout_s) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 +
+			    WTERMSIG(st);
+		check_sleep_ms(50);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
 }
 
 int

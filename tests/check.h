@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 extern int check_failures;
 extern int check_count;
@@ -84,6 +85,17 @@ char *check_read_file(const char *path);
 /* Run a shell command line for test set-up; returns its exit status and,
  * if out is not NULL, its stdout and stderr (malloced). */
 int check_run(const char *cmdline, char **out);
+
+/* CLOCK_MONOTONIC in seconds, and a plain sleep, for bounded polling. */
+double check_now_s(void);
+void check_sleep_ms(int ms);
+
+/* Start `bin -c conf` (a daemon) with its stderr appended to log; its pid. */
+pid_t check_start_daemon(const char *bin, const char *conf, const char *log);
+
+/* Wait up to timeout_s for pid to end: its exit status (128 + signal when
+ * killed), or -1 after killing it when it did not end in time. */
+int check_wait_exit(pid_t pid, double timeout_s);
 
 /* Print "N passed, M failed" and return the exit status for main(). */
 int check_done(void);

@@ -46,38 +46,6 @@ write_config(const char *name, const char *extra)
 	check_write_file(name, text);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Start the daemon with its stderr appended to log. */
-static pid_t
-start_daemon(const char *conf, const char *log)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (freopen(log, "a", stderr) == NULL)
-			_exit(127);
-		execl(daemon_bin, "bisectd", "-c", conf, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Ask the daemon for its status until it answers (10 s at most). */
 static json_t *
 status(void)
@@ -93,27 +61,9 @@ status(void)
 		free(reply);
 		reply = NULL;
 		if (j == NULL)
-			sleep_ms(50);
+			check_sleep_ms(50);
 	}
 	return j;
-}
-
-/* Wait for pid to exit (timeout_s); its exit status, or -1. */
-static int
-wait_exit(pid_t pid, double timeout_s)
-{
-	double t0 = now_s();
-	int st;
-
-	while (now_s() - t0 < timeout_s) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 +
-			    WTERMSIG(st);
-		sleep_ms(50);
-	}
-	return -1;
 }
 
 static struct store *
@@ -225,7 +175,7 @@ test_control(void)
 	int code;
 
 	write_config("d.conf", "");
-	pid = start_daemon("d.conf", "daemon.log");
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	st = status();
 	CHECK(st != NULL);
 	CHECK_INT(json_integer_value(json_object_get(st, "pid")), pid);
@@ -240,7 +190,7 @@ test_control(void)
 
 	/* Idle: no CPU over 2 s. */
 	c0 = cpu_ms(pid);
-	sleep_ms(2000);
+	check_sleep_ms(2000);
 	c1 = cpu_ms(pid);
 	CHECK(c0 >= 0 && c1 - c0 < 50);
 
@@ -278,7 +228,7 @@ test_control(void)
 	free(r);
 	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
 	    NULL), "running") != 0; i++)
-		sleep_ms(50);
+		check_sleep_ms(50);
 	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "running");
 	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
 	    (long long)queued);
@@ -293,7 +243,7 @@ test_control(void)
 	free(out);
 	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
 	    NULL), "cancelled") != 0; i++)
-		sleep_ms(50);
+		check_sleep_ms(50);
 	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "cancelled");
 	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
 	    (long long)held);
@@ -304,25 +254,25 @@ test_control(void)
 
 	/* A queued job is picked up soon after the wake-up bisectctl sends
 	 * (bound generous for a loaded machine; the loop takes < 1 s). */
-	t0 = now_s();
+	t0 = check_now_s();
 	quick = enqueue("fetch", "{\"version\":\"0.2.0\"}");
 	r = raw_request("wake\n", 5);
 	free(r);
-	while (now_s() - t0 < 10 && strcmp(job_state(quick, buf, sizeof(buf),
+	while (check_now_s() - t0 < 10 && strcmp(job_state(quick, buf, sizeof(buf),
 	    NULL), "queued") == 0)
-		sleep_ms(20);
-	fprintf(stderr, "picked up %.3f s after enqueue\n", now_s() - t0);
-	CHECK(now_s() - t0 < 3);
+		check_sleep_ms(20);
+	fprintf(stderr, "picked up %.3f s after enqueue\n", check_now_s() - t0);
+	CHECK(check_now_s() - t0 < 3);
 	for (int i = 0; i < 200 && strcmp(job_state(quick, buf, sizeof(buf),
 	    &code), "done") != 0; i++)
-		sleep_ms(50);
+		check_sleep_ms(50);
 	CHECK_STR(job_state(quick, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 0);
 
 	/* SIGHUP with a bad file: logged, the old configuration kept. */
 	check_write_file("d.conf", "[bisectd]\n\tnosuchkey = 1\n");
 	kill(pid, SIGHUP);
-	sleep_ms(500);
+	check_sleep_ms(500);
 	st = status();
 	CHECK(st != NULL);
 	json_decref(st);
@@ -338,7 +288,7 @@ test_control(void)
 	free(out);
 
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 20), 0);
+	CHECK_INT(check_wait_exit(pid, 20), 0);
 	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
 	CHECK_INT(check_run(path, &out), 0);
 	CHECK_CONTAINS(out, "not running");
@@ -358,7 +308,7 @@ wait_progress(int min_run)
 		json_decref(st);
 		if (run >= min_run)
 			return 1;
-		sleep_ms(100);
+		check_sleep_ms(100);
 	}
 	return 0;
 }
@@ -377,39 +327,39 @@ test_crash_resume(void)
 	int code = -1, rc;
 
 	write_config("d.conf", "");
-	pid = start_daemon("d.conf", "daemon.log");
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	json_decref(status());
 	id = enqueue("bisect", "{\"range\":\"0.2.0..0.2.6\",\"all\":false}");
 	free(raw_request("wake\n", 5));
 	CHECK(wait_progress(3));
 
 	/* SIGTERM: the current run is stored, the job goes back. */
-	t0 = now_s();
+	t0 = check_now_s();
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 60), 0);
-	fprintf(stderr, "stopped %.3f s after SIGTERM\n", now_s() - t0);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+	fprintf(stderr, "stopped %.3f s after SIGTERM\n", check_now_s() - t0);
 	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "queued");
 
 	/* Restart, then kill -9 half-way. */
-	pid = start_daemon("d.conf", "daemon.log");
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	CHECK(wait_progress(3));
-	sleep_ms(1500);
+	check_sleep_ms(1500);
 	kill(pid, SIGKILL);
-	CHECK_INT(wait_exit(pid, 20), 128 + SIGKILL);
+	CHECK_INT(check_wait_exit(pid, 20), 128 + SIGKILL);
 	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "running");
 
 	/* Restart: the job is recovered and the bisect finishes. */
-	pid = start_daemon("d.conf", "daemon.log");
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	for (int i = 0; i < 3000; i++) {
 		if (strcmp(job_state(id, buf, sizeof(buf), &code),
 		    "running") != 0 && strcmp(buf, "queued") != 0)
 			break;
-		sleep_ms(100);
+		check_sleep_ms(100);
 	}
 	CHECK_STR(job_state(id, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 3);
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 30), 0);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "put back in the queue");
 	free(log);

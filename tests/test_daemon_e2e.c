@@ -50,56 +50,6 @@ write_config(const char *engines, const char *extra)
 	check_write_file("d.conf", text);
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Start the daemon with its stderr appended to daemon.log. */
-static pid_t
-start_daemon(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		if (freopen("daemon.log", "a", stderr) == NULL)
-			_exit(127);
-		execl(daemon_bin, "bisectd", "-c", "d.conf", (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-/* Wait for pid to exit (timeout_s); its exit status, or -1. */
-static int
-wait_exit(pid_t pid, double timeout_s)
-{
-	double t0 = now_s();
-	int st;
-
-	while (now_s() - t0 < timeout_s) {
-		if (waitpid(pid, &st, WNOHANG) == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : 128 +
-			    WTERMSIG(st);
-		sleep_ms(50);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &st, 0);
-	return -1;
-}
-
 /* Run bisectctl -c d.conf with args; stdout parsed as JSON (or NULL). */
 static json_t *
 ctl_json(const char *args)
@@ -131,7 +81,7 @@ daemon_status(void)
 		if (json_is_object(d))
 			return st;
 		json_decref(st);
-		sleep_ms(100);
+		check_sleep_ms(100);
 	}
 	return NULL;
 }
@@ -173,7 +123,7 @@ open_store(void)
 static const char *
 wait_job(int64_t id, double timeout_s, char *buf, size_t len, int *code)
 {
-	double t0 = now_s();
+	double t0 = check_now_s();
 
 	*code = -1;
 	do {
@@ -191,8 +141,8 @@ wait_job(int64_t id, double timeout_s, char *buf, size_t len, int *code)
 		if (buf[0] && strcmp(buf, "queued") != 0 &&
 		    strcmp(buf, "running") != 0)
 			break;
-		sleep_ms(200);
-	} while (now_s() - t0 < timeout_s);
+		check_sleep_ms(200);
+	} while (check_now_s() - t0 < timeout_s);
 	return buf;
 }
 
@@ -268,7 +218,7 @@ test_watch_alert(void)
 	int64_t id;
 	json_t *st, *hook, *alerts, *a, *sink;
 	const char *change, *text;
-	double t0 = now_s();
+	double t0 = check_now_s();
 	pid_t pid;
 	int code, n;
 
@@ -283,7 +233,7 @@ test_watch_alert(void)
 	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
 	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
 	write_config(eng, extra);
-	pid = start_daemon();
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	st = daemon_status();
 	CHECK(st != NULL);
 	json_decref(st);
@@ -292,7 +242,7 @@ test_watch_alert(void)
 	id = queue_watch();
 	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
 	CHECK(code == 0 || code == 4);	/* no regression, or undecided */
-	fprintf(stderr, "baseline watch done at %.1f s\n", now_s() - t0);
+	fprintf(stderr, "baseline watch done at %.1f s\n", check_now_s() - t0);
 	CHECK_INT(count_hooks(ts.root), 0);
 
 	/* 0.2.4 is published: found, benchmarked, confirmed, alerted. */
@@ -300,10 +250,10 @@ test_watch_alert(void)
 	id = queue_watch();
 	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 3);
-	fprintf(stderr, "regression watch done at %.1f s\n", now_s() - t0);
+	fprintf(stderr, "regression watch done at %.1f s\n", check_now_s() - t0);
 	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
-		sleep_ms(100);
-	sleep_ms(2000);	/* room for a second, wrong, delivery */
+		check_sleep_ms(100);
+	check_sleep_ms(2000);	/* room for a second, wrong, delivery */
 	CHECK_INT(count_hooks(ts.root), 1);
 	{
 		char path[4200];
@@ -350,7 +300,7 @@ test_watch_alert(void)
 	id = queue_watch();
 	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 0);
-	sleep_ms(1000);
+	check_sleep_ms(1000);
 	CHECK_INT(count_hooks(ts.root), 1);
 	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 1);
 
@@ -370,12 +320,12 @@ test_watch_alert(void)
 	json_decref(st);
 
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 30), 0);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
 	testserver_stop(&ts);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "regression 0.2.3..0.2.4");
 	free(log);
-	fprintf(stderr, "watch and alert: %.1f s\n", now_s() - t0);
+	fprintf(stderr, "watch and alert: %.1f s\n", check_now_s() - t0);
 }
 
 /* Watch jobs of engine in the store (any state). */
@@ -440,7 +390,7 @@ test_missed_schedule(void)
 	    (int64_t)now - 3 * 86400, &e), 0);
 	store_close(s);
 
-	pid = start_daemon();
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	json_decref(daemon_status());
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
@@ -459,23 +409,23 @@ test_missed_schedule(void)
 	CHECK(id > 0);
 	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 0);
-	sleep_ms(1500);
+	check_sleep_ms(1500);
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 30), 0);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "schedule: queued a watch of basert");
 	free(log);
 
 	/* A restart the same day queues nothing more. */
-	pid = start_daemon();
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	json_decref(daemon_status());
-	sleep_ms(500);
+	check_sleep_ms(500);
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
 	kill(pid, SIGTERM);
-	CHECK_INT(wait_exit(pid, 30), 0);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
 }
 
 int

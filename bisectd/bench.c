@@ -544,10 +544,10 @@ bench_release(const struct conf *conf, const struct conf_engine *eng,
 	if (acquire_release(&a, version, &got, e) < 0 ||
 	    acquire_weights(&a, &w, e) < 0 ||
 	    bench_machine(s, &machine_id, j->hw_key, e) < 0 ||
-	    bench_cells(conf, eng, j->prompts ? j->prompts : eng->prompts,
-	    j->prompts ? j->nprompts : eng->nprompts, j->prompts ? NULL :
-	    eng->gen, j->prompts ? 0 : eng->ngen, 0, &j->cells, &j->ncells,
-	    e) < 0)
+	    (j->prompts == NULL && j->gens == NULL ? bench_cells(conf, eng,
+	    eng->prompts, eng->nprompts, eng->gen, eng->ngen, 0, &j->cells,
+	    &j->ncells, e) : bench_cells(conf, eng, j->prompts, j->nprompts,
+	    j->gens, j->ngens, 1, &j->cells, &j->ncells, e)) < 0)
 		goto done;
 	if ((reps = malloc((j->ncells + 1) * sizeof(*reps))) == NULL) {
 		err_set(e, "out of memory");

@@ -90,9 +90,12 @@ int bench_run(struct bench_ctx *b, const struct bench_target *targets,
 /* One release benched by hand or as a daemon job: what to run, and what
  * was stored. */
 struct bench_job {
-	const int *prompts;	/* in: prefill lengths only; NULL: the
-				 * engine's whole matrix */
+	const int *prompts;	/* in: these prefill cells ... */
 	size_t nprompts;
+	const int *gens;	/* ... and these decode cells, on the
+				 * engine's first content kind only; both
+				 * NULL: the engine's whole matrix */
+	size_t ngens;
 	int reps;		/* in: runs per cell; 0: the engine's */
 	void (*progress)(void *arg, const struct bench_progress *p);
 	void *progress_arg;

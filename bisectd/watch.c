@@ -207,62 +207,32 @@ measure(const struct conf *c, struct store *s, const struct watch_opts *o,
     const struct conf_metric *metric, struct standing *st, struct err *e)
 {
 	const struct conf_engine *eng = st->eng;
-	struct acquire a;
-	struct acquired got;
-	struct pinned_weights w;
 	struct bisect_params p;
-	struct bench_cell *cells = NULL;
-	struct bench_ctx bc;
-	struct bench_tally tally;
-	struct bench_target t;
+	struct bench_job j;
 	struct bisect_release rel;
 	struct store_points pts[BISECT_MAX_CELLS];
-	char hw_key[65];
-	int64_t machine_id;
-	int prompts[BISECT_MAX_CELLS], gens[1], *reps = NULL, rc = -1;
-	size_t ncells = 0, np = 0, ng = 0, npts = 0;
+	int prompts[BISECT_MAX_CELLS], gens[1], rc = -1;
+	size_t np = 0, ng = 0, npts = 0;
 
-	memset(&got, 0, sizeof(got));
-	memset(&w, 0, sizeof(w));
 	memset(&rel, 0, sizeof(rel));
-	memset(&p, 0, sizeof(p));
-	if (driver_params(eng, metric, -1, 0, &p, e) < 0 ||
-	    acquire_init(&a, c, eng, s, e) < 0 ||
-	    acquire_release(&a, st->version, &got, e) < 0 ||
-	    acquire_weights(&a, &w, e) < 0 ||
-	    bench_machine(s, &machine_id, hw_key, e) < 0)
-		goto done;
-	memcpy(st->weights_sha, w.sha256, sizeof(st->weights_sha));
+	memset(&j, 0, sizeof(j));
+	if (driver_params(eng, metric, -1, 0, &p, e) < 0)
+		return -1;
 	if (p.metric.kind == BISECT_METRIC_TG)
 		gens[ng++] = p.lengths[0];
 	else
 		for (size_t i = 0; i < p.nlengths; i++)
 			prompts[np++] = p.lengths[i];
-	if (bench_cells(c, eng, prompts, np, gens, ng, 1, &cells, &ncells,
-	    e) < 0)
-		goto done;
-	if ((reps = calloc(ncells, sizeof(*reps))) == NULL) {
-		err_set(e, "out of memory");
-		goto done;
-	}
-	for (size_t i = 0; i < ncells; i++)
-		reps[i] = eng->reps;
-	memset(&bc, 0, sizeof(bc));
-	bc.conf = c;
-	bc.eng = eng;
-	bc.store = s;
-	bc.weights = &w;
-	bc.machine_id = machine_id;
-	bc.stop = o->stop;
-	t.release_id = got.release_id;
-	t.version = st->version;
-	t.dir = got.dir;
+	j.prompts = np ? prompts : NULL;
+	j.nprompts = np;
+	j.gens = ng ? gens : NULL;
+	j.ngens = ng;
+	j.stop = o->stop;
 	wlog(o, ALERT_LOG_INFO, "yardstick: measuring %s %s", eng->name,
 	    st->version);
-	memset(&tally, 0, sizeof(tally));
-	if (bench_run(&bc, &t, 1, cells, ncells, reps, eng->warmup, 0, &tally,
-	    e) < 0)
+	if (bench_release(c, eng, s, st->version, &j, e) < 0)
 		goto done;
+	memcpy(st->weights_sha, j.weights_sha256, sizeof(st->weights_sha));
 	/* The cost from the runs just taken: the last reps points of each
 	 * cell, so an older measurement never masks a change. */
 	for (size_t i = 0; i < p.nlengths; i++) {
@@ -270,9 +240,9 @@ measure(const struct conf *c, struct store *s, const struct watch_opts *o,
 		struct bisect_sample *b;
 
 		memset(&q, 0, sizeof(q));
-		q.release_id = got.release_id;
-		q.weights_sha256 = w.sha256;
-		q.hw_key = hw_key;
+		q.release_id = j.release_id;
+		q.weights_sha256 = j.weights_sha256;
+		q.hw_key = j.hw_key;
 		q.kind = p.metric.kind == BISECT_METRIC_TG ? "tg" : "pp";
 		q.prompt_tokens = q.kind[0] == 'p' ? p.lengths[i] : 0;
 		q.gen_tokens = q.kind[0] == 't' ? p.lengths[i] : 0;
@@ -284,7 +254,7 @@ measure(const struct conf *c, struct store *s, const struct watch_opts *o,
 		if (pts[i].n < (size_t)eng->reps) {
 			err_set(e, "yardstick: %s %s: only %zu good runs of "
 			    "%s%d (%s)", eng->name, st->version, pts[i].n,
-			    q.kind, p.lengths[i], tally.last_failure);
+			    q.kind, p.lengths[i], j.tally.last_failure);
 			goto done;
 		}
 		b = calloc((size_t)eng->reps, sizeof(*b));
@@ -311,11 +281,7 @@ done:
 		free((void *)(uintptr_t)rel.cells[i].samples);
 	for (size_t i = 0; i < npts; i++)
 		store_points_release(&pts[i]);
-	free(reps);
-	if (cells)
-		bench_cells_free(cells, ncells);
-	pinned_weights_release(&w);
-	acquired_release(&got);
+	bench_job_release(&j);
 	return rc;
 }
 

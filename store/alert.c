@@ -42,25 +42,6 @@ read_alert(sqlite3_stmt *st, struct store_alert *a)
 	return 0;
 }
 
-/* Make room for one more element of size sz in *v (n used, *alloc). */
-static int
-grow(void *vp, size_t n, size_t *alloc, size_t sz)
-{
-	void **v = vp;
-	void *nv;
-	size_t na;
-
-	if (n < *alloc)
-		return 0;
-	na = *alloc ? *alloc * 2 : 8;
-	if ((nv = realloc(*v, na * sz)) == NULL)
-		return -1;
-	memset((char *)nv + *alloc * sz, 0, (na - *alloc) * sz);
-	*v = nv;
-	*alloc = na;
-	return 0;
-}
-
 int
 store_alert_enlist(struct store *s, const char *sink, const char *target,
     int64_t since, struct err *e)
@@ -110,7 +91,8 @@ store_alert_due(struct store *s, const char *sink, int64_t now, size_t max,
 	sqlite3_bind_int64(st, 2, now);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow(&out->v, out->n, &alloc, sizeof(*out->v)) < 0 ||
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0 ||
 		    read_alert(st, &out->v[out->n].alert) < 0) {
 			err_set(e, "out of memory reading the alerts due");
 			goto fail;
@@ -255,7 +237,7 @@ load_sinks(struct store *s, struct store_alert_row *row, struct err *e)
 		struct store_alert_sink *k;
 		size_t talloc = 0;
 
-		if (grow(&row->sinks, row->nsinks, &alloc,
+		if (store_grow((void **)&row->sinks, &alloc, row->nsinks,
 		    sizeof(*row->sinks)) < 0)
 			goto nomem;
 		k = &row->sinks[row->nsinks++];
@@ -273,8 +255,8 @@ load_sinks(struct store *s, struct store_alert_row *row, struct err *e)
 		while ((rc = sqlite3_step(at)) == SQLITE_ROW) {
 			struct store_alert_try *t;
 
-			if (grow(&k->tries, k->ntries, &talloc,
-			    sizeof(*k->tries)) < 0)
+			if (store_grow((void **)&k->tries, &talloc,
+			    k->ntries, sizeof(*k->tries)) < 0)
 				goto nomem;
 			t = &k->tries[k->ntries++];
 			t->at = sqlite3_column_int64(at, 0);
@@ -319,7 +301,8 @@ store_alert_list(struct store *s, int limit, struct store_alert_rows *out,
 		return -1;
 	sqlite3_bind_int(st, 1, limit);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (grow(&out->v, out->n, &alloc, sizeof(*out->v)) < 0 ||
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0 ||
 		    read_alert(st, &out->v[out->n].alert) < 0) {
 			err_set(e, "out of memory reading alerts");
 			goto fail;

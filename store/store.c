@@ -354,6 +354,7 @@ store_grow(void **v, size_t *alloc, size_t n, size_t elsize)
 	want = *alloc ? *alloc * 2 : 16;
 	if ((p = realloc(*v, want * elsize)) == NULL)
 		return -1;
+	memset((char *)p + *alloc * elsize, 0, (want - *alloc) * elsize);
 	*v = p;
 	*alloc = want;
 	return 0;

@@ -30,7 +30,7 @@ int64_t store_now(void);
 
 /*
  * Make room for element n of the array *v (elsize bytes each, *alloc
- * allocated), doubling as needed.  Returns 0, or -1 with *v untouched
+ * allocated), doubling as needed; new elements are zeroed.  Returns 0, or -1 with *v untouched
  * when memory runs out.
  */
 int store_grow(void **v, size_t *alloc, size_t n, size_t elsize);

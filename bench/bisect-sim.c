@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bisect.h"
+#include "bisectd/analysis/bisect.h"
 
 #define FIXED_NS	165e6
 #define PER_TOKEN_NS	0.92e6

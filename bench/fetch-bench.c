@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "download.h"
-#include "err.h"
-#include "unpack.h"
+#include "fetch/download.h"
+#include "common/err.h"
+#include "fetch/unpack.h"
 
 static double
 now(void)

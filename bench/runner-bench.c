@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "runner.h"
+#include "common/err.h"
+#include "bisectd/measure/runner.h"
 
 extern char **environ;
 

@@ -19,11 +19,11 @@
 
 #include <git2.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "conf.h"
 #include "cron.h"
-#include "err.h"
-#include "fsutil.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 
 #define CONF_MAX_BYTES (1024 * 1024)
 

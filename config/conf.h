@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "strv.h"
+#include "common/strv.h"
 
 struct cron;
 

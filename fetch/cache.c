@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cache.h"
-#include "err.h"
-#include "fsutil.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 
 struct release {
 	char *path;		/* malloced */

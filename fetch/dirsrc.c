@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "err.h"
-#include "fsutil.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 #include "source.h"
 #include "source_impl.h"
 

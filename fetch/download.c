@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "download.h"
-#include "err.h"
-#include "fsutil.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 #include "http.h"
 #include "sha256.h"
 

@@ -15,13 +15,13 @@
 
 #include <jansson.h>
 
-#include "conf.h"
-#include "err.h"
+#include "config/conf.h"
+#include "common/err.h"
 #include "http.h"
 #include "sha256.h"
 #include "source.h"
 #include "source_impl.h"
-#include "strv.h"
+#include "common/strv.h"
 
 #define DEFAULT_API		"https://api.github.com"
 #define PAGE_MAX_BYTES		(16u << 20)

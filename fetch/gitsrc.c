@@ -22,12 +22,12 @@
 
 #include <git2.h>
 
-#include "conf.h"
-#include "err.h"
-#include "fsutil.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 #include "source.h"
 #include "source_impl.h"
-#include "strv.h"
+#include "common/strv.h"
 
 #define TAG_PREFIX	"refs/tags/"
 #define TAG_TOKEN	"{tag}"

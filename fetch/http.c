@@ -15,10 +15,10 @@
 
 #include <curl/curl.h>
 
-#include "buf.h"
-#include "err.h"
+#include "common/buf.h"
+#include "common/err.h"
 #include "http.h"
-#include "strv.h"
+#include "common/strv.h"
 
 #define MEM_MAX_DEFAULT		((uint64_t)64 << 20)
 #define FILE_MAX_DEFAULT	((uint64_t)16 << 30)

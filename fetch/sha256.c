@@ -8,7 +8,7 @@
 
 #include <openssl/evp.h>
 
-#include "err.h"
+#include "common/err.h"
 #include "sha256.h"
 
 int

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "err.h"
+#include "config/conf.h"
+#include "common/err.h"
 #include "source.h"
 #include "source_impl.h"
 

@@ -17,9 +17,9 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "err.h"
-#include "fsutil.h"
-#include "strv.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/strv.h"
 #include "unpack.h"
 
 #define READ_BLOCK	(256 * 1024)

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conf.h"
-#include "err.h"
+#include "config/conf.h"
+#include "common/err.h"
 #include "http.h"
 #include "sha256.h"
 #include "source.h"
 #include "source_impl.h"
-#include "strv.h"
+#include "common/strv.h"
 
 #define SUMS_MAX_BYTES	(1u << 20)
 #define SUMS_NAME_MAX	4096

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "version.h"
 
 /* Token kinds, in their order. */

@@ -12,10 +12,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "buf.h"
-#include "conf.h"
+#include "common/buf.h"
+#include "config/conf.h"
 #include "download.h"
-#include "err.h"
+#include "common/err.h"
 #include "sha256.h"
 #include "weights.h"
 

@@ -7,7 +7,7 @@
 
 #include <sqlite3.h>
 
-#include "err.h"
+#include "common/err.h"
 #include "store.h"
 #include "store_int.h"
 

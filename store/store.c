@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "err.h"
+#include "common/err.h"
 #include "migrations.h"
 #include "store.h"
 #include "store_int.h"

@@ -13,12 +13,12 @@
 
 #include <jansson.h>
 
-#include "alert.h"
+#include "bisectd/output/alert_sink.h"
 #include "check.h"
-#include "conf.h"
-#include "err.h"
-#include "store.h"
-#include "strv.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "store/store.h"
+#include "common/strv.h"
 #include "testserver.h"
 
 static struct testserver ts;

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "benchlock.h"
+#include "bisectd/measure/benchlock.h"
 #include "check.h"
-#include "err.h"
+#include "common/err.h"
 
 struct holder_proc {
 	pid_t pid;

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "bisect.h"
+#include "bisectd/analysis/bisect.h"
 #include "check.h"
 
 #define MS 1e6

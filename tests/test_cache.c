@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "fetch/cache.h"
 #include "check.h"
-#include "err.h"
+#include "common/err.h"
 
 struct removed {
 	char paths[16][256];

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "err.h"
-#include "store.h"
+#include "common/err.h"
+#include "store/store.h"
 
 static const char *ctl;
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "conf.h"
-#include "cron.h"
+#include "config/conf.h"
+#include "config/cron.h"
 
 static const char *minimal =
     "[weights \"w\"]\n"

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "check.h"
-#include "cron.h"
+#include "config/cron.h"
 
 static void
 set_tz(const char *tz)

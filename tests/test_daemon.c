@@ -19,11 +19,11 @@
 
 #include <jansson.h>
 
-#include "benchlock.h"
+#include "bisectd/measure/benchlock.h"
 #include "check.h"
-#include "control.h"
-#include "err.h"
-#include "store.h"
+#include "bisectd/daemon/control.h"
+#include "common/err.h"
+#include "store/store.h"
 
 static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */

@@ -17,8 +17,8 @@
 #include <jansson.h>
 
 #include "check.h"
-#include "err.h"
-#include "store.h"
+#include "common/err.h"
+#include "store/store.h"
 #include "testserver.h"
 
 static const char *ctl, *daemon_bin, *build;

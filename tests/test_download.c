@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "download.h"
-#include "err.h"
-#include "http.h"
-#include "sha256.h"
+#include "fetch/download.h"
+#include "common/err.h"
+#include "fetch/http.h"
+#include "fetch/sha256.h"
 #include "testserver.h"
 
 static struct testserver ts;

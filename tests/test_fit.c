@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "fit.h"
+#include "bisectd/analysis/fit.h"
 
 #define MS 1e6
 

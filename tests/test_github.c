@@ -8,10 +8,10 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "conf.h"
-#include "err.h"
-#include "source.h"
-#include "source_impl.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "fetch/source.h"
+#include "fetch/source_impl.h"
 #include "testserver.h"
 
 static struct testserver ts;

@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "check.h"
-#include "conf.h"
-#include "err.h"
-#include "source.h"
-#include "source_impl.h"
-#include "version.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "fetch/source.h"
+#include "fetch/source_impl.h"
+#include "fetch/version.h"
 
 static char eng_name[] = "basert";
 

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "err.h"
-#include "http.h"
-#include "strv.h"
+#include "common/err.h"
+#include "fetch/http.h"
+#include "common/strv.h"
 #include "testserver.h"
 
 static struct testserver ts;

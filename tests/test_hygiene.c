@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "err.h"
-#include "hygiene.h"
+#include "common/err.h"
+#include "bisectd/measure/hygiene.h"
 
 static void
 test_parse_stat(void)

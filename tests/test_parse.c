@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "err.h"
-#include "parse.h"
+#include "common/err.h"
+#include "bisectd/measure/parse.h"
 
 /* llama-bench -o json from a recent build: pp512 and tg128 on Metal. */
 static const char llama_json[] =

@@ -15,12 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "check.h"
-#include "err.h"
-#include "runner.h"
-#include "strv.h"
-#include "template.h"
+#include "common/err.h"
+#include "bisectd/measure/cgroup.h"
+#include "bisectd/measure/runner.h"
+#include "common/strv.h"
+#include "bisectd/measure/template.h"
 
 #define MS 1000000LL
 
@@ -369,7 +370,7 @@ test_escapees(void)
 	char why[256];
 
 	check_escapees(RUN_ISOLATE_SUBREAPER, 0);
-	if (run_cgroup_available(NULL, 0, why, sizeof(why))) {
+	if (cgroup_available(NULL, 0, why, sizeof(why))) {
 		check_escapees(RUN_ISOLATE_CGROUP, 0);
 		check_escapees(RUN_ISOLATE_CGROUP, RUN_NO_CLONE3);
 	} else
@@ -668,7 +669,7 @@ test_no_leaks(void)
 	CHECK_INT(failures, 0);
 	CHECK_INT(count_fds(), before);
 	CHECK_INT(count_children(), 0);
-	if (run_cgroup_available(where, sizeof(where), NULL, 0)) {
+	if (cgroup_available(where, sizeof(where), NULL, 0)) {
 		int mine = 0, kept = 0;
 
 		/* One emptied cgroup is kept for the next run... */

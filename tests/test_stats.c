@@ -6,7 +6,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "stats.h"
+#include "bisectd/analysis/stats.h"
 
 static void
 test_cell(void)

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "err.h"
-#include "store.h"
+#include "common/err.h"
+#include "store/store.h"
 
 /* Overwrite the 4-byte big-endian header field at off (SQLite's file
  * format: user_version at 60, application_id at 68). */

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "common/buf.h"
 #include "check.h"
-#include "err.h"
-#include "strv.h"
-#include "template.h"
+#include "common/err.h"
+#include "common/strv.h"
+#include "bisectd/measure/template.h"
 
 static struct strv argv = STRV_INIT;
 static struct err e = ERR_INIT;

@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "err.h"
-#include "runner.h"
-#include "ttft.h"
+#include "common/err.h"
+#include "bisectd/measure/runner.h"
+#include "bisectd/measure/ttft.h"
 
 #define MS 1000000LL
 

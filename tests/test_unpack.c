@@ -21,8 +21,8 @@
 #include <archive_entry.h>
 
 #include "check.h"
-#include "err.h"
-#include "unpack.h"
+#include "common/err.h"
+#include "fetch/unpack.h"
 
 #define DEST "cache/releases/eng/1.0"
 

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "conf.h"
-#include "err.h"
-#include "source.h"
-#include "source_impl.h"
-#include "strv.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "fetch/source.h"
+#include "fetch/source_impl.h"
+#include "common/strv.h"
 #include "testserver.h"
 
 static struct testserver ts;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "version.h"
+#include "fetch/version.h"
 
 static int
 sign(int x)

@@ -14,13 +14,13 @@
 
 #include <jansson.h>
 
-#include "alert.h"
+#include "bisectd/output/alert_sink.h"
 #include "check.h"
-#include "conf.h"
-#include "err.h"
-#include "store.h"
-#include "strv.h"
-#include "watch.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "store/store.h"
+#include "common/strv.h"
+#include "bisectd/jobs/watch.h"
 
 static const char *build;
 static int errors_logged;

@@ -11,10 +11,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "conf.h"
-#include "err.h"
+#include "config/conf.h"
+#include "common/err.h"
 #include "testserver.h"
-#include "weights.h"
+#include "fetch/weights.h"
 
 /* sha256sum's answer for a file, or the output of a pipeline. */
 static char *

@@ -1,0 +1,676 @@
+/*
+ * bisect.c: the bisection state machine (see bisect.h).  Every call
+ * replays the whole search from the stored samples: endpoints, probes,
+ * change points, confirmations, stopping at the first step whose samples
+ * are missing.  Nothing is remembered between calls.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect.h"
+
+enum step { STEP_ERR = -1, STEP_GO = 0, STEP_ACT = 1 };
+
+struct span {
+	size_t a, b;
+};
+
+struct walk {
+	const struct bisect_release *rel;
+	size_t n;
+	const struct bisect_params *p;
+	struct bisect_action *act;
+	struct bisect_verdict *v;
+	int *reps;		/* usable search samples per cell, per release */
+	int *creps;		/* usable confirmation samples */
+	struct estimate *est;	/* the metric at reps[i], once computed */
+	unsigned char *have;	/* est[i] is computed */
+	struct span *todo;	/* `all`: ranges still to examine */
+	size_t ntodo;
+};
+
+void
+bisect_params_init(struct bisect_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->metric.kind = BISECT_METRIC_PER_TOKEN;
+	p->threshold = 0.20;
+	p->reps_initial = 5;
+	p->reps_cap = 80;
+}
+
+/* The largest step of the ladder initial, 2 initial, ... cap <= count. */
+static int
+ladder_floor(const struct bisect_params *p, size_t count)
+{
+	int r;
+
+	if (count < (size_t)p->reps_initial)
+		return 0;
+	r = p->reps_initial;
+	while (r < p->reps_cap) {
+		int next = r * 2 > p->reps_cap ? p->reps_cap : r * 2;
+
+		if ((size_t)next > count)
+			break;
+		r = next;
+	}
+	return r;
+}
+
+static int
+ladder_next(const struct bisect_params *p, int r)
+{
+	if (r < p->reps_initial)
+		return p->reps_initial;
+	return r * 2 > p->reps_cap ? p->reps_cap : r * 2;
+}
+
+static size_t
+count_flag(const struct bisect_cell *c, int confirm)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		k += (c->samples[i].confirm != 0) == (confirm != 0);
+	return k;
+}
+
+/* The first count samples of cell c with the flag, into out[]. */
+static size_t
+take_samples(const struct bisect_cell *c, int confirm, size_t count,
+    double *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->n && k < count; i++)
+		if ((c->samples[i].confirm != 0) == (confirm != 0))
+			out[k++] = c->samples[i].time_ns;
+	return k;
+}
+
+static int
+length_index(const struct bisect_params *p, int len)
+{
+	for (size_t i = 0; i < p->nlengths; i++)
+		if (p->lengths[i] == len)
+			return (int)i;
+	return -1;
+}
+
+int
+bisect_metric_estimate(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t count,
+    struct estimate *out)
+{
+	struct fit_cell cells[BISECT_MAX_CELLS];
+	struct cell_stats cs;
+	struct fit f;
+	double *buf;
+	int rc = -1, k;
+
+	if (count == 0 || p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return -1;
+	buf = malloc(p->nlengths * count * sizeof(*buf));
+	if (buf == NULL)
+		return -1;
+	for (size_t c = 0; c < p->nlengths; c++) {
+		cells[c].tokens = p->lengths[c];
+		cells[c].time_ns = buf + c * count;
+		cells[c].n = take_samples(&r->cells[c], confirm, count,
+		    buf + c * count);
+		if (cells[c].n < count)
+			goto out;
+	}
+	switch (p->metric.kind) {
+	case BISECT_METRIC_PER_TOKEN:
+	case BISECT_METRIC_FIXED:
+		if (fit_line(cells, p->nlengths, &f) < 0)
+			goto out;
+		*out = p->metric.kind == BISECT_METRIC_PER_TOKEN ?
+		    f.per_token_ns : f.fixed_ns;
+		rc = 0;
+		break;
+	case BISECT_METRIC_PP:
+	case BISECT_METRIC_TG:
+		k = length_index(p, p->metric.n);
+		if (k < 0 || stats_cell(cells[k].time_ns, count, &cs) < 0)
+			goto out;
+		stats_mean_estimate(&cs, out);
+		rc = 0;
+		break;
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static const char *
+check_params(const struct bisect_params *p)
+{
+	if (!(p->threshold > 0 && p->threshold < 100))
+		return "threshold must be a positive fraction";
+	if (p->reps_initial < 2 || p->reps_cap < p->reps_initial)
+		return "repetitions: need 2 <= initial <= cap";
+	if (p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return "lengths: need 1 to 32 cells";
+	for (size_t i = 0; i < p->nlengths; i++) {
+		if (p->lengths[i] <= 0)
+			return "lengths must be positive";
+		for (size_t j = 0; j < i; j++)
+			if (p->lengths[j] == p->lengths[i])
+				return "lengths must be distinct";
+	}
+	switch (p->metric.kind) {
+	case BISECT_METRIC_PER_TOKEN:
+	case BISECT_METRIC_FIXED:
+		if (p->nlengths < 2)
+			return "a fit metric needs two or more prompt lengths";
+		break;
+	case BISECT_METRIC_PP:
+		if (length_index(p, p->metric.n) < 0)
+			return "a ppN metric needs N among the lengths";
+		break;
+	case BISECT_METRIC_TG:
+		if (p->nlengths != 1 || p->lengths[0] != p->metric.n)
+			return "a tgN metric needs exactly the length N";
+		break;
+	default:
+		return "unknown metric";
+	}
+	return NULL;
+}
+
+static int
+ask_measure(struct walk *w, size_t i, int reps)
+{
+	w->act->kind = BISECT_MEASURE;
+	w->act->release = i;
+	w->act->reps = reps;
+	return STEP_ACT;
+}
+
+/* Release i has at least reps usable samples, or the action asks for them. */
+static int
+need(struct walk *w, size_t i, int reps)
+{
+	return w->reps[i] < reps ? ask_measure(w, i, reps) : STEP_GO;
+}
+
+static int
+metric(struct walk *w, size_t i, struct estimate **out)
+{
+	if (!w->have[i]) {
+		if (bisect_metric_estimate(&w->rel[i], w->p, 0,
+		    (size_t)w->reps[i], &w->est[i]) < 0) {
+			w->act->error = "cannot compute the metric "
+			    "(a sample is not finite)";
+			return STEP_ERR;
+		}
+		w->have[i] = 1;
+	}
+	*out = &w->est[i];
+	return STEP_GO;
+}
+
+/*
+ * An inconclusive comparison of the releases idx[0..k-1]: more samples for
+ * the one with the fewest (the first on a tie), unless all are at the cap
+ * (then STEP_GO: the caller records the unknown).
+ */
+static int
+more_reps(struct walk *w, const size_t *idx, size_t k)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t j = 0; j < k; j++)
+		if (w->reps[idx[j]] < w->p->reps_cap &&
+		    (best == SIZE_MAX || w->reps[idx[j]] < w->reps[best]))
+			best = idx[j];
+	if (best == SIZE_MAX)
+		return STEP_GO;
+	return ask_measure(w, best, ladder_next(w->p, w->reps[best]));
+}
+
+static void
+note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
+    const struct estimate *rel)
+{
+	if (w->v->has_unknown)
+		return;
+	w->v->has_unknown = 1;
+	w->v->unknown_lo = lo;
+	w->v->unknown_hi = hi;
+	w->v->unknown_probe = probe;
+	w->v->unknown_rel = *rel;
+}
+
+static void
+rel_or_unknown(const struct estimate *b, const struct estimate *a,
+    struct estimate *out)
+{
+	if (stats_rel_change(b, a, out) < 0)
+		*out = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
+		    INFINITY };
+}
+
+/* The measured release nearest the middle of (lo, hi), or SIZE_MAX. */
+static size_t
+pick_probe(const struct walk *w, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2;
+
+	/* Step outward from the middle, lower side first, over skipped
+	 * releases, like git bisect skip. */
+	for (size_t d = 0; d < hi - lo; d++) {
+		if (mid >= lo + 1 + d && !w->rel[mid - d].skipped)
+			return mid - d;
+		if (mid + d + 1 < hi && !w->rel[mid + d + 1].skipped)
+			return mid + d + 1;
+	}
+	return SIZE_MAX;
+}
+
+/*
+ * Where the probe m lies between lo (good) and hi (bad): the difference
+ * m - (lo + hi) / 2, whose interval lies below 0 (closer to good), above
+ * 0 (closer to bad), or across it.
+ */
+static enum outcome
+classify(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, int *bad)
+{
+	struct estimate s;
+	double var[3], df[3] = { m->df, lo->df, hi->df };
+
+	var[0] = m->se * m->se;
+	var[1] = lo->se * lo->se / 4;
+	var[2] = hi->se * hi->se / 4;
+	s.value = m->value - (lo->value + hi->value) / 2;
+	s.se = sqrt(var[0] + var[1] + var[2]);
+	s.df = isfinite(s.se) ? stats_welch_df(var, df, 3) : 1;
+	stats_interval(&s);
+	if (s.lo > 0 || s.hi < 0) {
+		*bad = s.lo > 0;
+		return OUTCOME_DIFFERENT;
+	}
+	return OUTCOME_UNKNOWN;
+}
+
+static int
+add_change(struct walk *w, size_t lo, size_t hi)
+{
+	struct bisect_change *c;
+
+	c = realloc(w->v->changes, (w->v->nchanges + 1) * sizeof(*c));
+	if (c == NULL) {
+		w->act->error = "out of memory";
+		return STEP_ERR;
+	}
+	w->v->changes = c;
+	c = &c[w->v->nchanges++];
+	memset(c, 0, sizeof(*c));
+	c->last_good = lo;
+	c->first_bad = hi;
+	return STEP_GO;
+}
+
+/*
+ * Examine the range a..b: are its ends different, and if so, where is
+ * the boundary.  Found boundaries are appended to the verdict's changes;
+ * in `all` mode the two sides of a boundary are queued as new ranges.
+ */
+static int
+examine(struct walk *w, size_t a, size_t b, int top)
+{
+	struct estimate *ea, *eb, *em, rel;
+	size_t lo = a, hi = b, m, idx[3];
+	int rc, bad;
+
+	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
+	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
+	    (rc = metric(w, a, &ea)) != STEP_GO ||
+	    (rc = metric(w, b, &eb)) != STEP_GO)
+		return rc;
+	rel_or_unknown(eb, ea, &rel);
+	if (top)
+		w->v->endpoints_rel = rel;
+	switch (stats_outcome(&rel, w->p->threshold)) {
+	case OUTCOME_SAME:
+		return STEP_GO;
+	case OUTCOME_UNKNOWN:
+		idx[0] = a;
+		idx[1] = b;
+		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
+			note_unknown(w, a, b, SIZE_MAX, &rel);
+		return rc;
+	case OUTCOME_DIFFERENT:
+		break;
+	}
+
+	while ((m = pick_probe(w, lo, hi)) != SIZE_MAX) {
+		struct estimate *elo, *ehi;
+
+		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
+		    (rc = metric(w, m, &em)) != STEP_GO ||
+		    (rc = metric(w, lo, &elo)) != STEP_GO ||
+		    (rc = metric(w, hi, &ehi)) != STEP_GO)
+			return rc;
+		if (classify(em, elo, ehi, &bad) == OUTCOME_DIFFERENT) {
+			if (bad)
+				hi = m;
+			else
+				lo = m;
+			continue;
+		}
+		idx[0] = m;
+		idx[1] = lo;
+		idx[2] = hi;
+		if ((rc = more_reps(w, idx, 3)) == STEP_GO) {
+			rel_or_unknown(ehi, elo, &rel);
+			note_unknown(w, lo, hi, m, &rel);
+		}
+		return rc;
+	}
+	if ((rc = add_change(w, lo, hi)) != STEP_GO)
+		return rc;
+	if (w->p->all) {
+		/* A stack: the right side goes first so the left one is
+		 * examined first. */
+		if (hi < b)
+			w->todo[w->ntodo++] = (struct span){ hi, b };
+		if (lo > a)
+			w->todo[w->ntodo++] = (struct span){ a, lo };
+	}
+	return STEP_GO;
+}
+
+/*
+ * The boundary pair measured again, interleaved, on its own samples:
+ * confirmed when the slowdown is significant and at least half the
+ * threshold; refuted when it is known to be below half the threshold.
+ */
+static int
+confirm(struct walk *w, struct bisect_change *c)
+{
+	const struct bisect_params *p = w->p;
+	struct estimate eg, eb;
+	int k = w->creps[c->last_good] < w->creps[c->first_bad] ?
+	    w->creps[c->last_good] : w->creps[c->first_bad];
+
+	c->confirm_rel = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
+	    INFINITY };
+	if (k < p->reps_initial) {
+		w->act->kind = BISECT_CONFIRM;
+		w->act->good = c->last_good;
+		w->act->bad = c->first_bad;
+		w->act->reps = p->reps_initial;
+		return STEP_ACT;
+	}
+	if (bisect_metric_estimate(&w->rel[c->last_good], p, 1, (size_t)k,
+	    &eg) < 0 ||
+	    bisect_metric_estimate(&w->rel[c->first_bad], p, 1, (size_t)k,
+	    &eb) < 0) {
+		w->act->error = "cannot compute the metric "
+		    "(a sample is not finite)";
+		return STEP_ERR;
+	}
+	rel_or_unknown(&eb, &eg, &c->confirm_rel);
+	if (c->confirm_rel.lo > 0 &&
+	    c->confirm_rel.value >= p->threshold / 2) {
+		c->confirmed = 1;
+		return STEP_GO;
+	}
+	if (c->confirm_rel.hi < p->threshold / 2 || k >= p->reps_cap)
+		return STEP_GO;
+	w->act->kind = BISECT_CONFIRM;
+	w->act->good = c->last_good;
+	w->act->bad = c->first_bad;
+	w->act->reps = ladder_next(p, k);
+	return STEP_ACT;
+}
+
+/* All usable samples (search and confirmation) of release r, per cell. */
+static int
+pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
+    struct fit_cell *cells)
+{
+	for (size_t c = 0; c < w->p->nlengths; c++) {
+		double *out = buf + c * stride;
+		size_t k;
+
+		k = take_samples(&w->rel[r].cells[c], 0, (size_t)w->reps[r],
+		    out);
+		k += take_samples(&w->rel[r].cells[c], 1,
+		    (size_t)w->creps[r], out + k);
+		cells[c].tokens = w->p->lengths[c];
+		cells[c].time_ns = out;
+		cells[c].n = k;
+	}
+	return 0;
+}
+
+/* Candidates, the metric's change, and the fit's deltas and kind. */
+static int
+describe(struct walk *w, struct bisect_change *c)
+{
+	struct fit_cell ga[BISECT_MAX_CELLS], ba[BISECT_MAX_CELLS];
+	struct fit_comparison cmp;
+	struct estimate *eg, *eb;
+	size_t stride, k = 0;
+	double *buf;
+	int rc;
+
+	c->candidates = malloc((c->first_bad - c->last_good) *
+	    sizeof(*c->candidates));
+	if (c->candidates == NULL)
+		goto nomem;
+	for (size_t i = c->last_good + 1; i <= c->first_bad; i++)
+		c->candidates[k++] = i;
+	c->ncandidates = k;
+	if ((rc = metric(w, c->last_good, &eg)) != STEP_GO ||
+	    (rc = metric(w, c->first_bad, &eb)) != STEP_GO)
+		return rc;
+	rel_or_unknown(eb, eg, &c->metric_rel);
+
+	stride = (size_t)(w->p->reps_cap * 2);
+	buf = malloc(2 * w->p->nlengths * stride * sizeof(*buf));
+	if (buf == NULL)
+		goto nomem;
+	pair_cells(w, c->last_good, buf, stride, ga);
+	pair_cells(w, c->first_bad, buf + w->p->nlengths * stride, stride,
+	    ba);
+	/* The kind is judged at the bar the search itself used: half the
+	 * threshold (see stats_outcome()), so a regression found is never
+	 * left without a kind merely for being near the threshold. */
+	c->has_fit = w->p->metric.kind != BISECT_METRIC_TG &&
+	    w->p->nlengths >= 2 &&
+	    fit_compare(ga, w->p->nlengths, ba, w->p->nlengths, NULL, 0,
+	    w->p->threshold / 2, &cmp) == 0;
+	if (c->has_fit) {
+		c->kind = cmp.kind;
+		c->per_token_delta_ns = cmp.per_token_delta_ns;
+		c->fixed_delta_ns = cmp.fixed_delta_ns;
+		memcpy(c->ratios, cmp.ratios, sizeof(c->ratios));
+		c->nratios = cmp.nratios;
+		c->trend = cmp.trend;
+	} else {
+		c->nratios = 0;
+		for (size_t i = 0; i < w->p->nlengths; i++) {
+			struct length_ratio *r = &c->ratios[c->nratios];
+
+			r->tokens = ga[i].tokens;
+			if (fit_ratio(ga[i].time_ns, ga[i].n, ba[i].time_ns,
+			    ba[i].n, &r->ratio) == 0)
+				c->nratios++;
+		}
+		c->trend = TREND_FLAT;
+	}
+	free(buf);
+	return STEP_GO;
+nomem:
+	w->act->error = "out of memory";
+	return STEP_ERR;
+}
+
+static int
+cmp_change(const void *x, const void *y)
+{
+	const struct bisect_change *a = x, *b = y;
+
+	return (a->last_good > b->last_good) - (a->last_good < b->last_good);
+}
+
+static void
+decide(struct walk *w)
+{
+	struct bisect_verdict *v = w->v;
+	int any_confirmed = 0;
+
+	v->main = 0;
+	for (size_t i = 0; i < v->nchanges; i++) {
+		const struct bisect_change *c = &v->changes[i];
+
+		if (!c->confirmed)
+			continue;
+		if (!any_confirmed || c->metric_rel.value >
+		    v->changes[v->main].metric_rel.value)
+			v->main = i;
+		any_confirmed = 1;
+	}
+	if (any_confirmed) {
+		v->status = BISECT_REGRESSION;
+		v->reason = v->nchanges > 1 ? "change points found and confirmed"
+		    : "change point found and confirmed";
+	} else if (v->nchanges > 0) {
+		v->status = BISECT_UNKNOWN;
+		v->reason = "the boundary did not confirm when re-measured";
+	} else if (v->has_unknown) {
+		v->status = BISECT_UNKNOWN;
+		v->reason = v->unknown_probe == SIZE_MAX ?
+		    "the endpoints are inconclusive at the repetition cap" :
+		    "a probe is inconclusive at the repetition cap";
+	} else {
+		v->status = BISECT_NO_REGRESSION;
+		v->reason = "the endpoints do not differ by the threshold";
+	}
+}
+
+static int
+walk_all(struct walk *w)
+{
+	int rc;
+
+	if ((rc = examine(w, 0, w->n - 1, 1)) != STEP_GO)
+		return rc;
+	while (w->ntodo > 0) {
+		struct span r = w->todo[--w->ntodo];
+
+		if ((rc = examine(w, r.a, r.b, 0)) != STEP_GO)
+			return rc;
+	}
+	if (w->v->nchanges > 1)
+		qsort(w->v->changes, w->v->nchanges,
+		    sizeof(w->v->changes[0]), cmp_change);
+	for (size_t i = 0; i < w->v->nchanges; i++)
+		if ((rc = confirm(w, &w->v->changes[i])) != STEP_GO)
+			return rc;
+	for (size_t i = 0; i < w->v->nchanges; i++)
+		if ((rc = describe(w, &w->v->changes[i])) != STEP_GO)
+			return rc;
+	decide(w);
+	return STEP_GO;
+}
+
+int
+bisect_next(const struct bisect_release *releases, size_t n,
+    const struct bisect_params *p, struct bisect_action *act,
+    struct bisect_verdict *v)
+{
+	struct walk w;
+	int rc = STEP_ERR;
+
+	memset(act, 0, sizeof(*act));
+	memset(v, 0, sizeof(*v));
+	v->unknown_probe = SIZE_MAX;
+	if ((act->error = check_params(p)) != NULL)
+		return -1;
+	if (n < 2) {
+		act->error = "a range needs two releases";
+		return -1;
+	}
+	if (releases[0].skipped || releases[n - 1].skipped) {
+		act->error = releases[0].skipped ?
+		    "the good endpoint cannot be measured" :
+		    "the bad endpoint cannot be measured";
+		return -1;
+	}
+
+	memset(&w, 0, sizeof(w));
+	w.rel = releases;
+	w.n = n;
+	w.p = p;
+	w.act = act;
+	w.v = v;
+	w.reps = calloc(n, sizeof(*w.reps));
+	w.creps = calloc(n, sizeof(*w.creps));
+	w.est = calloc(n, sizeof(*w.est));
+	w.have = calloc(n, sizeof(*w.have));
+	w.todo = calloc(2 * n, sizeof(*w.todo));
+	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
+		act->error = "out of memory";
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t s = SIZE_MAX, c = SIZE_MAX;
+
+		for (size_t k = 0; k < p->nlengths; k++) {
+			size_t ks = count_flag(&releases[i].cells[k], 0);
+			size_t kc = count_flag(&releases[i].cells[k], 1);
+
+			s = ks < s ? ks : s;
+			c = kc < c ? kc : c;
+		}
+		w.reps[i] = releases[i].skipped ? 0 : ladder_floor(p, s);
+		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
+	}
+	rc = walk_all(&w);
+	if (rc == STEP_ACT || rc == STEP_ERR) {
+		bisect_verdict_release(v);
+		v->unknown_probe = SIZE_MAX;
+	}
+	if (rc == STEP_GO)
+		act->kind = BISECT_DONE;
+out:
+	free(w.reps);
+	free(w.creps);
+	free(w.est);
+	free(w.have);
+	free(w.todo);
+	return rc == STEP_ERR ? -1 : 0;
+}
+
+void
+bisect_verdict_release(struct bisect_verdict *v)
+{
+	for (size_t i = 0; i < v->nchanges; i++)
+		free(v->changes[i].candidates);
+	free(v->changes);
+	memset(v, 0, sizeof(*v));
+}
+
+const char *
+bisect_status_name(enum bisect_status s)
+{
+	switch (s) {
+	case BISECT_REGRESSION:
+		return "regression";
+	case BISECT_NO_REGRESSION:
+		return "no-regression";
+	case BISECT_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}

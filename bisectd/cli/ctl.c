@@ -1,0 +1,103 @@
+/*
+ * ctl.c: helpers bisectctl's command handlers share (see ctl.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ctl.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "store/store.h"
+
+static void say(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
+
+static void
+say(const char *fmt, va_list ap)
+{
+	fputs("bisectctl: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int
+ctl_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	return EXIT_FAIL;
+}
+
+int
+ctl_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+const struct conf_engine *
+ctl_engine(struct ctl *c, const char *name)
+{
+	const struct conf_engine *g = conf_engine(c->conf, name);
+
+	if (g == NULL) {
+		fprintf(stderr, "bisectctl: no engine '%s' in '%s'", name,
+		    c->conf->path);
+		if (c->conf->nengines > 0) {
+			fprintf(stderr, " (it has:");
+			for (size_t i = 0; i < c->conf->nengines; i++)
+				fprintf(stderr, " %s", c->conf->engines[i].name);
+			fprintf(stderr, ")");
+		}
+		fputc('\n', stderr);
+	}
+	return g;
+}
+
+struct store *
+ctl_store(struct ctl *c)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	char *dir = strdup(c->conf->database);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (fs_mkdirs(dir, 0755, &e) < 0) {
+			free(dir);
+			ctl_error("%s", e.msg);
+			return NULL;
+		}
+	}
+	free(dir);
+	if (store_open(c->conf->database, &s, &e) < 0) {
+		ctl_error("%s", e.msg);
+		return NULL;
+	}
+	return s;
+}
+
+void
+ctl_print_json(void *json)
+{
+	char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+	    JSON_REAL_PRECISION(10));
+
+	if (s) {
+		puts(s);
+		free(s);
+	}
+	json_decref(json);
+}

@@ -1,0 +1,78 @@
+/*
+ * ctl.h: what bisectctl's command handlers share: the parsed command line,
+ * the loaded configuration, and helpers for messages and output formats.
+ * Each handler lives in a ctl_*.c file and is listed in main.c's
+ * command table.
+ */
+#ifndef BISECTD_CTL_H
+#define BISECTD_CTL_H
+
+#include <stdio.h>
+
+#include "config/conf.h"
+
+struct store;
+
+/* Exit codes, as DESIGN.md and --help document them. */
+enum {
+	EXIT_OK = 0,		/* success, or no regression */
+	EXIT_FAIL = 1,		/* the tool or the infrastructure failed */
+	EXIT_USAGE = 2,		/* bad command line */
+	EXIT_REGRESSION = 3,	/* a regression was found */
+	EXIT_UNKNOWN = 4	/* inconclusive */
+};
+
+enum ctl_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN, FORMAT_CSV };
+
+struct ctl {
+	const char *config_path;
+	struct conf *conf;	/* loaded before the handler runs; owned */
+	enum ctl_format format;
+	int format_given;
+	int argc;		/* operands after the command word */
+	char **argv;
+	/* Command options (each command reads the ones it takes). */
+	int refresh;
+	int now;
+	int all;
+	const char *metric;
+	const char *threshold;
+	const char *prompts;
+	int reps;
+};
+
+/* Print "bisectctl: MSG" on stderr; returns EXIT_FAIL. */
+int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print "bisectctl: MSG" on stderr; returns EXIT_USAGE. */
+int ctl_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Look up an engine by name or report it (EXIT_USAGE) and return NULL. */
+const struct conf_engine *ctl_engine(struct ctl *c, const char *name);
+
+/* Open the store named by the configuration; reports errors itself. */
+struct store *ctl_store(struct ctl *c);
+
+/* Print a JSON value (a json_t *) to stdout with a newline, consuming it. */
+void ctl_print_json(void *json);
+
+int cmd_check_config(struct ctl *c);
+int cmd_versions(struct ctl *c);
+int cmd_refresh(struct ctl *c);
+int cmd_fetch(struct ctl *c);
+int cmd_bench(struct ctl *c);
+int cmd_runs(struct ctl *c);
+int cmd_reparse(struct ctl *c);
+int cmd_bisect(struct ctl *c);
+int cmd_report(struct ctl *c);
+int cmd_gc(struct ctl *c);
+int cmd_alerts(struct ctl *c);
+int cmd_status(struct ctl *c);
+int cmd_cancel(struct ctl *c);
+int cmd_watch(struct ctl *c);
+
+/* Tell the daemon a job was queued (a note on stderr if none runs). */
+void ctl_wake(struct ctl *c);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * ctl_alerts.c: `bisectctl alerts`: the alerts recorded, newest first,
+ * with each sink's delivery state and every attempt: what was sent,
+ * when, to whom.  It reads the store only.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "ctl.h"
+#include "common/err.h"
+#include "store/store.h"
+
+#define ALERTS_SHOWN 100
+
+static const char *
+when(int64_t t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0)
+		return "-";
+	localtime_r(&tt, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	return buf;
+}
+
+static json_t *
+try_json(const struct store_alert_try *t)
+{
+	json_t *o = json_pack("{s:I,s:b,s:I}", "at", (json_int_t)t->at, "ok",
+	    t->ok, "duration_ms", (json_int_t)t->duration_ms);
+
+	if (t->http_status >= 0)
+		json_object_set_new(o, "http_status",
+		    json_integer(t->http_status));
+	if (t->exit_code >= 0)
+		json_object_set_new(o, "exit_code", json_integer(t->exit_code));
+	if (t->error)
+		json_object_set_new(o, "error", json_string(t->error));
+	return o;
+}
+
+static json_t *
+row_json(const struct store_alert_row *r)
+{
+	json_t *o, *sinks = json_array(), *body;
+
+	for (size_t i = 0; i < r->nsinks; i++) {
+		const struct store_alert_sink *k = &r->sinks[i];
+		json_t *tries = json_array();
+
+		for (size_t j = 0; j < k->ntries; j++)
+			json_array_append_new(tries, try_json(&k->tries[j]));
+		json_array_append_new(sinks, json_pack("{s:s,s:s,s:s,s:i,"
+		    "s:I,s:I,s:o}", "sink", k->sink, "target", k->target,
+		    "state", k->state, "attempts", k->attempts, "next_at",
+		    (json_int_t)(strcmp(k->state, "pending") == 0 ?
+		    k->next_at : 0), "delivered", (json_int_t)k->delivered,
+		    "tries", tries));
+	}
+	body = json_loads(r->alert.body, 0, NULL);
+	o = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:o}", "id",
+	    (json_int_t)r->alert.id, "created", (json_int_t)r->alert.created,
+	    "kind", r->alert.kind, "engine", r->alert.engine, "key",
+	    r->alert.dedup_key, "summary", r->alert.summary, "sinks", sinks);
+	json_object_set_new(o, "body", body ? body : json_string(
+	    r->alert.body));
+	return o;
+}
+
+static void
+print_text(const struct store_alert_rows *rows)
+{
+	char b1[32], b2[32];
+
+	if (rows->n == 0) {
+		printf("no alerts\n");
+		return;
+	}
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct store_alert_row *r = &rows->v[i];
+
+		printf("#%lld  %s  %-15s %-10s %s\n", (long long)r->alert.id,
+		    when(r->alert.created, b1, sizeof(b1)), r->alert.kind,
+		    r->alert.engine, r->alert.summary);
+		if (r->nsinks == 0)
+			printf("      (no sink has taken it yet)\n");
+		for (size_t j = 0; j < r->nsinks; j++) {
+			const struct store_alert_sink *k = &r->sinks[j];
+			const struct store_alert_try *last = k->ntries ?
+			    &k->tries[k->ntries - 1] : NULL;
+
+			printf("      %s -> %s: %s", k->sink, k->target,
+			    k->state);
+			if (strcmp(k->state, "delivered") == 0)
+				printf(" at %s", when(k->delivered, b2,
+				    sizeof(b2)));
+			else if (strcmp(k->state, "pending") == 0)
+				printf(", next try %s", when(k->next_at, b2,
+				    sizeof(b2)));
+			printf(" (%d attempt%s)", k->attempts,
+			    k->attempts == 1 ? "" : "s");
+			if (last && !last->ok && last->error)
+				printf("; last: %s", last->error);
+			printf("\n");
+		}
+	}
+}
+
+int
+cmd_alerts(struct ctl *c)
+{
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+	struct store *s;
+
+	if (c->format != FORMAT_TEXT && c->format != FORMAT_JSON)
+		return ctl_usage_error("alerts: --format is text or json");
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (store_alert_list(s, ALERTS_SHOWN, &rows, &e) < 0) {
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < rows.n; i++)
+			json_array_append_new(a, row_json(&rows.v[i]));
+		ctl_print_json(a);
+	} else
+		print_text(&rows);
+	store_alert_rows_release(&rows);
+	store_close(s);
+	return EXIT_OK;
+}

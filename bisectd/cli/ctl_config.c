@@ -1,0 +1,251 @@
+/*
+ * ctl_config.c: bisectctl check-config and versions: what the
+ * configuration resolves to and which releases the store knows.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "ctl.h"
+#include "common/err.h"
+#include "store/store.h"
+
+static void
+lengths_text(char *buf, size_t len, const int *v, size_t n)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%d",
+		    i ? "," : "", v[i]);
+}
+
+static json_t *
+lengths_json(const int *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+static const char *
+duration_text(char *buf, size_t len, int64_t ms)
+{
+	if (ms % 86400000 == 0)
+		snprintf(buf, len, "%lldd", (long long)(ms / 86400000));
+	else if (ms % 3600000 == 0)
+		snprintf(buf, len, "%lldh", (long long)(ms / 3600000));
+	else if (ms % 60000 == 0)
+		snprintf(buf, len, "%lldm", (long long)(ms / 60000));
+	else if (ms % 1000 == 0)
+		snprintf(buf, len, "%llds", (long long)(ms / 1000));
+	else
+		snprintf(buf, len, "%lldms", (long long)ms);
+	return buf;
+}
+
+static const char *
+parser_text(char *buf, size_t len, const struct conf_engine *g)
+{
+	if (g->parser_arg)
+		snprintf(buf, len, "%s:%s (%s)", conf_parser_name(g->parser),
+		    g->parser_arg, conf_unit_name(g->regex_unit));
+	else
+		snprintf(buf, len, "%s", conf_parser_name(g->parser));
+	return buf;
+}
+
+static json_t *
+engine_json(const struct conf_engine *g)
+{
+	char metric[32], parser[512];
+	json_t *o = json_object(), *env = json_array(), *contents = json_array();
+
+	for (size_t i = 0; i < g->env.n; i++)
+		json_array_append_new(env, json_string(g->env.v[i]));
+	for (size_t i = 0; i < g->contents.n; i++)
+		json_array_append_new(contents, json_string(g->contents.v[i]));
+	json_object_set_new(o, "name", json_string(g->name));
+	json_object_set_new(o, "source", json_string(g->source_spec));
+	json_object_set_new(o, "asset", g->asset ? json_string(g->asset) :
+	    json_null());
+	json_object_set_new(o, "command", json_string(g->command));
+	json_object_set_new(o, "env", env);
+	json_object_set_new(o, "mode", json_string(g->mode == MODE_SERVER ?
+	    "server" : "bench"));
+	json_object_set_new(o, "parser", json_string(parser_text(parser,
+	    sizeof(parser), g)));
+	json_object_set_new(o, "weights", json_string(g->weights->name));
+	json_object_set_new(o, "prompts", lengths_json(g->prompts,
+	    g->nprompts));
+	json_object_set_new(o, "gen", lengths_json(g->gen, g->ngen));
+	json_object_set_new(o, "contents", contents);
+	json_object_set_new(o, "reps", json_integer(g->reps));
+	json_object_set_new(o, "max_reps", json_integer(g->max_reps));
+	json_object_set_new(o, "warmup", json_integer(g->warmup));
+	json_object_set_new(o, "threads", json_integer(g->threads));
+	json_object_set_new(o, "timeout_ms", json_integer(g->timeout_ms));
+	json_object_set_new(o, "fit", lengths_json(g->fit, g->nfit));
+	json_object_set_new(o, "metric", json_string(conf_metric_name(
+	    &g->metric, metric, sizeof(metric))));
+	json_object_set_new(o, "threshold", json_real(g->threshold));
+	json_object_set_new(o, "max_cv", json_real(g->max_cv));
+	json_object_set_new(o, "schedule", g->schedule ?
+	    json_string(g->schedule) : json_null());
+	return o;
+}
+
+int
+cmd_check_config(struct ctl *c)
+{
+	const struct conf *cf = c->conf;
+	char a[256], b[256], m[32];
+
+	if (c->format == FORMAT_JSON) {
+		json_t *o = json_object(), *engines = json_array();
+		json_t *weights = json_array();
+
+		for (size_t i = 0; i < cf->nweights; i++) {
+			json_t *w = json_object();
+
+			json_object_set_new(w, "name",
+			    json_string(cf->weights[i].name));
+			json_object_set_new(w, cf->weights[i].path ? "path" :
+			    "url", json_string(cf->weights[i].path ?
+			    cf->weights[i].path : cf->weights[i].url));
+			json_object_set_new(w, "sha256", cf->weights[i].sha256 ?
+			    json_string(cf->weights[i].sha256) : json_null());
+			json_array_append_new(weights, w);
+		}
+		for (size_t i = 0; i < cf->nengines; i++)
+			json_array_append_new(engines,
+			    engine_json(&cf->engines[i]));
+		json_object_set_new(o, "config", json_string(cf->path));
+		json_object_set_new(o, "database", json_string(cf->database));
+		json_object_set_new(o, "cache", json_string(cf->cache));
+		json_object_set_new(o, "socket", json_string(cf->socket));
+		json_object_set_new(o, "weights", weights);
+		json_object_set_new(o, "engines", engines);
+		ctl_print_json(o);
+		return EXIT_OK;
+	}
+	printf("config %s: ok\n", cf->path);
+	printf("  database  %s\n", cf->database);
+	printf("  cache     %s (unpacked releases up to %.1f GiB)\n", cf->cache,
+	    (double)cf->cache_max / (1 << 30));
+	printf("  socket    %s\n", cf->socket);
+	printf("  quiet     run when CPU busy < %.0f%%, waiting up to %s\n",
+	    cf->max_busy * 100, duration_text(a, sizeof(a), cf->max_wait_ms));
+	for (size_t i = 0; i < cf->nweights; i++) {
+		const struct conf_weights *w = &cf->weights[i];
+
+		printf("weights %s\n  %-9s %s\n  sha256    %s\n", w->name,
+		    w->path ? "path" : "url", w->path ? w->path : w->url,
+		    w->sha256 ? w->sha256 : "(pinned on first use)");
+	}
+	for (size_t i = 0; i < cf->nengines; i++) {
+		const struct conf_engine *g = &cf->engines[i];
+
+		printf("engine %s\n", g->name);
+		printf("  source    %s\n", g->source_spec);
+		if (g->asset)
+			printf("  asset     %s\n", g->asset);
+		printf("  command   %s\n", g->command);
+		printf("  mode      %s, parser %s, timeout %s\n",
+		    g->mode == MODE_SERVER ? "server (figures are lower "
+		    "bounds)" : "bench", parser_text(b, sizeof(b), g),
+		    duration_text(a, sizeof(a), g->timeout_ms));
+		printf("  weights   %s\n", g->weights->name);
+		lengths_text(a, sizeof(a), g->prompts, g->nprompts);
+		lengths_text(b, sizeof(b), g->gen, g->ngen);
+		printf("  matrix    prompts %s, gen %s, %d reps (up to %d when "
+		    "inconclusive) after %d warm-up, %d threads\n", a, b,
+		    g->reps, g->max_reps, g->warmup, g->threads);
+		lengths_text(a, sizeof(a), g->fit, g->nfit);
+		printf("  analysis  fit over %s, metric %s, threshold %.3g%%, "
+		    "max-cv %.3g%%\n", a, conf_metric_name(&g->metric, m,
+		    sizeof(m)), g->threshold * 100, g->max_cv * 100);
+		if (g->schedule)
+			printf("  schedule  %s\n", g->schedule);
+	}
+	for (size_t i = 0; i < cf->nalerts; i++) {
+		static const char *const kinds[] = { "webhook", "command",
+		    "email" };
+
+		printf("alert %s: %s %s\n", cf->alerts[i].name,
+		    kinds[cf->alerts[i].kind], cf->alerts[i].target);
+	}
+	if (cf->yardstick_engine)
+		printf("yardstick %s %s, re-checked every %s\n",
+		    cf->yardstick_engine, cf->yardstick_version ?
+		    cf->yardstick_version : "(latest)",
+		    duration_text(a, sizeof(a), cf->yardstick_every_ms));
+	return EXIT_OK;
+}
+
+int
+cmd_versions(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct store_release_list l = { NULL, 0 };
+	struct err e = ERR_INIT;
+	struct store *s;
+	int64_t id;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	if (c->refresh && (rc = cmd_refresh(c)) != EXIT_OK)
+		return rc;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	rc = store_engine_find(s, g->name, &id, &e);
+	if (rc == 0)
+		rc = store_release_list(s, id, &l, &e);
+	if (rc < 0) {
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < l.n; i++) {
+			json_t *o = json_object();
+			const struct store_release *r = &l.v[i];
+
+			json_object_set_new(o, "version", json_string(r->version));
+			json_object_set_new(o, "state", json_string(
+			    store_release_state_name(r->state)));
+			json_object_set_new(o, "url", r->url ?
+			    json_string(r->url) : json_null());
+			json_object_set_new(o, "sha256", r->archive_sha256 ?
+			    json_string(r->archive_sha256) : json_null());
+			json_object_set_new(o, "failure", r->failure ?
+			    json_string(r->failure) : json_null());
+			json_array_append_new(a, o);
+		}
+		ctl_print_json(a);
+	} else if (l.n == 0)
+		printf("no releases of %s known yet; 'bisectctl versions %s "
+		    "--refresh' asks its source\n", g->name, g->name);
+	else {
+		printf("%-20s %-9s %-12s %s\n", "VERSION", "STATE", "SHA256",
+		    "NOTE");
+		for (size_t i = 0; i < l.n; i++) {
+			const struct store_release *r = &l.v[i];
+
+			printf("%-20s %-9s %-12.12s %s\n", r->version,
+			    store_release_state_name(r->state),
+			    r->archive_sha256 ? r->archive_sha256 : "-",
+			    r->failure ? r->failure : "");
+		}
+	}
+	store_release_list_release(&l);
+	store_close(s);
+	return EXIT_OK;
+}

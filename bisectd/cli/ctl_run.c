@@ -1,0 +1,749 @@
+/*
+ * ctl_run.c: the bisectctl commands that fetch and measure: versions
+ * --refresh, fetch, bench, runs, reparse, bisect, report and gc.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "bisectd/jobs/acquire.h"
+#include "bisectd/jobs/bench_release.h"
+#include "bisectd/measure/benchlock.h"
+#include "fetch/cache.h"
+#include "ctl.h"
+#include "bisectd/jobs/driver.h"
+#include "common/err.h"
+#include "bisectd/measure/parse.h"
+#include "bisectd/jobs/report_build.h"
+#include "bisectd/output/report_print.h"
+#include "bisectd/analysis/stats.h"
+#include "store/store.h"
+
+static atomic_int stop_requested;	/* lock-free: safe in a handler */
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/* SIGINT/SIGTERM finish the current run, store it, and stop. */
+static void
+catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static int tty;		/* stderr is a terminal: redraw one line */
+static int line_open;	/* a progress line is on screen */
+
+static void
+end_line(void)
+{
+	if (line_open) {
+		fputc('\n', stderr);
+		line_open = 0;
+	}
+}
+
+/* A download's progress on a terminal: bytes, rate, ETA. */
+static void
+on_download(void *arg, uint64_t now, uint64_t total)
+{
+	static double start, last;
+	static uint64_t first;
+	struct timespec ts;
+	double t, rate;
+
+	(void)arg;
+	if (!tty)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	if (start == 0 || now < first) {
+		start = t;
+		first = now;
+	}
+	if (t - last < 0.2 && now != total)
+		return;
+	last = t;
+	rate = t > start ? (double)(now - first) / (t - start) : 0;
+	if (total > 0 && rate > 0)
+		fprintf(stderr, "\r\033[K  %.1f / %.1f MiB (%3.0f%%), %.1f MiB/s, "
+		    "ETA %.0fs", (double)now / (1 << 20),
+		    (double)total / (1 << 20), 100.0 * (double)now /
+		    (double)total, rate / (1 << 20),
+		    (double)(total - now) / rate);
+	else
+		fprintf(stderr, "\r\033[K  %.1f MiB, %.1f MiB/s",
+		    (double)now / (1 << 20), rate / (1 << 20));
+	line_open = 1;
+}
+
+static void
+on_progress(void *arg, const struct bench_progress *p)
+{
+	char eta[32] = "";
+
+	(void)arg;
+	if (p->waiting) {
+		/* Off a terminal, say it once a wait passes 10 s, then every
+		 * minute: a log should not fill up with it. */
+		if (tty) {
+			fprintf(stderr, "\r\033[K  %s", p->waiting);
+			line_open = 1;
+		} else if (p->waited_ms >= 10000 &&
+		    p->waited_ms % 60000 < 1000)
+			fprintf(stderr, "bisectctl: %s\n", p->waiting);
+		return;
+	}
+	if (isfinite(p->eta_s))
+		snprintf(eta, sizeof(eta), ", ETA %.0fs", p->eta_s);
+	if (tty) {
+		fprintf(stderr, "\r\033[K  %s cell %zu/%zu %s%d%s%s %s %d/%d, "
+		    "run %zu/%zu, %.0fs%s", p->version, p->cell, p->ncells,
+		    p->c->kind, strcmp(p->c->kind, "pp") == 0 ? p->c->prompt :
+		    p->c->gen, p->c->content[0] ? "/" : "", p->c->content,
+		    p->warmup ? "warm-up" : "rep", p->rep, p->warmup ? p->rep :
+		    p->reps, p->done + 1, p->total, p->elapsed_s, eta);
+		line_open = 1;
+	}
+}
+
+static void
+on_note(void *arg, const char *line)
+{
+	(void)arg;
+	end_line();
+	fprintf(stderr, "bisectctl: %s\n", line);
+}
+
+static int
+on_lock_wait(void *arg, const struct benchlock_holder *h, int64_t waited_ms)
+{
+	(void)arg;
+	if (waited_ms == 0 || waited_ms % 30000 < 1000)
+		fprintf(stderr, "bisectctl: waiting for the benchmark lock, "
+		    "held by pid %ld (%s)\n", (long)h->pid,
+		    h->what[0] ? h->what : "unknown");
+	return stop_requested;
+}
+
+/* One benchmark at a time per machine: the lock beside the database. */
+static int
+take_lock(struct ctl *c, struct benchlock *l, const char *what)
+{
+	struct err e = ERR_INIT;
+	char path[4096];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s.bench-lock", c->conf->database);
+	rc = benchlock_acquire(l, path, what, on_lock_wait, NULL, &e);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (rc == 1)
+		return ctl_error("interrupted while waiting for the benchmark "
+		    "lock");
+	return 0;
+}
+
+static int
+open_engine(struct ctl *c, const struct conf_engine **g, struct store **s,
+    struct acquire *a)
+{
+	struct err e = ERR_INIT;
+
+	if ((*g = ctl_engine(c, c->argv[0])) == NULL)
+		return EXIT_USAGE;
+	if ((*s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (acquire_init(a, c->conf, *g, *s, &e) < 0) {
+		store_close(*s);
+		return ctl_error("%s", e.msg);
+	}
+	a->progress = on_download;
+	return 0;
+}
+
+int
+cmd_refresh(struct ctl *c)
+{
+	const struct conf_engine *g;
+	struct store *s;
+	struct acquire a;
+	struct err e = ERR_INIT;
+	int rc, listed, added;
+
+	if ((rc = open_engine(c, &g, &s, &a)) != 0)
+		return rc;
+	rc = acquire_refresh(&a, &listed, &added, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	fprintf(stderr, "bisectctl: %s: the source lists %d releases, %d new\n",
+	    g->name, listed, added);
+	return EXIT_OK;
+}
+
+int
+cmd_fetch(struct ctl *c)
+{
+	const struct conf_engine *g;
+	struct store *s;
+	struct acquire a;
+	struct acquired got;
+	struct err e = ERR_INIT;
+	int rc;
+
+	if ((rc = open_engine(c, &g, &s, &a)) != 0)
+		return rc;
+	tty = isatty(2);
+	rc = acquire_release(&a, c->argv[1], &got, &e);
+	end_line();
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (c->format == FORMAT_JSON) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "engine", json_string(g->name));
+		json_object_set_new(o, "version", json_string(c->argv[1]));
+		json_object_set_new(o, "sha256", json_string(got.sha256));
+		json_object_set_new(o, "url", got.url ? json_string(got.url) :
+		    json_null());
+		json_object_set_new(o, "dir", json_string(got.dir));
+		json_object_set_new(o, "downloaded",
+		    json_boolean(got.downloaded));
+		ctl_print_json(o);
+	} else
+		printf("%s %s: sha256 %s%s\n  unpacked in %s\n", g->name,
+		    c->argv[1], got.sha256, got.downloaded ? " (downloaded)" :
+		    " (from the cache)", got.dir);
+	acquired_release(&got);
+	return EXIT_OK;
+}
+
+/* Print the per-cell summary of what bench just stored. */
+static void
+bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
+    int64_t release_id, const char *wsha, const char *hw,
+    const struct bench_cell *cells, size_t n)
+{
+	json_t *arr = json_array();
+
+	if (c->format != FORMAT_JSON)
+		printf("%-16s %4s %12s %22s %7s %14s  %s\n", "CELL", "N",
+		    "MEDIAN ms", "MEAN ± SD ms", "CV", "TOK/S", "FLAGS");
+	for (size_t i = 0; i < n; i++) {
+		struct store_cell_query q = { release_id, wsha, hw,
+		    cells[i].kind, cells[i].prompt, cells[i].gen,
+		    cells[i].content };
+		struct store_points pts;
+		struct cell_stats st;
+		struct throughput tp;
+		char name[64], flags[64] = "";
+		double *x;
+		int busy = 0, lower = 0, tokens = cells[i].prompt ? cells[i].prompt :
+		    cells[i].gen;
+
+		snprintf(name, sizeof(name), "%s%d%s%s", cells[i].kind, tokens,
+		    cells[i].content[0] ? "/" : "", cells[i].content);
+		if (store_cell_points(s, &q, &pts, NULL) < 0 || pts.n == 0) {
+			if (c->format != FORMAT_JSON)
+				printf("%-16s %4d %12s\n", name, 0, "-");
+			store_points_release(&pts);
+			continue;
+		}
+		x = malloc(pts.n * sizeof(*x));
+		for (size_t k = 0; x && k < pts.n; k++) {
+			x[k] = (double)pts.v[k].time_ns;
+			busy |= pts.v[k].busy;
+			lower |= pts.v[k].lower_bound;
+		}
+		if (x == NULL || stats_cell(x, pts.n, &st) < 0 ||
+		    stats_throughput(tokens, &st, &tp) < 0) {
+			free(x);
+			store_points_release(&pts);
+			continue;
+		}
+		if (st.cv > g->max_cv)
+			strcat(flags, "noisy ");
+		if (busy)
+			strcat(flags, "busy ");
+		/* Time to first token over HTTP: prefill is at least this. */
+		if (lower)
+			strcat(flags, "lower-bound ");
+		if (c->format == FORMAT_JSON) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "cell", json_string(name));
+			json_object_set_new(o, "n", json_integer((json_int_t)
+			    st.n));
+			json_object_set_new(o, "median_ms",
+			    json_real(st.median / 1e6));
+			json_object_set_new(o, "mean_ms", json_real(st.mean /
+			    1e6));
+			json_object_set_new(o, "sd_ms", json_real(st.sd / 1e6));
+			json_object_set_new(o, "cv", json_real(st.cv));
+			json_object_set_new(o, "tps", json_real(tp.tps));
+			json_object_set_new(o, "tps_sd", json_real(tp.sd));
+			json_object_set_new(o, "lower_bound",
+			    json_boolean(lower));
+			json_object_set_new(o, "flags", json_string(flags));
+			json_array_append_new(arr, o);
+		} else {
+			char ms[48];
+
+			snprintf(ms, sizeof(ms), "%.2f ± %.2f", st.mean / 1e6,
+			    st.sd / 1e6);
+			printf("%-16s %4zu %12.2f %23s %6.1f%% %s%8.1f ± %-5.1f "
+			    "%s\n", name, st.n, st.median / 1e6, ms, 100 * st.cv,
+			    lower ? ">=" : "  ", tp.tps, tp.sd, flags);
+		}
+		free(x);
+		store_points_release(&pts);
+	}
+	if (c->format == FORMAT_JSON)
+		ctl_print_json(arr);
+	else
+		json_decref(arr);
+}
+
+int
+cmd_bench(struct ctl *c)
+{
+	const struct conf_engine *g;
+	struct store *s;
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct bench_job j;
+	struct err e = ERR_INIT;
+	int prompts[CONF_MAX_LENGTHS];
+	size_t nprompts = 0;
+	char what[256];
+	int rc;
+
+	if (c->prompts && conf_parse_lengths(c->prompts, prompts,
+	    CONF_MAX_LENGTHS, &nprompts) < 0)
+		return ctl_usage_error("--prompts: expected a comma-separated "
+		    "list of distinct token counts, got '%s'", c->prompts);
+	if ((g = ctl_engine(c, c->argv[0])) == NULL)
+		return EXIT_USAGE;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	tty = isatty(2);
+	catch_stop();
+	snprintf(what, sizeof(what), "bisectctl bench %s %s", g->name,
+	    c->argv[1]);
+	if (take_lock(c, &lock, what) != 0) {
+		store_close(s);
+		return EXIT_FAIL;
+	}
+	memset(&j, 0, sizeof(j));
+	j.prompts = c->prompts ? prompts : NULL;
+	j.nprompts = nprompts;
+	j.reps = c->reps;
+	j.progress = on_progress;
+	j.download = on_download;
+	j.stop = &stop_requested;
+	rc = bench_release(c->conf, g, s, c->argv[1], &j, &e);
+	end_line();
+	benchlock_release(&lock);
+	if (rc < 0) {
+		rc = ctl_error("%s", e.msg);
+		goto done;
+	}
+	bench_summary(c, s, g, j.release_id, j.weights_sha256, j.hw_key,
+	    j.cells, j.ncells);
+	rc = EXIT_OK;
+	if (j.tally.failed > 0)
+		rc = ctl_error("%d of %d runs failed; the last: %s (see "
+		    "'bisectctl runs %s %s')", j.tally.failed, j.tally.runs,
+		    j.tally.last_failure, g->name, c->argv[1]);
+	else if (j.tally.busy > 0)
+		fprintf(stderr, "bisectctl: %d runs started on a busy machine "
+		    "and are flagged busy\n", j.tally.busy);
+done:
+	bench_job_release(&j);
+	store_close(s);
+	return rc;
+}
+
+static int
+find_release_id(struct ctl *c, struct store *s, const char *engine,
+    const char *version, int64_t *id)
+{
+	struct store_release r;
+	struct err e = ERR_INIT;
+	int64_t eid;
+	int rc;
+
+	rc = store_engine_find(s, engine, &eid, &e);
+	if (rc == 0)
+		rc = store_release_get(s, eid, version, &r, &e);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (rc == 1)
+		return ctl_usage_error("%s has no stored release '%s' (see "
+		    "'bisectctl versions %s')", engine, version, engine);
+	*id = r.id;
+	store_release_release(&r);
+	(void)c;
+	return 0;
+}
+
+int
+cmd_runs(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct store_run_rows rows;
+	struct err e = ERR_INIT;
+	struct store *s;
+	int64_t rid = 0;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if ((rc = find_release_id(c, s, g->name, c->argv[1], &rid)) != 0) {
+		store_close(s);
+		return rc;
+	}
+	if (store_run_list(s, rid, &rows, &e) < 0) {
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
+	if (c->format == FORMAT_JSON) {
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < rows.n; i++) {
+			const struct store_run_row *r = &rows.v[i];
+			json_t *o = json_object();
+
+			json_object_set_new(o, "id", json_integer(r->id));
+			json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,"
+			    "s:s}", "kind", r->kind, "prompt", r->prompt_tokens,
+			    "gen", r->gen_tokens, "content", r->content));
+			json_object_set_new(o, "rep", json_integer(r->rep));
+			json_object_set_new(o, "warmup", json_boolean(r->warmup));
+			json_object_set_new(o, "confirm",
+			    json_boolean(r->confirm));
+			json_object_set_new(o, "started", json_integer(
+			    r->started));
+			json_object_set_new(o, "wall_ns", r->wall_ns >= 0 ?
+			    json_integer(r->wall_ns) : json_null());
+			json_object_set_new(o, "user_ns", r->user_ns >= 0 ?
+			    json_integer(r->user_ns) : json_null());
+			json_object_set_new(o, "sys_ns", r->sys_ns >= 0 ?
+			    json_integer(r->sys_ns) : json_null());
+			json_object_set_new(o, "max_rss_kb", r->max_rss_kb >= 0 ?
+			    json_integer(r->max_rss_kb) : json_null());
+			json_object_set_new(o, "busy_share", r->busy_share >= 0 ?
+			    json_real(r->busy_share) : json_null());
+			json_object_set_new(o, "busy", json_boolean(r->busy));
+			json_object_set_new(o, "samples",
+			    json_integer(r->nsamples));
+			json_object_set_new(o, "failure", r->failure ?
+			    json_string(r->failure) : json_null());
+			json_object_set_new(o, "detail", r->failure_detail ?
+			    json_string(r->failure_detail) : json_null());
+			json_object_set_new(o, "stderr_tail", r->err_tail ?
+			    json_stringn_nocheck(r->err_tail, r->err_len) :
+			    json_null());
+			json_array_append_new(a, o);
+		}
+		ctl_print_json(a);
+	} else {
+		printf("%6s  %-14s %4s  %-7s %11s %8s %5s  %s\n", "RUN", "CELL",
+		    "REP", "KIND", "WALL ms", "SAMPLES", "BUSY", "RESULT");
+		for (size_t i = 0; i < rows.n; i++) {
+			const struct store_run_row *r = &rows.v[i];
+			char cell[64], wall[32];
+
+			snprintf(cell, sizeof(cell), "%s%d%s%s", r->kind,
+			    r->prompt_tokens ? r->prompt_tokens :
+			    r->gen_tokens, r->content[0] ? "/" : "",
+			    r->content);
+			snprintf(wall, sizeof(wall), r->wall_ns >= 0 ? "%.2f" :
+			    "-", (double)r->wall_ns / 1e6);
+			printf("%6lld  %-14s %4d  %-7s %11s %8d %4.0f%%  %s%s%s\n",
+			    (long long)r->id, cell, r->rep, r->warmup ?
+			    "warm-up" : r->confirm ? "confirm" : "run", wall,
+			    r->nsamples, r->busy_share >= 0 ? 100 *
+			    r->busy_share : 0, r->failure ? r->failure : "ok",
+			    r->failure_detail ? ": " : "", r->failure_detail ?
+			    r->failure_detail : "");
+			if (r->failure && r->err_len > 0) {
+				const char *tail = r->err_tail;
+				size_t len = r->err_len;
+
+				/* The last few lines are what explains it. */
+				for (int nl = 0; len > 0; len--)
+					if (tail[len - 1] == '\n' && ++nl > 4)
+						break;
+				printf("        stderr: %.*s\n",
+				    (int)(r->err_len - len), tail + len);
+			}
+		}
+	}
+	store_run_rows_release(&rows);
+	store_close(s);
+	return EXIT_OK;
+}
+
+int
+cmd_reparse(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct store_release_list rels = { NULL, 0 };
+	struct parse_spec ps;
+	struct err e = ERR_INIT;
+	struct store *s;
+	int64_t eid;
+	int changed = 0, failed = 0, total = 0, rc = EXIT_OK;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	ps.kind = g->parser;
+	ps.arg = g->parser_arg;
+	ps.unit = g->regex_unit;
+	if (parse_check(&ps, &e) < 0)
+		return ctl_error("engine %s: %s", g->name, e.msg);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (store_engine_find(s, g->name, &eid, &e) != 0 ||
+	    store_release_list(s, eid, &rels, &e) < 0) {
+		store_close(s);
+		return ctl_error("nothing stored for %s%s%s", g->name,
+		    e.msg[0] ? ": " : "", e.msg);
+	}
+	for (size_t i = 0; i < rels.n; i++) {
+		struct store_run_rows rows;
+
+		if (c->argc > 1 && strcmp(rels.v[i].version, c->argv[1]) != 0)
+			continue;
+		if (store_run_list(s, rels.v[i].id, &rows, &e) < 0) {
+			rc = ctl_error("%s", e.msg);
+			break;
+		}
+		for (size_t k = 0; k < rows.n; k++) {
+			const struct store_run_row *r = &rows.v[k];
+			struct parse_cell pc = { r->prompt_tokens,
+			    r->gen_tokens };
+			struct parse_result pr = PARSE_RESULT_INIT;
+			struct store_sample *smp;
+			struct err pe = ERR_INIT;
+			const char *failure = NULL;
+
+			/* Runs that never produced output stay as they are. */
+			if (r->failure && strcmp(r->failure, "parse") != 0)
+				continue;
+			total++;
+			if (parse_output(&ps, &pc, r->out ? r->out : "",
+			    r->out_len, r->wall_ns, &pr, &pe) < 0)
+				failure = "parse";
+			smp = calloc(pr.n + 1, sizeof(*smp));
+			for (size_t j = 0; smp && j < pr.n; j++) {
+				smp[j].prompt_tokens = pr.samples[j].prompt_tokens;
+				smp[j].gen_tokens = pr.samples[j].gen_tokens;
+				smp[j].wall_ns = r->wall_ns;
+				smp[j].engine_ns = g->parser == PARSER_WALL ?
+				    -1 : pr.samples[j].engine_ns;
+				smp[j].user_ns = r->user_ns;
+				smp[j].sys_ns = r->sys_ns;
+				smp[j].max_rss_kb = r->max_rss_kb;
+			}
+			if (smp == NULL || store_run_resample(s, r->id, smp,
+			    failure ? 0 : pr.n, failure, failure ? pe.msg : NULL,
+			    pr.meta, &e) < 0) {
+				free(smp);
+				parse_result_release(&pr);
+				rc = ctl_error("%s", e.msg[0] ? e.msg :
+				    "out of memory");
+				break;
+			}
+			changed += (r->failure != NULL) != (failure != NULL);
+			failed += failure != NULL;
+			free(smp);
+			parse_result_release(&pr);
+		}
+		store_run_rows_release(&rows);
+		if (rc != EXIT_OK)
+			break;
+	}
+	store_release_list_release(&rels);
+	store_close(s);
+	if (rc == EXIT_OK)
+		printf("reparsed %d runs of %s with parser %s: %d changed "
+		    "between ok and failed, %d fail to parse\n", total,
+		    g->name, conf_parser_name(g->parser), changed, failed);
+	return rc;
+}
+
+static int
+parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
+{
+	m->kind = (enum conf_metric_kind)-1;
+	m->n = 0;
+	*threshold = -1;
+	if (c->metric && conf_parse_metric(c->metric, m) < 0)
+		return ctl_usage_error("--metric: expected per-token, fixed, "
+		    "ppN or tgN, got '%s'", c->metric);
+	if (c->threshold && conf_parse_percent(c->threshold, threshold) < 0)
+		return ctl_usage_error("--threshold: expected a percentage "
+		    "such as 20%%, got '%s'", c->threshold);
+	return 0;
+}
+
+int
+cmd_report(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	enum bisect_status st;
+	struct store *s;
+	json_t *rep;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+		return rc;
+	o.all = c->all;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &st, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
+	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
+	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
+	json_decref(rep);
+	return driver_exit_code(st);
+}
+
+int
+cmd_bisect(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct driver_opts o;
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct err e = ERR_INIT;
+	enum bisect_status st;
+	struct store *s;
+	char what[512];
+	json_t *verdict;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+		return rc;
+	if (strstr(c->argv[1], "..") == NULL)
+		return ctl_usage_error("expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", c->argv[1]);
+	o.all = c->all;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (!c->now) {
+		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b}", "range",
+		    c->argv[1], "metric", c->metric, "threshold", c->threshold,
+		    "all", c->all);
+		char *text = json_dumps(args, JSON_COMPACT);
+		int64_t id;
+
+		rc = store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
+		free(text);
+		json_decref(args);
+		store_close(s);
+		if (rc < 0)
+			return ctl_error("%s", e.msg);
+		printf("queued bisect of %s %s as job %lld ('bisectctl status' "
+		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
+		    g->name, c->argv[1], (long long)id);
+		ctl_wake(c);
+		return EXIT_OK;
+	}
+	tty = isatty(2);
+	catch_stop();
+	snprintf(what, sizeof(what), "bisectctl bisect --now %s %s", g->name,
+	    c->argv[1]);
+	if (take_lock(c, &lock, what) != 0) {
+		store_close(s);
+		return EXIT_FAIL;
+	}
+	o.progress = on_progress;
+	o.note = on_note;
+	o.stop = &stop_requested;
+	rc = driver_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st, &e);
+	end_line();
+	benchlock_release(&lock);
+	if (rc < 0) {
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
+	json_decref(verdict);
+	/* The verdict, with the table around it, as report shows it. */
+	{
+		struct report_opts ro;
+		json_t *rep;
+
+		memset(&ro, 0, sizeof(ro));
+		ro.metric = o.metric;
+		ro.threshold = o.threshold;
+		ro.all = o.all;
+		if (report_build(c->conf, g, s, c->argv[1], &ro, &rep, &st,
+		    &e) < 0) {
+			store_close(s);
+			return ctl_error("%s", e.msg);
+		}
+		report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
+		    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
+		    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
+		json_decref(rep);
+	}
+	store_close(s);
+	return driver_exit_code(st);
+}
+
+static void
+on_gc(void *arg, const char *dir, uint64_t bytes)
+{
+	(void)arg;
+	printf("removed %s (%.1f MiB)\n", dir, (double)bytes / (1 << 20));
+}
+
+int
+cmd_gc(struct ctl *c)
+{
+	struct cache_gc_stats st;
+	struct err e = ERR_INIT;
+
+	if (cache_gc(c->conf->cache, c->conf->cache_max, NULL, on_gc, NULL,
+	    &st, &e) < 0)
+		return ctl_error("%s", e.msg);
+	printf("%llu of %llu unpacked releases removed, %.1f MiB freed, %.1f "
+	    "MiB kept (cap %.1f MiB)\n", (unsigned long long)st.removed,
+	    (unsigned long long)st.releases, (double)st.removed_bytes /
+	    (1 << 20), (double)st.kept_bytes / (1 << 20),
+	    (double)c->conf->cache_max / (1 << 20));
+	return EXIT_OK;
+}

@@ -1,0 +1,835 @@
+/*
+ * daemon.c: the daemon's loop: signals through a self-pipe, the control
+ * socket, the schedules (cron per engine, the yardstick's period), alert
+ * delivery, and the worker thread that runs one queued job at a time.
+ * It owns the daemon lock (DATABASE.pid) and the configuration in force.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "bisectd/output/alert_sink.h"
+#include "bisectd/measure/bench.h"
+#include "bisectd/measure/benchlock.h"
+#include "config/conf.h"
+#include "control.h"
+#include "config/cron.h"
+#include "daemon.h"
+#include "common/err.h"
+#include "common/logto.h"
+#include "common/fsutil.h"
+#include "bisectd/jobs/job_run.h"
+#include "store/store.h"
+#include "bisectd/jobs/watch.h"
+
+/* What the signal handlers set; the loop does the work. */
+static volatile sig_atomic_t got_term, got_hup;
+static int sig_pipe[2] = { -1, -1 };
+/* The running job's stop flag: set by SIGTERM/SIGINT directly, so a run
+ * in progress is the last one even before the loop wakes.  The worker
+ * thread reads it, hence a C11 atomic (lock-free, so a handler may set
+ * it too). */
+static atomic_int job_stop;
+
+struct schedule {
+	char name[300];		/* "engine:NAME" in the store */
+	char engine[256];
+	struct cron cron;
+};
+
+/* The running job's live progress, copied from bench_progress. */
+struct progress {
+	int valid;
+	char version[128];
+	char cell[64];
+	int rep, reps, warmup;
+	size_t cell_no, ncells, done, total;
+	double elapsed_s, eta_s;
+	char waiting[256];
+};
+
+struct daemon {
+	const struct daemon_opts *o;
+	struct conf *conf;		/* in force; owned */
+	struct conf **retired;		/* replaced while a job used them */
+	size_t nretired;
+	char *database;			/* as at start; owned */
+	char *config_path;		/* owned */
+	char lock_path[4096], bench_lock_path[4096];
+	struct benchlock lock;		/* the daemon lock */
+	struct store *store;		/* the loop's connection */
+	int listen_fd;
+	time_t started;
+	int stopping;
+	int queued;			/* a schedule queued a job */
+
+	struct schedule *sched;
+	size_t nsched;
+
+	/* The worker; fields below `busy` are the worker's until it writes
+	 * to done_pipe, then the loop's. */
+	int busy;
+	pthread_t thread;
+	int done_pipe[2];
+	struct store_job job;
+	const struct conf *job_conf;
+	int cancel;			/* cancel asked over the socket */
+	int outcome, exit_code;
+	char *result;			/* malloced */
+	time_t job_started;
+
+	pthread_mutex_t mu;		/* guards prog */
+	struct progress prog;
+};
+
+/* Log through the daemon's callback. */
+#define logm(d, level, ...) log_to((d)->o->log, (d)->o->arg, (level), \
+	__VA_ARGS__)
+
+static void
+on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else {
+		got_term = 1;
+		job_stop = 1;
+	}
+	if (sig_pipe[1] >= 0)
+		(void)write(sig_pipe[1], "s", 1);
+	errno = saved;
+}
+
+static int
+make_pipe(int p[2], struct err *e)
+{
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return err_errno(e, "cannot create a pipe");
+	return 0;
+}
+
+static void
+drain(int fd)
+{
+	char b[64];
+
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+}
+
+static int
+catch_signals(struct err *e)
+{
+	struct sigaction sa;
+
+	if (make_pipe(sig_pipe, e) < 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	return 0;
+}
+
+static void
+restore_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	for (int i = 0; i < 2; i++)
+		if (sig_pipe[i] >= 0) {
+			close(sig_pipe[i]);
+			sig_pipe[i] = -1;
+		}
+}
+
+/* --- schedules --- */
+
+static int
+load_schedules(struct daemon *d, const struct conf *c, struct err *e)
+{
+	struct schedule *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nengines; i++) {
+		const struct conf_engine *g = &c->engines[i];
+		const char *why;
+		struct schedule *sc;
+
+		if (g->schedule == NULL)
+			continue;
+		if ((sc = realloc(v, (n + 1) * sizeof(*v))) == NULL) {
+			free(v);
+			return err_set(e, "out of memory");
+		}
+		v = sc;
+		sc = &v[n++];
+		snprintf(sc->name, sizeof(sc->name), "engine:%s", g->name);
+		snprintf(sc->engine, sizeof(sc->engine), "%s", g->name);
+		if (cron_parse(g->schedule, &sc->cron, &why) < 0) {
+			free(v);
+			return err_set(e, "engine %s: schedule '%s': %s",
+			    g->name, g->schedule, why);
+		}
+	}
+	free(d->sched);
+	d->sched = v;
+	d->nsched = n;
+	return 0;
+}
+
+/* Whether a job of this kind, engine and arguments is waiting or running:
+ * a schedule never stacks up copies of its job. */
+static int
+job_pending(struct daemon *d, const char *kind, const char *engine,
+    const char *args, int *yes, struct err *e)
+{
+	struct store_jobs jobs;
+
+	*yes = 0;
+	if (store_job_list(d->store, 0, &jobs, e) < 0)
+		return -1;
+	for (size_t i = 0; i < jobs.n; i++)
+		if (strcmp(jobs.v[i].kind, kind) == 0 &&
+		    strcmp(jobs.v[i].engine, engine) == 0 &&
+		    strcmp(jobs.v[i].args, args) == 0)
+			*yes = 1;
+	store_jobs_release(&jobs);
+	return 0;
+}
+
+static int
+enqueue_watch(struct daemon *d, const char *engine, int yardstick,
+    const char *why, struct err *e)
+{
+	char *args = job_run_watch_args(yardstick);
+	int64_t id;
+	int pending, rc = -1;
+
+	if (args == NULL)
+		return err_set(e, "out of memory");
+	if (job_pending(d, "watch", engine, args, &pending, e) < 0)
+		goto out;
+	if (pending) {
+		logm(d, DAEMON_LOG_INFO, "%s: a %s job of %s is queued already",
+		    why, yardstick ? "yardstick" : "watch", engine);
+		rc = 0;
+		goto out;
+	}
+	if (store_job_enqueue(d->store, "watch", engine, args, 0, &id, e) < 0)
+		goto out;
+	d->queued = 1;
+	logm(d, DAEMON_LOG_INFO, "%s: queued %s of %s as job %lld", why,
+	    yardstick ? "the yardstick check" : "a watch", engine,
+	    (long long)id);
+	rc = 0;
+out:
+	free(args);
+	return rc;
+}
+
+/*
+ * Queue the jobs of schedules that are due, and say in *next when the
+ * next one is (0: none).  A schedule that fired never before starts
+ * counting now; one that missed several fire times while the daemon was
+ * down fires once.
+ */
+static int
+run_schedules(struct daemon *d, time_t *next, struct err *e)
+{
+	time_t now = time(NULL);
+	int64_t last, when;
+	int rc;
+
+	*next = 0;
+	for (size_t i = 0; i < d->nsched; i++) {
+		struct schedule *sc = &d->sched[i];
+		time_t fire;
+
+		if ((rc = store_schedule_last(d->store, sc->name, &last,
+		    e)) < 0)
+			return -1;
+		if (rc == 1) {
+			last = now;
+			if (store_schedule_set(d->store, sc->name, now, e) < 0)
+				return -1;
+		}
+		if (cron_next(&sc->cron, (time_t)last, &fire) < 0)
+			continue;
+		if (fire <= now) {
+			if (enqueue_watch(d, sc->engine, 0, "schedule",
+			    e) < 0 ||
+			    store_schedule_set(d->store, sc->name, now, e) < 0)
+				return -1;
+			if (cron_next(&sc->cron, now, &fire) < 0)
+				continue;
+		}
+		if (*next == 0 || fire < *next)
+			*next = fire;
+	}
+	if (d->conf->yardstick_engine == NULL)
+		return 0;
+	if ((rc = yardstick_next(d->conf, d->store, &when, e)) < 0)
+		return -1;
+	if (rc == 1)
+		return 0;
+	/* A check that failed stores no time of its own: wait a period
+	 * from when it was queued rather than queue it again at once. */
+	if (store_schedule_last(d->store, "yardstick", &last, e) == 0 &&
+	    last + d->conf->yardstick_every_ms / 1000 > when)
+		when = last + d->conf->yardstick_every_ms / 1000;
+	if (when <= now) {
+		if (enqueue_watch(d, d->conf->yardstick_engine, 1, "yardstick",
+		    e) < 0 || store_schedule_set(d->store, "yardstick", now,
+		    e) < 0)
+			return -1;
+		when = now + d->conf->yardstick_every_ms / 1000;
+	}
+	if (*next == 0 || when < *next)
+		*next = (time_t)when;
+	return 0;
+}
+
+/* --- the worker --- */
+
+static void
+worker_log(void *arg, int level, const char *msg)
+{
+	struct daemon *d = arg;
+
+	logm(d, level, "job %lld: %s", (long long)d->job.id, msg);
+}
+
+static void
+worker_progress(void *arg, const struct bench_progress *p)
+{
+	struct daemon *d = arg;
+	struct progress *g = &d->prog;
+
+	pthread_mutex_lock(&d->mu);
+	g->valid = 1;
+	snprintf(g->version, sizeof(g->version), "%s", p->version ?
+	    p->version : "");
+	if (p->c)
+		snprintf(g->cell, sizeof(g->cell), "%s%d%s%s", p->c->kind,
+		    strcmp(p->c->kind, "pp") == 0 ? p->c->prompt : p->c->gen,
+		    p->c->content[0] ? "/" : "", p->c->content);
+	g->rep = p->rep;
+	g->reps = p->reps;
+	g->warmup = p->warmup;
+	g->cell_no = p->cell;
+	g->ncells = p->ncells;
+	g->done = p->done;
+	g->total = p->total;
+	g->elapsed_s = p->elapsed_s;
+	g->eta_s = p->eta_s;
+	snprintf(g->waiting, sizeof(g->waiting), "%s", p->waiting ?
+	    p->waiting : "");
+	pthread_mutex_unlock(&d->mu);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct daemon *d = arg;
+	struct job_run_opts qo;
+	struct err e = ERR_INIT;
+	struct store *s;
+
+	memset(&qo, 0, sizeof(qo));
+	qo.stop = &job_stop;
+	qo.log = worker_log;
+	qo.progress = worker_progress;
+	qo.arg = d;
+	qo.lock_path = d->bench_lock_path;
+	/* SQLite connections are not shared between threads here. */
+	if (store_open(d->database, &s, &e) < 0) {
+		d->outcome = JOB_RUN_FINISHED;
+		d->exit_code = 1;
+		d->result = strdup(e.msg);
+	} else {
+		d->outcome = job_run(d->job_conf, s, &d->job, &qo,
+		    &d->exit_code, &d->result);
+		store_close(s);
+	}
+	(void)write(d->done_pipe[1], "d", 1);
+	return NULL;
+}
+
+static int
+start_next(struct daemon *d, struct err *e)
+{
+	sigset_t all, old;
+	int rc;
+
+	if ((rc = store_job_pick(d->store, &d->job, e)) != 0)
+		return rc < 0 ? -1 : 0;
+	logm(d, DAEMON_LOG_INFO, "job %lld: %s %s %s", (long long)d->job.id,
+	    d->job.kind, d->job.engine, d->job.args);
+	job_stop = got_term;
+	d->cancel = 0;
+	d->result = NULL;
+	d->job_conf = d->conf;
+	d->job_started = time(NULL);
+	pthread_mutex_lock(&d->mu);
+	memset(&d->prog, 0, sizeof(d->prog));
+	pthread_mutex_unlock(&d->mu);
+	/* Signals are the loop's: the worker runs with them blocked. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&d->thread, NULL, worker_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		err_errno(e, "cannot start the worker thread");
+		store_job_requeue(d->store, d->job.id, NULL);
+		store_job_release(&d->job);
+		return -1;
+	}
+	d->busy = 1;
+	return 0;
+}
+
+/* The worker said it is done: record how the job ended. */
+static int
+finish_job(struct daemon *d, struct err *e)
+{
+	const char *state;
+	int asked = 0, rc;
+
+	pthread_join(d->thread, NULL);
+	d->busy = 0;
+	for (size_t i = 0; i < d->nretired; i++)
+		conf_free(d->retired[i]);
+	free(d->retired);
+	d->retired = NULL;
+	d->nretired = 0;
+	if (d->outcome == JOB_RUN_STOPPED) {
+		if (store_job_cancel_requested(d->store, d->job.id, &asked,
+		    e) < 0)
+			asked = 0;
+		if (d->cancel || asked) {
+			rc = store_job_finish(d->store, d->job.id, "cancelled",
+			    1, "cancelled", e);
+			logm(d, DAEMON_LOG_INFO, "job %lld: cancelled",
+			    (long long)d->job.id);
+		} else {
+			rc = store_job_requeue(d->store, d->job.id, e);
+			logm(d, DAEMON_LOG_INFO, "job %lld: stopped; back in "
+			    "the queue", (long long)d->job.id);
+		}
+	} else {
+		state = d->exit_code == 0 || d->exit_code == 3 ||
+		    d->exit_code == 4 ? "done" : "failed";
+		rc = store_job_finish(d->store, d->job.id, state,
+		    d->exit_code, d->result, e);
+		logm(d, d->exit_code == 1 ? DAEMON_LOG_WARNING : DAEMON_LOG_INFO,
+		    "job %lld: %s, exit code %d%s%s", (long long)d->job.id,
+		    state, d->exit_code, d->exit_code == 1 && d->result ?
+		    ": " : "", d->exit_code == 1 && d->result ? d->result : "");
+	}
+	free(d->result);
+	d->result = NULL;
+	store_job_release(&d->job);
+	return rc;
+}
+
+/* --- the control socket --- */
+
+static json_t *
+status_json(struct daemon *d)
+{
+	json_t *o = json_pack("{s:b,s:I,s:I,s:I,s:s,s:s}", "ok", 1, "pid",
+	    (json_int_t)getpid(), "started", (json_int_t)d->started, "uptime",
+	    (json_int_t)(time(NULL) - d->started), "config", d->config_path,
+	    "database", d->database);
+
+	if (d->busy) {
+		struct progress g;
+		json_t *j = json_pack("{s:I,s:s,s:s,s:s,s:I}", "id",
+		    (json_int_t)d->job.id, "kind", d->job.kind, "engine",
+		    d->job.engine, "args", d->job.args, "elapsed",
+		    (json_int_t)(time(NULL) - d->job_started));
+
+		pthread_mutex_lock(&d->mu);
+		g = d->prog;
+		pthread_mutex_unlock(&d->mu);
+		if (g.valid) {
+			json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:i,s:i,s:b,"
+			    "s:I,s:I,s:f}", "release", g.version, "cell", g.cell,
+			    "cell_no", (json_int_t)g.cell_no, "cells",
+			    (json_int_t)g.ncells, "rep", g.rep, "reps", g.reps,
+			    "warmup", g.warmup, "run", (json_int_t)g.done + 1,
+			    "runs", (json_int_t)g.total, "elapsed_s",
+			    g.elapsed_s);
+
+			json_object_set_new(p, "eta_s", isfinite(g.eta_s) ?
+			    json_real(g.eta_s) : json_null());
+			if (g.waiting[0])
+				json_object_set_new(p, "waiting",
+				    json_string(g.waiting));
+			json_object_set_new(j, "progress", p);
+		}
+		json_object_set_new(o, "job", j);
+	} else
+		json_object_set_new(o, "job", json_null());
+	return o;
+}
+
+static json_t *
+cancel_json(struct daemon *d, int64_t id)
+{
+	struct err e = ERR_INIT;
+
+	switch (store_job_cancel(d->store, id, &e)) {
+	case STORE_CANCEL_DONE:
+		logm(d, DAEMON_LOG_INFO, "job %lld: cancelled while queued",
+		    (long long)id);
+		return json_pack("{s:b,s:s}", "ok", 1, "state", "cancelled");
+	case STORE_CANCEL_RUNNING:
+		if (d->busy && d->job.id == id) {
+			logm(d, DAEMON_LOG_INFO, "job %lld: cancel asked; it "
+			    "stops after the current run", (long long)id);
+			d->cancel = 1;
+			job_stop = 1;
+			return json_pack("{s:b,s:s}", "ok", 1, "state",
+			    "cancelling");
+		}
+		return json_pack("{s:b,s:s}", "ok", 0, "error", "the job is "
+		    "marked running but this daemon is not running it");
+	case STORE_CANCEL_FINISHED:
+		return json_pack("{s:b,s:s}", "ok", 0, "error", "the job has "
+		    "ended already");
+	case STORE_CANCEL_NONE:
+		return json_pack("{s:b,s:s}", "ok", 0, "error", "no such job");
+	}
+	return json_pack("{s:b,s:s}", "ok", 0, "error", e.msg);
+}
+
+/* Answer one client.  *woken says a wake-up was asked. */
+static void
+serve(struct daemon *d, int fd, int *woken)
+{
+	struct control_request req;
+	struct err e = ERR_INIT;
+	json_t *reply;
+	char *text;
+
+	if (control_read_request(fd, &req, &e) < 0) {
+		logm(d, DAEMON_LOG_WARNING, "control socket: %s", e.msg);
+		reply = json_pack("{s:b,s:s}", "ok", 0, "error", e.msg);
+	} else if (req.cmd == CONTROL_STATUS)
+		reply = status_json(d);
+	else if (req.cmd == CONTROL_WAKE) {
+		*woken = 1;
+		reply = json_pack("{s:b}", "ok", 1);
+	} else
+		reply = cancel_json(d, req.job_id);
+	text = reply ? json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER) :
+	    NULL;
+	if (text && control_reply(fd, text, &e) < 0)
+		logm(d, DAEMON_LOG_WARNING, "control socket: %s", e.msg);
+	free(text);
+	json_decref(reply);
+}
+
+static void
+accept_clients(struct daemon *d, int *woken)
+{
+	for (;;) {
+		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC |
+		    SOCK_NONBLOCK);
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR &&
+			    errno != ECONNABORTED)
+				logm(d, DAEMON_LOG_WARNING, "control socket: "
+				    "accept: %s", strerror(errno));
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return;
+		}
+		serve(d, fd, woken);
+		close(fd);
+	}
+}
+
+/* --- reload, start, stop --- */
+
+static void
+reload(struct daemon *d)
+{
+	struct strv problems = STRV_INIT;
+	struct err e = ERR_INIT;
+	struct conf *c, **r;
+
+	logm(d, DAEMON_LOG_INFO, "reloading '%s'", d->config_path);
+	if (conf_load(d->config_path, &c, &problems) < 0) {
+		for (size_t i = 0; i < problems.n; i++)
+			logm(d, DAEMON_LOG_ERR, "%s", problems.v[i]);
+		logm(d, DAEMON_LOG_ERR, "the configuration has errors; the old "
+		    "one stays in force");
+		strv_clear(&problems);
+		return;
+	}
+	if (load_schedules(d, c, &e) < 0) {
+		logm(d, DAEMON_LOG_ERR, "%s; the old configuration stays in "
+		    "force", e.msg);
+		conf_free(c);
+		load_schedules(d, d->conf, &e);
+		return;
+	}
+	if (strcmp(c->database, d->database) != 0 ||
+	    strcmp(c->socket, d->conf->socket) != 0)
+		logm(d, DAEMON_LOG_WARNING, "database and socket changes take "
+		    "effect at the next start");
+	if (d->busy) {
+		/* The running job keeps the configuration it started with. */
+		r = realloc(d->retired, (d->nretired + 1) * sizeof(*r));
+		if (r == NULL) {
+			conf_free(c);
+			load_schedules(d, d->conf, &e);
+			logm(d, DAEMON_LOG_ERR, "reload: out of memory");
+			return;
+		}
+		d->retired = r;
+		d->retired[d->nretired++] = d->conf;
+	} else
+		conf_free(d->conf);
+	d->conf = c;
+	logm(d, DAEMON_LOG_INFO, "configuration reloaded: %zu engines, %zu "
+	    "schedules", c->nengines, d->nsched);
+}
+
+static int
+start(struct daemon *d, struct err *e)
+{
+	struct benchlock_holder h;
+	char *dir = strdup(d->database), *slash;
+	int rc, n;
+
+	/* The database's folder holds the lock files: make it first. */
+	if (dir == NULL)
+		return err_set(e, "out of memory");
+	if ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (fs_mkdirs(dir, 0755, e) < 0) {
+			free(dir);
+			return -1;
+		}
+	}
+	free(dir);
+	snprintf(d->lock_path, sizeof(d->lock_path), "%s.pid", d->database);
+	snprintf(d->bench_lock_path, sizeof(d->bench_lock_path),
+	    "%s.bench-lock", d->database);
+	rc = benchlock_try(&d->lock, d->lock_path, "bisectd", &h, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return err_set(e, "another bisectd (pid %ld) is running on "
+		    "'%s'; stop it first", (long)h.pid, d->database);
+	if (store_open(d->database, &d->store, e) < 0)
+		return -1;
+	if (store_job_recover(d->store, &n, e) < 0)
+		return -1;
+	if (n > 0)
+		logm(d, DAEMON_LOG_INFO, "%d job%s left running by a stopped "
+		    "daemon put back in the queue", n, n == 1 ? "" : "s");
+	if (load_schedules(d, d->conf, e) < 0)
+		return -1;
+	if (control_listen(d->conf->socket, d->conf->socket_group,
+	    &d->listen_fd, e) < 0)
+		return -1;
+	if (make_pipe(d->done_pipe, e) < 0)
+		return -1;
+	return 0;
+}
+
+static void
+deliver_alerts(struct daemon *d)
+{
+	struct alert_opts ao;
+	struct err e = ERR_INIT;
+
+	if (d->conf->nalerts == 0)
+		return;
+	memset(&ao, 0, sizeof(ao));
+	ao.log = d->o->log;
+	ao.arg = d->o->arg;
+	if (alert_deliver_pending(d->conf, d->store, &ao, &e) < 0)
+		logm(d, DAEMON_LOG_ERR, "alerts: %s", e.msg);
+}
+
+/* Milliseconds to sleep until `when` (0: forever), capped so a clock
+ * change is noticed within the hour. */
+static int
+timeout_until(time_t when)
+{
+	time_t now = time(NULL);
+
+	if (when == 0)
+		return 3600 * 1000;
+	if (when <= now)
+		return 0;
+	return when - now > 3600 ? 3600 * 1000 : (int)(when - now) * 1000;
+}
+
+static int
+loop(struct daemon *d, struct err *e)
+{
+	int check_queue = 1;
+
+	for (;;) {
+		struct pollfd p[3];
+		time_t next = 0;
+		int64_t due;
+		int woken = 0, rc;
+
+		if (got_hup) {
+			got_hup = 0;
+			reload(d);
+		}
+		if (got_term && !d->stopping) {
+			d->stopping = 1;
+			logm(d, DAEMON_LOG_INFO, "stopping%s", d->busy ?
+			    " after the current run" : "");
+		}
+		if (d->stopping && !d->busy)
+			return 0;
+		if (!d->stopping) {
+			if (run_schedules(d, &next, e) < 0)
+				return -1;
+			if (d->queued) {
+				d->queued = 0;
+				check_queue = 1;
+			}
+			if (d->conf->nalerts > 0) {
+				deliver_alerts(d);
+				if (alert_next_due(d->conf, d->store, &due,
+				    e) < 0)
+					return -1;
+				if (due > 0 && (next == 0 || due < next))
+					next = (time_t)due;
+			}
+			if (!d->busy && check_queue) {
+				if (start_next(d, e) < 0)
+					return -1;
+				/* Look again when the job ends or a wake-up
+				 * or a schedule says there is new work. */
+				check_queue = 0;
+			}
+		}
+		p[0].fd = sig_pipe[0];
+		p[1].fd = d->listen_fd;
+		p[2].fd = d->done_pipe[0];
+		for (int i = 0; i < 3; i++) {
+			p[i].events = POLLIN;
+			p[i].revents = 0;
+		}
+		rc = poll(p, 3, d->stopping ? -1 : timeout_until(next));
+		if (rc < 0 && errno != EINTR)
+			return err_errno(e, "poll");
+		if (rc <= 0)
+			continue;
+		if (p[0].revents)
+			drain(sig_pipe[0]);
+		if (p[2].revents) {
+			drain(d->done_pipe[0]);
+			if (d->busy && finish_job(d, e) < 0)
+				return -1;
+			check_queue = 1;
+		}
+		if (p[1].revents) {
+			accept_clients(d, &woken);
+			if (woken)
+				check_queue = 1;
+		}
+	}
+}
+
+int
+daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
+{
+	struct daemon d;
+	int rc = -1;
+
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	d.conf = c;
+	d.listen_fd = -1;
+	d.done_pipe[0] = d.done_pipe[1] = -1;
+	d.lock.fd = -1;
+	d.started = time(NULL);
+	pthread_mutex_init(&d.mu, NULL);
+	got_term = got_hup = 0;
+	job_stop = 0;
+	d.database = strdup(c->database);
+	d.config_path = strdup(c->path);
+	if (d.database == NULL || d.config_path == NULL) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (catch_signals(e) < 0)
+		goto out;
+	if (start(&d, e) < 0)
+		goto out;
+	logm(&d, DAEMON_LOG_INFO, "started: pid %ld, config '%s', database "
+	    "'%s', socket '%s'", (long)getpid(), d.config_path, d.database,
+	    d.conf->socket);
+	rc = loop(&d, e);
+	if (d.busy) {
+		/* A store failure in the loop: stop the job and wait. */
+		job_stop = 1;
+		pthread_join(d.thread, NULL);
+		store_job_requeue(d.store, d.job.id, NULL);
+		store_job_release(&d.job);
+		free(d.result);
+	}
+	if (rc == 0)
+		logm(&d, DAEMON_LOG_INFO, "stopped");
+out:
+	if (d.listen_fd >= 0) {
+		close(d.listen_fd);
+		unlink(d.conf->socket);
+	}
+	for (int i = 0; i < 2; i++)
+		if (d.done_pipe[i] >= 0)
+			close(d.done_pipe[i]);
+	restore_signals();
+	store_close(d.store);
+	benchlock_release(&d.lock);
+	for (size_t i = 0; i < d.nretired; i++)
+		conf_free(d.retired[i]);
+	free(d.retired);
+	free(d.sched);
+	free(d.database);
+	free(d.config_path);
+	conf_free(d.conf);
+	pthread_mutex_destroy(&d.mu);
+	return rc;
+}

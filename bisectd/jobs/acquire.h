@@ -1,0 +1,80 @@
+/*
+ * acquire.h: getting from "engine E, version V" to a verified, unpacked
+ * release directory and pinned weights, recording each step in the store:
+ * the source's listing (refresh), the archive (download or local file,
+ * hash checked against what the source published and what was pinned
+ * before), the unpacked tree, the weights' hash.
+ */
+#ifndef BISECTD_ACQUIRE_H
+#define BISECTD_ACQUIRE_H
+
+#include <stdint.h>
+
+#include "fetch/http.h"
+
+struct conf;
+struct conf_engine;
+struct err;
+struct store;
+
+struct acquire {
+	const struct conf *conf;
+	const struct conf_engine *eng;
+	struct store *store;
+	int64_t engine_id;
+	http_progress_fn progress;	/* download progress, or NULL */
+	void *progress_arg;
+};
+
+/* Record the engine in the store; fills a->engine_id. */
+int acquire_init(struct acquire *a, const struct conf *conf,
+    const struct conf_engine *eng, struct store *s, struct err *e);
+
+/*
+ * Ask the engine's source for its releases and store them in version
+ * order.  *listed gets how many the source gave, *added how many were
+ * new (either may be NULL); a GitHub 304 lists nothing and changes
+ * nothing.
+ */
+int acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e);
+
+struct acquired {
+	int64_t release_id;
+	char sha256[65];	/* the archive's */
+	char *url;		/* where it came from (URL or path); malloced */
+	char *dir;		/* the unpacked release root; malloced */
+	int downloaded;		/* 1: fetched now, 0: from the cache */
+	int unpacked;		/* 1: unpacked now */
+};
+
+void acquired_release(struct acquired *r);
+
+/*
+ * Make version available: listed (asking the source when the store does
+ * not know it), its archive verified, and unpacked.  A failure is stored
+ * as the release's state and failure, so a bisect can skip it.
+ */
+int acquire_release(struct acquire *a, const char *version,
+    struct acquired *out, struct err *e);
+
+struct pinned_weights {
+	int64_t weights_id;
+	char sha256[65];
+	uint64_t size;
+	char *path;		/* malloced */
+};
+
+void pinned_weights_release(struct pinned_weights *w);
+
+/*
+ * Verify the engine's weights against the configured hash and the pin of
+ * earlier jobs (stored beside the cache), hashing only when the file's
+ * size, times or inode changed; weights given by url are downloaded into
+ * the cache first.  Record them in the store.  A changed
+ * file is an error naming both hashes: numbers measured on other weights
+ * are not comparable.
+ */
+int acquire_weights(struct acquire *a, struct pinned_weights *out,
+    struct err *e);
+
+#endif

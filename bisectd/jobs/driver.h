@@ -1,0 +1,48 @@
+/*
+ * driver.h: the bisection driver.  It loads what the store holds for a
+ * release range, asks the pure state machine (bisect.h) for the next
+ * action, carries it out (fetch, measure, confirm), stores the result
+ * and asks again, until a verdict.  Because the state machine reads only
+ * stored samples, an interrupted bisect resumes where it stopped and
+ * samples already stored are reused.
+ */
+#ifndef BISECTD_DRIVER_H
+#define BISECTD_DRIVER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "bisectd/analysis/bisect.h"
+#include "config/conf.h"
+#include "store/store.h"
+#include "range.h"
+
+struct bench_progress;
+struct err;
+struct json_t;
+
+struct driver_opts {
+	struct conf_metric metric;	/* kind -1: the engine's */
+	double threshold;		/* < 0: the engine's */
+	int all;
+	int64_t job_id;			/* 0: run in the foreground */
+	void (*progress)(void *arg, const struct bench_progress *p);
+	void (*note)(void *arg, const char *line);	/* probe log lines */
+	void *arg;
+	const atomic_int *stop;
+};
+
+/*
+ * Bisect spec ("GOOD..BAD") for eng to a verdict.  On return 0, *verdict
+ * is the verdict as output/verdict_json.h shapes it (new reference) and
+ * *status its status.  Returns -1 with e set when the tool or the
+ * infrastructure failed.
+ */
+int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct driver_opts *o,
+    struct json_t **verdict, enum bisect_status *status, struct err *e);
+
+/* The exit code DESIGN.md gives a verdict status: 0, 3 or 4. */
+int driver_exit_code(enum bisect_status s);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * range.c: resolving "GOOD..BAD" against the store, the bisection
+ * parameters of an engine, and loading a range's samples (see range.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/err.h"
+#include "range.h"
+
+static size_t
+find_version(const struct store_release_list *l, const char *v)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].version, v) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
+int
+range_resolve(struct store *s, int64_t engine_id, const char *spec,
+    struct range *r, struct err *e)
+{
+	const char *dots = strstr(spec, "..");
+	char good[256], bad[256];
+
+	memset(r, 0, sizeof(*r));
+	if (dots == NULL || dots == spec || dots[2] == '\0' ||
+	    (size_t)(dots - spec) >= sizeof(good) || strlen(dots + 2) >=
+	    sizeof(bad))
+		return err_set(e, "expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", spec);
+	snprintf(good, sizeof(good), "%.*s", (int)(dots - spec), spec);
+	snprintf(bad, sizeof(bad), "%s", dots + 2);
+	if (store_release_list(s, engine_id, &r->list, e) < 0)
+		return -1;
+	r->lo = find_version(&r->list, good);
+	r->hi = find_version(&r->list, bad);
+	if (r->lo == SIZE_MAX || r->hi == SIZE_MAX) {
+		err_set(e, "no release '%s' is known (see 'bisectctl versions "
+		    "ENGINE --refresh')", r->lo == SIZE_MAX ? good : bad);
+		range_release(r);
+		return -1;
+	}
+	if (r->lo >= r->hi) {
+		err_set(e, "'%s' must be an older release than '%s' in version "
+		    "order", good, bad);
+		range_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+void
+range_release(struct range *r)
+{
+	store_release_list_release(&r->list);
+}
+
+int
+range_params(const struct conf_engine *eng, const struct conf_metric *metric,
+    double threshold, int all, struct bisect_params *p, struct err *e)
+{
+	const struct conf_metric *m = metric && (int)metric->kind >= 0 ?
+	    metric : &eng->metric;
+
+	bisect_params_init(p);
+	p->threshold = threshold >= 0 ? threshold : eng->threshold;
+	p->reps_initial = eng->reps;
+	p->reps_cap = eng->max_reps;
+	p->all = all;
+	p->metric.n = m->n;
+	switch (m->kind) {
+	case METRIC_PER_TOKEN:
+	case METRIC_FIXED:
+	case METRIC_PP:
+		p->metric.kind = m->kind == METRIC_PER_TOKEN ?
+		    BISECT_METRIC_PER_TOKEN : m->kind == METRIC_FIXED ?
+		    BISECT_METRIC_FIXED : BISECT_METRIC_PP;
+		for (size_t i = 0; i < eng->nfit; i++)
+			p->lengths[p->nlengths++] = eng->fit[i];
+		if (m->kind == METRIC_PP) {
+			size_t i;
+
+			for (i = 0; i < p->nlengths; i++)
+				if (p->lengths[i] == m->n)
+					break;
+			if (i == p->nlengths)
+				p->lengths[p->nlengths++] = m->n;
+		}
+		break;
+	case METRIC_TG:
+		p->metric.kind = BISECT_METRIC_TG;
+		p->lengths[p->nlengths++] = m->n;
+		break;
+	}
+	if (p->nlengths == 0)
+		return err_set(e, "engine %s: no lengths to measure", eng->name);
+	return 0;
+}
+
+void
+range_cell_query(const struct bisect_params *p, size_t i,
+    const struct conf_engine *eng, int64_t release_id,
+    const char *weights_sha, const char *hw_key, struct store_cell_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->release_id = release_id;
+	q->weights_sha256 = weights_sha;
+	q->hw_key = hw_key;
+	if (p->metric.kind == BISECT_METRIC_TG) {
+		q->kind = "tg";
+		q->gen_tokens = p->lengths[i];
+		q->content = eng && eng->contents.n ? eng->contents.v[0] : "";
+	} else {
+		q->kind = "pp";
+		q->prompt_tokens = p->lengths[i];
+		q->content = "";
+	}
+}
+
+int
+range_load(struct store *s, const struct range *r, const struct bisect_params
+    *p, const char *weights_sha256, const char *hw_key, const int *skipped,
+    struct range_data *d, struct err *e)
+{
+	return range_load_engine(s, r, p, NULL, weights_sha256, hw_key,
+	    skipped, d, e);
+}
+
+int
+range_load_engine(struct store *s, const struct range *r,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *weights_sha256, const char *hw_key, const int *skipped,
+    struct range_data *d, struct err *e)
+{
+	memset(d, 0, sizeof(*d));
+	d->n = r->hi - r->lo + 1;
+	d->ncells = p->nlengths;
+	d->rel = calloc(d->n, sizeof(*d->rel));
+	d->bufs = calloc(d->n * d->ncells, sizeof(*d->bufs));
+	if (d->rel == NULL || d->bufs == NULL) {
+		range_data_release(d);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		const struct store_release *rel = &r->list.v[r->lo + i];
+
+		d->rel[i].skipped = skipped ? skipped[i] : 0;
+		for (size_t c = 0; c < d->ncells; c++) {
+			struct store_cell_query q;
+			struct store_points pts;
+			struct bisect_sample *b;
+
+			range_cell_query(p, c, eng, rel->id, weights_sha256, hw_key,
+			    &q);
+			if (store_cell_points(s, &q, &pts, e) < 0) {
+				range_data_release(d);
+				return -1;
+			}
+			b = calloc(pts.n ? pts.n : 1, sizeof(*b));
+			if (b == NULL) {
+				store_points_release(&pts);
+				range_data_release(d);
+				return err_set(e, "out of memory");
+			}
+			for (size_t k = 0; k < pts.n; k++) {
+				b[k].time_ns = (double)pts.v[k].time_ns;
+				b[k].confirm = pts.v[k].confirm;
+			}
+			d->bufs[i * d->ncells + c] = b;
+			d->rel[i].cells[c].samples = b;
+			d->rel[i].cells[c].n = pts.n;
+			store_points_release(&pts);
+		}
+	}
+	return 0;
+}
+
+void
+range_data_release(struct range_data *d)
+{
+	if (d->bufs)
+		for (size_t i = 0; i < d->n * d->ncells; i++)
+			free(d->bufs[i]);
+	free(d->bufs);
+	free(d->rel);
+	memset(d, 0, sizeof(*d));
+}

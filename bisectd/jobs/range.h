@@ -1,0 +1,69 @@
+/*
+ * range.h: a release range GOOD..BAD of an engine as the store orders it,
+ * the bisection parameters of an engine and metric, and the loader that
+ * reads a range's stored samples into what the pure bisection
+ * (analysis/bisect.h) takes.  The driver and the report builder both
+ * read through it, so they see the same samples.
+ */
+#ifndef BISECTD_RANGE_H
+#define BISECTD_RANGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bisectd/analysis/bisect.h"
+#include "config/conf.h"
+#include "store/store.h"
+
+struct err;
+
+/* The releases GOOD..BAD of an engine as the store orders them. */
+struct range {
+	struct store_release_list list;	/* the whole engine's, owned */
+	size_t lo, hi;			/* indices of GOOD and BAD in list */
+};
+
+/* Parse "A..B" and find both ends in the store's order (asking the source
+ * when one is unknown).  Errors name the missing version. */
+int range_resolve(struct store *s, int64_t engine_id, const char *spec,
+    struct range *r, struct err *e);
+void range_release(struct range *r);
+
+/* What the state machine needs for a range, loaded from the store. */
+struct range_data {
+	struct bisect_release *rel;	/* hi - lo + 1 entries */
+	struct bisect_sample **bufs;	/* per release and cell */
+	size_t n;
+	size_t ncells;
+};
+
+/* Bisection parameters for an engine and a metric (NULL: the engine's);
+ * threshold < 0 means the engine's. */
+int range_params(const struct conf_engine *eng,
+    const struct conf_metric *metric, double threshold, int all,
+    struct bisect_params *p, struct err *e);
+
+/*
+ * Load the analysed samples of each release in the range for the
+ * parameters' cells, under the comparability rule (weights hash and
+ * hardware identity).  skipped (may be NULL) marks releases to step over.
+ */
+int range_load(struct store *s, const struct range *r,
+    const struct bisect_params *p, const char *weights_sha256,
+    const char *hw_key, const int *skipped, struct range_data *d,
+    struct err *e);
+/* range_load() for an engine's decode cells too (metric tgN). */
+int range_load_engine(struct store *s, const struct range *r,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *weights_sha256, const char *hw_key, const int *skipped,
+    struct range_data *d, struct err *e);
+void range_data_release(struct range_data *d);
+
+/* The store's query for parameter cell i of the release release_id
+ * (eng may be NULL for prefill metrics). */
+void range_cell_query(const struct bisect_params *p, size_t i,
+    const struct conf_engine *eng, int64_t release_id,
+    const char *weights_sha, const char *hw_key,
+    struct store_cell_query *q);
+
+#endif

@@ -1,0 +1,426 @@
+/*
+ * report_build.c: building the report of a release range from the store
+ * (see report_build.h); output/report_print.c renders it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/measure/bench.h"
+#include "driver.h"
+#include "range.h"
+#include "bisectd/output/verdict_json.h"
+#include "common/err.h"
+#include "bisectd/analysis/fit.h"
+#include "report_build.h"
+#include "bisectd/analysis/stats.h"
+#include "store/store.h"
+
+/* --- per release --- */
+
+struct cellsum {
+	struct cell_stats st;
+	int ok;
+	int busy, lower_bound;
+};
+
+static int
+load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
+    struct err *e)
+{
+	struct store_points pts;
+	double *x;
+
+	memset(cs, 0, sizeof(*cs));
+	if (store_cell_points(s, q, &pts, e) < 0)
+		return -1;
+	if (pts.n == 0) {
+		store_points_release(&pts);
+		return 0;
+	}
+	if ((x = malloc(pts.n * sizeof(*x))) == NULL) {
+		store_points_release(&pts);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < pts.n; i++) {
+		x[i] = (double)pts.v[i].time_ns;
+		cs->busy |= pts.v[i].busy;
+		cs->lower_bound |= pts.v[i].lower_bound;
+	}
+	cs->ok = stats_cell(x, pts.n, &cs->st) == 0;
+	free(x);
+	store_points_release(&pts);
+	return 0;
+}
+
+static json_t *
+cell_json(int tokens, const struct cellsum *cs)
+{
+	struct throughput t;
+	json_t *o = json_object();
+
+	if (stats_throughput(tokens, &cs->st, &t) < 0) {
+		json_decref(o);
+		return json_null();
+	}
+	json_object_set_new(o, "tps", out_num(t.tps));
+	json_object_set_new(o, "sd", out_num(t.sd));
+	json_object_set_new(o, "n", json_integer((json_int_t)t.n));
+	json_object_set_new(o, "cv", out_num(t.cv));
+	json_object_set_new(o, "ms", out_num(cs->st.mean / 1e6));
+	json_object_set_new(o, "ms_sd", out_num(cs->st.sd / 1e6));
+	json_object_set_new(o, "ms_median", out_num(cs->st.median / 1e6));
+	if (cs->lower_bound)
+		json_object_set_new(o, "lower_bound", json_true());
+	return o;
+}
+
+static void
+add_flag(json_t *flags, const char *f)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(flags, i, v)
+		if (strcmp(json_string_value(v), f) == 0)
+			return;
+	json_array_append_new(flags, json_string(f));
+}
+
+static json_t *
+release_json(struct store *s, const struct conf_engine *eng,
+    const struct store_release *rel, const char *wsha, const char *hw,
+    struct err *e)
+{
+	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
+	json_t *flags = json_array(), *fails = json_array();
+	struct store_run_rows rows;
+	struct fit_cell fc[FIT_MAX_CELLS];
+	double *fit_x[FIT_MAX_CELLS];
+	size_t nfc = 0;
+	int measured = 0;
+	double decode_tps[2] = { NAN, NAN };
+
+	memset(fit_x, 0, sizeof(fit_x));
+	json_object_set_new(o, "version", json_string(rel->version));
+	json_object_set_new(o, "sha256", rel->archive_sha256 ?
+	    json_string(rel->archive_sha256) : json_null());
+	for (size_t i = 0; i < eng->nprompts; i++) {
+		struct store_cell_query q = { rel->id, wsha, hw, "pp",
+		    eng->prompts[i], 0, "" };
+		struct cellsum cs;
+		char key[32];
+
+		if (load_cell(s, &q, &cs, e) < 0)
+			goto fail;
+		if (!cs.ok)
+			continue;
+		measured = 1;
+		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
+		json_object_set_new(pp, key, cell_json(eng->prompts[i], &cs));
+		if (cs.st.cv > eng->max_cv)
+			add_flag(flags, "noisy");
+		if (cs.busy)
+			add_flag(flags, "busy");
+		if (cs.lower_bound)
+			add_flag(flags, "lower-bound");
+	}
+	for (size_t g = 0; g < eng->ngen; g++) {
+		size_t nk = eng->contents.n ? eng->contents.n : 1;
+
+		for (size_t k = 0; k < nk; k++) {
+			const char *content = eng->contents.n ?
+			    eng->contents.v[k] : "";
+			struct store_cell_query q = { rel->id, wsha, hw, "tg", 0,
+			    eng->gen[g], content };
+			struct cellsum cs;
+			char key[96];
+			json_t *c;
+
+			if (load_cell(s, &q, &cs, e) < 0)
+				goto fail;
+			if (!cs.ok)
+				continue;
+			measured = 1;
+			if (content[0])
+				snprintf(key, sizeof(key), "%d/%s", eng->gen[g],
+				    content);
+			else
+				snprintf(key, sizeof(key), "%d", eng->gen[g]);
+			c = cell_json(eng->gen[g], &cs);
+			json_object_set_new(tg, key, c);
+			if (g == 0 && k < 2 && json_is_object(c))
+				decode_tps[k] = json_real_value(
+				    json_object_get(c, "tps"));
+			if (cs.st.cv > eng->max_cv)
+				add_flag(flags, "noisy");
+			if (cs.busy)
+				add_flag(flags, "busy");
+		}
+	}
+	/* Decode on two kinds of content differing by more than 20%:
+	 * speculative decoding is the usual reason. */
+	if (isfinite(decode_tps[0]) && isfinite(decode_tps[1]) &&
+	    fabs(decode_tps[0] / decode_tps[1] - 1) > 0.20 &&
+	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
+		add_flag(flags, "content-dependent-decode");
+	for (size_t i = 0; i < eng->nfit; i++) {
+		struct store_cell_query q = { rel->id, wsha, hw, "pp",
+		    eng->fit[i], 0, "" };
+		struct store_points pts;
+
+		if (store_cell_points(s, &q, &pts, e) < 0)
+			goto fail;
+		if (pts.n == 0) {
+			store_points_release(&pts);
+			continue;
+		}
+		fit_x[nfc] = malloc(pts.n * sizeof(double));
+		for (size_t k = 0; fit_x[nfc] && k < pts.n; k++)
+			fit_x[nfc][k] = (double)pts.v[k].time_ns;
+		fc[nfc].tokens = eng->fit[i];
+		fc[nfc].time_ns = fit_x[nfc];
+		fc[nfc].n = pts.n;
+		nfc++;
+		store_points_release(&pts);
+	}
+	{
+		struct fit f;
+
+		if (nfc >= 2 && fit_line(fc, nfc, &f) == 0) {
+			out_estimate_ms(&f.per_token_ns, "per_token_ms", o);
+			out_estimate_ms(&f.fixed_ns, "fixed_ms", o);
+			json_object_set_new(o, "ceiling_tps", out_num(f.ceiling_tps));
+			json_object_set_new(o, "ceiling_ci",
+			    out_interval(f.ceiling_lo, f.ceiling_hi));
+		} else {
+			json_object_set_new(o, "per_token_ms", json_null());
+			json_object_set_new(o, "fixed_ms", json_null());
+			json_object_set_new(o, "ceiling_tps", json_null());
+		}
+	}
+	if (store_run_list(s, rel->id, &rows, e) < 0)
+		goto fail;
+	for (size_t i = 0; i < rows.n; i++) {
+		json_t *f;
+
+		if (rows.v[i].failure == NULL)
+			continue;
+		f = json_object();
+		json_object_set_new(f, "reason", json_string(
+		    rows.v[i].failure));
+		json_object_set_new(f, "detail", json_string(
+		    rows.v[i].failure_detail ? rows.v[i].failure_detail :
+		    ""));
+		json_object_set_new(f, "run", json_integer(rows.v[i].id));
+		json_array_append_new(fails, f);
+	}
+	store_run_rows_release(&rows);
+	if (rel->state == RELEASE_FAILED && rel->failure) {
+		json_t *f = json_object();
+
+		json_object_set_new(f, "reason", json_string("fetch"));
+		json_object_set_new(f, "detail", json_string(rel->failure));
+		json_array_append_new(fails, f);
+	}
+	json_object_set_new(o, "status", json_string(measured ? "measured" :
+	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
+	    "failed" : "not-measured"));
+	json_object_set_new(o, "pp", pp);
+	json_object_set_new(o, "tg", tg);
+	json_object_set_new(o, "flags", flags);
+	json_object_set_new(o, "failures", fails);
+	for (size_t i = 0; i < nfc; i++)
+		free(fit_x[i]);
+	return o;
+fail:
+	for (size_t i = 0; i < nfc; i++)
+		free(fit_x[i]);
+	json_decref(o);
+	json_decref(pp);
+	json_decref(tg);
+	json_decref(flags);
+	json_decref(fails);
+	return NULL;
+}
+
+static json_t *
+machine_json(const struct store_machine *m)
+{
+	json_t *o = json_object();
+
+	if (m->hw_key == NULL)
+		return o;
+	json_object_set_new(o, "cpu_model", json_string(m->cpu_model));
+	json_object_set_new(o, "cores", json_integer(m->cores));
+	json_object_set_new(o, "mem_bytes", json_integer(m->mem_bytes));
+	json_object_set_new(o, "arch", json_string(m->arch));
+	json_object_set_new(o, "kernel", json_string(m->kernel));
+	json_object_set_new(o, "os", json_string(m->os));
+	json_object_set_new(o, "hostname", json_string(m->hostname));
+	json_object_set_new(o, "hw_key", json_string(m->hw_key));
+	return o;
+}
+
+static json_t *
+reproduce_json(const struct conf *conf, const struct conf_engine *eng,
+    const struct range *r, const char *spec, json_t *verdict)
+{
+	json_t *o = json_object(), *archives = json_array();
+	json_t *commands = json_array();
+	const char *first_bad = json_string_value(json_object_get(verdict,
+	    "first_bad"));
+	const char *last_good = json_string_value(json_object_get(verdict,
+	    "last_good"));
+	char line[4096];
+
+	for (size_t i = r->lo; i <= r->hi; i++) {
+		const struct store_release *rel = &r->list.v[i];
+		json_t *a;
+
+		if (rel->archive_sha256 == NULL)
+			continue;
+		if (first_bad && last_good && strcmp(rel->version,
+		    first_bad) != 0 && strcmp(rel->version, last_good) != 0 &&
+		    i != r->lo && i != r->hi)
+			continue;
+		a = json_object();
+		json_object_set_new(a, "version", json_string(rel->version));
+		json_object_set_new(a, "url", rel->url ? json_string(rel->url) :
+		    json_null());
+		json_object_set_new(a, "sha256",
+		    json_string(rel->archive_sha256));
+		json_array_append_new(archives, a);
+	}
+	snprintf(line, sizeof(line), "bisectctl -c %s bisect --now %s %s",
+	    conf->path, eng->name, spec);
+	json_array_append_new(commands, json_string(line));
+	snprintf(line, sizeof(line), "bisectctl -c %s report %s %s",
+	    conf->path, eng->name, spec);
+	json_array_append_new(commands, json_string(line));
+	json_array_append_new(commands, json_string(eng->command));
+	json_object_set_new(o, "archives", archives);
+	json_object_set_new(o, "commands", commands);
+	return o;
+}
+
+int
+report_build(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct report_opts *o,
+    json_t **out, enum bisect_status *status, struct err *e)
+{
+	struct store_machine m;
+	struct bisect_params p;
+	struct range r;
+	struct range_data d;
+	struct bisect_action act;
+	struct bisect_verdict v;
+	json_t *rep = NULL, *rels, *verdict, *w;
+	char *wsha = NULL, hw[65], metric[32];
+	int64_t engine_id, machine_id;
+	int *skipped = NULL;
+
+	*out = NULL;
+	memset(&m, 0, sizeof(m));
+	if (store_engine_find(s, eng->name, &engine_id, e) != 0)
+		return err_set(e, "nothing is stored for %s yet: run "
+		    "'bisectctl bisect %s %s' first", eng->name, eng->name,
+		    spec);
+	if (range_resolve(s, engine_id, spec, &r, e) < 0)
+		return -1;
+	if (range_params(eng, &o->metric, o->threshold, o->all, &p, e) < 0)
+		goto fail;
+	if (bench_machine(s, &machine_id, hw, e) < 0)
+		goto fail;
+	if (store_machine_find(s, hw, &m, e) < 0)
+		goto fail;
+	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0)
+		goto fail;
+	rep = json_object();
+	json_object_set_new(rep, "engine", json_string(eng->name));
+	{
+		json_t *range = json_object();
+
+		json_object_set_new(range, "from", json_string(
+		    r.list.v[r.lo].version));
+		json_object_set_new(range, "to", json_string(
+		    r.list.v[r.hi].version));
+		json_object_set_new(rep, "range", range);
+	}
+	json_object_set_new(rep, "metric", json_string(conf_metric_name(
+	    (int)o->metric.kind >= 0 ? &o->metric : &eng->metric, metric,
+	    sizeof(metric))));
+	json_object_set_new(rep, "threshold", out_num(p.threshold));
+	json_object_set_new(rep, "machine", machine_json(&m));
+	w = json_object();
+	json_object_set_new(w, "name", json_string(eng->weights->name));
+	json_object_set_new(w, "sha256", wsha ? json_string(wsha) :
+	    json_null());
+	json_object_set_new(rep, "weights", w);
+	rels = json_array();
+	json_object_set_new(rep, "releases", rels);
+	skipped = calloc(r.hi - r.lo + 1, sizeof(int));
+	if (skipped == NULL) {
+		err_set(e, "out of memory");
+		goto fail;
+	}
+	for (size_t i = r.lo; i <= r.hi; i++) {
+		json_t *rj;
+
+		skipped[i - r.lo] = r.list.v[i].state == RELEASE_FAILED;
+		rj = release_json(s, eng, &r.list.v[i], wsha ? wsha : "", hw,
+		    e);
+		if (rj == NULL)
+			goto fail;
+		if (skipped[i - r.lo] && i != r.lo && i != r.hi)
+			json_object_set_new(rj, "status", json_string(
+			    "skipped"));
+		json_array_append_new(rels, rj);
+	}
+	if (range_load_engine(s, &r, &p, eng, wsha ? wsha : "", hw, skipped,
+	    &d, e) < 0)
+		goto fail;
+	memset(&v, 0, sizeof(v));
+	if (bisect_next(d.rel, d.n, &p, &act, &v) == 0 &&
+	    act.kind == BISECT_DONE) {
+		verdict = verdict_json(&v, &r.list.v[r.lo]);
+		*status = v.status;
+	} else {
+		char why[512];
+
+		verdict = json_object();
+		snprintf(why, sizeof(why), "the store does not hold enough "
+		    "samples to decide; run 'bisectctl bisect %s %s'",
+		    eng->name, spec);
+		json_object_set_new(verdict, "status", json_string("unknown"));
+		json_object_set_new(verdict, "reason", json_string(why));
+		json_object_set_new(verdict, "first_bad", json_null());
+		json_object_set_new(verdict, "last_good", json_null());
+		json_object_set_new(verdict, "candidates", json_array());
+		json_object_set_new(verdict, "kind", json_string("unknown"));
+		json_object_set_new(verdict, "confirmed", json_false());
+		json_object_set_new(verdict, "change_points", json_array());
+		*status = BISECT_UNKNOWN;
+	}
+	bisect_verdict_release(&v);
+	range_data_release(&d);
+	json_object_set_new(rep, "verdict", verdict);
+	json_object_set_new(rep, "reproduce", reproduce_json(conf, eng, &r,
+	    spec, verdict));
+	free(skipped);
+	free(wsha);
+	store_machine_release(&m);
+	range_release(&r);
+	*out = rep;
+	return 0;
+fail:
+	json_decref(rep);
+	free(skipped);
+	free(wsha);
+	store_machine_release(&m);
+	range_release(&r);
+	return -1;
+}

@@ -1,0 +1,35 @@
+/*
+ * report_build.h: what bisectctl report shows: for each release of a
+ * range its
+ * throughput per cell with spread and n, the fit (per-token cost, fixed
+ * overhead, ceiling) with intervals, flags and failures; the verdict; and
+ * how to reproduce it.  Built as JSON (the shape the README documents);
+ * output/report_print.h renders it as text, markdown or csv.
+ */
+#ifndef BISECTD_REPORT_BUILD_H
+#define BISECTD_REPORT_BUILD_H
+
+#include "bisectd/analysis/bisect.h"
+#include "config/conf.h"
+
+struct err;
+struct json_t;
+struct store;
+
+struct report_opts {
+	struct conf_metric metric;	/* kind -1: the engine's */
+	double threshold;		/* < 0: the engine's */
+	int all;
+};
+
+/*
+ * Build the report for spec ("A..B") from the store alone: no download,
+ * no run.  The verdict is the bisection's decision on the stored
+ * samples; where they are not enough to decide, it is "unknown" and says
+ * what to run.  *report is a new reference the caller decrefs.
+ */
+int report_build(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct report_opts *o,
+    struct json_t **report, enum bisect_status *status, struct err *e);
+
+#endif

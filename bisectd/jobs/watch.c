@@ -1,0 +1,488 @@
+/*
+ * watch.c: the watch of an engine's source (new releases compared with
+ * the last known good by an in-place bisect, a confirmed regression
+ * alerted once) and the yardstick check (is the reference release still
+ * the fastest?).  What they remember between runs lives in the store's
+ * watch_state: "last-good:ENGINE", "last-seen:ENGINE" and
+ * "yardstick-checked".
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "acquire.h"
+#include "bisectd/output/alert_sink.h"
+#include "bench_release.h"
+#include "bisectd/analysis/bisect.h"
+#include "config/conf.h"
+#include "driver.h"
+#include "common/err.h"
+#include "common/logto.h"
+#include "store/store.h"
+#include "watch.h"
+
+/* Log through the caller's callback, if any. */
+#define wlog(o, level, ...) log_to((o) ? (o)->log : NULL, \
+	(o) ? (o)->arg : NULL, (level), __VA_ARGS__)
+
+static void
+note_line(void *arg, const char *line)
+{
+	const struct watch_opts *o = arg;
+
+	wlog(o, ALERT_LOG_INFO, "%s", line);
+}
+
+/* The index of version in l, or -1. */
+static long
+find_version(const struct store_release_list *l, const char *version)
+{
+	if (version == NULL)
+		return -1;
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].version, version) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int
+state_key(char *buf, size_t len, const char *what, const char *engine)
+{
+	int n = snprintf(buf, len, "%s:%s", what, engine);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * Bisect spec and, on a regression, record its alert.  *status gets the
+ * verdict's status and *fresh whether the alert is new.
+ */
+static int
+compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
+    const struct watch_opts *o, const char *spec, enum bisect_status *status,
+    int *fresh, struct err *e)
+{
+	struct driver_opts d;
+	char metric[32];
+	json_t *verdict = NULL;
+	int rc;
+
+	memset(&d, 0, sizeof(d));
+	d.metric.kind = (enum conf_metric_kind)-1;
+	d.threshold = -1;
+	d.job_id = o->job_id;
+	d.note = note_line;
+	d.arg = (void *)(uintptr_t)o;
+	d.stop = o->stop;
+	*fresh = 0;
+	wlog(o, ALERT_LOG_INFO, "watch %s: comparing %s", eng->name, spec);
+	if (driver_bisect(c, eng, s, spec, &d, &verdict, status, e) < 0)
+		return err_prefix(e, "watch %s over %s", eng->name, spec);
+	conf_metric_name(&eng->metric, metric, sizeof(metric));
+	if (*status == BISECT_REGRESSION) {
+		rc = alert_record_regression(s, eng->name, spec, metric,
+		    verdict, e);
+		if (rc < 0) {
+			json_decref(verdict);
+			return -1;
+		}
+		*fresh = rc == 0;
+		wlog(o, ALERT_LOG_WARNING, "watch %s: regression %s..%s%s",
+		    eng->name, json_string_value(json_object_get(verdict,
+		    "last_good")), json_string_value(json_object_get(verdict,
+		    "first_bad")), *fresh ? " (alert recorded)" :
+		    " (alerted before)");
+	} else
+		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
+		    bisect_status_name(*status), spec);
+	json_decref(verdict);
+	return 0;
+}
+
+int
+watch_run(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const struct watch_opts *o, struct err *e)
+{
+	struct store_release_list list = { NULL, 0 };
+	struct acquire a;
+	char good_key[300], seen_key[300], spec[512];
+	char *last_good = NULL, *last_seen = NULL;
+	const char *newest;
+	enum bisect_status status;
+	long ig, in;
+	int rc = -1, added = 0, fresh = 0;
+
+	if (state_key(good_key, sizeof(good_key), "last-good", eng->name) < 0 ||
+	    state_key(seen_key, sizeof(seen_key), "last-seen", eng->name) < 0)
+		return err_set(e, "engine name '%s' too long", eng->name);
+	if (acquire_init(&a, c, eng, s, e) < 0)
+		return -1;
+	if (acquire_refresh(&a, NULL, &added, e) < 0) {
+		err_prefix(e, "watch %s: cannot list releases of %s",
+		    eng->name, eng->source_spec);
+		wlog(o, ALERT_LOG_ERR, "%s", e->msg);
+		return -1;
+	}
+	if (store_release_list(s, a.engine_id, &list, e) < 0 ||
+	    store_state_get(s, good_key, &last_good, NULL, e) < 0 ||
+	    store_state_get(s, seen_key, &last_seen, NULL, e) < 0)
+		goto done;
+	if (list.n == 0) {
+		wlog(o, ALERT_LOG_INFO, "watch %s: the source lists no "
+		    "releases", eng->name);
+		rc = 0;
+		goto done;
+	}
+	newest = list.v[list.n - 1].version;
+	in = (long)list.n - 1;
+	if (last_seen && strcmp(last_seen, newest) == 0) {
+		wlog(o, ALERT_LOG_INFO, "watch %s: nothing new since %s",
+		    eng->name, newest);
+		rc = 0;
+		goto done;
+	}
+	/* The baseline: the last known good, else the newest release an
+	 * earlier watch saw, else the release before the newest. */
+	ig = find_version(&list, last_good);
+	if (ig < 0 || ig >= in)
+		ig = find_version(&list, last_seen);
+	if (ig < 0 || ig >= in)
+		ig = in - 1;
+	if (ig < 0) {
+		/* A single release: nothing to compare it with yet. */
+		rc = store_state_set(s, good_key, newest, e) < 0 ||
+		    store_state_set(s, seen_key, newest, e) < 0 ? -1 : 0;
+		goto done;
+	}
+	snprintf(spec, sizeof(spec), "%s..%s", list.v[ig].version, newest);
+	if (compare(c, eng, s, o, spec, &status, &fresh, e) < 0)
+		goto done;
+	if (status == BISECT_REGRESSION && !fresh && ig < in - 1) {
+		/* The regression found is one alerted before, from a
+		 * baseline left behind it: is the newest release worse
+		 * again than the one before it? */
+		enum bisect_status st2;
+
+		snprintf(spec, sizeof(spec), "%s..%s",
+		    list.v[in - 1].version, newest);
+		if (compare(c, eng, s, o, spec, &st2, &fresh, e) < 0)
+			goto done;
+	}
+	if (status == BISECT_NO_REGRESSION &&
+	    store_state_set(s, good_key, newest, e) < 0)
+		goto done;
+	if (store_state_set(s, seen_key, newest, e) < 0)
+		goto done;
+	rc = status == BISECT_NO_REGRESSION ? 0 :
+	    driver_exit_code(status);
+done:
+	free(last_good);
+	free(last_seen);
+	store_release_list_release(&list);
+	return rc;
+}
+
+/* --- the yardstick --- */
+
+/* One engine's figure in the yardstick check. */
+struct standing {
+	const struct conf_engine *eng;
+	char *version;		/* malloced */
+	char weights_sha[65];
+	struct estimate cost;	/* ns; lower is faster */
+	int ok;
+};
+
+/*
+ * Measure version of eng on the metric's cells (the engine's reps, after
+ * its warm-ups) and estimate its cost from the runs just taken.
+ */
+static int
+measure_standing(const struct conf *c, struct store *s,
+    const struct watch_opts *o,
+    const struct conf_metric *metric, struct standing *st, struct err *e)
+{
+	const struct conf_engine *eng = st->eng;
+	struct bisect_params p;
+	struct bench_job j;
+	struct bisect_release rel;
+	struct store_points pts[BISECT_MAX_CELLS];
+	int prompts[BISECT_MAX_CELLS], gens[1], rc = -1;
+	size_t np = 0, ng = 0, npts = 0;
+
+	memset(&rel, 0, sizeof(rel));
+	memset(&j, 0, sizeof(j));
+	if (range_params(eng, metric, -1, 0, &p, e) < 0)
+		return -1;
+	if (p.metric.kind == BISECT_METRIC_TG)
+		gens[ng++] = p.lengths[0];
+	else
+		for (size_t i = 0; i < p.nlengths; i++)
+			prompts[np++] = p.lengths[i];
+	j.prompts = np ? prompts : NULL;
+	j.nprompts = np;
+	j.gens = ng ? gens : NULL;
+	j.ngens = ng;
+	j.stop = o->stop;
+	wlog(o, ALERT_LOG_INFO, "yardstick: measuring %s %s", eng->name,
+	    st->version);
+	if (bench_release(c, eng, s, st->version, &j, e) < 0)
+		goto done;
+	memcpy(st->weights_sha, j.weights_sha256, sizeof(st->weights_sha));
+	/* The cost from the runs just taken: the last reps points of each
+	 * cell, so an older measurement never masks a change. */
+	for (size_t i = 0; i < p.nlengths; i++) {
+		struct store_cell_query q;
+		struct bisect_sample *b;
+
+		memset(&q, 0, sizeof(q));
+		q.release_id = j.release_id;
+		q.weights_sha256 = j.weights_sha256;
+		q.hw_key = j.hw_key;
+		q.kind = p.metric.kind == BISECT_METRIC_TG ? "tg" : "pp";
+		q.prompt_tokens = q.kind[0] == 'p' ? p.lengths[i] : 0;
+		q.gen_tokens = q.kind[0] == 't' ? p.lengths[i] : 0;
+		q.content = q.kind[0] == 't' && eng->contents.n ?
+		    eng->contents.v[0] : "";
+		if (store_cell_points(s, &q, &pts[i], e) < 0)
+			goto done;
+		npts++;
+		if (pts[i].n < (size_t)eng->reps) {
+			err_set(e, "yardstick: %s %s: only %zu good runs of "
+			    "%s%d (%s)", eng->name, st->version, pts[i].n,
+			    q.kind, p.lengths[i], j.tally.last_failure);
+			goto done;
+		}
+		b = calloc((size_t)eng->reps, sizeof(*b));
+		if (b == NULL) {
+			err_set(e, "out of memory");
+			goto done;
+		}
+		for (int k = 0; k < eng->reps; k++)
+			b[k].time_ns = (double)pts[i].v[pts[i].n -
+			    (size_t)eng->reps + (size_t)k].time_ns;
+		rel.cells[i].samples = b;
+		rel.cells[i].n = (size_t)eng->reps;
+	}
+	if (bisect_metric_estimate(&rel, &p, 0, (size_t)eng->reps,
+	    &st->cost) < 0) {
+		err_set(e, "yardstick: %s %s: cannot estimate its cost",
+		    eng->name, st->version);
+		goto done;
+	}
+	st->ok = 1;
+	rc = 0;
+done:
+	for (size_t i = 0; i < p.nlengths && i < BISECT_MAX_CELLS; i++)
+		free((void *)(uintptr_t)rel.cells[i].samples);
+	for (size_t i = 0; i < npts; i++)
+		store_points_release(&pts[i]);
+	bench_job_release(&j);
+	return rc;
+}
+
+/* The newest release of eng after asking its source. */
+static int
+latest(const struct conf *c, const struct conf_engine *eng, struct store *s,
+    char **version, struct err *e)
+{
+	struct store_release_list l = { NULL, 0 };
+	struct acquire a;
+
+	if (acquire_init(&a, c, eng, s, e) < 0 ||
+	    acquire_refresh(&a, NULL, NULL, e) < 0 ||
+	    store_release_list(s, a.engine_id, &l, e) < 0)
+		return -1;
+	if (l.n == 0) {
+		store_release_list_release(&l);
+		return err_set(e, "%s: the source lists no releases",
+		    eng->name);
+	}
+	*version = strdup(l.v[l.n - 1].version);
+	store_release_list_release(&l);
+	return *version ? 0 : err_set(e, "out of memory");
+}
+
+int
+yardstick_next(const struct conf *c, struct store *s, int64_t *when,
+    struct err *e)
+{
+	char *v = NULL;
+	int64_t updated = 0;
+	int rc;
+
+	if (c->yardstick_engine == NULL)
+		return 1;
+	rc = store_state_get(s, "yardstick-checked", &v, &updated, e);
+	free(v);
+	if (rc < 0)
+		return -1;
+	*when = rc == 1 ? (int64_t)time(NULL) :
+	    updated + c->yardstick_every_ms / 1000;
+	return 0;
+}
+
+/* How the metric reads for people, from a cost in ns. */
+static void
+figure(const struct conf_metric *m, double cost_ns, char *buf, size_t len)
+{
+	switch (m->kind) {
+	case METRIC_PER_TOKEN:
+		snprintf(buf, len, "%.4g ms per prompt token", cost_ns / 1e6);
+		break;
+	case METRIC_FIXED:
+		snprintf(buf, len, "%.4g ms fixed overhead", cost_ns / 1e6);
+		break;
+	case METRIC_PP:
+		snprintf(buf, len, "pp%d %.4g t/s", m->n, m->n * 1e9 / cost_ns);
+		break;
+	case METRIC_TG:
+		snprintf(buf, len, "tg%d %.4g t/s", m->n, m->n * 1e9 / cost_ns);
+		break;
+	}
+}
+
+static json_t *
+standing_json(const struct standing *st, const struct conf_metric *m)
+{
+	char text[128];
+
+	figure(m, st->cost.value, text, sizeof(text));
+	return json_pack("{s:s,s:s,s:s,s:f,s:[f,f],s:s}", "engine",
+	    st->eng->name, "version", st->version, "weights_sha256",
+	    st->weights_sha, "cost_ms", st->cost.value / 1e6, "cost_ci_ms",
+	    st->cost.lo / 1e6, st->cost.hi / 1e6, "figure", text);
+}
+
+/* Record the alert: fastest (st[best]) beats the yardstick (st[0]). */
+static int
+alert_yardstick(struct store *s, const struct conf_metric *m,
+    const struct standing *st, size_t n, size_t best, int weights_differ,
+    struct err *e)
+{
+	char key[512], text[768], a[128], b[128], metric[32];
+	json_t *o, *ranking = json_array();
+	char *body;
+	int rc;
+
+	figure(m, st[best].cost.value, a, sizeof(a));
+	figure(m, st[0].cost.value, b, sizeof(b));
+	conf_metric_name(m, metric, sizeof(metric));
+	snprintf(text, sizeof(text), "yardstick %s %s is no longer the "
+	    "fastest at %s: %s %s has %s against %s%s", st[0].eng->name,
+	    st[0].version, metric, st[best].eng->name, st[best].version, a, b,
+	    weights_differ ? " (weights differ: the ordering holds, not the "
+	    "decimals)" : "");
+	snprintf(key, sizeof(key), "yardstick:%s:%s", st[best].eng->name,
+	    st[best].version);
+	for (size_t i = 0; i < n; i++)
+		if (st[i].ok)
+			json_array_append_new(ranking, standing_json(&st[i], m));
+	o = json_pack("{s:s,s:s,s:s,s:{s:s,s:s},s:{s:s,s:s},s:o,s:b}",
+	    "kind", "yardstick", "text", text, "metric", metric,
+	    "yardstick", "engine", st[0].eng->name, "version", st[0].version,
+	    "fastest", "engine", st[best].eng->name, "version",
+	    st[best].version, "ranking", ranking, "weights_differ",
+	    weights_differ);
+	if (weights_differ)
+		json_object_set_new(o, "flags", json_pack("[s]",
+		    "weights-differ"));
+	body = o ? json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(o);
+	if (body == NULL)
+		return err_set(e, "cannot encode the yardstick alert");
+	rc = store_alert_record(s, "yardstick", st[best].eng->name, key, text,
+	    body, e);
+	free(body);
+	return rc;
+}
+
+int
+yardstick_run(const struct conf *c, struct store *s,
+    const struct watch_opts *o, struct err *e)
+{
+	const struct conf_engine *yeng;
+	struct standing *st;
+	struct conf_metric m;
+	size_t n = 0, best = 0;
+	int rc = -1, weights_differ = 0;
+	char now[32];
+
+	if (c->yardstick_engine == NULL)
+		return err_set(e, "no [yardstick] in the configuration");
+	if ((yeng = conf_engine(c, c->yardstick_engine)) == NULL)
+		return err_set(e, "yardstick engine '%s' is not configured",
+		    c->yardstick_engine);
+	m = yeng->metric;
+	if ((st = calloc(c->nengines, sizeof(*st))) == NULL)
+		return err_set(e, "out of memory");
+	/* st[0] is the yardstick, then every other engine's latest. */
+	st[n].eng = yeng;
+	if (c->yardstick_version)
+		st[n].version = strdup(c->yardstick_version);
+	else if (latest(c, yeng, s, &st[n].version, e) < 0)
+		goto done;
+	if (st[n].version == NULL) {
+		err_set(e, "out of memory");
+		goto done;
+	}
+	if (measure_standing(c, s, o, &m, &st[n], e) < 0) {
+		err_prefix(e, "yardstick %s %s", yeng->name, st[0].version);
+		goto done;
+	}
+	n++;
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct err ee = ERR_INIT;
+
+		if (&c->engines[i] == yeng)
+			continue;
+		st[n].eng = &c->engines[i];
+		if (latest(c, st[n].eng, s, &st[n].version, &ee) < 0 ||
+		    measure_standing(c, s, o, &m, &st[n], &ee) < 0) {
+			/* One broken engine does not hide the others. */
+			wlog(o, ALERT_LOG_WARNING, "yardstick: skipping %s: %s",
+			    st[n].eng->name, ee.msg);
+			if (o->stop && *o->stop) {
+				err_set(e, "interrupted");
+				n++;
+				goto done;
+			}
+		}
+		n++;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (!st[i].ok)
+			continue;
+		if (strcmp(st[i].weights_sha, st[0].weights_sha) != 0)
+			weights_differ = 1;
+		/* Faster beyond the noise: its whole interval below the
+		 * yardstick's and below the best so far. */
+		if (st[i].cost.hi < st[0].cost.lo &&
+		    (best == 0 || st[i].cost.value < st[best].cost.value))
+			best = i;
+	}
+	if (best != 0) {
+		if (alert_yardstick(s, &m, st, n, best, weights_differ, e) < 0)
+			goto done;
+		wlog(o, ALERT_LOG_WARNING, "yardstick %s %s is no longer the "
+		    "fastest: %s %s is", yeng->name, st[0].version,
+		    st[best].eng->name, st[best].version);
+	} else
+		wlog(o, ALERT_LOG_INFO, "yardstick %s %s is still the fastest "
+		    "(or indistinguishable from it)", yeng->name,
+		    st[0].version);
+	snprintf(now, sizeof(now), "%lld", (long long)time(NULL));
+	if (store_state_set(s, "yardstick-checked", now, e) < 0)
+		goto done;
+	rc = best != 0 ? 3 : 0;
+done:
+	for (size_t i = 0; i < c->nengines; i++)
+		free(st[i].version);
+	free(st);
+	return rc;
+}

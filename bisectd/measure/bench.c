@@ -1,0 +1,521 @@
+/*
+ * bench.c: running the benchmark matrix and storing every run (see
+ * bench.h).  A failed run is stored with its reason and output, never as
+ * a zero; warm-up runs are stored and marked, never analysed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "bench.h"
+#include "config/conf.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "hygiene.h"
+#include "parse.h"
+#include "runner.h"
+#include "store/store.h"
+#include "template.h"
+#include "ttft.h"
+
+/*
+ * The decode texts {content} points at.  "prose" is ordinary English that
+ * a draft model predicts well; "random" is letters drawn uniformly, which
+ * nothing predicts.  A large gap between the two means speculative
+ * decoding is on.
+ */
+static const char prose_text[] =
+    "The old lighthouse keeper climbed the spiral stairs every evening at "
+    "dusk. He trimmed the wick, polished the great lens, and watched the "
+    "ships pass in the distance. In the morning he wrote in his log what "
+    "he had seen: the weather, the tide, the boats that came and went. "
+    "Years passed in this way, and the town below grew, and the harbour "
+    "filled with new boats, but the keeper kept to his routine, because "
+    "the sailors out at sea were counting on the light. ";
+
+static int
+write_content(const char *path, const char *kind, struct err *e)
+{
+	struct buf b = BUF_INIT(1 << 20);
+	uint32_t x = 2463534242u;
+	int rc;
+
+	if (strcmp(kind, "prose") == 0) {
+		for (int i = 0; i < 12; i++)
+			buf_addstr(&b, prose_text);
+	} else {
+		for (int i = 0; i < 1200; i++) {
+			char w[12];
+			int len = 2 + (int)(x % 8);
+
+			for (int k = 0; k < len; k++) {
+				x ^= x << 13;
+				x ^= x >> 17;
+				x ^= x << 5;
+				w[k] = (char)('a' + x % 26);
+			}
+			w[len] = ' ';
+			buf_add(&b, w, (size_t)len + 1);
+		}
+	}
+	rc = fs_write_atomic(path, b.data, b.len, 0644, e);
+	buf_release(&b);
+	return rc;
+}
+
+int
+bench_cells(const struct conf *conf, const struct conf_engine *eng,
+    const int *prompts, size_t nprompts, const int *gens, size_t ngens,
+    int one_content, struct bench_cell **out, size_t *n, struct err *e)
+{
+	size_t nk = eng->contents.n ? eng->contents.n : 1, k = 0;
+	struct bench_cell *c;
+
+	if (one_content)
+		nk = 1;
+	/* A server is measured by time to first token: prefill only. */
+	if (eng->mode == MODE_SERVER)
+		ngens = 0;
+	if ((c = calloc(nprompts + ngens * nk + 1, sizeof(*c))) == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < nprompts; i++) {
+		c[k].kind = "pp";
+		c[k].prompt = prompts[i];
+		c[k].content = "";
+		k++;
+	}
+	for (size_t g = 0; g < ngens; g++)
+		for (size_t j = 0; j < nk; j++) {
+			c[k].kind = "tg";
+			c[k].gen = gens[g];
+			c[k].content = eng->contents.n ? eng->contents.v[j] : "";
+			if (eng->contents.n) {
+				char rel[128];
+
+				snprintf(rel, sizeof(rel), "contents/%s.txt",
+				    c[k].content);
+				c[k].content_path = fs_join(conf->cache, rel);
+				if (c[k].content_path == NULL) {
+					bench_cells_free(c, k);
+					return err_set(e, "out of memory");
+				}
+			}
+			k++;
+		}
+	for (size_t i = 0; i < k; i++) {
+		struct stat st;
+		char dir[4096];
+
+		if (c[i].content_path == NULL ||
+		    stat(c[i].content_path, &st) == 0)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/contents", conf->cache);
+		if (fs_mkdirs(dir, 0755, e) < 0 ||
+		    write_content(c[i].content_path, c[i].content, e) < 0) {
+			bench_cells_free(c, k);
+			return -1;
+		}
+	}
+	*out = c;
+	*n = k;
+	return 0;
+}
+
+void
+bench_cells_free(struct bench_cell *cells, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(cells[i].content_path);
+	free(cells);
+}
+
+int
+bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
+    struct err *e)
+{
+	struct machine m;
+	struct store_machine sm;
+
+	if (hygiene_machine(NULL, &m, e) < 0)
+		return -1;
+	sm.hw_key = m.hw_key;
+	sm.cpu_model = m.cpu_model;
+	sm.cores = m.cores;
+	sm.mem_bytes = (int64_t)m.mem_kb * 1024;
+	sm.arch = m.arch;
+	sm.kernel = m.kernel;
+	sm.os = m.os;
+	sm.hostname = m.hostname;
+	if (store_machine_ensure(s, &sm, machine_id, e) < 0)
+		return -1;
+	memcpy(hw_key, m.hw_key, 65);
+	return 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct wait_arg {
+	struct bench_ctx *b;
+	struct bench_progress *p;
+};
+
+static int
+on_wait(void *arg, const struct hygiene_sample *s, int64_t waited_ms)
+{
+	struct wait_arg *w = arg;
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "waiting for a quiet machine: CPU %.0f%% "
+	    "busy, %llds so far", s->busy * 100,
+	    (long long)(waited_ms / 1000));
+	w->p->waiting = msg;
+	w->p->waited_ms = waited_ms;
+	if (w->b->progress)
+		w->b->progress(w->b->progress_arg, w->p);
+	w->p->waiting = NULL;
+	return w->b->stop && *w->b->stop;
+}
+
+/* The fields of a run every mode fills the same way. */
+static void
+fill_run(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, int rep, int warmup, int confirm,
+    const struct hygiene_sample *hs, int busy, char *parser, size_t plen,
+    struct store_run *run)
+{
+	const struct conf_engine *eng = b->eng;
+
+	run->release_id = t->release_id;
+	run->weights_id = b->weights_id;
+	run->machine_id = b->machine_id;
+	run->kind = c->kind;
+	run->prompt_tokens = c->prompt;
+	run->gen_tokens = c->gen;
+	run->content = c->content;
+	run->rep = rep;
+	run->warmup = warmup;
+	run->confirm = confirm;
+	if (eng->parser_arg)
+		snprintf(parser, plen, "%s:%s",
+		    conf_parser_name(eng->parser), eng->parser_arg);
+	else
+		snprintf(parser, plen, "%s",
+		    eng->mode == MODE_SERVER ? "ttft" :
+		    conf_parser_name(eng->parser));
+	run->parser = parser;
+	run->busy_share = hs->busy;
+	run->loadavg = hs->load1;
+	run->busy = busy;
+}
+
+static void
+tally_run(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, const struct store_run *run, int busy,
+    struct bench_tally *tally)
+{
+	tally->runs++;
+	tally->busy += busy;
+	if (run->failure == NULL)
+		return;
+	tally->failed++;
+	snprintf(tally->last_failure, sizeof(tally->last_failure),
+	    "%s %s %s%d: %s: %s", b->eng->name, t->version, c->kind,
+	    c->prompt ? c->prompt : c->gen, run->failure,
+	    run->failure_detail ? run->failure_detail : "");
+}
+
+/* "http://host:port/health" from a completions URL (malloced). */
+static char *
+default_health_url(const char *url)
+{
+	const char *host = strstr(url, "://");
+	const char *slash = host ? strchr(host + 3, '/') : NULL;
+	size_t len = slash ? (size_t)(slash - url) : strlen(url);
+	char *h = malloc(len + sizeof("/health"));
+
+	if (h) {
+		memcpy(h, url, len);
+		memcpy(h + len, "/health", sizeof("/health"));
+	}
+	return h;
+}
+
+/*
+ * Server mode: start the server, wait for it, time one streamed
+ * completion to its first token, stop it.  Fills the run and one sample;
+ * the figure is a lower bound on prefill speed (mode "server").
+ */
+static int
+server_run(struct bench_ctx *b, const struct tmpl_vals *v,
+    const struct bench_cell *c, struct store_run *run,
+    struct store_sample *smp, size_t *nsmp, char *detail, size_t dlen,
+    struct run_result *res, struct err *e)
+{
+	const struct conf_engine *eng = b->eng;
+	struct ttft_server_spec ss;
+	struct ttft_request rq;
+	struct ttft_result tr;
+	struct strv argv = STRV_INIT;
+	char *health = NULL;
+	int rc;
+
+	if (tmpl_expand(eng->command, v, &argv, e) < 0)
+		return -1;
+	memset(&ss, 0, sizeof(ss));
+	ss.proc.argv = (const char *const *)argv.v;
+	ss.proc.env = (const char *const *)eng->env.v;
+	ss.proc.workdir = eng->workdir;
+	ss.proc.timeout_ms = eng->timeout_ms;
+	ss.proc.isolation = RUN_ISOLATE_AUTO;
+	if (eng->health_url == NULL &&
+	    (health = default_health_url(eng->url)) == NULL) {
+		strv_clear(&argv);
+		return err_set(e, "out of memory");
+	}
+	ss.health_url = eng->health_url ? eng->health_url : health;
+	ss.allow_http = 1;	/* the server runs on this machine */
+	memset(&rq, 0, sizeof(rq));
+	rq.url = eng->url;
+	rq.prompt_tokens = c->prompt;
+	rq.max_tokens = 1;
+	rq.timeout_ms = eng->timeout_ms;
+	rc = ttft_run(&ss, &rq, &tr, res, e);
+	strv_clear(&argv);
+	free(health);
+	if (rc < 0)
+		return -1;
+	run->mode = "server";
+	run->wall_ns = res->wall_ns;
+	run->user_ns = res->user_ns;
+	run->sys_ns = res->sys_ns;
+	run->max_rss_kb = res->max_rss_kb;
+	run->exit_code = res->exit_code;
+	run->signal = res->signal;
+	if (tr.status != TTFT_OK) {
+		run->failure = tr.status == TTFT_SPAWN ? "spawn" :
+		    tr.status == TTFT_DIED ? "exit" : tr.status ==
+		    TTFT_NOT_READY ? "timeout" : "parse";
+		snprintf(detail, dlen, "%s: %s", ttft_status_name(tr.status),
+		    tr.detail);
+		run->failure_detail = detail;
+		return 0;
+	}
+	smp->prompt_tokens = c->prompt;
+	smp->gen_tokens = 0;
+	smp->wall_ns = tr.ttft_ns;
+	smp->engine_ns = -1;
+	smp->user_ns = smp->sys_ns = smp->max_rss_kb = -1;
+	*nsmp = 1;
+	return 0;
+}
+
+/* One run of one cell of one target: run, parse, store. */
+static int
+one_run(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, int rep, int warmup, int confirm,
+    struct bench_progress *p, struct bench_tally *tally, struct err *e)
+{
+	const struct conf_engine *eng = b->eng;
+	struct hygiene_sample hs = { -1, -1, 0 };
+	struct wait_arg wa = { b, p };
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	struct child_spec spec = CHILD_SPEC_INIT;
+	struct run_result res;
+	struct parse_spec ps = { eng->parser, eng->parser_arg,
+	    eng->regex_unit };
+	struct parse_cell pc = { c->prompt, c->gen };
+	struct parse_result pr = PARSE_RESULT_INIT;
+	struct store_run run;
+	struct store_sample *smp = NULL;
+	struct err pe = ERR_INIT;
+	char detail[1100], parser[512];
+	size_t nsmp = 0;
+	int busy = 0, rc;
+
+	if (hygiene_wait_quiet(b->conf->max_busy, b->conf->max_wait_ms,
+	    HYGIENE_WINDOW_MS, on_wait, &wa, &hs, &busy, &pe) < 0)
+		hs.busy = hs.load1 = -1;	/* no /proc/stat: not fatal */
+	v.bin = t->dir;
+	v.version = t->version;
+	v.weights = b->weights_path;
+	v.content = c->content_path ? c->content_path : "";
+	v.prompt = c->prompt;
+	v.gen = c->gen;
+	v.threads = eng->threads;
+	spec.env = (const char *const *)eng->env.v;
+	spec.workdir = eng->workdir;
+	spec.timeout_ms = eng->timeout_ms;
+	memset(&run, 0, sizeof(run));
+	run.started = (int64_t)time(NULL);
+	if (eng->mode == MODE_SERVER) {
+		struct store_sample one;
+
+		rc = server_run(b, &v, c, &run, &one, &nsmp, detail,
+		    sizeof(detail), &res, e);
+		if (rc < 0)
+			return err_prefix(e, "%s %s", eng->name, t->version);
+		fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
+		    sizeof(parser), &run);
+		rc = store_run_insert(b->store, &run, &one, nsmp, e);
+		tally_run(b, t, c, &run, busy, tally);
+		run_result_release(&res);
+		return rc;
+	}
+	rc = run_template(eng->command, &v, &spec, &res, e);
+	if (rc < 0)
+		return err_prefix(e, "%s %s", eng->name, t->version);
+	run.mode = "bench";
+	fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
+		    sizeof(parser), &run);
+	run.wall_ns = res.wall_ns;
+	run.user_ns = res.user_ns;
+	run.sys_ns = res.sys_ns;
+	run.max_rss_kb = res.max_rss_kb;
+	run.exit_code = res.exit_code;
+	run.signal = res.signal;
+	run.out = res.out.data;
+	run.out_len = res.out.len;
+	run.out_truncated = res.out_truncated;
+	run.err_tail = res.errtail.data;
+	run.err_len = res.errtail.len;
+	run.failure = res.reason == RUN_OK ? NULL :
+	    run_reason_name(res.reason);
+	if (run.failure) {
+		run_describe(&res, detail, sizeof(detail));
+		run.failure_detail = detail;
+	} else if (parse_output(&ps, &pc, res.out.data ? res.out.data : "",
+	    res.out.len, res.wall_ns, &pr, &pe) < 0) {
+		run.failure = "parse";
+		snprintf(detail, sizeof(detail), "%s", pe.msg);
+		run.failure_detail = detail;
+	} else {
+		run.info = pr.meta;
+		nsmp = pr.n;
+		smp = calloc(nsmp ? nsmp : 1, sizeof(*smp));
+		if (smp == NULL) {
+			run_result_release(&res);
+			parse_result_release(&pr);
+			return err_set(e, "out of memory");
+		}
+		for (size_t i = 0; i < nsmp; i++) {
+			smp[i].prompt_tokens = pr.samples[i].prompt_tokens;
+			smp[i].gen_tokens = pr.samples[i].gen_tokens;
+			smp[i].wall_ns = res.wall_ns;
+			smp[i].engine_ns = eng->parser == PARSER_WALL ? -1 :
+			    pr.samples[i].engine_ns;
+			smp[i].user_ns = res.user_ns;
+			smp[i].sys_ns = res.sys_ns;
+			smp[i].max_rss_kb = res.max_rss_kb;
+		}
+	}
+	rc = store_run_insert(b->store, &run, smp, nsmp, e);
+	tally_run(b, t, c, &run, busy, tally);
+	free(smp);
+	parse_result_release(&pr);
+	run_result_release(&res);
+	return rc;
+}
+
+/* Run a pre or post command around a job; its failure fails the job. */
+static int
+hook(struct bench_ctx *b, const char *tmpl, const char *what,
+    const struct bench_target *t, struct err *e)
+{
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	struct child_spec spec = CHILD_SPEC_INIT;
+	struct run_result res;
+	char d[512];
+	int rc;
+
+	if (tmpl == NULL)
+		return 0;
+	v.bin = t->dir;
+	v.version = t->version;
+	v.weights = b->weights_path;
+	v.threads = b->eng->threads;
+	spec.env = (const char *const *)b->eng->env.v;
+	spec.workdir = b->eng->workdir;
+	spec.timeout_ms = b->eng->timeout_ms;
+	if (run_template(tmpl, &v, &spec, &res, e) < 0)
+		return err_prefix(e, "%s command", what);
+	rc = res.reason == RUN_OK ? 0 : err_set(e, "%s command failed: %s",
+	    what, run_describe(&res, d, sizeof(d)));
+	run_result_release(&res);
+	return rc;
+}
+
+int
+bench_run(struct bench_ctx *b, const struct bench_target *targets,
+    size_t ntargets, const struct bench_cell *cells, size_t ncells,
+    const int *reps, int warmup, int confirm, struct bench_tally *tally,
+    struct err *e)
+{
+	struct bench_progress p;
+	double t0 = now_s();
+	int rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.ncells = ncells;
+	for (size_t c = 0; c < ncells; c++)
+		for (size_t t = 0; t < ntargets; t++)
+			if (reps[t * ncells + c] > 0)
+				p.total += (size_t)(reps[t * ncells + c] +
+				    warmup);
+	if (p.total == 0)
+		return 0;
+	if (hook(b, b->eng->pre, "pre", &targets[0], e) < 0)
+		return -1;
+	for (size_t c = 0; c < ncells && rc == 0; c++) {
+		int most = 0;
+
+		p.cell = c + 1;
+		p.c = &cells[c];
+		for (size_t t = 0; t < ntargets; t++)
+			if (reps[t * ncells + c] > most)
+				most = reps[t * ncells + c];
+		if (most == 0)
+			continue;
+		p.reps = most;
+		/* Warm-ups first, then A B A B ... so drift hits all alike. */
+		for (int r = -warmup; r < most && rc == 0; r++)
+			for (size_t t = 0; t < ntargets && rc == 0; t++) {
+				if (r >= reps[t * ncells + c] ||
+				    reps[t * ncells + c] == 0)
+					continue;
+				if (b->stop && *b->stop) {
+					rc = err_set(e, "interrupted");
+					break;
+				}
+				p.version = targets[t].version;
+				p.warmup = r < 0;
+				p.rep = r < 0 ? r + warmup + 1 : r + 1;
+				p.elapsed_s = now_s() - t0;
+				p.eta_s = p.done ? p.elapsed_s / (double)p.done *
+				    (double)(p.total - p.done) : NAN;
+				if (b->progress)
+					b->progress(b->progress_arg, &p);
+				rc = one_run(b, &targets[t], &cells[c],
+				    r < 0 ? r + warmup : r, r < 0, confirm, &p,
+				    tally, e);
+				p.done++;
+			}
+	}
+	if (hook(b, b->eng->post, "post", &targets[0], rc < 0 ? NULL : e) < 0 &&
+	    rc == 0)
+		rc = -1;
+	for (size_t t = 0; t < ntargets && rc == 0; t++)
+		store_release_set_state(b->store, targets[t].release_id,
+		    RELEASE_MEASURED, NULL, NULL);
+	return rc;
+}

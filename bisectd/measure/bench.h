@@ -1,0 +1,94 @@
+/*
+ * bench.h: running an engine's benchmark matrix on unpacked releases and
+ * storing every run and sample.  Each run: a quiet-machine check, the
+ * command template expanded into argv (no shell), the runner, the parser,
+ * one transaction for the run and its samples.  Runs of several releases
+ * measured for one comparison are interleaved (A B A B ...).
+ */
+#ifndef BISECTD_BENCH_H
+#define BISECTD_BENCH_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct conf;
+struct conf_engine;
+struct err;
+struct store;
+
+struct bench_cell {
+	const char *kind;	/* "pp" (prefill) or "tg" (decode) */
+	int prompt, gen;
+	const char *content;	/* decode content kind, "" if none */
+	char *content_path;	/* its text file, or NULL; owned */
+};
+
+/*
+ * Matrix cells: a prefill cell per prompt length, then a decode cell per
+ * gen length and content kind of the engine (only its first kind with
+ * one_content).  Content texts are written under cache/contents/ when
+ * missing.  Caller frees with bench_cells_free().
+ */
+int bench_cells(const struct conf *conf, const struct conf_engine *eng,
+    const int *prompts, size_t nprompts, const int *gens, size_t ngens,
+    int one_content, struct bench_cell **cells, size_t *ncells,
+    struct err *e);
+void bench_cells_free(struct bench_cell *cells, size_t n);
+
+struct bench_target {
+	int64_t release_id;
+	const char *version;
+	const char *dir;	/* the unpacked release root: {bin} */
+};
+
+struct bench_progress {
+	size_t cell, ncells;	/* 1-based cell being run */
+	const struct bench_cell *c;
+	const char *version;
+	int rep, reps;		/* 1-based repetition within the cell */
+	int warmup;
+	size_t done, total;	/* runs */
+	double elapsed_s, eta_s;
+	const char *waiting;	/* non-NULL: waiting for a quiet machine */
+	long long waited_ms;	/* for how long, when waiting */
+};
+
+struct bench_ctx {
+	const struct conf *conf;
+	const struct conf_engine *eng;
+	struct store *store;
+	int64_t weights_id;	/* the pinned weights: store id and path */
+	const char *weights_path;
+	int64_t machine_id;
+	void (*progress)(void *arg, const struct bench_progress *p);
+	void *progress_arg;
+	/* Set asynchronously (a signal) to stop after the current run. */
+	const atomic_int *stop;
+};
+
+struct bench_tally {
+	int runs;		/* runs stored, warm-ups included */
+	int failed;		/* of which failed */
+	int busy;		/* of which ran on a busy machine */
+	char last_failure[512];	/* the last failure's description */
+};
+
+/*
+ * Run, for each cell in order, `warmup` warm-up runs of each target, then
+ * reps[t * ncells + c] analysed runs of target t, interleaved across the
+ * targets.  confirm marks the runs as taken to confirm a boundary.  Every
+ * run, failed or not, is stored before the next starts.  Returns 0 when
+ * everything ran (failures are counted in tally, not errors), -1 when it
+ * could not go on (the store, the lock, or a stop request: e says which).
+ */
+int bench_run(struct bench_ctx *b, const struct bench_target *targets,
+    size_t ntargets, const struct bench_cell *cells, size_t ncells,
+    const int *reps, int warmup, int confirm, struct bench_tally *tally,
+    struct err *e);
+
+/* Record this machine in the store; fills *machine_id and hw_key[65]. */
+int bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
+    struct err *e);
+
+#endif

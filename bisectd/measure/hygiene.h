@@ -1,0 +1,101 @@
+/*
+ * hygiene.h: is the machine quiet enough to measure on, and which machine
+ * is it.  The CPU busy share is sampled from /proc/stat over a short
+ * window before each run; the machine's identity decides which runs may
+ * be compared (DESIGN.md, "Comparability").
+ */
+#ifndef BISECTD_HYGIENE_H
+#define BISECTD_HYGIENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fetch/sha256.h"
+
+struct err;
+
+#define HYGIENE_WINDOW_MS 250
+
+struct hygiene_sample {
+	double busy;		/* 0..1: 1 - (idle + iowait) / total */
+	double load1;		/* 1-minute load average, -1 if unknown */
+	int64_t window_ms;	/* how long the sample took */
+};
+
+/* The counters of /proc/stat's aggregate "cpu" line, in USER_HZ ticks. */
+struct cpu_times {
+	uint64_t idle;		/* idle + iowait */
+	uint64_t total;		/* user .. steal (guest is within user) */
+};
+
+/* Parse the aggregate "cpu " line of a /proc/stat text.  0 or -1. */
+int hygiene_parse_stat(const char *text, struct cpu_times *t);
+
+/* The busy share between two readings; 0 when no tick passed. */
+double hygiene_busy(const struct cpu_times *before,
+    const struct cpu_times *after);
+
+/*
+ * Sample the CPU busy share over window_ms (0: HYGIENE_WINDOW_MS) and the
+ * load average.  Returns 0 or -1 with e set.
+ */
+int hygiene_sample(int64_t window_ms, struct hygiene_sample *s,
+    struct err *e);
+
+/*
+ * Called while waiting for a quiet machine, after each sample that was
+ * too busy, with how long the wait has lasted.  Return nonzero to stop
+ * waiting (the run then goes ahead, flagged busy).
+ */
+typedef int (*hygiene_wait_fn)(void *arg, const struct hygiene_sample *s,
+    int64_t waited_ms);
+
+/*
+ * Sample until the busy share is below max_busy (a fraction; 1 or more
+ * never waits) or max_wait_ms has passed.  *last gets the last sample and
+ * *busy 1 when the machine never became quiet (or fn asked to stop), 0
+ * otherwise.  Returns 0, or -1 with e set when /proc/stat cannot be read.
+ */
+int hygiene_wait_quiet(double max_busy, int64_t max_wait_ms,
+    int64_t window_ms, hygiene_wait_fn fn, void *arg,
+    struct hygiene_sample *last, int *busy, struct err *e);
+
+/*
+ * The machine.  cpu_model, cores, mem_gib and arch are its hardware
+ * identity, hashed into hw_key; kernel, os and hostname are recorded
+ * with each run and only flagged when they change.
+ */
+struct machine {
+	char cpu_model[256];	/* "model name" or the architecture's
+				 * equivalent; "unknown" if none */
+	int cores;		/* online CPUs */
+	uint64_t mem_kb;	/* MemTotal, as read (recorded) */
+	int mem_gib;		/* MemTotal rounded down to GiB (identity) */
+	char arch[80];		/* uname machine */
+	char kernel[256];	/* uname release */
+	char os[256];		/* os-release PRETTY_NAME, or "unknown" */
+	char hostname[256];
+	char hw_key[SHA256_HEX_LEN + 1];	/* sha256 of the identity */
+};
+
+/* Where machine facts are read from; NULL fields mean the real files. */
+struct machine_sources {
+	const char *cpuinfo;	/* /proc/cpuinfo */
+	const char *meminfo;	/* /proc/meminfo */
+	const char *os_release;	/* /etc/os-release, then
+				 * /usr/lib/os-release */
+};
+
+/* Describe this machine.  src may be NULL.  Returns 0 or -1 with e set
+ * (only when MemTotal or uname cannot be read). */
+int hygiene_machine(const struct machine_sources *src, struct machine *m,
+    struct err *e);
+
+/*
+ * The hardware identity as one canonical text, "cpu=...\ncores=...\n
+ * mem_gib=...\narch=...\n", into buf; hw_key is its sha256.  Returns buf.
+ */
+const char *hygiene_hw_text(const struct machine *m, char *buf,
+    size_t len);
+
+#endif

@@ -1,0 +1,423 @@
+/*
+ * report_print.c: rendering a report (report_print.h) for a terminal (aligned
+ * text), an issue tracker (markdown), a spreadsheet (csv) or a script
+ * (JSON).  Every figure is shown with its spread and n.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "report_print.h"
+
+static double
+real(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *
+str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
+/* "1234.5 ± 12.3 (n=5)" for a cell, "-" when missing. */
+static void
+cell_text(char *buf, size_t len, const json_t *c)
+{
+	if (!json_is_object(c)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%s%.1f ± %.1f (%lld)",
+	    json_is_true(json_object_get(c, "lower_bound")) ? "≥" : "",
+	    real(c, "tps"), real(c, "sd"),
+	    (long long)json_integer_value(json_object_get(c, "n")));
+}
+
+static void
+ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
+{
+	char cikey[64];
+	const json_t *ci;
+	double v = real(o, key);
+
+	snprintf(cikey, sizeof(cikey), "%s_ci", key);
+	ci = json_object_get(o, cikey);
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (json_is_array(ci) && isfinite(json_number_value(
+	    json_array_get(ci, 0))))
+		snprintf(buf, len, sign ? "%+.4g [%+.4g, %+.4g]" :
+		    "%.4g [%.4g, %.4g]", v,
+		    json_number_value(json_array_get(ci, 0)),
+		    json_number_value(json_array_get(ci, 1)));
+	else
+		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
+}
+
+static void
+flags_text(char *buf, size_t len, const json_t *flags)
+{
+	size_t i, off = 0;
+	json_t *f;
+
+	buf[0] = '\0';
+	json_array_foreach(flags, i, f)
+		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
+		    "%s%s", i ? "," : "", json_string_value(f));
+}
+
+/* Columns a UTF-8 string takes on a terminal ("±" is two bytes, one
+ * column). */
+static int
+dispw(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* Print s left-aligned in width columns. */
+static void
+pad(FILE *out, const char *s, int width)
+{
+	fputs(s, out);
+	for (int w = dispw(s); w < width; w++)
+		fputc(' ', out);
+}
+
+/* Column keys: "pp512", "tg128/prose" in the order they appear. */
+struct columns {
+	char name[32][48];
+	char group[32][4];
+	char key[32][48];
+	size_t n;
+};
+
+static void
+collect_columns(const json_t *rels, struct columns *c)
+{
+	size_t i;
+	json_t *r;
+
+	c->n = 0;
+	json_array_foreach(rels, i, r) {
+		static const char *const groups[] = { "pp", "tg" };
+
+		for (int g = 0; g < 2; g++) {
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(json_object_get(r, groups[g]), k, v) {
+				size_t j;
+
+				for (j = 0; j < c->n; j++)
+					if (strcmp(c->group[j], groups[g]) == 0 &&
+					    strcmp(c->key[j], k) == 0)
+						break;
+				if (j < c->n || c->n == 32)
+					continue;
+				snprintf(c->group[c->n], sizeof(c->group[0]),
+				    "%s", groups[g]);
+				snprintf(c->key[c->n], sizeof(c->key[0]), "%s",
+				    k);
+				snprintf(c->name[c->n], sizeof(c->name[0]),
+				    "%s%s tok/s", groups[g], k);
+				c->n++;
+			}
+		}
+	}
+}
+
+static void
+print_verdict_text(const json_t *v, FILE *out, int md)
+{
+	const char *status = str(v, "status");
+	const json_t *ratios = json_object_get(v, "ratios");
+	const json_t *cand = json_object_get(v, "candidates");
+	const json_t *points = json_object_get(v, "change_points");
+	const json_t *u = json_object_get(v, "inconclusive");
+	char a[128], b[128];
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	fprintf(out, md ? "\n**Verdict: %s**" : "\nverdict: %s", status);
+	if (strcmp(status, "regression") == 0) {
+		fprintf(out, ": first bad %s, last good %s%s\n",
+		    str(v, "first_bad"), str(v, "last_good"),
+		    json_is_true(json_object_get(v, "confirmed")) ?
+		    " (confirmed by an interleaved re-measurement)" :
+		    " (not confirmed)");
+		if (json_array_size(cand) > 1) {
+			fprintf(out, "%s  candidates (releases between could "
+			    "not be measured):", md ? "\n" : "");
+			json_array_foreach(cand, i, x)
+				fprintf(out, " %s", json_string_value(x));
+			fputc('\n', out);
+		}
+	} else
+		fputc('\n', out);
+	if (*str(v, "reason"))
+		fprintf(out, "%s  %s\n", md ? "\n" : "", str(v, "reason"));
+	if (isfinite(real(v, "endpoints_change")))
+		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
+		    md ? "\n" : "", 100 * real(v, "endpoints_change"));
+	if (json_is_string(json_object_get(v, "kind")) &&
+	    json_object_get(v, "per_token_delta_ms")) {
+		ci_text(a, sizeof(a), v, "per_token_delta_ms", 1);
+		ci_text(b, sizeof(b), v, "fixed_delta_ms", 1);
+		fprintf(out, "%s  kind: %s\n%s  per-token cost %s ms per "
+		    "token; fixed overhead %s ms (95%% intervals)\n",
+		    md ? "\n" : "", str(v, "kind"), md ? "\n" : "", a, b);
+	}
+	if (json_object_size(ratios) > 0) {
+		fprintf(out, "%s  times slower by prompt length:",
+		    md ? "\n" : "");
+		json_object_foreach((json_t *)(uintptr_t)ratios, k, x)
+			fprintf(out, " %s: %.2fx", k, json_number_value(x));
+		fprintf(out, " (%s)\n", str(v, "ratio_trend"));
+	}
+	if (json_array_size(points) > 1) {
+		fprintf(out, "%s  change points:\n", md ? "\n" : "");
+		json_array_foreach(points, i, x)
+			fprintf(out, "%s    %s -> %s: %+.1f%%, %s%s\n",
+			    md ? "- " : "", str(x, "last_good"),
+			    str(x, "first_bad"),
+			    100 * real(x, "metric_change"),
+			    json_is_string(json_object_get(x, "kind")) ?
+			    str(x, "kind") : "",
+			    json_is_true(json_object_get(x, "confirmed")) ?
+			    ", confirmed" : "");
+	}
+	if (json_is_object(u))
+		fprintf(out, "%s  inconclusive between %s and %s: %+.1f%% "
+		    "[%+.1f%%, %+.1f%%]\n", md ? "\n" : "", str(u, "from"),
+		    str(u, "to"), 100 * real(u, "change"),
+		    100 * json_number_value(json_array_get(
+		    json_object_get(u, "change_ci"), 0)),
+		    100 * json_number_value(json_array_get(
+		    json_object_get(u, "change_ci"), 1)));
+}
+
+static void
+print_header(const json_t *rep, FILE *out, int md)
+{
+	const json_t *m = json_object_get(rep, "machine");
+	const json_t *w = json_object_get(rep, "weights");
+	const json_t *range = json_object_get(rep, "range");
+
+	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", str(rep,
+	    "engine"), str(range, "from"), str(range, "to"));
+	fprintf(out, md ? "metric %s, threshold %.3g%%\n\n" :
+	    ": metric %s, threshold %.3g%%\n", str(rep, "metric"),
+	    100 * real(rep, "threshold"));
+	if (json_object_size(m))
+		fprintf(out, "%smachine %s, %lld cores, %.1f GiB, %s; %s, "
+		    "kernel %s, host %s\n", md ? "- " : "", str(m, "cpu_model"),
+		    (long long)json_integer_value(json_object_get(m, "cores")),
+		    (double)json_integer_value(json_object_get(m,
+		    "mem_bytes")) / (1 << 30), str(m, "arch"), str(m, "os"),
+		    str(m, "kernel"), str(m, "hostname"));
+	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
+	    str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
+	    str(w, "sha256") : "(not pinned yet)");
+}
+
+static void
+print_text(const json_t *rep, FILE *out, int md)
+{
+	const json_t *rels = json_object_get(rep, "releases");
+	const json_t *rep_ = json_object_get(rep, "reproduce");
+	struct columns cols;
+	char buf[160], per[96], fix[96];
+	size_t i, j;
+	json_t *r, *x;
+	int wv = 7, wc[32], wp = 12, wf = 8;
+
+	print_header(rep, out, md);
+	collect_columns(rels, &cols);
+	for (j = 0; j < cols.n; j++)
+		wc[j] = dispw(cols.name[j]);
+	json_array_foreach(rels, i, r) {
+		if ((int)strlen(str(r, "version")) > wv)
+			wv = (int)strlen(str(r, "version"));
+		for (j = 0; j < cols.n; j++) {
+			cell_text(buf, sizeof(buf), json_object_get(
+			    json_object_get(r, cols.group[j]), cols.key[j]));
+			if (dispw(buf) > wc[j])
+				wc[j] = dispw(buf);
+		}
+		ci_text(per, sizeof(per), r, "per_token_ms", 0);
+		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		if ((int)strlen(per) > wp)
+			wp = (int)strlen(per);
+		if ((int)strlen(fix) > wf)
+			wf = (int)strlen(fix);
+	}
+	fputc('\n', out);
+	if (md) {
+		fprintf(out, "| version | status |");
+		for (j = 0; j < cols.n; j++)
+			fprintf(out, " %s |", cols.name[j]);
+		fprintf(out, " per-token ms | fixed ms | ceiling tok/s | "
+		    "flags | failures |\n|---|---|");
+		for (j = 0; j < cols.n; j++)
+			fprintf(out, "---|");
+		fprintf(out, "---|---|---|---|---|\n");
+	} else {
+		fprintf(out, "%-*s  %-12s", wv, "VERSION", "STATUS");
+		for (j = 0; j < cols.n; j++) {
+			fputs("  ", out);
+			pad(out, cols.name[j], wc[j]);
+		}
+		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, "PER-TOKEN MS",
+		    wf, "FIXED MS", "CEILING", "FLAGS");
+	}
+	json_array_foreach(rels, i, r) {
+		char flags[256];
+		double ceil = real(r, "ceiling_tps");
+
+		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
+		ci_text(per, sizeof(per), r, "per_token_ms", 0);
+		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		if (md)
+			fprintf(out, "| %s | %s |", str(r, "version"),
+			    str(r, "status"));
+		else
+			fprintf(out, "%-*s  %-12s", wv, str(r, "version"),
+			    str(r, "status"));
+		for (j = 0; j < cols.n; j++) {
+			cell_text(buf, sizeof(buf), json_object_get(
+			    json_object_get(r, cols.group[j]), cols.key[j]));
+			if (md)
+				fprintf(out, " %s |", buf);
+			else {
+				fputs("  ", out);
+				pad(out, buf, wc[j]);
+			}
+		}
+		snprintf(buf, sizeof(buf), isfinite(ceil) ? "%.0f" : "-", ceil);
+		if (md) {
+			fprintf(out, " %s | %s | %s | %s |", per, fix, buf,
+			    flags);
+			json_array_foreach(json_object_get(r, "failures"), j, x)
+				fprintf(out, "%s %s", j ? "," : "",
+				    str(x, "reason"));
+			fputs(" |\n", out);
+			continue;
+		}
+		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf, fix, buf,
+		    flags);
+		json_array_foreach(json_object_get(r, "failures"), j, x) {
+			if (j == 3) {
+				fprintf(out, "%*s  ... %zu failures in all "
+				    "('bisectctl runs')\n", wv, "",
+				    json_array_size(json_object_get(r,
+				    "failures")));
+				break;
+			}
+			fprintf(out, "%*s  failed run: %s: %s\n", wv, "",
+			    str(x, "reason"), str(x, "detail"));
+		}
+	}
+	print_verdict_text(json_object_get(rep, "verdict"), out, md);
+	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
+	json_array_foreach(json_object_get(rep_, "archives"), i, x)
+		fprintf(out, "%s  archive %s: %s sha256 %s\n", md ? "-" : "",
+		    str(x, "version"), str(x, "url"), str(x, "sha256"));
+	json_array_foreach(json_object_get(rep_, "commands"), i, x)
+		fprintf(out, md ? "- `%s`\n" : "  %s\n", json_string_value(x));
+}
+
+static void
+print_csv(const json_t *rep, FILE *out)
+{
+	const json_t *rels = json_object_get(rep, "releases");
+	json_t *r;
+	size_t i;
+
+	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
+	    "per_token_ms,per_token_lo,per_token_hi,fixed_ms,fixed_lo,"
+	    "fixed_hi,ceiling_tps,flags\n");
+	json_array_foreach(rels, i, r) {
+		static const char *const groups[] = { "pp", "tg" };
+		char flags[256];
+		const json_t *pci = json_object_get(r, "per_token_ms_ci");
+		const json_t *fci = json_object_get(r, "fixed_ms_ci");
+		int any = 0;
+
+		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
+		for (int g = 0; g <= 2; g++) {
+			const char *k;
+			json_t *c;
+
+			if (g == 2) {
+				if (any)
+					break;
+				/* A release without samples still gets a row. */
+				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\"\n",
+				    str(rep, "engine"), str(r, "version"),
+				    str(r, "status"), flags);
+				break;
+			}
+			json_object_foreach(json_object_get(r, groups[g]), k,
+			    c) {
+				any = 1;
+				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
+				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+				    "\"%s\"\n", str(rep, "engine"),
+				    str(r, "version"), str(r, "status"),
+				    groups[g], k, (long long)json_integer_value(
+				    json_object_get(c, "n")), real(c, "tps"),
+				    real(c, "sd"), real(c, "ms"),
+				    real(c, "ms_sd"), real(r, "per_token_ms"),
+				    json_number_value(json_array_get(pci, 0)),
+				    json_number_value(json_array_get(pci, 1)),
+				    real(r, "fixed_ms"),
+				    json_number_value(json_array_get(fci, 0)),
+				    json_number_value(json_array_get(fci, 1)),
+				    real(r, "ceiling_tps"), flags);
+			}
+		}
+	}
+}
+
+void
+report_print(const json_t *rep, enum report_format f, FILE *out)
+{
+	char *s;
+
+	switch (f) {
+	case REPORT_JSON:
+		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+		    JSON_REAL_PRECISION(10));
+		if (s) {
+			fprintf(out, "%s\n", s);
+			free(s);
+		}
+		break;
+	case REPORT_CSV:
+		print_csv(rep, out);
+		break;
+	case REPORT_MARKDOWN:
+		print_text(rep, out, 1);
+		break;
+	case REPORT_TEXT:
+		print_text(rep, out, 0);
+		break;
+	}
+}

@@ -1,0 +1,138 @@
+/*
+ * verdict_json.c: a bisection verdict as the report JSON's "verdict"
+ * object (see verdict_json.h).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "bisectd/analysis/fit.h"
+#include "store/store.h"
+#include "verdict_json.h"
+
+/* A number, or null where it is not finite: never a made-up zero. */
+json_t *
+out_num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *
+out_interval(double lo, double hi)
+{
+	json_t *a = json_array();
+
+	json_array_append_new(a, out_num(lo));
+	json_array_append_new(a, out_num(hi));
+	return a;
+}
+
+json_t *
+out_estimate_ms(const struct estimate *x, const char *name, json_t *o)
+{
+	char key[64];
+
+	json_object_set_new(o, name, out_num(x->value / 1e6));
+	snprintf(key, sizeof(key), "%s_ci", name);
+	json_object_set_new(o, key, out_interval(x->lo / 1e6, x->hi / 1e6));
+	return o;
+}
+
+static const char *
+version_at(const struct store_release *rel, size_t i)
+{
+	return rel[i].version;
+}
+
+static json_t *
+change_json(const struct bisect_change *c, const struct store_release *r)
+{
+	json_t *o = json_object(), *cand = json_array(), *ratios;
+
+	json_object_set_new(o, "first_bad", json_string(version_at(r,
+	    c->first_bad)));
+	json_object_set_new(o, "last_good", json_string(version_at(r,
+	    c->last_good)));
+	for (size_t i = 0; i < c->ncandidates; i++)
+		json_array_append_new(cand, json_string(version_at(r,
+		    c->candidates[i])));
+	json_object_set_new(o, "candidates", cand);
+	json_object_set_new(o, "confirmed", json_boolean(c->confirmed));
+	json_object_set_new(o, "metric_change", out_num(c->metric_rel.value));
+	json_object_set_new(o, "metric_change_ci", out_interval(c->metric_rel.lo,
+	    c->metric_rel.hi));
+	if (isfinite(c->confirm_rel.value)) {
+		json_object_set_new(o, "confirm_change",
+		    out_num(c->confirm_rel.value));
+		json_object_set_new(o, "confirm_change_ci",
+		    out_interval(c->confirm_rel.lo, c->confirm_rel.hi));
+	}
+	if (!c->has_fit) {
+		json_object_set_new(o, "kind", json_null());
+		return o;
+	}
+	json_object_set_new(o, "kind", json_string(fit_kind_name(c->kind)));
+	out_estimate_ms(&c->per_token_delta_ns, "per_token_delta_ms", o);
+	out_estimate_ms(&c->fixed_delta_ns, "fixed_delta_ms", o);
+	ratios = json_object();
+	for (size_t i = 0; i < c->nratios; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%d", c->ratios[i].tokens);
+		json_object_set_new(ratios, key,
+		    out_num(c->ratios[i].ratio.value));
+	}
+	json_object_set_new(o, "ratios", ratios);
+	json_object_set_new(o, "ratio_trend",
+	    json_string(fit_trend_name(c->trend)));
+	return o;
+}
+
+json_t *
+verdict_json(const struct bisect_verdict *v, const struct store_release *r)
+{
+	json_t *o = json_object(), *points = json_array();
+
+	json_object_set_new(o, "status",
+	    json_string(bisect_status_name(v->status)));
+	json_object_set_new(o, "reason", json_string(v->reason ? v->reason :
+	    ""));
+	json_object_set_new(o, "endpoints_change", out_num(v->endpoints_rel.value));
+	json_object_set_new(o, "endpoints_change_ci",
+	    out_interval(v->endpoints_rel.lo, v->endpoints_rel.hi));
+	for (size_t i = 0; i < v->nchanges; i++)
+		json_array_append_new(points, change_json(&v->changes[i], r));
+	if (v->nchanges > 0) {
+		/* The main change point's fields at the top, as documented. */
+		json_t *m = change_json(&v->changes[v->main], r);
+
+		json_object_update(o, m);
+		json_decref(m);
+	} else {
+		json_object_set_new(o, "first_bad", json_null());
+		json_object_set_new(o, "last_good", json_null());
+		json_object_set_new(o, "candidates", json_array());
+		json_object_set_new(o, "kind", json_string(
+		    v->status == BISECT_NO_REGRESSION ? "none" : "unknown"));
+		json_object_set_new(o, "confirmed", json_false());
+	}
+	if (v->has_unknown) {
+		json_t *u = json_object();
+
+		json_object_set_new(u, "from", json_string(version_at(r,
+		    v->unknown_lo)));
+		json_object_set_new(u, "to", json_string(version_at(r,
+		    v->unknown_hi)));
+		if (v->unknown_probe != SIZE_MAX)
+			json_object_set_new(u, "probe", json_string(
+			    version_at(r, v->unknown_probe)));
+		json_object_set_new(u, "change", out_num(v->unknown_rel.value));
+		json_object_set_new(u, "change_ci", out_interval(v->unknown_rel.lo,
+		    v->unknown_rel.hi));
+		json_object_set_new(o, "inconclusive", u);
+	}
+	json_object_set_new(o, "change_points", points);
+	return o;
+}

@@ -1,0 +1,31 @@
+/*
+ * verdict_json.h: the verdict of a bisection (analysis/bisect.h) as the
+ * JSON object the report, the job result and the alerts carry, and the
+ * two number helpers every JSON rendering shares.
+ */
+#ifndef BISECTD_VERDICT_JSON_H
+#define BISECTD_VERDICT_JSON_H
+
+#include "bisectd/analysis/bisect.h"
+
+struct json_t;
+struct store_release;
+
+/*
+ * The verdict object of the report JSON, with release indices turned
+ * into the versions of rel (the range's releases, from GOOD on).  New
+ * reference.
+ */
+struct json_t *verdict_json(const struct bisect_verdict *v,
+    const struct store_release *rel);
+
+/* A number, or null where it is not finite: never a made-up zero. */
+struct json_t *out_num(double x);
+/* [lo, hi] as two out_num()s. */
+struct json_t *out_interval(double lo, double hi);
+
+/* Sets NAME (ms) and NAME_ci ([lo, hi] ms) in o from x (ns); returns o. */
+struct json_t *out_estimate_ms(const struct estimate *x, const char *name,
+    struct json_t *o);
+
+#endif

@@ -90,7 +90,7 @@ ctl_store(struct ctl *c)
 }
 
 void
-ctl_print_json(void *json)
+ctl_print_json(json_t *json)
 {
 	char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 	    JSON_REAL_PRECISION(10));

@@ -11,6 +11,7 @@
 
 #include "config/conf.h"
 
+struct json_t;
 struct store;
 
 /* Exit codes, as DESIGN.md and --help document them. */
@@ -54,8 +55,8 @@ const struct conf_engine *ctl_engine(struct ctl *c, const char *name);
 /* Open the store named by the configuration; reports errors itself. */
 struct store *ctl_store(struct ctl *c);
 
-/* Print a JSON value (a json_t *) to stdout with a newline, consuming it. */
-void ctl_print_json(void *json);
+/* Print a JSON value to stdout with a newline, consuming it. */
+void ctl_print_json(struct json_t *json);
 
 int cmd_check_config(struct ctl *c);
 int cmd_versions(struct ctl *c);

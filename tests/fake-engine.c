@@ -23,6 +23,12 @@
  *   fail                  none, crash, hang, hang-ignore-term,
  *                         setsid-linger, garbage, exit
  *
+ * Environment: FAKE_ENGINE_PIDFILE (fail = setsid-linger, below);
+ * FAKE_ENGINE_PRINT_ENV set: the whole environment goes to stderr first,
+ * the way a careless engine's diagnostics would print it;
+ * FAKE_ENGINE_ALLOC_MB=N: N MiB are allocated and touched before the
+ * work, a stand-in for loading weights into memory.
+ *
  * Work is arithmetic until this thread's CPU clock has advanced by the
  * cost, so CPU time is exact on a loaded machine while wall time grows.
  */
@@ -55,6 +61,9 @@
 #define HEADER_MAX (16 * 1024)
 #define BODY_MAX (1024 * 1024)
 #define LINGER_SECONDS 1000
+
+extern char **environ;
+static char *touch_kept;	/* touch_memory()'s block, held to exit */
 
 /*
  * Order-0 entropy, in bits per byte, below which content counts as
@@ -920,6 +929,23 @@ usage(void)
 	exit(2);
 }
 
+/* Allocate and touch mb MiB, kept until exit. */
+static void
+touch_memory(const char *mb)
+{
+	long n = mb != NULL ? strtol(mb, NULL, 10) : 0;
+	char *p;
+
+	if (n <= 0)
+		return;
+	if ((p = malloc((size_t)n << 20)) == NULL)
+		die("cannot allocate %ld MiB", n);
+	for (size_t i = 0; i < ((size_t)n << 20); i += 4096)
+		p[i] = (char)i;
+	/* Kept on purpose: the memory is the point. */
+	touch_kept = p;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1017,7 +1043,11 @@ main(int argc, char **argv)
 	if (rng_state == 0)
 		rng_state = 1;
 
+	if (getenv("FAKE_ENGINE_PRINT_ENV") != NULL)
+		for (char **v = environ; *v != NULL; v++)
+			fprintf(stderr, "%s\n", *v);
 	model_size = check_weights(o.model);
+	touch_memory(getenv("FAKE_ENGINE_ALLOC_MB"));
 	burn(rel.load_us);
 	fail_early(&rel);
 	if (o.server)

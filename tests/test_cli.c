@@ -323,6 +323,47 @@ test_bad_databases(void)
 	chmod("ro", 0755);
 }
 
+/*
+ * An engine that prints its environment (the fake engine does with
+ * FAKE_ENGINE_PRINT_ENV) shows what the runner handed it: the store's
+ * stderr tail must hold the configured variable and never the token.
+ */
+static void
+test_secret_env(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char text[2048];
+	struct result r;
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = env.db\n\tcache = envcache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\ttoken-env = BISECTD_TEST_TOKEN\n"
+	    "\tenv = FAKE_ENGINE_PRINT_ENV=1\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,128\n\tgen = 4\n",
+	    build, build);
+	check_write_file("env.conf", text);
+	setenv("BISECTD_TEST_TOKEN", "tok-must-not-leak", 1);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "bench",
+	    "basert", "0.2.0", "--reps", "1", NULL });
+	unsetenv("BISECTD_TEST_TOKEN");
+	CHECK_INT(r.status, 0);
+	if (r.status != 0)
+		fprintf(stderr, "bench: %s", r.err);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "runs",
+	    "basert", "0.2.0", "--format", "json", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "FAKE_ENGINE_PRINT_ENV=1");
+	CHECK_CONTAINS(r.out, "BISECTD_RUN_ID=");
+	CHECK(strstr(r.out, "tok-must-not-leak") == NULL);
+	CHECK(strstr(r.out, "BISECTD_TEST_TOKEN") == NULL);
+}
+
 int
 main(void)
 {
@@ -341,5 +382,6 @@ main(void)
 	test_bad_configs();
 	test_versions_empty();
 	test_bad_databases();
+	test_secret_env();
 	return check_done();
 }

@@ -506,10 +506,11 @@ test_env_and_workdir(void)
 	if (mkdir("wd", 0755) < 0 && errno != EEXIST)
 		perror("wd");
 	setenv("BISECTD_TEST_B", "inherited", 1);
+	setenv("GITHUB_TOKEN", "ghp_secret", 1);
 	setenv("HOME", "/root-of-test", 1);
 	script("show.sh", "echo \"A=$BISECTD_TEST_A\"; "
 	    "echo \"B=$BISECTD_TEST_B\"; echo \"HOME=$HOME\"; pwd; "
-	    "cat; echo \"args=$#\"");
+	    "env >&2; cat; echo \"args=$#\"");
 	/* Absolute path: workdir changes before exec. */
 	cwd = getcwd(NULL, 0);
 	snprintf(expect, sizeof(expect), "%s/show.sh", cwd);
@@ -520,7 +521,11 @@ test_env_and_workdir(void)
 	CHECK_INT(run_child(&s, &r, &e), 0);
 	CHECK_INT(r.reason, RUN_OK);
 	CHECK_CONTAINS(r.out.data, "A=one two\n");
-	CHECK_CONTAINS(r.out.data, "B=inherited\n");
+	/* Only PATH, HOME and LANG of ours, never the rest (a token). */
+	CHECK_CONTAINS(r.out.data, "B=\n");
+	CHECK(strstr(r.errtail.data, "ghp_secret") == NULL);
+	CHECK(strstr(r.errtail.data, "BISECTD_TEST_B") == NULL);
+	CHECK_CONTAINS(r.errtail.data, "PATH=");
 	CHECK_CONTAINS(r.out.data, "HOME=/nowhere\n");
 	snprintf(expect, sizeof(expect), "\n%s/wd\n", cwd);
 	CHECK_CONTAINS(r.out.data, expect);
@@ -528,6 +533,7 @@ test_env_and_workdir(void)
 	run_result_release(&r);
 	free(cwd);
 	unsetenv("BISECTD_TEST_B");
+	unsetenv("GITHUB_TOKEN");
 
 	/* PATH from the additions is the one searched. */
 	{

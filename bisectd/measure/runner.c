@@ -312,16 +312,36 @@ same_name(const char *a, const char *b)
 	return a[n] == '=' && strncmp(a, b, n + 1) == 0;
 }
 
-/* environ, minus the names add sets, plus add and the run marker. */
+/*
+ * What a child inherits of our environment: only what finding programs
+ * and reading text need.  Everything else of ours stays here: the
+ * variable token-env names (a GitHub token), proxies, sockets.  The
+ * configuration's env entries are how a run gets more.
+ */
+static const char *const inherited[] = { "PATH", "HOME", "LANG" };
+
+static int
+inherits(const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (size_t i = 0; i < sizeof(inherited) / sizeof(inherited[0]); i++)
+		if (strlen(inherited[i]) == n &&
+		    strncmp(kv, inherited[i], n) == 0 && kv[n] == '=')
+			return 1;
+	return 0;
+}
+
+/* PATH, HOME and LANG from environ, unless add sets them; add; the run
+ * marker. */
 static char **
 build_env(const char *const *add, const char *marker_kv, struct err *e)
 {
-	size_t nenv = 0, nadd = 0, n = 0, i, j;
+	size_t nadd = 0, n = 0, i, j;
+	size_t nkeep = sizeof(inherited) / sizeof(inherited[0]);
 	char **envp;
 	int skip;
 
-	while (environ != NULL && environ[nenv] != NULL)
-		nenv++;
 	while (add != NULL && add[nadd] != NULL) {
 		const char *eq = strchr(add[nadd], '=');
 
@@ -332,12 +352,16 @@ build_env(const char *const *add, const char *marker_kv, struct err *e)
 		}
 		nadd++;
 	}
-	if ((envp = calloc(nenv + nadd + 2, sizeof(*envp))) == NULL) {
+	if ((envp = calloc(nkeep + nadd + 2, sizeof(*envp))) == NULL) {
 		err_errno(e, "run");
 		return NULL;
 	}
-	for (i = 0; i < nenv; i++) {
-		skip = same_name(environ[i], marker_kv);
+	for (i = 0; environ != NULL && environ[i] != NULL && n < nkeep; i++) {
+		if (!inherits(environ[i]))
+			continue;
+		skip = 0;
+		for (j = 0; j < n && !skip; j++)
+			skip = same_name(envp[j], environ[i]);
 		for (j = 0; j < nadd && !skip; j++)
 			skip = same_name(add[j], environ[i]);
 		if (!skip)

@@ -4,10 +4,13 @@
  * samples and alerts.  All SQL of the project is in this folder.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -24,6 +27,7 @@ int
 store_fail(struct store *s, struct err *e, const char *what)
 {
 	int rc = sqlite3_extended_errcode(s->db);
+	struct rlimit rl;
 
 	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
 		return err_set(e, "database '%s' is locked by another writer "
@@ -37,6 +41,16 @@ store_fail(struct store *s, struct err *e, const char *what)
 		    s->path, what);
 	if ((rc & 0xff) == SQLITE_NOTADB)
 		return err_set(e, "'%s' is not a SQLite database", s->path);
+	/*
+	 * SQLite keeps no errno for a failed write: past ulimit -f (SIGXFSZ
+	 * ignored) it says "disk I/O error".  Name the limit when one is set.
+	 */
+	if (rc == SQLITE_IOERR_WRITE && getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		return err_set(e, "database '%s': cannot %s: a write failed "
+		    "under the file size limit of %llu bytes (ulimit -f): %s",
+		    s->path, what, (unsigned long long)rl.rlim_cur,
+		    strerror(EFBIG));
 	return err_set(e, "database '%s': cannot %s: %s", s->path, what,
 	    sqlite3_errmsg(s->db));
 }
@@ -207,23 +221,38 @@ fail:
 	    m->name);
 }
 
+/*
+ * An empty file, or one that carries our application id, is ours.  This
+ * reads the header only, so that another program's database is refused
+ * before anything (the switch to WAL above all) changes a byte of it.
+ */
 static int
-migrate(struct store *s, int max, struct err *e)
+check_ours(struct store *s, int *version, struct err *e)
 {
-	int version, appid, tables;
+	int appid, tables;
 
-	if (pragma_int(s, "PRAGMA user_version", &version, e) < 0 ||
+	if (pragma_int(s, "PRAGMA user_version", version, e) < 0 ||
 	    pragma_int(s, "PRAGMA application_id", &appid, e) < 0 ||
 	    pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables, e) < 0)
 		return -1;
-	if (appid != STORE_APPLICATION_ID && (version != 0 || tables != 0))
+	if (appid != STORE_APPLICATION_ID && (*version != 0 || tables != 0))
 		return err_set(e, "'%s' is a SQLite database of another "
 		    "program, not bisectd's", s->path);
-	if (version > store_latest_version())
+	if (*version > store_latest_version())
 		return err_set(e, "database '%s' has schema version %d, newer "
 		    "than this bisectd's %d: use a newer bisectd (a database is "
-		    "never downgraded)", s->path, version,
+		    "never downgraded)", s->path, *version,
 		    store_latest_version());
+	return 0;
+}
+
+static int
+migrate(struct store *s, int max, struct err *e)
+{
+	int version;
+
+	if (check_ours(s, &version, e) < 0)
+		return -1;
 	for (int v = version; v < max; v++)
 		if (migrate_one(s, &migrations[v], e) < 0)
 			return -1;
@@ -260,9 +289,27 @@ set_wal(struct store *s, struct err *e)
 	}
 }
 
-int
-store_open_version(const char *path, int max, struct store **out,
-    struct err *e)
+/*
+ * A new database is created 0600 here, before SQLite sees it: SQLite
+ * gives its -wal and -shm files the database's mode, and the runs, the
+ * alerts and the queue are nobody else's business.  An existing file
+ * keeps the mode its owner gave it (0640 lets a group read, as
+ * `bisectctl status` for socket-group members needs).
+ */
+static int
+create_private(const char *path, struct err *e)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0 && errno != EEXIST)
+		return err_errno(e, "cannot create database '%s'", path);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static int
+open_conn(const char *path, int flags, struct store **out, struct err *e)
 {
 	struct store *s;
 	int rc;
@@ -273,8 +320,7 @@ store_open_version(const char *path, int max, struct store **out,
 		free(s);
 		return err_errno(e, "cannot open database '%s'", path);
 	}
-	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		if (s->db)
 			err_set(e, "cannot open database '%s': %s", path,
@@ -282,17 +328,33 @@ store_open_version(const char *path, int max, struct store **out,
 		else
 			err_set(e, "cannot open database '%s': out of memory",
 			    path);
-		goto fail;
+		store_close(s);
+		return -1;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	*out = s;
+	return 0;
+}
+
+int
+store_open_version(const char *path, int max, struct store **out,
+    struct err *e)
+{
+	struct store *s;
+	int version;
+
+	*out = NULL;
+	if (create_private(path, e) < 0 ||
+	    open_conn(path, SQLITE_OPEN_READWRITE, &s, e) < 0)
+		return -1;
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
 		err_set(e, "database '%s' is read-only: bisectd needs to "
 		    "write it", path);
 		goto fail;
 	}
 	/* Reading the header first tells a foreign file from a database. */
-	if (pragma_int(s, "PRAGMA user_version", &rc, e) < 0)
+	if (check_ours(s, &version, e) < 0)
 		goto fail;
 	if (exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys", e) < 0)
 		goto fail;
@@ -304,6 +366,31 @@ store_open_version(const char *path, int max, struct store **out,
 		max = store_latest_version();
 	if (migrate(s, max, e) < 0)
 		goto fail;
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return -1;
+}
+
+int
+store_open_readonly(const char *path, struct store **out, struct err *e)
+{
+	struct store *s;
+	int version;
+
+	*out = NULL;
+	if (open_conn(path, SQLITE_OPEN_READONLY, &s, e) < 0)
+		return -1;
+	if (check_ours(s, &version, e) < 0)
+		goto fail;
+	if (version < store_latest_version()) {
+		err_set(e, "database '%s' has schema version %d and needs "
+		    "migrating to %d: run bisectd, or a bisectctl command "
+		    "that writes, as a user who may write it", path, version,
+		    store_latest_version());
+		goto fail;
+	}
 	*out = s;
 	return 0;
 fail:

@@ -27,6 +27,15 @@ int store_open(const char *path, struct store **out, struct err *e);
 int store_open_version(const char *path, int max, struct store **out,
     struct err *e);
 
+/*
+ * Open an existing, fully migrated database for reading only: what
+ * commands that only read use, so that a user who may read the database
+ * but not write it (a socket-group member) can run them.  Nothing is
+ * created, migrated or switched to WAL.
+ */
+int store_open_readonly(const char *path, struct store **out,
+    struct err *e);
+
 void store_close(struct store *s);
 
 /* The schema version of the open database, and of this binary. */

@@ -31,6 +31,8 @@ struct result {
 
 enum { AS_ROOT = 0, AS_NOBODY = 1 };
 
+static int xfsz_default;	/* leave SIGXFSZ as bisectctl sets it */
+
 static void
 drain(int fd, char *buf, size_t len)
 {
@@ -68,7 +70,7 @@ run(struct result *r, long fsize_limit, int who, const char *const *args)
 			struct rlimit rl = { (rlim_t)fsize_limit,
 			    (rlim_t)fsize_limit };
 
-			signal(SIGXFSZ, SIG_IGN);
+			signal(SIGXFSZ, xfsz_default ? SIG_DFL : SIG_IGN);
 			setrlimit(RLIMIT_FSIZE, &rl);
 		}
 		if (who == AS_NOBODY && (setgid(65534) < 0 ||
@@ -362,6 +364,70 @@ test_secret_env(void)
 	CHECK_CONTAINS(r.out, "BISECTD_RUN_ID=");
 	CHECK(strstr(r.out, "tok-must-not-leak") == NULL);
 	CHECK(strstr(r.out, "BISECTD_TEST_TOKEN") == NULL);
+	/* The cache, which holds what runs, is the owner's alone. */
+	{
+		struct stat st;
+		mode_t old = umask(022);
+
+		umask(old);
+		CHECK_INT(stat("envcache", &st), 0);
+		CHECK_INT((int)(st.st_mode & 0777), 0700 & ~old);
+	}
+}
+
+/* ulimit -f: the write fails with EFBIG and is reported, no SIGXFSZ. */
+static void
+test_file_size_limit(void)
+{
+	struct result r;
+
+	write_config("fsize.conf", "fsize.db");
+	xfsz_default = 1;
+	run(&r, 40000, AS_ROOT, (const char *[]){ "-c", "fsize.conf",
+	    "versions", "basert", NULL });
+	xfsz_default = 0;
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "fsize.db");
+	CHECK_CONTAINS(r.err, strerror(EFBIG));
+	CHECK_INT(lines(r.err), 1);
+}
+
+/*
+ * A user who may read the database but not write it (socket-group's
+ * members) runs the commands that only read while the daemon (here a
+ * connection held open) has it open, and the file is untouched.
+ */
+static void
+test_read_only_status(void)
+{
+	struct store *s;
+	struct err e = ERR_INIT;
+	struct result r;
+	char *before;
+	size_t lb;
+
+	write_config("rd.conf", "rd/rd.db");
+	mkdir("rd", 0755);
+	CHECK(store_open("rd/rd.db", &s, &e) == 0);
+	chmod("rd/rd.db", 0644);
+	chmod("rd/rd.db-wal", 0644);
+	chmod("rd/rd.db-shm", 0644);
+	chmod("rd", 0555);
+	before = slurp("rd/rd.db", &lb);
+	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
+	    "-c", "rd.conf", "status", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "daemon: not running");
+	CHECK_CONTAINS(r.out, "(the queue is empty)");
+	if (r.status != 0)
+		fprintf(stderr, "status: %s", r.err);
+	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
+	    "-c", "rd.conf", "alerts", NULL });
+	CHECK_INT(r.status, 0);
+	check_unchanged("rd/rd.db", before, lb);
+	free(before);
+	store_close(s);
+	chmod("rd", 0755);
 }
 
 int
@@ -383,5 +449,7 @@ main(void)
 	test_versions_empty();
 	test_bad_databases();
 	test_secret_env();
+	test_file_size_limit();
+	test_read_only_status();
 	return check_done();
 }

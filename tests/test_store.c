@@ -127,6 +127,25 @@ test_refuse_newer_and_foreign(void)
 	CHECK(store_open("foreign.db", &s, &e) < 0);
 	CHECK_CONTAINS(e.msg, "another program");
 
+	/* The same in rollback-journal mode (format bytes 18 and 19 are 1,
+	 * where WAL has 2): refused before the switch to WAL rewrites them,
+	 * so not one byte changes. */
+	{
+		unsigned char legacy[2] = { 1, 1 };
+		int fd = open("foreign.db", O_WRONLY);
+
+		CHECK(fd >= 0 && pwrite(fd, legacy, 2, 18) == 2);
+		close(fd);
+	}
+	before = slurp("foreign.db", &lb);
+	CHECK(store_open("foreign.db", &s, &e) < 0);
+	CHECK_CONTAINS(e.msg, "another program");
+	after = slurp("foreign.db", &la);
+	CHECK(lb == la && memcmp(before, after, lb) == 0);
+	CHECK(access("foreign.db-wal", F_OK) < 0);
+	free(before);
+	free(after);
+
 	check_write_file("notdb.db", "this is not a database, just text that "
 	    "is long enough to have a header of a hundred bytes, more or "
 	    "less, certainly by now, yes.\n");
@@ -137,6 +156,29 @@ test_refuse_newer_and_foreign(void)
 	CHECK(lb == la && memcmp(before, after, lb) == 0);
 	free(before);
 	free(after);
+}
+
+/* A new database and its -wal and -shm are the owner's alone, whatever
+ * the umask. */
+static void
+test_private_files(void)
+{
+	const char *names[] = { "private.db", "private.db-wal",
+	    "private.db-shm" };
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct stat st;
+	int64_t id;
+	mode_t old = umask(022);
+
+	CHECK(store_open("private.db", &s, &e) == 0);
+	CHECK(s && store_engine_ensure(s, "basert", "dir:/x", &id, &e) == 0);
+	for (size_t i = 0; i < 3; i++) {
+		CHECK_INT(stat(names[i], &st), 0);
+		CHECK_INT((int)(st.st_mode & 0777), 0600);
+	}
+	store_close(s);
+	umask(old);
 }
 
 static void
@@ -467,6 +509,7 @@ main(void)
 	test_fresh();
 	test_upgrade_each();
 	test_refuse_newer_and_foreign();
+	test_private_files();
 	test_releases();
 	test_runs();
 	test_points_and_bisects();

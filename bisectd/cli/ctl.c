@@ -1,10 +1,12 @@
 /*
  * ctl.c: helpers bisectctl's command handlers share (see ctl.h).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -82,11 +84,34 @@ ctl_store(struct ctl *c)
 		}
 	}
 	free(dir);
+	/* Commands that write may fetch: the cache is made private first. */
+	if (c->conf->cache != NULL && fs_mkdirs(c->conf->cache, 0700, &e) < 0) {
+		ctl_error("%s", e.msg);
+		return NULL;
+	}
 	if (store_open(c->conf->database, &s, &e) < 0) {
 		ctl_error("%s", e.msg);
 		return NULL;
 	}
 	return s;
+}
+
+struct store *
+ctl_store_readonly(struct ctl *c)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+
+	/* Not there yet, or needing a migration we may make: open for
+	 * writing, which creates or migrates it. */
+	if (access(c->conf->database, F_OK) < 0 && errno == ENOENT)
+		return ctl_store(c);
+	if (store_open_readonly(c->conf->database, &s, &e) == 0)
+		return s;
+	if (access(c->conf->database, W_OK) == 0)
+		return ctl_store(c);
+	ctl_error("%s", e.msg);
+	return NULL;
 }
 
 void

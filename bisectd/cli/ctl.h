@@ -55,6 +55,13 @@ const struct conf_engine *ctl_engine(struct ctl *c, const char *name);
 /* Open the store named by the configuration; reports errors itself. */
 struct store *ctl_store(struct ctl *c);
 
+/*
+ * The same for commands that only read: opened read-only, so that users
+ * who may read the database but not write it can run them.  A database
+ * not there yet is created as ctl_store() would.
+ */
+struct store *ctl_store_readonly(struct ctl *c);
+
 /* Print a JSON value to stdout with a newline, consuming it. */
 void ctl_print_json(struct json_t *json);
 

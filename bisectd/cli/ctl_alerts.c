@@ -120,7 +120,7 @@ cmd_alerts(struct ctl *c)
 
 	if (c->format != FORMAT_TEXT && c->format != FORMAT_JSON)
 		return ctl_usage_error("alerts: --format is text or json");
-	if ((s = ctl_store(c)) == NULL)
+	if ((s = ctl_store_readonly(c)) == NULL)
 		return EXIT_FAIL;
 	if (store_alert_list(s, ALERTS_SHOWN, &rows, &e) < 0) {
 		store_close(s);

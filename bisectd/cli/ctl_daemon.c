@@ -152,7 +152,7 @@ cmd_status(struct ctl *c)
 	rc = ask(c, "status", &d);
 	if (rc < 0)
 		return EXIT_FAIL;
-	if ((s = ctl_store(c)) == NULL) {
+	if ((s = ctl_store_readonly(c)) == NULL) {
 		json_decref(d);
 		return EXIT_FAIL;
 	}

@@ -417,7 +417,7 @@ cmd_runs(struct ctl *c)
 
 	if (g == NULL)
 		return EXIT_USAGE;
-	if ((s = ctl_store(c)) == NULL)
+	if ((s = ctl_store_readonly(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = find_release_id(c, s, g->name, c->argv[1], &rid)) != 0) {
 		store_close(s);

@@ -3,7 +3,9 @@
  * runs one command from the table below; queries and reports read the
  * store directly, so they work with the daemon stopped.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,6 +161,11 @@ main(int argc, char **argv)
 	char used[16] = "";
 	int opt, help = 0, rc;
 
+	/*
+	 * Past RLIMIT_FSIZE (ulimit -f) a write should fail with EFBIG and
+	 * be reported, not kill the process half-way through a command.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 	memset(&c, 0, sizeof(c));
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:c:hVr", long_options,
@@ -273,5 +280,11 @@ main(int argc, char **argv)
 	rc = cmd->fn(&c);
 	conf_free(c.conf);
 	free(c.argv);
+	/* Output redirected to a file that hit a limit or a full disk. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "bisectctl: cannot write standard output: "
+		    "%s\n", strerror(errno ? errno : EIO));
+		return EXIT_FAIL;
+	}
 	return rc;
 }

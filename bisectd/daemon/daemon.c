@@ -644,6 +644,10 @@ start(struct daemon *d, struct err *e)
 		}
 	}
 	free(dir);
+	/* The cache holds what runs: other users have no business in it.
+	 * Made private here, before anything is fetched into it. */
+	if (d->conf->cache != NULL && fs_mkdirs(d->conf->cache, 0700, e) < 0)
+		return -1;
 	snprintf(d->lock_path, sizeof(d->lock_path), "%s.pid", d->database);
 	snprintf(d->bench_lock_path, sizeof(d->bench_lock_path),
 	    "%s.bench-lock", d->database);

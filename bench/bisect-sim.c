@@ -1,15 +1,34 @@
 /*
  * bisect-sim.c: the bisection's accuracy and cost on synthetic samples,
  * no processes.  A range of releases with one per-token step at a random
- * release; each sample is time = (fixed + per_token * tokens) * (1 + cv * z)
- * with z standard normal.  Prints, per noise level, the share of bisects
- * naming the right release, the releases measured and the runs spent,
- * beside a naive single-sample bisect and a full linear scan on the same
- * samples, and an A/A range (no change anywhere): the share that reports
- * a regression.
+ * release, under a choice of noise models, each measured two ways on the
+ * same numbers:
  *
- * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap,...]
- *                   [-S seed] [-t threshold] [-v cv,...]
+ *   runs      the process run is the unit: a run's samples become one
+ *             value (mean or median) and the ladder counts runs;
+ *             Runs far from the cell's others are taken out
+ *             (stats_drop_outliers(); -o keeps them);
+ *   samples   the old estimator: every sample an independent repetition,
+ *             the ladder counting samples, the driver asking for
+ *             (repetitions - samples) more runs, no outlier rule.
+ *
+ * Noise models (cv is the between-run spread, cvw the within-run one):
+ *   normal   one sample per run, time * (1 + cv z): independent normal;
+ *   offset   each run its own offset 1 + cv z, its k samples within cvw;
+ *   heavy    lognormal offsets exp(cv z), 2% of runs 3x slow, lognormal
+ *            samples within cvw;
+ *   drift    offset, and the whole machine slower by 5% at the end of a
+ *            bisect (linear in the runs taken; the end is the mean runs
+ *            of the same bisect under offset).
+ *
+ * For each: the share of bisects naming the right release, unknown and
+ * wrong; the runs spent (processes); and on A/A ranges (no change), the
+ * share reporting a regression or unknown, alone and in --all mode.
+ *
+ * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap]
+ *                   [-S seed] [-t threshold] [-v cv] [-w cvw]
+ *                   [-k samples-per-run] [-m model,...] [-e mean|median]
+ *                   [-o (keep outlier runs)]
  */
 #include <math.h>
 #include <stdint.h>
@@ -26,20 +45,29 @@
 
 static const int lengths[NLENGTHS] = { 512, 2048 };
 
-/* The world of one trial: the true line per release and a noise seed. */
+enum model { MODEL_NORMAL, MODEL_OFFSET, MODEL_HEAVY, MODEL_DRIFT };
+static const char *const model_names[] = { "normal", "offset", "heavy",
+    "drift" };
+
+/* The world of one trial: the true line per release and the noise. */
 struct world {
 	size_t n;
 	size_t first_bad;	/* SIZE_MAX: no change */
 	double step;		/* per-token factor from first_bad on */
-	double cv;
+	enum model model;
+	double cv, cvw;		/* between-run, within-run */
+	size_t spr;		/* samples per run */
+	double horizon;		/* drift: runs at which the machine is 5% slower */
 	uint64_t seed;
 };
 
 struct store {
 	struct bisect_release *rel;
 	struct bisect_sample *cells;	/* n * NLENGTHS * cap_samples */
+	size_t *runs_in;		/* runs per release, cell and flag */
 	size_t cap_samples;
-	size_t runs;
+	size_t runs;			/* processes started */
+	int64_t next_id;
 };
 
 static uint64_t
@@ -57,22 +85,42 @@ uniform01(uint64_t h)
 	return ((double)(h >> 11) + 0.5) / 9007199254740992.0;
 }
 
+static double
+gauss(uint64_t h)
+{
+	double u1 = uniform01(h), u2 = uniform01(splitmix64(h));
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
 /*
- * Sample k of a release's cell, the same whichever method asks for it:
- * counter-based, so the naive bisect, the linear scan and the bisection
- * see identical numbers.
+ * Sample j of run k of a release's cell: counter-based, so both
+ * estimators see identical numbers; only drift depends on when it is
+ * taken (after `taken` runs of the bisect).
  */
 static double
 sample_ns(const struct world *w, size_t rel, int cell, int confirm,
-    size_t k)
+    size_t k, size_t j, size_t taken)
 {
 	uint64_t h = splitmix64(w->seed ^ splitmix64(rel * 1000003 +
 	    (uint64_t)cell * 7919 + (uint64_t)confirm * 104729 + k * 31));
-	double u1 = uniform01(h), u2 = uniform01(splitmix64(h));
-	double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 	double p = PER_TOKEN_NS * (rel >= w->first_bad ? w->step : 1);
+	double t = FIXED_NS + p * lengths[cell];
+	double zs = gauss(splitmix64(h ^ (0x51ed27ULL + j)));
 
-	return (FIXED_NS + p * lengths[cell]) * (1 + w->cv * z);
+	switch (w->model) {
+	case MODEL_NORMAL:
+		return t * (1 + w->cv * gauss(h));
+	case MODEL_DRIFT:
+		t *= 1 + 0.05 * (double)taken / w->horizon;
+		/* FALLTHROUGH */
+	case MODEL_OFFSET:
+		return t * (1 + w->cv * gauss(h)) * (1 + w->cvw * zs);
+	case MODEL_HEAVY:
+		t *= exp(w->cv * gauss(h)) * exp(w->cvw * zs);
+		return uniform01(splitmix64(h ^ 0xbad)) < 0.02 ? 3 * t : t;
+	}
+	return t;
 }
 
 static int
@@ -80,9 +128,11 @@ store_init(struct store *s, size_t n, size_t cap_samples)
 {
 	s->rel = calloc(n, sizeof(*s->rel));
 	s->cells = calloc(n * NLENGTHS * cap_samples, sizeof(*s->cells));
+	s->runs_in = calloc(n * NLENGTHS * 2, sizeof(*s->runs_in));
 	s->cap_samples = cap_samples;
 	s->runs = 0;
-	if (s->rel == NULL || s->cells == NULL)
+	s->next_id = 1;
+	if (s->rel == NULL || s->cells == NULL || s->runs_in == NULL)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		for (int c = 0; c < NLENGTHS; c++)
@@ -96,59 +146,66 @@ store_free(struct store *s)
 {
 	free(s->rel);
 	free(s->cells);
+	free(s->runs_in);
 }
 
+/* What the driver counts as repetitions had: runs, or (old) samples. */
 static size_t
-count(const struct bisect_cell *c, int confirm)
+have(const struct store *s, const struct world *w, size_t rel, int confirm,
+    int old)
 {
-	size_t k = 0;
+	size_t r = s->runs_in[(rel * NLENGTHS) * 2 + (size_t)confirm];
 
-	for (size_t i = 0; i < c->n; i++)
-		k += c->samples[i].confirm == confirm;
-	return k;
+	return old ? r * w->spr : r;
 }
 
+/* One more run of release rel in every cell. */
 static void
-add(struct store *s, const struct world *w, size_t rel, int confirm,
-    size_t upto)
+add_run(struct store *s, const struct world *w, size_t rel, int confirm,
+    int old)
 {
 	for (int c = 0; c < NLENGTHS; c++) {
 		struct bisect_cell *cell = &s->rel[rel].cells[c];
 		struct bisect_sample *smp =
 		    s->cells + (rel * NLENGTHS + (size_t)c) * s->cap_samples;
+		size_t *k = &s->runs_in[(rel * NLENGTHS + (size_t)c) * 2 +
+		    (size_t)confirm];
+		int64_t id = s->next_id++;
 
-		for (size_t k = count(cell, confirm); k < upto &&
-		    cell->n < s->cap_samples; k++) {
-			smp[cell->n].time_ns = sample_ns(w, rel, c, confirm, k);
+		for (size_t j = 0; j < w->spr && cell->n < s->cap_samples;
+		    j++) {
+			smp[cell->n].time_ns = sample_ns(w, rel, c, confirm,
+			    *k, j, s->runs);
+			smp[cell->n].run = old ? 0 : id;
 			smp[cell->n].confirm = confirm;
 			cell->n++;
-			s->runs++;
 		}
+		(*k)++;
+		s->runs++;
 	}
 }
 
 struct outcome_counts {
 	size_t right, regression, unknown, none;
-	size_t kind_right;	/* right release and kind per-token */
-	double measured, runs;
+	double runs;
 };
 
-/* Run one bisection to its verdict; 1 when it names w->first_bad. */
-static int
-run_bisect(const struct world *w, const struct bisect_params *p,
+/* Run one bisection to its verdict, the driver's way for the estimator. */
+static void
+run_bisect(const struct world *w, const struct bisect_params *p, int old,
     struct outcome_counts *oc)
 {
 	struct bisect_action act;
 	struct bisect_verdict v;
 	struct store s;
-	size_t measured = 0;
-	int right = 0;
 
-	if (store_init(&s, w->n, (size_t)p->reps_cap * 2) < 0) {
+	if (store_init(&s, w->n, (size_t)p->reps_cap * 4 * w->spr + 8) < 0) {
 		perror("bisect-sim");
 		exit(1);
 	}
 	for (;;) {
+		long want[2];
+
 		if (bisect_next(s.rel, w->n, p, &act, &v) < 0) {
 			fprintf(stderr, "bisect-sim: %s\n", act.error);
 			exit(1);
@@ -156,23 +213,26 @@ run_bisect(const struct world *w, const struct bisect_params *p,
 		if (act.kind == BISECT_DONE)
 			break;
 		if (act.kind == BISECT_MEASURE) {
-			add(&s, w, act.release, 0, (size_t)act.reps);
-		} else {
-			/* interleaved: one of each in turn */
-			for (size_t k = 1; k <= (size_t)act.reps; k++) {
-				add(&s, w, act.good, 1, k);
-				add(&s, w, act.bad, 1, k);
-			}
+			want[0] = act.reps - (long)have(&s, w, act.release, 0,
+			    old);
+			while (want[0]-- > 0)
+				add_run(&s, w, act.release, 0, old);
+			continue;
+		}
+		/* interleaved: one of each in turn, the missing ones only */
+		want[0] = act.reps - (long)have(&s, w, act.good, 1, old);
+		want[1] = act.reps - (long)have(&s, w, act.bad, 1, old);
+		while (want[0] > 0 || want[1] > 0) {
+			if (want[0]-- > 0)
+				add_run(&s, w, act.good, 1, old);
+			if (want[1]-- > 0)
+				add_run(&s, w, act.bad, 1, old);
 		}
 	}
-	for (size_t i = 0; i < w->n; i++)
-		measured += s.rel[i].cells[0].n > 0;
 	switch (v.status) {
 	case BISECT_REGRESSION:
 		oc->regression++;
-		right = v.changes[v.main].first_bad == w->first_bad;
-		oc->kind_right += right &&
-		    v.changes[v.main].kind == KIND_PER_TOKEN;
+		oc->right += v.changes[v.main].first_bad == w->first_bad;
 		break;
 	case BISECT_UNKNOWN:
 		oc->unknown++;
@@ -181,175 +241,97 @@ run_bisect(const struct world *w, const struct bisect_params *p,
 		oc->none++;
 		break;
 	}
-	oc->right += right;
-	oc->measured += (double)measured;
 	oc->runs += (double)s.runs;
 	bisect_verdict_release(&v);
 	store_free(&s);
-	return right;
-}
-
-/* Per-token cost of a release from one sample at each length. */
-static double
-one_sample_slope(const struct world *w, size_t rel, size_t k)
-{
-	return (sample_ns(w, rel, 1, 0, k) - sample_ns(w, rel, 0, 0, k)) /
-	    (lengths[1] - lengths[0]);
-}
-
-/* git-bisect on one sample per release: closer to good or to bad. */
-static int
-naive_bisect(const struct world *w, struct outcome_counts *oc)
-{
-	size_t lo = 0, hi = w->n - 1, measured = 2;
-	double g = one_sample_slope(w, lo, 0), b = one_sample_slope(w, hi, 0);
-
-	while (hi - lo > 1) {
-		size_t m = lo + (hi - lo) / 2;
-		double x = one_sample_slope(w, m, 0);
-
-		measured++;
-		if (fabs(x - b) < fabs(x - g))
-			hi = m;
-		else
-			lo = m;
-	}
-	oc->measured += (double)measured;
-	oc->runs += (double)(measured * NLENGTHS);
-	oc->right += hi == w->first_bad;
-	return hi == w->first_bad;
-}
-
-/*
- * Every release measured with reps samples; the change point is the
- * split that leaves the least squared error around the two sides' means.
- */
-static int
-linear_scan(const struct world *w, int reps, struct outcome_counts *oc)
-{
-	double *x = malloc(w->n * sizeof(*x)), best = INFINITY;
-	size_t at = 0;
-
-	if (x == NULL)
-		exit(1);
-	for (size_t i = 0; i < w->n; i++) {
-		double s = 0;
-
-		for (int k = 0; k < reps; k++)
-			s += one_sample_slope(w, i, (size_t)k);
-		x[i] = s / reps;
-	}
-	for (size_t c = 1; c < w->n; c++) {
-		double ml = 0, mr = 0, sse = 0;
-
-		for (size_t i = 0; i < w->n; i++)
-			*(i < c ? &ml : &mr) += x[i];
-		ml /= (double)c;
-		mr /= (double)(w->n - c);
-		for (size_t i = 0; i < w->n; i++) {
-			double d = x[i] - (i < c ? ml : mr);
-
-			sse += d * d;
-		}
-		if (sse < best) {
-			best = sse;
-			at = c;
-		}
-	}
-	free(x);
-	oc->measured += (double)w->n;
-	oc->runs += (double)(w->n * (size_t)reps * NLENGTHS);
-	oc->right += at == w->first_bad;
-	return at == w->first_bad;
 }
 
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: bisect-sim [-n trials] [-r releases] "
-	    "[-s step] [-c cap,...] [-S seed] [-t threshold] [-v cv,...]\n");
+	    "[-s step] [-c cap] [-S seed] [-t threshold] [-v cv] [-w cvw] "
+	    "[-k samples-per-run] [-m model,...] [-e mean|median] [-o]\n");
 	exit(2);
 }
 
-/* Parse "a,b,c" into up to max doubles; returns how many. */
-static size_t
-parse_list(char *arg, double *out, size_t max)
-{
-	size_t n = 0;
-
-	for (char *tok = strtok(arg, ","); tok && n < max;
-	    tok = strtok(NULL, ","))
-		out[n++] = strtod(tok, NULL);
-	return n;
-}
-
-/* One table block: a noise level at one repetition cap. */
+/* One model, one estimator: the bisect, A/A and A/A --all rows. */
 static void
-run_setting(const struct bisect_params *p, size_t n, double step, double cv,
-    size_t trials, uint64_t seed, int baselines)
+run_setting(struct bisect_params *p, struct world *proto, int old,
+    size_t trials, uint64_t seed, double *runs_bis, double *runs_aa)
 {
-	struct outcome_counts bis = { 0 }, naive = { 0 }, lin = { 0 };
-	struct outcome_counts aa = { 0 };
+	struct outcome_counts bis = { 0 }, aa = { 0 }, aall = { 0 };
 	double t = (double)trials;
+	int keep = p->keep_outliers;
 
+	if (old)	/* the old estimator as it was: no outlier rule */
+		p->keep_outliers = 1;
 	for (size_t i = 0; i < trials; i++) {
 		uint64_t s = splitmix64(seed + i);
-		struct world w = { n, 1 + s % (n - 1), step, cv, s };
+		struct world w = *proto;
 
-		run_bisect(&w, p, &bis);
-		if (baselines) {
-			naive_bisect(&w, &naive);
-			linear_scan(&w, p->reps_initial, &lin);
-		}
+		w.seed = s;
+		w.first_bad = 1 + s % (w.n - 1);
+		if (w.model == MODEL_DRIFT)
+			w.horizon = runs_bis[old];
+		p->all = 0;
+		run_bisect(&w, p, old, &bis);
 
 		w.first_bad = SIZE_MAX;
 		w.seed = splitmix64(s);
-		run_bisect(&w, p, &aa);
+		if (w.model == MODEL_DRIFT)
+			w.horizon = runs_aa[old];
+		run_bisect(&w, p, old, &aa);
+		p->all = 1;
+		run_bisect(&w, p, old, &aall);
+		p->all = 0;
 	}
-	printf("%4.0f%% %5d  %-15s %7.1f%% %7.1f%% %7.1f%% %9.1f %9.1f"
-	    "   kind per-token %.1f%%\n",
-	    cv * 100, p->reps_cap, "bisect", 100 * bis.right / t,
+	p->keep_outliers = keep;
+	if (proto->model == MODEL_OFFSET) {
+		runs_bis[old] = bis.runs / t;
+		runs_aa[old] = aa.runs / t;
+	}
+	printf("%-7s %-8s %6.1f%% %6.1f%% %6.1f%% %7.0f  %6.1f%% %6.1f%% "
+	    "%6.1f%% %6.1f%% %7.0f\n", model_names[proto->model],
+	    old ? "samples" : "runs", 100 * bis.right / t,
 	    100 * bis.unknown / t, 100 * (t - bis.right - bis.unknown) / t,
-	    bis.measured / t, bis.runs / t, 100 * bis.kind_right / t);
-	printf("%12s %-15s %7.1f%% regression, %.1f%% unknown, "
-	    "%.1f%% no-regression; %.1f runs\n", "", "A/A",
-	    100 * aa.regression / t, 100 * aa.unknown / t, 100 * aa.none / t,
-	    aa.runs / t);
+	    bis.runs / t, 100 * aa.regression / t, 100 * aa.unknown / t,
+	    100 * aall.regression / t, 100 * aall.unknown / t, aa.runs / t);
 	fflush(stdout);
-	if (!baselines)
-		return;
-	printf("%12s %-15s %7.1f%% %8s %7.1f%% %9.1f %9.1f\n", "",
-	    "naive 1-sample", 100 * naive.right / t, "-",
-	    100 * (t - naive.right) / t, naive.measured / t, naive.runs / t);
-	printf("%12s %-15s %7.1f%% %8s %7.1f%% %9.1f %9.1f\n", "",
-	    "linear scan", 100 * lin.right / t, "-",
-	    100 * (t - lin.right) / t, lin.measured / t, lin.runs / t);
 }
 
 int
 main(int argc, char **argv)
 {
 	struct bisect_params p;
-	double cvs[8] = { 0.05, 0.10, 0.17 }, caps[8] = { 40, 80, 320 };
-	double step = 1.25;
-	size_t ncv = 3, ncap = 3, trials = 1000, n = 64;
+	struct world proto;
+	int models[8], nmodels = 0;
+	double runs_bis[2] = { 1000, 1000 }, runs_aa[2] = { 1000, 1000 };
+	size_t trials = 1000;
 	uint64_t seed = 20260;
+	char *tok;
 	int opt;
 
 	bisect_params_init(&p);
-	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:")) != -1) {
+	memset(&proto, 0, sizeof(proto));
+	proto.n = 64;
+	proto.step = 1.25;
+	proto.cv = 0.10;
+	proto.cvw = 0.01;
+	proto.spr = 5;
+	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:w:k:m:e:o")) != -1) {
 		switch (opt) {
 		case 'n':
 			trials = strtoul(optarg, NULL, 10);
 			break;
 		case 'r':
-			n = strtoul(optarg, NULL, 10);
+			proto.n = strtoul(optarg, NULL, 10);
 			break;
 		case 's':
-			step = strtod(optarg, NULL);
+			proto.step = strtod(optarg, NULL);
 			break;
 		case 'c':
-			ncap = parse_list(optarg, caps, 8);
+			p.reps_cap = atoi(optarg);
 			break;
 		case 'S':
 			seed = strtoull(optarg, NULL, 10);
@@ -358,33 +340,74 @@ main(int argc, char **argv)
 			p.threshold = strtod(optarg, NULL);
 			break;
 		case 'v':
-			ncv = parse_list(optarg, cvs, 8);
+			proto.cv = strtod(optarg, NULL);
+			break;
+		case 'w':
+			proto.cvw = strtod(optarg, NULL);
+			break;
+		case 'k':
+			proto.spr = strtoul(optarg, NULL, 10);
+			break;
+		case 'm':
+			for (tok = strtok(optarg, ","); tok && nmodels < 8;
+			    tok = strtok(NULL, ",")) {
+				int m;
+
+				for (m = 0; m < 4; m++)
+					if (strcmp(tok, model_names[m]) == 0)
+						break;
+				if (m == 4)
+					usage();
+				models[nmodels++] = m;
+			}
+			break;
+		case 'o':
+			p.keep_outliers = 1;
+			break;
+		case 'e':
+			if (strcmp(optarg, "median") == 0)
+				p.summary = RUN_MEDIAN;
+			else if (strcmp(optarg, "mean") != 0)
+				usage();
 			break;
 		default:
 			usage();
 		}
 	}
-	if (trials == 0 || n < 2 || ncv == 0 || ncap == 0)
+	if (trials == 0 || proto.n < 2 || proto.spr == 0 ||
+	    p.reps_cap < p.reps_initial)
 		usage();
+	if (nmodels == 0)
+		for (nmodels = 0; nmodels < 4; nmodels++)
+			models[nmodels] = nmodels;
 	p.nlengths = NLENGTHS;
 	memcpy(p.lengths, lengths, sizeof(lengths));
 
 	printf("bisect-sim: %zu releases, per-token x%.2f from a random "
-	    "release on, fit 512/2048, threshold %.0f%%, reps from %d, "
-	    "%zu trials, seed %llu\n", n, step, p.threshold * 100,
-	    p.reps_initial, trials, (unsigned long long)seed);
-	printf("goal: >= 99%% right at cv <= 10%%, >= 95%% at 17%%; "
-	    "<= %d releases measured; A/A regression <= 1%%\n\n",
-	    (int)ceil(log2((double)n)) + 3);
-	printf("%5s %5s  %-15s %8s %8s %8s %9s %9s\n", "cv", "cap",
-	    "method", "right", "unknown", "wrong", "releases", "runs");
-	for (size_t ci = 0; ci < ncv; ci++)
-		for (size_t k = 0; k < ncap; k++) {
-			p.reps_cap = (int)caps[k];
-			if (p.reps_cap < p.reps_initial)
-				usage();
-			run_setting(&p, n, step, cvs[ci], trials,
-			    seed + ci * 1000003, k + 1 == ncap);
+	    "release on, fit 512/2048, threshold %.0f%%, runs %d..%d, "
+	    "between-run cv %.0f%%, within-run cv %.0f%%, %zu samples per "
+	    "run (normal: 1), run %s, %zu trials, seed %llu\n", proto.n,
+	    proto.step, p.threshold * 100, p.reps_initial, p.reps_cap,
+	    proto.cv * 100, proto.cvw * 100, proto.spr,
+	    p.summary == RUN_MEDIAN ? "median" : "mean", trials,
+	    (unsigned long long)seed);
+	printf("goal: >= 99%% right at cv 10%%; A/A regression <= 1%% "
+	    "(also --all)\n\n");
+	printf("%-7s %-8s %7s %7s %7s %7s  %7s %7s %7s %7s %7s\n", "model",
+	    "unit", "right", "unknown", "wrong", "runs", "A/A reg", "A/A unk",
+	    "all reg", "all unk", "A/A run");
+	for (int i = 0; i < nmodels; i++) {
+		struct world w = proto;
+
+		w.model = (enum model)models[i];
+		if (w.model == MODEL_NORMAL)
+			w.spr = 1;
+		for (int old = 0; old <= 1; old++) {
+			if (w.model == MODEL_NORMAL && old)
+				continue;	/* one sample per run: the same */
+			run_setting(&p, &w, old, trials, seed + (uint64_t)i *
+			    1000003, runs_bis, runs_aa);
 		}
+	}
 	return 0;
 }

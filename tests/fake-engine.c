@@ -13,6 +13,9 @@
  *   prefill_us_per_token  work per prompt token
  *   decode_us_per_token   work per generated token
  *   noise_cv              each repetition's work times 1 + cv * N(0,1)
+ *   run_cv                every repetition of one process times the same
+ *                         1 + cv * N(0,1), drawn once per process: the
+ *                         offset a process start gives a real engine
  *   content_speedup       decode work divided by this for predictable
  *                         content (prose), a stand-in for speculative
  *                         decoding: --content FILE in bench mode, the
@@ -90,6 +93,7 @@ struct release {
 	double prefill_us;	/* per prompt token */
 	double decode_us;	/* per generated token */
 	double noise_cv;
+	double run_cv;
 	double content_speedup;
 	double load_us;
 	int clock_cpu;		/* samples in thread CPU time, not wall */
@@ -187,6 +191,17 @@ noise_factor(double cv)
 	return f < 0.1 ? 0.1 : f;
 }
 
+/* This process's offset (run_cv), drawn on first use. */
+static double
+run_factor(const struct release *rel)
+{
+	static double f;
+
+	if (f == 0)
+		f = noise_factor(rel->run_cv);
+	return f;
+}
+
 /* ---- release.conf ---- */
 
 static void
@@ -236,6 +251,8 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		rel->decode_us = conf_number(path, line, key, val);
 	} else if (strcmp(key, "noise_cv") == 0) {
 		rel->noise_cv = conf_number(path, line, key, val);
+	} else if (strcmp(key, "run_cv") == 0) {
+		rel->run_cv = conf_number(path, line, key, val);
 	} else if (strcmp(key, "content_speedup") == 0) {
 		rel->content_speedup = conf_number(path, line, key, val);
 		if (rel->content_speedup < 1)
@@ -539,7 +556,7 @@ bench_one(const struct release *rel, const struct opts *o,
 	iso_time(when, sizeof(when));
 	for (r = 0; r < o->reps; r++) {
 		t0 = clock_ns(clk);
-		burn(cost_us * noise_factor(rel->noise_cv));
+		burn(cost_us * run_factor(rel) * noise_factor(rel->noise_cv));
 		ns = clock_ns(clk) - t0;
 		if (ns < 1)
 			ns = 1;

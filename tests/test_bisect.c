@@ -361,6 +361,19 @@ test_aa(void)
 	CHECK(r.v.endpoints_rel.hi < 0.1);	/* the numbers come along */
 	CHECK_INT(measured(&s, w.n), 2);	/* the endpoints only */
 	CHECK(r.v.reason != NULL);
+	/* Power: the slowdown the endpoints' comparison would have found
+	 * 80% of the time, from its own spread on the log scale. */
+	{
+		const struct estimate *e = &r.v.endpoints_rel;
+		double q = stats_t_quantile(0.975, e->df) +
+		    stats_t_quantile(0.80, e->df);
+
+		CHECK_INT(r.v.runs_used, 5);
+		CHECK_NEAR(r.v.detectable_rel, 1.1 * exp(q * e->se /
+		    (1 + e->value)) - 1, 1e-9);
+		CHECK(r.v.detectable_rel > 0.10 && r.v.detectable_rel < 0.30);
+		CHECK_INT(r.v.more_runs, -1);
+	}
 	bisect_verdict_release(&r.v);
 
 	/* two releases, both the same one */
@@ -596,12 +609,27 @@ test_probe_unknown(void)
 	/* endpoints too noisy to tell apart: unknown at the cap */
 	w.n = 2;
 	w.t[1] = (struct truth){ 165, 0.92 * 1.1 };
-	w.cv = 0.4;
+	w.cv = 0.3;
 	p.reps_cap = 10;
 	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
 	CHECK_INT(r.v.status, BISECT_UNKNOWN);
 	CHECK_INT(r.v.unknown_probe, SIZE_MAX);
 	CHECK_CONTAINS(r.v.reason, "endpoints");
+	/* How many more runs would likely decide it: the log-scale spread
+	 * at 10 runs, shrinking as 1 / sqrt(runs), against the distance of
+	 * the change measured from half the threshold. */
+	{
+		const struct estimate *e = &r.v.unknown_rel;
+		double q = stats_t_quantile(0.975, e->df) +
+		    stats_t_quantile(0.80, e->df);
+		double dist = fabs(log1p(e->value) - log1p(0.1));
+		double want = 10 * pow(q * e->se / (1 + e->value) / dist, 2);
+
+		CHECK_INT(r.v.runs_used, 10);
+		CHECK(r.v.more_runs > 0);
+		CHECK_INT(r.v.more_runs, (long)ceil(want - 10));
+		CHECK(isnan(r.v.detectable_rel));
+	}
 	bisect_verdict_release(&r.v);
 }
 
@@ -663,6 +691,117 @@ test_invalid(void)
 	bisect_verdict_release(&v);
 }
 
+/* A standard normal from a counter (Box-Muller on two hashed uniforms). */
+static double
+gauss(uint64_t h)
+{
+	double u1 = ((double)(mix(h) >> 11) + 0.5) / 0x1p53;
+	double u2 = (double)(mix(h ^ 0x5bd1e995) >> 11) / 0x1p53;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+#define RUNS_MAX 64
+#define PER_RUN_MAX 8
+
+/* A release measured as runs of several samples each (not owned). */
+struct runs_release {
+	struct bisect_release rel;
+	struct bisect_sample smp[2][RUNS_MAX * PER_RUN_MAX];
+};
+
+/*
+ * An engine whose process start decides most of the time: each run of
+ * a cell gets its own offset (between-run CV 10%), its spr samples vary
+ * by 1% around it, like llama-bench -r 5 on a machine whose page cache
+ * and memory placement change from one process to the next.  indep
+ * stores every sample as a run of its own: the old estimator, which
+ * took samples for independent repetitions.
+ */
+static void
+offset_release(struct runs_release *r, const struct bisect_params *p,
+    double per_token_ms, size_t runs, size_t spr, uint64_t seed, int indep)
+{
+	memset(r, 0, sizeof(*r));
+	for (size_t c = 0; c < p->nlengths; c++) {
+		double ms = 165 + per_token_ms * p->lengths[c];
+
+		for (size_t k = 0; k < runs; k++) {
+			double off = 1 + 0.10 * gauss(seed ^ mix(c * 977 + k));
+
+			for (size_t j = 0; j < spr; j++) {
+				struct bisect_sample *x = &r->smp[c][k * spr + j];
+
+				x->time_ns = ms * MS * off * (1 + 0.01 *
+				    gauss(seed ^ mix(c * 977 + k * 31 + j + 7)));
+				x->run = indep ? 0 : (int64_t)(c * 1000 + k + 1);
+			}
+		}
+		r->rel.cells[c].samples = r->smp[c];
+		r->rel.cells[c].n = runs * spr;
+	}
+}
+
+/*
+ * The run is the unit of replication.  200 seeded A/A comparisons of two
+ * identical releases, 5 runs of 5 samples per cell each: at most 2 may
+ * be called a regression; and the per-token interval must cover the
+ * true slope in at least 93% of 200 releases.  The same samples read as
+ * 25 independent repetitions (the old estimator) fail both, which the
+ * test checks too, so that it keeps the power to fail.
+ */
+static void
+test_run_unit(void)
+{
+	static struct runs_release a, b;
+	struct bisect_params p;
+	int false_new = 0, false_old = 0, cover_new = 0, cover_old = 0;
+
+	params(&p);
+	for (int old = 0; old <= 1; old++)
+		for (uint64_t i = 0; i < 200; i++) {
+			struct estimate ea, eb, rel;
+			size_t count = old ? 25 : 5;
+
+			offset_release(&a, &p, 0.92, 5, 5, mix(7000 + i), old);
+			offset_release(&b, &p, 0.92, 5, 5, mix(9000 + i), old);
+			CHECK_INT(bisect_metric_estimate(&a.rel, &p, 0, count,
+			    &ea), 0);
+			CHECK_INT(bisect_metric_estimate(&b.rel, &p, 0, count,
+			    &eb), 0);
+			CHECK_INT(stats_rel_change(&eb, &ea, &rel), 0);
+			*(old ? &false_old : &false_new) +=
+			    stats_outcome(&rel, 0.20) == OUTCOME_DIFFERENT;
+			*(old ? &cover_old : &cover_new) +=
+			    ea.lo <= 0.92 * MS && 0.92 * MS <= ea.hi;
+		}
+	printf("run unit: A/A regressions %d/200 (samples as runs: %d); "
+	    "slope covered %d/200 (samples as runs: %d)\n", false_new,
+	    false_old, cover_new, cover_old);
+	CHECK(false_new <= 2);
+	CHECK(cover_new >= 186);
+	CHECK(false_old > 2);
+	CHECK(cover_old < 186);
+
+	/* The ladder counts runs: 5 runs of 5 samples are 5 repetitions,
+	 * and an undecided comparison asks for 10 runs, not 40. */
+	{
+		static struct runs_release r[2];
+		struct bisect_release rel[2];
+		struct bisect_action act;
+		struct bisect_verdict v;
+
+		offset_release(&r[0], &p, 0.92, 5, 5, mix(1), 0);
+		offset_release(&r[1], &p, 0.92 * 1.10, 5, 5, mix(2), 0);
+		rel[0] = r[0].rel;
+		rel[1] = r[1].rel;
+		CHECK_INT(bisect_next(rel, 2, &p, &act, &v), 0);
+		CHECK_INT(act.kind, BISECT_MEASURE);
+		CHECK_INT(act.reps, 10);
+		bisect_verdict_release(&v);
+	}
+}
+
 int
 main(void)
 {
@@ -678,5 +817,6 @@ main(void)
 	test_not_confirmed();
 	test_probe_unknown();
 	test_invalid();
+	test_run_unit();
 	return check_done();
 }

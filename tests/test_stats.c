@@ -213,6 +213,73 @@ test_throughput(void)
 	CHECK_INT(stats_throughput(512, &c, &tp), -1);
 }
 
+/* Runs of several samples: run values, and spread between and within. */
+static void
+test_runs(void)
+{
+	const double x[6] = { 10, 12, 20, 22, 30, 5 };
+	const int64_t run[6] = { 1, 1, 2, 2, 2, 0 };
+	double v[6];
+	size_t n;
+	struct run_stats r;
+
+	CHECK_INT(stats_run_values(x, run, 6, RUN_MEAN, v, &n), 0);
+	CHECK_INT(n, 3);
+	CHECK_NEAR(v[0], 11, 1e-12);
+	CHECK_NEAR(v[1], 24, 1e-12);
+	CHECK_NEAR(v[2], 5, 1e-12);
+	CHECK_INT(stats_run_values(x, run, 6, RUN_MEDIAN, v, &n), 0);
+	CHECK_NEAR(v[0], 11, 1e-12);	/* two samples: their mean */
+	CHECK_NEAR(v[1], 22, 1e-12);
+	CHECK_INT(stats_run_values(x, NULL, 6, RUN_MEAN, v, &n), 0);
+	CHECK_INT(n, 6);
+
+	CHECK_INT(stats_runs(x, run, 6, RUN_MEAN, &r), 0);
+	CHECK_INT(r.runs, 3);
+	CHECK_INT(r.samples, 6);
+	CHECK_NEAR(r.mean, 40.0 / 3, 1e-12);
+	CHECK_NEAR(r.sd_between, sqrt((pow(11 - 40.0 / 3, 2) +
+	    pow(24 - 40.0 / 3, 2) + pow(5 - 40.0 / 3, 2)) / 2), 1e-12);
+	/* (1 + 1) + (16 + 4 + 36) over 1 + 2 df */
+	CHECK_NEAR(r.sd_within, sqrt(58.0 / 3), 1e-12);
+	CHECK_NEAR(r.cv_within, sqrt(58.0 / 3) / (40.0 / 3), 1e-12);
+	CHECK_INT(r.values.n, 3);
+	CHECK_INT(stats_runs(x, NULL, 3, RUN_MEAN, &r), 0);
+	CHECK(isnan(r.sd_within));	/* one sample per run */
+	CHECK_INT(stats_runs(x, run, 0, RUN_MEAN, &r), -1);
+}
+
+/* Outlier runs: a run 3x slow goes, ordinary spread stays. */
+static void
+test_outliers(void)
+{
+	double v[8] = { 100, 104, 97, 300, 101, 99, 103, 96 };
+	double w[8] = { 100, 140, 60, 130, 70, 120, 80, 150 };
+	double two[8] = { 100, 300, 101, 310, 99, 98 };
+	double same[5] = { 5, 5, 5, 5, 9 };
+
+	CHECK_INT(stats_drop_outliers(v, 8), 7);
+	CHECK_NEAR(v[3], 101, 0);	/* the order of the rest is kept */
+	CHECK_NEAR(v[6], 96, 0);
+	CHECK_INT(stats_drop_outliers(w, 8), 8);	/* CV 30%: all stay */
+	CHECK_INT(stats_drop_outliers(two, 6), 6);	/* 2 of 6: not a few */
+	CHECK_INT(stats_drop_outliers(same, 5), 5);	/* no deviation */
+	CHECK_INT(stats_drop_outliers(v, 4), 4);	/* too few to judge */
+}
+
+/* Fisher's F against closed forms: F(2, 2) and F(1, d) = t(d)^2. */
+static void
+test_f_cdf(void)
+{
+	for (double f = 0.25; f < 20; f *= 2) {
+		CHECK_NEAR(stats_f_cdf(f, 2, 2), f / (1 + f), 1e-10);
+		CHECK_NEAR(stats_f_cdf(f, 1, 7),
+		    2 * stats_t_cdf(sqrt(f), 7) - 1, 1e-10);
+	}
+	CHECK_NEAR(stats_f_cdf(0, 3, 4), 0, 0);
+	CHECK(isnan(stats_f_cdf(1, 0, 4)));
+}
+
 int
 main(void)
 {
@@ -225,5 +292,8 @@ main(void)
 	test_estimates();
 	test_outcome();
 	test_throughput();
+	test_runs();
+	test_f_cdf();
+	test_outliers();
 	return check_done();
 }

@@ -38,7 +38,8 @@ bisect_params_init(struct bisect_params *p)
 	p->metric.kind = BISECT_METRIC_PER_TOKEN;
 	p->threshold = 0.20;
 	p->reps_initial = 5;
-	p->reps_cap = 80;
+	p->reps_cap = 320;
+	p->summary = RUN_MEAN;
 }
 
 /* The largest step of the ladder initial, 2 initial, ... cap <= count. */
@@ -68,26 +69,59 @@ ladder_next(const struct bisect_params *p, int r)
 	return r * 2 > p->reps_cap ? p->reps_cap : r * 2;
 }
 
+/* Where the run that starts at sample i of c ends (one past it). */
+static size_t
+run_end(const struct bisect_cell *c, size_t i)
+{
+	size_t j = i + 1;
+
+	if (c->samples[i].run == 0)
+		return j;
+	while (j < c->n && c->samples[j].run == c->samples[i].run)
+		j++;
+	return j;
+}
+
+/* The runs of cell c with the confirm flag. */
 static size_t
 count_flag(const struct bisect_cell *c, int confirm)
 {
 	size_t k = 0;
 
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i = run_end(c, i))
 		k += (c->samples[i].confirm != 0) == (confirm != 0);
 	return k;
 }
 
-/* The first count samples of cell c with the flag, into out[]. */
+/*
+ * The values of the first count runs of cell c with the flag, into
+ * out[]; returns how many, or SIZE_MAX when a sample is not finite.
+ */
 static size_t
 take_samples(const struct bisect_cell *c, int confirm, size_t count,
-    double *out)
+    enum run_summary how, double *out)
 {
-	size_t k = 0;
+	double stack[64], *x = stack;
+	size_t k = 0, i, j;
+	int rc;
 
-	for (size_t i = 0; i < c->n && k < count; i++)
-		if ((c->samples[i].confirm != 0) == (confirm != 0))
-			out[k++] = c->samples[i].time_ns;
+	for (i = 0; i < c->n && k < count; i = j) {
+		j = run_end(c, i);
+		if ((c->samples[i].confirm != 0) != (confirm != 0))
+			continue;
+		if (j - i > sizeof(stack) / sizeof(stack[0]) &&
+		    (x = malloc((j - i) * sizeof(*x))) == NULL)
+			return SIZE_MAX;
+		for (size_t m = i; m < j; m++)
+			x[m - i] = c->samples[m].time_ns;
+		rc = stats_run_value(x, j - i, how, &out[k++]);
+		if (x != stack) {
+			free(x);
+			x = stack;
+		}
+		if (rc < 0)
+			return SIZE_MAX;
+	}
 	return k;
 }
 
@@ -120,9 +154,12 @@ bisect_metric_estimate(const struct bisect_release *r,
 		cells[c].tokens = p->lengths[c];
 		cells[c].time_ns = buf + c * count;
 		cells[c].n = take_samples(&r->cells[c], confirm, count,
-		    buf + c * count);
-		if (cells[c].n < count)
+		    p->summary, buf + c * count);
+		if (cells[c].n == SIZE_MAX || cells[c].n < count)
 			goto out;
+		if (!p->keep_outliers)
+			cells[c].n = stats_drop_outliers(buf + c * count,
+			    cells[c].n);
 	}
 	switch (p->metric.kind) {
 	case BISECT_METRIC_PER_TOKEN:
@@ -136,7 +173,7 @@ bisect_metric_estimate(const struct bisect_release *r,
 	case BISECT_METRIC_PP:
 	case BISECT_METRIC_TG:
 		k = length_index(p, p->metric.n);
-		if (k < 0 || stats_cell(cells[k].time_ns, count, &cs) < 0)
+		if (k < 0 || stats_cell(cells[k].time_ns, cells[k].n, &cs) < 0)
 			goto out;
 		stats_mean_estimate(&cs, out);
 		rc = 0;
@@ -234,9 +271,52 @@ more_reps(struct walk *w, const size_t *idx, size_t k)
 	return ask_measure(w, best, ladder_next(w->p, w->reps[best]));
 }
 
+/* The standard error of ln(b / a); INFINITY when it cannot be known. */
+static double
+log_se(const struct estimate *a, const struct estimate *b)
+{
+	double ra, rb;
+
+	if (!(a->value > 0 && b->value > 0))
+		return INFINITY;
+	ra = a->se / a->value;
+	rb = b->se / b->value;
+	return sqrt(ra * ra + rb * rb);
+}
+
+/* t at 95% two-sided plus t at the power: the distance, in standard
+ * errors, between a true effect and the cut that the interval clears
+ * with probability BISECT_POWER. */
+static double
+power_quantiles(double df)
+{
+	return stats_t_quantile(0.5 + STATS_LEVEL / 2, df) +
+	    stats_t_quantile(BISECT_POWER, df);
+}
+
+/*
+ * The further runs per release after which a comparison whose estimate
+ * lies dist from its cut, with standard error se at runs runs, would
+ * likely clear the cut: the se shrinks as 1 / sqrt(runs).  -1 when no
+ * number would (dist 0, or more than a million runs).
+ */
+static long
+runs_to_decide(double dist, double se, double df, int runs)
+{
+	double want;
+
+	if (!(dist > 0) || !isfinite(se) || runs <= 0)
+		return -1;
+	want = runs * pow(power_quantiles(df) * se / dist, 2);
+	if (!(want < 1e6))
+		return -1;
+	return want > runs + 1 ? (long)ceil(want - runs) : 1;
+}
+
 static void
 note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
-    const struct estimate *rel)
+    const struct estimate *rel, double dist, double se, double df,
+    int runs)
 {
 	if (w->v->has_unknown)
 		return;
@@ -245,6 +325,19 @@ note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
 	w->v->unknown_hi = hi;
 	w->v->unknown_probe = probe;
 	w->v->unknown_rel = *rel;
+	w->v->runs_used = runs;
+	w->v->more_runs = runs_to_decide(dist, se, df, runs);
+}
+
+static int
+min_reps(const struct walk *w, const size_t *idx, size_t k)
+{
+	int r = w->reps[idx[0]];
+
+	for (size_t j = 1; j < k; j++)
+		if (w->reps[idx[j]] < r)
+			r = w->reps[idx[j]];
+	return r;
 }
 
 static void
@@ -280,7 +373,7 @@ pick_probe(const struct walk *w, size_t lo, size_t hi)
  */
 static enum outcome
 classify(const struct estimate *m, const struct estimate *lo,
-    const struct estimate *hi, int *bad)
+    const struct estimate *hi, int *bad, struct estimate *side)
 {
 	struct estimate s;
 	double var[3], df[3] = { m->df, lo->df, hi->df };
@@ -292,6 +385,7 @@ classify(const struct estimate *m, const struct estimate *lo,
 	s.se = sqrt(var[0] + var[1] + var[2]);
 	s.df = isfinite(s.se) ? stats_welch_df(var, df, 3) : 1;
 	stats_interval(&s);
+	*side = s;
 	if (s.lo > 0 || s.hi < 0) {
 		*bad = s.lo > 0;
 		return OUTCOME_DIFFERENT;
@@ -325,7 +419,7 @@ add_change(struct walk *w, size_t lo, size_t hi)
 static int
 examine(struct walk *w, size_t a, size_t b, int top)
 {
-	struct estimate *ea, *eb, *em, rel;
+	struct estimate *ea, *eb, *em, rel, side;
 	size_t lo = a, hi = b, m, idx[3];
 	int rc, bad;
 
@@ -335,16 +429,25 @@ examine(struct walk *w, size_t a, size_t b, int top)
 	    (rc = metric(w, b, &eb)) != STEP_GO)
 		return rc;
 	rel_or_unknown(eb, ea, &rel);
+	idx[0] = a;
+	idx[1] = b;
 	if (top)
 		w->v->endpoints_rel = rel;
 	switch (stats_outcome(&rel, w->p->threshold)) {
 	case OUTCOME_SAME:
+		if (top) {
+			/* Power: the slowdown whose interval would clear
+			 * the cut with probability BISECT_POWER. */
+			w->v->runs_used = min_reps(w, idx, 2);
+			w->v->detectable_rel = (1 + w->p->threshold / 2) *
+			    exp(power_quantiles(rel.df) * log_se(ea, eb)) - 1;
+		}
 		return STEP_GO;
 	case OUTCOME_UNKNOWN:
-		idx[0] = a;
-		idx[1] = b;
 		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
-			note_unknown(w, a, b, SIZE_MAX, &rel);
+			note_unknown(w, a, b, SIZE_MAX, &rel, fabs(log1p(
+			    rel.value) - log1p(w->p->threshold / 2)),
+			    log_se(ea, eb), rel.df, min_reps(w, idx, 2));
 		return rc;
 	case OUTCOME_DIFFERENT:
 		break;
@@ -358,7 +461,7 @@ examine(struct walk *w, size_t a, size_t b, int top)
 		    (rc = metric(w, lo, &elo)) != STEP_GO ||
 		    (rc = metric(w, hi, &ehi)) != STEP_GO)
 			return rc;
-		if (classify(em, elo, ehi, &bad) == OUTCOME_DIFFERENT) {
+		if (classify(em, elo, ehi, &bad, &side) == OUTCOME_DIFFERENT) {
 			if (bad)
 				hi = m;
 			else
@@ -370,7 +473,8 @@ examine(struct walk *w, size_t a, size_t b, int top)
 		idx[2] = hi;
 		if ((rc = more_reps(w, idx, 3)) == STEP_GO) {
 			rel_or_unknown(ehi, elo, &rel);
-			note_unknown(w, lo, hi, m, &rel);
+			note_unknown(w, lo, hi, m, &rel, fabs(side.value),
+			    side.se, side.df, min_reps(w, idx, 3));
 		}
 		return rc;
 	}
@@ -423,8 +527,17 @@ confirm(struct walk *w, struct bisect_change *c)
 		c->confirmed = 1;
 		return STEP_GO;
 	}
-	if (c->confirm_rel.hi < p->threshold / 2 || k >= p->reps_cap)
+	if (c->confirm_rel.hi < p->threshold / 2)
 		return STEP_GO;
+	if (k >= p->reps_cap) {
+		if (w->v->more_runs < 0 && !w->v->has_unknown) {
+			w->v->runs_used = k;
+			w->v->more_runs = runs_to_decide(fabs(log1p(
+			    c->confirm_rel.value) - log1p(p->threshold / 2)),
+			    log_se(&eg, &eb), c->confirm_rel.df, k);
+		}
+		return STEP_GO;
+	}
 	w->act->kind = BISECT_CONFIRM;
 	w->act->good = c->last_good;
 	w->act->bad = c->first_bad;
@@ -432,19 +545,26 @@ confirm(struct walk *w, struct bisect_change *c)
 	return STEP_ACT;
 }
 
-/* All usable samples (search and confirmation) of release r, per cell. */
+/* All usable runs (search and confirmation) of release r, per cell. */
 static int
 pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
     struct fit_cell *cells)
 {
 	for (size_t c = 0; c < w->p->nlengths; c++) {
 		double *out = buf + c * stride;
-		size_t k;
+		size_t k, kc;
 
 		k = take_samples(&w->rel[r].cells[c], 0, (size_t)w->reps[r],
-		    out);
-		k += take_samples(&w->rel[r].cells[c], 1,
-		    (size_t)w->creps[r], out + k);
+		    w->p->summary, out);
+		if (k == SIZE_MAX)
+			return -1;
+		kc = take_samples(&w->rel[r].cells[c], 1,
+		    (size_t)w->creps[r], w->p->summary, out + k);
+		if (kc == SIZE_MAX)
+			return -1;
+		k += kc;
+		if (!w->p->keep_outliers)
+			k = stats_drop_outliers(out, k);
 		cells[c].tokens = w->p->lengths[c];
 		cells[c].time_ns = out;
 		cells[c].n = k;
@@ -479,9 +599,14 @@ describe(struct walk *w, struct bisect_change *c)
 	buf = malloc(2 * w->p->nlengths * stride * sizeof(*buf));
 	if (buf == NULL)
 		goto nomem;
-	pair_cells(w, c->last_good, buf, stride, ga);
-	pair_cells(w, c->first_bad, buf + w->p->nlengths * stride, stride,
-	    ba);
+	if (pair_cells(w, c->last_good, buf, stride, ga) < 0 ||
+	    pair_cells(w, c->first_bad, buf + w->p->nlengths * stride,
+	    stride, ba) < 0) {
+		free(buf);
+		w->act->error = "cannot compute the metric "
+		    "(a sample is not finite)";
+		return STEP_ERR;
+	}
 	/* The kind is judged at the bar the search itself used: half the
 	 * threshold (see stats_outcome()), so a regression found is never
 	 * left without a kind merely for being near the threshold. */
@@ -491,6 +616,8 @@ describe(struct walk *w, struct bisect_change *c)
 	    w->p->threshold / 2, &cmp) == 0;
 	if (c->has_fit) {
 		c->kind = cmp.kind;
+		c->fixed_estimable = cmp.fixed_estimable;
+		c->fixed_why = cmp.fixed_why;
 		c->per_token_delta_ns = cmp.per_token_delta_ns;
 		c->fixed_delta_ns = cmp.fixed_delta_ns;
 		memcpy(c->ratios, cmp.ratios, sizeof(c->ratios));
@@ -542,20 +669,34 @@ decide(struct walk *w)
 	}
 	if (any_confirmed) {
 		v->status = BISECT_REGRESSION;
-		v->reason = v->nchanges > 1 ? "change points found and confirmed"
-		    : "change point found and confirmed";
+		v->reason = v->nchanges > 1 ? "change points found; each "
+		    "slowdown's 95% interval lies above half the threshold "
+		    "when re-measured interleaved" :
+		    "change point found; its slowdown's 95% interval lies "
+		    "above half the threshold when re-measured interleaved";
 	} else if (v->nchanges > 0) {
 		v->status = BISECT_UNKNOWN;
-		v->reason = "the boundary did not confirm when re-measured";
+		v->reason = "the boundary did not confirm: re-measured "
+		    "interleaved, its slowdown's 95% interval does not lie "
+		    "above half the threshold";
 	} else if (v->has_unknown) {
 		v->status = BISECT_UNKNOWN;
 		v->reason = v->unknown_probe == SIZE_MAX ?
-		    "the endpoints are inconclusive at the repetition cap" :
-		    "a probe is inconclusive at the repetition cap";
+		    "the endpoints' 95% interval still spans half the "
+		    "threshold at the repetition cap (max-reps)" :
+		    "a probe still cannot be placed on either side at the "
+		    "repetition cap (max-reps)";
 	} else {
 		v->status = BISECT_NO_REGRESSION;
-		v->reason = "the endpoints do not differ by the threshold";
+		v->reason = "the endpoints' slowdown has its 95% interval "
+		    "below half the threshold";
 	}
+	if (v->status != BISECT_NO_REGRESSION)
+		v->detectable_rel = NAN;
+	if (v->status != BISECT_UNKNOWN)
+		v->more_runs = -1;
+	if (v->status == BISECT_REGRESSION)
+		v->runs_used = -1;
 }
 
 static int
@@ -595,6 +736,9 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	memset(act, 0, sizeof(*act));
 	memset(v, 0, sizeof(*v));
 	v->unknown_probe = SIZE_MAX;
+	v->detectable_rel = NAN;
+	v->runs_used = -1;
+	v->more_runs = -1;
 	if ((act->error = check_params(p)) != NULL)
 		return -1;
 	if (n < 2) {
@@ -640,6 +784,9 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	if (rc == STEP_ACT || rc == STEP_ERR) {
 		bisect_verdict_release(v);
 		v->unknown_probe = SIZE_MAX;
+		v->detectable_rel = NAN;
+		v->runs_used = -1;
+		v->more_runs = -1;
 	}
 	if (rc == STEP_GO)
 		act->kind = BISECT_DONE;

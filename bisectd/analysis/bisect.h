@@ -6,14 +6,19 @@
  * function of the stored samples alone, so a bisect interrupted anywhere
  * resumes by calling it again, and samples already stored are reused.
  *
+ * The process run is the unit of replication: the samples of one run
+ * (an engine may print several) are summarised into one value per run,
+ * and repetitions, intervals and the ladder count runs.
+ *
  * The driver's loop: call bisect_next(); on MEASURE or CONFIRM run only
- * the missing repetitions, store them, call again; on DONE report.
+ * the missing runs, store them, call again; on DONE report.
  * docs/statistics.md explains the decisions and their error rates.
  */
 #ifndef BISECTD_BISECT_H
 #define BISECTD_BISECT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fit.h"
 #include "stats.h"
@@ -35,10 +40,13 @@ struct bisect_metric {
 
 struct bisect_sample {
 	double time_ns;
+	int64_t run;		/* the process run it came from; 0: a run of
+				   its own (each sample independent) */
 	int confirm;		/* 1: taken in a boundary confirmation */
 };
 
-/* One cell's samples in the order they were stored (not owned). */
+/* One cell's samples in the order they were stored, the samples of one
+ * run adjacent (not owned). */
 struct bisect_cell {
 	const struct bisect_sample *samples;
 	size_t n;
@@ -61,9 +69,12 @@ struct bisect_params {
 	 */
 	int lengths[BISECT_MAX_CELLS];
 	size_t nlengths;
-	int reps_initial;	/* first measurement of a release: 5 */
-	int reps_cap;		/* the ladder doubles up to this: 80 */
+	int reps_initial;	/* runs per cell at first measurement: 5 */
+	int reps_cap;		/* the ladder of runs doubles up to this: 320 */
 	int all;		/* find every change point, not only one */
+	enum run_summary summary;	/* a run's samples to its one value */
+	int keep_outliers;	/* 1: no outlier runs taken out (see
+				   stats_drop_outliers()); default 0 */
 };
 
 enum bisect_action_kind {
@@ -74,10 +85,10 @@ enum bisect_action_kind {
 
 struct bisect_action {
 	enum bisect_action_kind kind;
-	/* MEASURE: the total of search samples (confirm = 0) wanted in
+	/* MEASURE: the total of search runs (confirm = 0) wanted in
 	 * every cell; the driver runs only the missing ones. */
 	size_t release;
-	/* CONFIRM: the pair, and the total of confirmation samples
+	/* CONFIRM: the pair, and the total of confirmation runs
 	 * (confirm = 1) wanted in every cell of each, taken A B A B. */
 	size_t good, bad;
 	int reps;
@@ -105,6 +116,10 @@ struct bisect_change {
 	 * single prompt length, and the fields below are then unset. */
 	int has_fit;
 	enum change_kind kind;
+	/* 0 when either release's line does not fit (see fit.h): the fixed
+	 * delta is then not reported and the kind ignores it. */
+	int fixed_estimable;
+	const char *fixed_why;		/* static, when not estimable */
 	struct estimate per_token_delta_ns;
 	struct estimate fixed_delta_ns;
 	struct length_ratio ratios[BISECT_MAX_CELLS];
@@ -128,16 +143,33 @@ struct bisect_verdict {
 	int has_unknown;
 	size_t unknown_lo, unknown_hi, unknown_probe;
 	struct estimate unknown_rel;
+	/*
+	 * Power.  NO_REGRESSION: the smallest slowdown of the endpoints the
+	 * comparison would have found with BISECT_POWER probability at the
+	 * runs it used (runs_used per cell of each endpoint).  UNKNOWN: the
+	 * further runs per cell of each release of the undecided comparison
+	 * that would likely (BISECT_POWER) decide it, if the change measured
+	 * so far is the true one (runs_used: the runs it has now).  NAN / -1
+	 * where they do not apply; more_runs is also -1 when no number of
+	 * runs would likely decide it (a change measured right at the cut).
+	 */
+	double detectable_rel;
+	int runs_used;
+	long more_runs;
 };
 
-/* Defaults: per-token, 20%, reps 5 up to 80, no lengths, not `all`. */
+/* The probability at which power figures are stated. */
+#define BISECT_POWER 0.80
+
+/* Defaults: per-token, 20%, 5 runs up to 320, run means, no lengths,
+ * not `all`. */
 void bisect_params_init(struct bisect_params *p);
 
 /*
  * Decide the next action for releases[0..n-1], ordered oldest first,
  * releases[0] the known-good end and releases[n-1] the bad end.
- * Samples beyond the last full step of the repetition ladder
- * (5, 10, 20, 40, 80) are ignored until the step is complete, so a
+ * Runs beyond the last full step of the repetition ladder
+ * (5, 10, 20, ... 320) are ignored until the step is complete, so a
  * measurement interrupted half-way gives the same action again.
  * On DONE *v is filled and the caller frees it with
  * bisect_verdict_release(); otherwise *v is left empty (releasing it is
@@ -155,8 +187,9 @@ const char *bisect_status_name(enum bisect_status s);
 
 /*
  * The metric of one release as a cost estimate (ns) from the first
- * count samples of each cell whose confirm flag equals confirm.
- * Returns 0, or -1 when a cell has fewer samples or the fit fails.
+ * count runs of each cell whose confirm flag equals confirm, each run
+ * summarised as p->summary says.
+ * Returns 0, or -1 when a cell has fewer runs or the fit fails.
  */
 int bisect_metric_estimate(const struct bisect_release *r,
     const struct bisect_params *p, int confirm, size_t count,

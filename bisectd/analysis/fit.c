@@ -52,7 +52,40 @@ fit_two_point(const struct fit_cell *c, struct fit *out)
 	out->fixed_ns.df = isfinite(out->fixed_ns.se) ?
 	    stats_welch_df(var, df, 2) : 1;
 	out->nsamples = ss.n + ls.n;
+	out->lack_of_fit_p = NAN;	/* a line through two means fits */
 	return 0;
+}
+
+/*
+ * The lack-of-fit F test: the cell means' distance from the line (k - 2
+ * df) against the spread inside the cells (n - k df).  Returns its p, 0
+ * for a bent line through noiseless cells, NAN when no cell has two
+ * values.
+ */
+static double
+lack_of_fit(const struct fit_cell *c, size_t ncells, size_t n, double rss)
+{
+	double pure = 0, lof;
+
+	if (n <= ncells)
+		return NAN;
+	for (size_t i = 0; i < ncells; i++) {
+		double m = 0;
+
+		for (size_t j = 0; j < c[i].n; j++)
+			m += c[i].time_ns[j];
+		m /= (double)c[i].n;
+		for (size_t j = 0; j < c[i].n; j++)
+			pure += (c[i].time_ns[j] - m) * (c[i].time_ns[j] - m);
+	}
+	lof = rss - pure;
+	if (lof <= 0)
+		return 1;
+	if (pure <= 0)
+		return 0;
+	return 1 - stats_f_cdf(lof / (double)(ncells - 2) /
+	    (pure / (double)(n - ncells)), (double)(ncells - 2),
+	    (double)(n - ncells));
 }
 
 static int
@@ -95,6 +128,7 @@ fit_least_squares(const struct fit_cell *c, size_t ncells, struct fit *out)
 	out->fixed_ns.se = sqrt(s2 * (1 / (double)n + xbar * xbar / sxx));
 	out->fixed_ns.df = (double)(n - 2);
 	out->nsamples = n;
+	out->lack_of_fit_p = lack_of_fit(c, ncells, n, rss);
 	return 0;
 }
 
@@ -129,6 +163,15 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 	stats_interval(&f.per_token_ns);
 	stats_interval(&f.fixed_ns);
 	set_ceiling(&f);
+	f.fixed_estimable = 1;
+	f.fixed_why = NULL;
+	if (f.fixed_ns.value < 0) {
+		f.fixed_estimable = 0;
+		f.fixed_why = "the fitted fixed overhead is negative";
+	} else if (f.lack_of_fit_p < 1 - FIT_KIND_LEVEL) {
+		f.fixed_estimable = 0;
+		f.fixed_why = "the times do not lie on a line (lack of fit)";
+	}
 	*out = f;
 	return 0;
 }
@@ -263,6 +306,26 @@ fit_compare(const struct fit_cell *a, size_t na,
 	    &out->per_token_rel, threshold);
 	out->fixed_change = part_change(&out->fixed_delta_ns,
 	    &out->fixed_rel, threshold);
+	out->fixed_estimable = out->a.fixed_estimable &&
+	    out->b.fixed_estimable;
+	out->fixed_why = out->a.fixed_why ? out->a.fixed_why :
+	    out->b.fixed_why;
+	set_trend(out);
+	if (!out->fixed_estimable) {
+		/* The intercept is an artefact of a bent line: the kind rests
+		 * on the slope and on how the slowdown varies with length. */
+		const struct estimate *r0 = &out->ratios[0].ratio;
+
+		out->fixed_change = 0;
+		if (out->per_token_change)
+			out->kind = KIND_PER_TOKEN;
+		else if (out->trend == TREND_FALLING && out->nratios > 0 &&
+		    r0->lo > 1 && r0->value - 1 >= threshold)
+			out->kind = KIND_FIXED_OVERHEAD;
+		else
+			out->kind = KIND_NONE;
+		return 0;
+	}
 	if (out->per_token_change && out->fixed_change)
 		out->kind = KIND_BOTH;
 	else if (out->per_token_change)
@@ -271,7 +334,6 @@ fit_compare(const struct fit_cell *a, size_t na,
 		out->kind = KIND_FIXED_OVERHEAD;
 	else
 		out->kind = KIND_NONE;
-	set_trend(out);
 	return 0;
 }
 

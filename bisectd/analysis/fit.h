@@ -41,6 +41,15 @@ struct fit {
 	double ceiling_tps;	/* 1e9 / per_token_ns; NAN if the slope <= 0 */
 	double ceiling_lo;	/* from the slope's interval; 0 if unbounded */
 	double ceiling_hi;	/* INFINITY when the slope's interval reaches 0 */
+	/*
+	 * 0 when the line does not fit the lengths: a negative fixed
+	 * overhead, or with three or more lengths a lack of fit significant
+	 * at FIT_KIND_LEVEL (short prompts bend the line).  The intercept is
+	 * then an artefact and is not to be reported as the fixed cost.
+	 */
+	int fixed_estimable;
+	const char *fixed_why;	/* static, NULL when estimable */
+	double lack_of_fit_p;	/* the F test's p; NAN when it cannot be made */
 };
 
 enum change_kind {
@@ -73,6 +82,11 @@ struct fit_comparison {
 	 * |rel| >= threshold. */
 	int per_token_change;
 	int fixed_change;
+	/* Both lines fit (fixed_estimable of a and b); otherwise fixed_change
+	 * is 0 and the kind is judged on the per-token part and the ratio
+	 * trend alone, so it is never KIND_BOTH. */
+	int fixed_estimable;
+	const char *fixed_why;	/* static: a's or b's reason */
 	enum change_kind kind;
 	struct length_ratio ratios[FIT_MAX_CELLS];	/* ascending tokens */
 	size_t nratios;
@@ -84,7 +98,10 @@ struct fit_comparison {
  * Two cells: per_token = (mean_long - mean_short) / (n_long - n_short),
  * its se from the two means' se, df by Welch-Satterthwaite; fixed is the
  * intercept of the same line.  Three or more: least squares over every
- * sample, se from the residuals, df = samples - 2.  A cell with a single
+ * sample, se from the residuals, df = samples - 2, and the lack-of-fit F
+ * test of the cell means against the line (pure error from the spread
+ * inside the cells).  The values of a cell are independent replicates:
+ * one per process run (stats_run_values()).  A cell with a single
  * sample gives an unknown spread (se INFINITY) in the two-point fit.
  * Returns 0, or -1 when fewer than two cells, two cells share a length,
  * a length is <= 0, a cell is empty or holds a non-finite time, or the

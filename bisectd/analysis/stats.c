@@ -74,6 +74,130 @@ stats_cell(const double *x, size_t n, struct cell_stats *out)
 	return 0;
 }
 
+/* Where the run that starts at x[i] ends (one past its last sample). */
+static size_t
+run_end(const int64_t *run, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	if (run == NULL || run[i] == 0)
+		return j;
+	while (j < n && run[j] == run[i])
+		j++;
+	return j;
+}
+
+int
+stats_run_value(const double *x, size_t n, enum run_summary how,
+    double *out)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]))
+			return -1;
+		sum += x[i];
+	}
+	if (how == RUN_MEDIAN && n > 2)
+		return median_of(x, n, out);
+	*out = sum / (double)n;
+	return 0;
+}
+
+int
+stats_run_values(const double *x, const int64_t *run, size_t n,
+    enum run_summary how, double *out, size_t *nruns)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; ) {
+		size_t j = run_end(run, n, i);
+
+		if (stats_run_value(x + i, j - i, how, &out[k++]) < 0)
+			return -1;
+		i = j;
+	}
+	*nruns = k;
+	return 0;
+}
+
+size_t
+stats_drop_outliers(double *v, size_t n)
+{
+	double stack[256], *d = stack, med, mad, fence;
+	size_t k = 0, out = 0;
+
+	if (n < 5)
+		return n;
+	if (n > sizeof(stack) / sizeof(stack[0]) &&
+	    (d = malloc(n * sizeof(*d))) == NULL)
+		return n;
+	if (median_of(v, n, &med) < 0)
+		goto keep;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(v[i] - med);
+	if (median_of(d, n, &mad) < 0 || !(mad > 0))
+		goto keep;
+	fence = fmax(STATS_OUTLIER_SDS * 1.4826 * mad,
+	    STATS_OUTLIER_REL * fabs(med));
+	for (size_t i = 0; i < n; i++)
+		out += d[i] > fence;
+	if (out == 0 || out * 4 > n)
+		goto keep;
+	for (size_t i = 0; i < n; i++)
+		if (d[i] <= fence)
+			v[k++] = v[i];
+	if (d != stack)
+		free(d);
+	return k;
+keep:
+	if (d != stack)
+		free(d);
+	return n;
+}
+
+int
+stats_runs(const double *x, const int64_t *run, size_t n,
+    enum run_summary how, struct run_stats *out)
+{
+	struct run_stats r;
+	double *v, ss = 0;
+	size_t df = 0;
+
+	if (n == 0)
+		return -1;
+	if ((v = malloc(n * sizeof(*v))) == NULL)
+		return -1;
+	if (stats_run_values(x, run, n, how, v, &r.runs) < 0 ||
+	    stats_cell(v, r.runs, &r.values) < 0) {
+		free(v);
+		return -1;
+	}
+	free(v);
+	/* Within: each sample around its own run's mean, pooled over the
+	 * runs with two or more samples (one-way analysis of variance). */
+	for (size_t i = 0; i < n; ) {
+		size_t j = run_end(run, n, i);
+		double mean = 0;
+
+		for (size_t m = i; m < j; m++)
+			mean += x[m];
+		mean /= (double)(j - i);
+		for (size_t m = i; m < j; m++)
+			ss += (x[m] - mean) * (x[m] - mean);
+		df += j - i - 1;
+		i = j;
+	}
+	r.samples = n;
+	r.mean = r.values.mean;
+	r.sd_between = r.values.sd;
+	r.sd_within = df > 0 ? sqrt(ss / (double)df) : NAN;
+	r.cv_between = r.values.cv;
+	r.cv_within = r.mean != 0 ? r.sd_within / fabs(r.mean) : NAN;
+	*out = r;
+	return 0;
+}
+
 /*
  * The continued fraction of the regularized incomplete beta function
  * I_x(a, b), evaluated with the modified Lentz method; it converges fast
@@ -144,6 +268,18 @@ stats_t_cdf(double t, double df)
 		return t > 0 ? 1 : 0;
 	tail = 0.5 * beta_regularized(df / 2, 0.5, df / (df + t * t));
 	return t > 0 ? 1 - tail : tail;
+}
+
+double
+stats_f_cdf(double f, double d1, double d2)
+{
+	if (!(d1 > 0) || !(d2 > 0) || isnan(f))
+		return NAN;
+	if (f <= 0)
+		return 0;
+	if (isinf(f))
+		return 1;
+	return beta_regularized(d1 / 2, d2 / 2, d1 * f / (d1 * f + d2));
 }
 
 static double

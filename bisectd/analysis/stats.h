@@ -12,6 +12,7 @@
 #define BISECTD_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* The confidence level of every interval the analysis reports. */
 #define STATS_LEVEL 0.95
@@ -25,6 +26,30 @@ struct cell_stats {
 	double min, max;
 	double median;
 	double se;		/* sd / sqrt(n); INFINITY when n == 1 */
+};
+
+/*
+ * How the samples of one process run become that run's one value.  The
+ * run is the unit of replication: samples inside it share the process's
+ * start (page cache, memory placement, clocks), so they are not
+ * independent repetitions.  docs/statistics.md gives the measured choice.
+ */
+enum run_summary {
+	RUN_MEAN,		/* the mean of the run's samples */
+	RUN_MEDIAN		/* their median */
+};
+
+/* A cell of runs of one or more samples each: both levels of spread. */
+struct run_stats {
+	size_t runs;		/* process runs: the unit of replication */
+	size_t samples;		/* every sample of every run */
+	double mean;		/* mean of the run values */
+	double sd_between;	/* sd of the run values (runs - 1); 0 when 1 run */
+	double sd_within;	/* pooled sd of samples around their run's mean;
+				   NAN when no run has two samples */
+	double cv_between;	/* sd_between / |mean| */
+	double cv_within;	/* sd_within / |mean|; NAN like sd_within */
+	struct cell_stats values;	/* the run values summarised */
 };
 
 /*
@@ -60,6 +85,46 @@ struct throughput {
  */
 int stats_cell(const double *x, size_t n, struct cell_stats *out);
 
+/* The value of one run of n > 0 samples x[0..n-1]; 0, or -1 when a sample
+ * is not finite or memory runs out. */
+int stats_run_value(const double *x, size_t n, enum run_summary how,
+    double *out);
+
+/*
+ * The run values of samples x[0..n-1]: consecutive samples with the same
+ * run[i] form one run (the store orders samples by run), and a run id of
+ * 0 is a run of its own.  run may be NULL: every sample is its own run.
+ * Writes one value per run, in order, to out (room for n) and their
+ * number to *nruns.  Returns 0, or -1 when a sample is not finite or
+ * memory runs out.
+ */
+int stats_run_values(const double *x, const int64_t *run, size_t n,
+    enum run_summary how, double *out, size_t *nruns);
+
+/*
+ * Outlier runs: with 5 or more run values v[0..n-1], those both more
+ * than STATS_OUTLIER_SDS robust standard deviations (1.4826 x the median
+ * absolute deviation) and more than STATS_OUTLIER_REL x the median away
+ * from the median are taken out, keeping the order of the rest: a run
+ * the process start made twice as slow or more (or, at the other end,
+ * a run that took no time), not the tail of ordinary noise.
+ * Nothing is taken out when the deviation is 0 or more than a quarter
+ * would go (then the cell is not "a few bad runs").  Returns the number
+ * kept, or n when memory runs out.
+ */
+#define STATS_OUTLIER_SDS 5.0
+#define STATS_OUTLIER_REL 1.0
+size_t stats_drop_outliers(double *v, size_t n);
+
+/*
+ * Summarise a cell of runs (grouped as stats_run_values() does): the run
+ * values' statistics, and the between-run and within-run spread.
+ * Returns 0, or -1 when n is 0, a sample is not finite, or memory runs
+ * out.
+ */
+int stats_runs(const double *x, const int64_t *run, size_t n,
+    enum run_summary how, struct run_stats *out);
+
 /* P(T <= t) for Student's t with df > 0 degrees of freedom (NAN if df <= 0). */
 double stats_t_cdf(double t, double df);
 
@@ -69,6 +134,9 @@ double stats_t_cdf(double t, double df);
  * (0, 1) or df <= 0.
  */
 double stats_t_quantile(double p, double df);
+
+/* P(F <= f) for Fisher's F with d1, d2 > 0 degrees of freedom (NAN if not). */
+double stats_f_cdf(double f, double d1, double d2);
 
 /*
  * Welch-Satterthwaite degrees of freedom of a sum of k independent terms,

@@ -92,14 +92,21 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	return 1;
 }
 
-/* The search (or confirmation) samples release i has in cell c. */
+/*
+ * The search (or confirmation) runs release i has in cell c: runs, not
+ * samples, since the ladder counts runs and an engine may print several
+ * samples per run (the samples of a run are adjacent).
+ */
 static int
 have(const struct range_data *d, size_t i, size_t c, int confirm)
 {
+	const struct bisect_cell *cell = &d->rel[i].cells[c];
 	int n = 0;
 
-	for (size_t k = 0; k < d->rel[i].cells[c].n; k++)
-		n += d->rel[i].cells[c].samples[k].confirm == confirm;
+	for (size_t k = 0; k < cell->n; k++)
+		n += cell->samples[k].confirm == confirm && (k == 0 ||
+		    cell->samples[k].run == 0 ||
+		    cell->samples[k].run != cell->samples[k - 1].run);
 	return n;
 }
 
@@ -344,7 +351,7 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 				range_data_release(&d);
 				continue;
 			}
-			note(&b, "measure %s to %d samples per cell",
+			note(&b, "measure %s to %d runs per cell",
 			    version_of(&b, idx[0]), act.reps);
 			if (store_probe_add(s, b.bisect_id, "measure",
 			    b.r.list.v[b.r.lo + idx[0]].id, 0, act.reps,
@@ -365,7 +372,7 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 				continue;
 			}
 			note(&b, "confirm %s against %s, interleaved, %d "
-			    "samples per cell each", version_of(&b, idx[1]),
+			    "runs per cell each", version_of(&b, idx[1]),
 			    version_of(&b, idx[0]), act.reps);
 			if (store_probe_add(s, b.bisect_id, "confirm",
 			    b.r.list.v[b.r.lo + idx[1]].id,

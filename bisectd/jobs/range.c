@@ -167,6 +167,7 @@ range_load_engine(struct store *s, const struct range *r,
 			}
 			for (size_t k = 0; k < pts.n; k++) {
 				b[k].time_ns = (double)pts.v[k].time_ns;
+				b[k].run = pts.v[k].run_id;
 				b[k].confirm = pts.v[k].confirm;
 			}
 			d->bufs[i * d->ncells + c] = b;

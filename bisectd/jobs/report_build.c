@@ -22,7 +22,8 @@
 /* --- per release --- */
 
 struct cellsum {
-	struct cell_stats st;
+	struct cell_stats st;	/* of the run values: runs are the unit */
+	struct run_stats runs;
 	int ok;
 	int busy, lower_bound;
 };
@@ -32,6 +33,7 @@ load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
     struct err *e)
 {
 	struct store_points pts;
+	int64_t *run;
 	double *x;
 
 	memset(cs, 0, sizeof(*cs));
@@ -41,18 +43,50 @@ load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
 		store_points_release(&pts);
 		return 0;
 	}
-	if ((x = malloc(pts.n * sizeof(*x))) == NULL) {
+	x = malloc(pts.n * sizeof(*x));
+	run = malloc(pts.n * sizeof(*run));
+	if (x == NULL || run == NULL) {
+		free(x);
+		free(run);
 		store_points_release(&pts);
 		return err_set(e, "out of memory");
 	}
 	for (size_t i = 0; i < pts.n; i++) {
 		x[i] = (double)pts.v[i].time_ns;
+		run[i] = pts.v[i].run_id;
 		cs->busy |= pts.v[i].busy;
 		cs->lower_bound |= pts.v[i].lower_bound;
 	}
-	cs->ok = stats_cell(x, pts.n, &cs->st) == 0;
+	cs->ok = stats_runs(x, run, pts.n, RUN_MEAN, &cs->runs) == 0;
+	cs->st = cs->runs.values;
 	free(x);
+	free(run);
 	store_points_release(&pts);
+	return 0;
+}
+
+/* One value per process run of a cell, for the fit (caller frees *out). */
+static int
+fit_values(const struct store_points *pts, double **out, size_t *n)
+{
+	double *x = malloc(pts->n * sizeof(*x));
+	int64_t *run = malloc(pts->n * sizeof(*run));
+	int rc = -1;
+
+	*out = NULL;
+	if (x != NULL && run != NULL) {
+		for (size_t k = 0; k < pts->n; k++) {
+			x[k] = (double)pts->v[k].time_ns;
+			run[k] = pts->v[k].run_id;
+		}
+		rc = stats_run_values(x, run, pts->n, RUN_MEAN, x, n);
+	}
+	free(run);
+	if (rc < 0) {
+		free(x);
+		return -1;
+	}
+	*out = x;
 	return 0;
 }
 
@@ -73,6 +107,15 @@ cell_json(int tokens, const struct cellsum *cs)
 	json_object_set_new(o, "ms", out_num(cs->st.mean / 1e6));
 	json_object_set_new(o, "ms_sd", out_num(cs->st.sd / 1e6));
 	json_object_set_new(o, "ms_median", out_num(cs->st.median / 1e6));
+	/* Both levels of spread: between process runs (what intervals and
+	 * comparisons rest on) and between samples inside one run. */
+	json_object_set_new(o, "samples",
+	    json_integer((json_int_t)cs->runs.samples));
+	json_object_set_new(o, "ms_sd_between",
+	    out_num(cs->runs.sd_between / 1e6));
+	json_object_set_new(o, "ms_sd_within",
+	    out_num(cs->runs.sd_within / 1e6));
+	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
 	if (cs->lower_bound)
 		json_object_set_new(o, "lower_bound", json_true());
 	return o;
@@ -178,12 +221,13 @@ release_json(struct store *s, const struct conf_engine *eng,
 			store_points_release(&pts);
 			continue;
 		}
-		fit_x[nfc] = malloc(pts.n * sizeof(double));
-		for (size_t k = 0; fit_x[nfc] && k < pts.n; k++)
-			fit_x[nfc][k] = (double)pts.v[k].time_ns;
+		if (fit_values(&pts, &fit_x[nfc], &fc[nfc].n) < 0) {
+			store_points_release(&pts);
+			err_set(e, "out of memory");
+			goto fail;
+		}
 		fc[nfc].tokens = eng->fit[i];
 		fc[nfc].time_ns = fit_x[nfc];
-		fc[nfc].n = pts.n;
 		nfc++;
 		store_points_release(&pts);
 	}
@@ -192,7 +236,9 @@ release_json(struct store *s, const struct conf_engine *eng,
 
 		if (nfc >= 2 && fit_line(fc, nfc, &f) == 0) {
 			out_estimate_ms(&f.per_token_ns, "per_token_ms", o);
-			out_estimate_ms(&f.fixed_ns, "fixed_ms", o);
+			out_fixed_ms(&f.fixed_ns, f.fixed_why, "fixed_ms", o);
+			if (!f.fixed_estimable)
+				add_flag(flags, "fixed-not-estimable");
 			json_object_set_new(o, "ceiling_tps", out_num(f.ceiling_tps));
 			json_object_set_new(o, "ceiling_ci",
 			    out_interval(f.ceiling_lo, f.ceiling_hi));

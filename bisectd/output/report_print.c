@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "bisectd/analysis/bisect.h"
 #include "report_print.h"
 
 static double
@@ -29,18 +30,32 @@ str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
-/* "1234.5 ± 12.3 (n=5)" for a cell, "-" when missing. */
+/*
+ * "1234.5 ± 12.3 (5)" for a cell of 5 runs, the spread between runs;
+ * with several samples per run also the samples and the spread inside
+ * a run: "1234.5 ± 12.3 (5 runs/25, in-run ± 0.4)".  "-" when missing.
+ */
 static void
 cell_text(char *buf, size_t len, const json_t *c)
 {
+	long long runs, samples;
+	const char *lb;
+
 	if (!json_is_object(c)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	snprintf(buf, len, "%s%.1f ± %.1f (%lld)",
-	    json_is_true(json_object_get(c, "lower_bound")) ? "≥" : "",
-	    real(c, "tps"), real(c, "sd"),
-	    (long long)json_integer_value(json_object_get(c, "n")));
+	lb = json_is_true(json_object_get(c, "lower_bound")) ? "≥" : "";
+	runs = (long long)json_integer_value(json_object_get(c, "n"));
+	samples = (long long)json_integer_value(json_object_get(c,
+	    "samples"));
+	if (samples > runs && isfinite(real(c, "cv_within")))
+		snprintf(buf, len, "%s%.1f ± %.1f (%lld runs/%lld, in-run "
+		    "± %.1f)", lb, real(c, "tps"), real(c, "sd"), runs,
+		    samples, real(c, "tps") * real(c, "cv_within"));
+	else
+		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb, real(c, "tps"),
+		    real(c, "sd"), runs);
 }
 
 static void
@@ -53,7 +68,9 @@ ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
 	snprintf(cikey, sizeof(cikey), "%s_ci", key);
 	ci = json_object_get(o, cikey);
 	if (!isfinite(v)) {
-		snprintf(buf, len, "-");
+		snprintf(buf, len, json_is_string(json_object_get(o,
+		    "fixed_not_estimable")) && strstr(key, "fixed") ?
+		    "not estimable" : "-");
 		return;
 	}
 	if (json_is_array(ci) && isfinite(json_number_value(
@@ -142,6 +159,32 @@ collect_columns(const json_t *rels, struct columns *c)
 	}
 }
 
+/* What a "no" could have seen and what an "unknown" lacks, in runs. */
+static void
+print_power(const json_t *v, FILE *out, int md)
+{
+	const json_t *more = json_object_get(v, "more_runs_per_release");
+	long long runs = (long long)json_integer_value(json_object_get(v,
+	    "runs_per_release"));
+
+	if (isfinite(real(v, "detectable_change")))
+		fprintf(out, "%s  power: at %lld runs per cell of each "
+		    "endpoint, a slowdown of %.1f%% or more would have been "
+		    "found (%d%% of the time)\n", md ? "\n" : "", runs,
+		    100 * real(v, "detectable_change"),
+		    (int)(100 * BISECT_POWER + 0.5));
+	if (json_is_integer(more))
+		fprintf(out, "%s  about %lld more runs per cell of each "
+		    "release compared (%lld in all, see max-reps) would likely "
+		    "decide it\n", md ? "\n" : "",
+		    (long long)json_integer_value(more),
+		    runs + (long long)json_integer_value(more));
+	else if (json_is_null(more))
+		fprintf(out, "%s  more runs are not likely to decide it: the "
+		    "change measured lies at half the threshold\n",
+		    md ? "\n" : "");
+}
+
 static void
 print_verdict_text(const json_t *v, FILE *out, int md)
 {
@@ -181,8 +224,14 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 		ci_text(a, sizeof(a), v, "per_token_delta_ms", 1);
 		ci_text(b, sizeof(b), v, "fixed_delta_ms", 1);
 		fprintf(out, "%s  kind: %s\n%s  per-token cost %s ms per "
-		    "token; fixed overhead %s ms (95%% intervals)\n",
-		    md ? "\n" : "", str(v, "kind"), md ? "\n" : "", a, b);
+		    "token; fixed overhead %s%s (95%% intervals)\n",
+		    md ? "\n" : "", str(v, "kind"), md ? "\n" : "", a, b,
+		    isfinite(real(v, "fixed_delta_ms")) ? " ms" : "");
+		if (*str(v, "fixed_not_estimable"))
+			fprintf(out, "%s  fixed overhead not estimable: %s; "
+			    "the kind rests on the per-token part and the "
+			    "ratio trend\n", md ? "\n" : "",
+			    str(v, "fixed_not_estimable"));
 	}
 	if (json_object_size(ratios) > 0) {
 		fprintf(out, "%s  times slower by prompt length:",
@@ -211,6 +260,7 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 		    json_object_get(u, "change_ci"), 0)),
 		    100 * json_number_value(json_array_get(
 		    json_object_get(u, "change_ci"), 1)));
+	print_power(v, out, md);
 }
 
 static void
@@ -334,6 +384,11 @@ print_text(const json_t *rep, FILE *out, int md)
 			    str(x, "reason"), str(x, "detail"));
 		}
 	}
+	json_array_foreach(rels, i, r)
+		if (*str(r, "fixed_not_estimable"))
+			fprintf(out, "%s%s: fixed overhead not estimable: %s\n",
+			    md ? "\n" : "", str(r, "version"),
+			    str(r, "fixed_not_estimable"));
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)

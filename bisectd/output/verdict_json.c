@@ -40,6 +40,23 @@ out_estimate_ms(const struct estimate *x, const char *name, json_t *o)
 	return o;
 }
 
+json_t *
+out_fixed_ms(const struct estimate *x, const char *why, const char *name,
+    json_t *o)
+{
+	char key[64], note[256];
+
+	if (why == NULL)
+		return out_estimate_ms(x, name, o);
+	json_object_set_new(o, name, json_null());
+	snprintf(key, sizeof(key), "%s_ci", name);
+	json_object_set_new(o, key, out_interval(NAN, NAN));
+	snprintf(note, sizeof(note), "%s; measure longer prompts (fit "
+	    "lengths well above where the line bends)", why);
+	json_object_set_new(o, "fixed_not_estimable", json_string(note));
+	return o;
+}
+
 static const char *
 version_at(const struct store_release *rel, size_t i)
 {
@@ -75,7 +92,8 @@ change_json(const struct bisect_change *c, const struct store_release *r)
 	}
 	json_object_set_new(o, "kind", json_string(fit_kind_name(c->kind)));
 	out_estimate_ms(&c->per_token_delta_ns, "per_token_delta_ms", o);
-	out_estimate_ms(&c->fixed_delta_ns, "fixed_delta_ms", o);
+	out_fixed_ms(&c->fixed_delta_ns, c->fixed_estimable ? NULL :
+	    c->fixed_why, "fixed_delta_ms", o);
 	ratios = json_object();
 	for (size_t i = 0; i < c->nratios; i++) {
 		char key[32];
@@ -133,6 +151,17 @@ verdict_json(const struct bisect_verdict *v, const struct store_release *r)
 		    v->unknown_rel.hi));
 		json_object_set_new(o, "inconclusive", u);
 	}
+	/* Power: what a "no" could have seen, what an "unknown" lacks. */
+	if (v->status == BISECT_NO_REGRESSION && isfinite(v->detectable_rel))
+		json_object_set_new(o, "detectable_change",
+		    out_num(v->detectable_rel));
+	if (v->status != BISECT_REGRESSION && v->runs_used >= 0)
+		json_object_set_new(o, "runs_per_release",
+		    json_integer(v->runs_used));
+	if (v->status == BISECT_UNKNOWN)
+		json_object_set_new(o, "more_runs_per_release",
+		    v->more_runs > 0 ? json_integer(v->more_runs) :
+		    json_null());
 	json_object_set_new(o, "change_points", points);
 	return o;
 }

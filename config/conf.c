@@ -502,8 +502,12 @@ engine_parser(struct loader *ld, struct conf_engine *g, const struct entry *en)
 		g->parser = PARSER_JSON;
 		g->parser_arg = xstrdup(v + 5);
 	} else if (strncmp(v, "regex:", 6) == 0 && v[6] != '\0') {
+		const char *why;
+
 		g->parser = PARSER_REGEX;
 		g->parser_arg = xstrdup(v + 6);
+		if (conf_check_regex(v + 6, &why) < 0)
+			problem(ld, en->line, "%s: %s", en->label, why);
 	} else
 		problem(ld, en->line, "%s: expected wall, llama-bench, "
 		    "json:PATH or regex:RE, got '%s'", en->label, v);

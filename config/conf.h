@@ -170,6 +170,17 @@ int conf_parse_size(const char *s, uint64_t *bytes);	/* "20G", "512M" */
 int conf_parse_lengths(const char *s, int *out, size_t max, size_t *n);
 int conf_parse_metric(const char *s, struct conf_metric *m);
 
+/*
+ * Bounds on a regex:RE parser, so compiling it takes bounded memory and
+ * matching it cannot take exponential time: at most CONF_REGEX_MAX_LEN
+ * bytes, no back-reference, and at most CONF_REGEX_MAX_NODES elements
+ * once its repetitions are expanded ("(a{10}){10}" counts over 100).
+ * Returns 0, or -1 with why set to a static message ("regex ...").
+ */
+#define CONF_REGEX_MAX_LEN	1024
+#define CONF_REGEX_MAX_NODES	1000
+int conf_check_regex(const char *re, const char **why);
+
 /* Names for display and storage. */
 const char *conf_source_name(enum conf_source s);
 const char *conf_parser_name(enum conf_parser p);

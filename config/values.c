@@ -1,7 +1,9 @@
 /*
  * values.c: parsers for the value types of the configuration and the
- * command line: durations, percentages, sizes, lists of lengths, metrics.
+ * command line: durations, percentages, sizes, lists of lengths, metrics;
+ * the bound on a regex parser's size.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -142,6 +144,171 @@ conf_parse_metric(const char *s, struct conf_metric *m)
 	if (*end != '\0' || v <= 0 || v > 1000000)
 		return -1;
 	m->n = (int)v;
+	return 0;
+}
+
+/*
+ * What glibc's regcomp() builds grows with the regex expanded: it copies
+ * "x{m,n}" n times, so nested bounds multiply, and its memory grows with
+ * the square of the optional copies ("(.*){1,4000}" takes 2 GB).  The
+ * estimate below counts each atom (a character, '.', a bracket expression,
+ * an escape), '|' and group as 1, doubles what '*', '+' and '?' follow,
+ * and multiplies what a bound follows by its largest count.  At
+ * CONF_REGEX_MAX_NODES the worst regexes found take some 25 MB and a
+ * second to compile.
+ */
+#define REGEX_MAX_DEPTH	32
+#define REGEX_COUNT_MAX	100000	/* larger bound counts are clamped */
+
+static uint64_t
+regex_sat(uint64_t v)
+{
+	return v > CONF_REGEX_MAX_NODES ? CONF_REGEX_MAX_NODES + 1 : v;
+}
+
+/* The byte after the bracket expression opening at p, or NULL when it is
+ * not closed (regcomp reports that). */
+static const char *
+regex_skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p != '\0' && *p != ']') {
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *q = p + 2;
+
+			while (*q != '\0' && !(q[0] == p[1] && q[1] == ']'))
+				q++;
+			if (*q == '\0')
+				return NULL;
+			p = q + 2;
+		} else
+			p++;
+	}
+	return *p == ']' ? p + 1 : NULL;
+}
+
+/* A bound "{m}", "{m,}", "{m,n}" or "{,n}" at p: the byte after it, with
+ * the most copies it makes in *copies; NULL when p does not start one. */
+static const char *
+regex_bound(const char *p, uint64_t *copies)
+{
+	uint64_t m = 0, n;
+	const char *q = p + 1;
+
+	if (!isdigit((unsigned char)*q) && *q != ',')
+		return NULL;
+	for (; isdigit((unsigned char)*q); q++)
+		if ((m = m * 10 + (uint64_t)(*q - '0')) > REGEX_COUNT_MAX)
+			m = REGEX_COUNT_MAX;
+	n = m;
+	if (*q == ',') {
+		q++;
+		if (*q == '}')
+			n = m + 1;
+		for (n = isdigit((unsigned char)*q) ? 0 : n;
+		    isdigit((unsigned char)*q); q++)
+			if ((n = n * 10 + (uint64_t)(*q - '0')) >
+			    REGEX_COUNT_MAX)
+				n = REGEX_COUNT_MAX;
+	}
+	if (*q != '}')
+		return NULL;
+	*copies = n > m ? n : m;
+	if (*copies == 0)
+		*copies = 1;
+	return q + 1;
+}
+
+int
+conf_check_regex(const char *re, const char **why)
+{
+	/* per open group: its size so far, and the size of its last atom,
+	 * which a following repetition multiplies */
+	uint64_t size[REGEX_MAX_DEPTH + 1], last[REGEX_MAX_DEPTH + 1];
+	uint64_t atom, copies, nodes = 0;
+	int depth = 0;
+	const char *p = re, *q;
+
+	if (strlen(re) > CONF_REGEX_MAX_LEN) {
+		*why = "regex longer than 1024 bytes";
+		return -1;
+	}
+	size[0] = last[0] = 0;
+	while (*p != '\0') {
+		atom = 1;
+		copies = 0;
+		switch (*p) {
+		case '(':
+			if (depth == REGEX_MAX_DEPTH) {
+				*why = "regex nests groups deeper than 32";
+				return -1;
+			}
+			depth++;
+			size[depth] = last[depth] = 0;
+			p++;
+			continue;
+		case ')':
+			/* an unmatched ')' is an ordinary character */
+			if (depth > 0)
+				atom = regex_sat(size[depth--] + 1);
+			p++;
+			break;
+		case '|':
+			size[depth] = regex_sat(size[depth] + 1);
+			last[depth] = 0;
+			p++;
+			continue;
+		case '*':
+		case '+':
+		case '?':
+			copies = 2;
+			p++;
+			break;
+		case '{':
+			if ((q = regex_bound(p, &copies)) == NULL)
+				copies = 0;
+			p = q != NULL ? q : p + 1;
+			break;
+		case '[':
+			q = regex_skip_bracket(p);
+			p = q != NULL ? q : p + strlen(p);
+			break;
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9') {
+				*why = "regex has a back-reference (\\1 to "
+				    "\\9), which can take exponential time";
+				return -1;
+			}
+			p += p[1] != '\0' ? 2 : 1;
+			break;
+		default:
+			p++;
+			break;
+		}
+		if (copies > 0) {
+			/* size >= last always holds, so this never wraps */
+			size[depth] = regex_sat(size[depth] - last[depth] +
+			    last[depth] * copies);
+			last[depth] = regex_sat(last[depth] * copies);
+		} else {
+			size[depth] = regex_sat(size[depth] + atom);
+			last[depth] = atom;
+		}
+		if (size[depth] > CONF_REGEX_MAX_NODES)
+			break;
+	}
+	/* groups left open (regcomp refuses them) still count */
+	for (int d = 0; d <= depth; d++)
+		nodes = regex_sat(nodes + size[d]);
+	if (nodes > CONF_REGEX_MAX_NODES) {
+		*why = "regex too complex: its repetitions expand to more "
+		    "than 1000 elements";
+		return -1;
+	}
 	return 0;
 }
 

@@ -422,6 +422,76 @@ test_cron_parse(void)
 	CHECK(cron_parse("*/0 * * * *", &c, &why) < 0);
 }
 
+/*
+ * A regex parser is bounded at check-config: glibc's regcomp() took 2 GB
+ * and a minute for "(.*){1,4000}", and nested bounds multiply.
+ */
+static void
+test_regex_bound(void)
+{
+	static const struct {
+		const char *re;
+		const char *why;
+	} bad[] = {
+		{ "(.*){1,4000}", "regex too complex" },
+		{ "((a{100}){100}){100}([0-9]+)", "regex too complex" },
+		{ "x{32767}{32767}([0-9]+)", "regex too complex" },
+		{ "(.*){1,334}", "regex too complex" },
+		{ "(a*)*\\\\1 ([0-9]+)", "regex has a back-reference" },
+		{ "((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))",
+		  "regex nests groups deeper than 32" },
+	};
+	static const char *const good[] = {
+		"(.*){1,333}", "prefill_ms=([0-9.]+)", "took ([0-9.]+)\\\\s*ms",
+		"([0-9]{1,20}(\\\\.[0-9]{1,20})?) ms", "a{,5}([0-9]+)",
+		"[]{}()*+?|]{1,900}([0-9]+)", "([[:digit:]]+)[[.hyphen.]]",
+	};
+	char text[4096], want[256], *probs, *re;
+	struct conf *c;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s\tparser = \"regex:%s\"\n",
+		    minimal, bad[i].re);
+		c = load(text, &probs);
+		CHECK(c == NULL);
+		snprintf(want, sizeof(want), "t.conf:7: engine.basert.parser: "
+		    "%s", bad[i].why);
+		CHECK_CONTAINS(probs, want);
+		CHECK_INT(count_lines(probs), 1);
+		free(probs);
+	}
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "%s\tparser = \"regex:%s\"\n",
+		    minimal, good[i]);
+		c = load(text, &probs);
+		CHECK(c != NULL);
+		if (probs != NULL)
+			fprintf(stderr, "%s", probs);
+		conf_free(c);
+		free(probs);
+	}
+
+	/* Length: 1024 bytes pass, 1025 do not. */
+	re = malloc(CONF_REGEX_MAX_LEN + 2);
+	memset(re, 'a', CONF_REGEX_MAX_LEN + 1);
+	re[CONF_REGEX_MAX_LEN + 1] = '\0';
+	{
+		const char *why = NULL;
+
+		CHECK_INT(conf_check_regex(re, &why), -1);
+		CHECK_STR(why, "regex longer than 1024 bytes");
+		re[CONF_REGEX_MAX_LEN] = '\0';
+		/* 1024 plain atoms pass the length but not the 1000
+		 * elements; a bracket expression is one element */
+		CHECK_INT(conf_check_regex(re, &why), -1);
+		memcpy(re, "[a", 2);
+		re[CONF_REGEX_MAX_LEN - 1] = ']';
+		CHECK_INT(conf_check_regex(re, &why), 0);
+	}
+	free(re);
+}
+
 int
 main(void)
 {
@@ -435,5 +505,6 @@ main(void)
 	test_syntax_errors();
 	test_value_parsers();
 	test_cron_parse();
+	test_regex_bound();
 	return check_done();
 }

@@ -359,6 +359,11 @@ test_regex(void)
 	expect_error(&spec, &pp512, out, "has no capture group");
 	spec.arg = "prefill: ([0-9.+";
 	expect_error(&spec, &pp512, out, "does not compile");
+	/* The config's bound holds where the regex is compiled too. */
+	spec.arg = "(.*){1,4000}";
+	expect_error(&spec, &pp512, out, "refusing regex '(.*){1,4000}': "
+	    "regex too complex");
+	CHECK_INT(parse_check(&spec, &(struct err)ERR_INIT), -1);
 	spec.arg = "(loading) model";
 	expect_error(&spec, &pp512, out, "captured 'loading', not a number");
 	spec.arg = "prefill: ([0-9]*)x?";

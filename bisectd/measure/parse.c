@@ -455,13 +455,18 @@ out:
 
 /* ---- regex:RE ---- */
 
-/* Compile with REG_NEWLINE, so ^ and $ work on the output's lines. */
+/* Compile with REG_NEWLINE, so ^ and $ work on the output's lines; the
+ * config's bound first, so regcomp() takes bounded memory. */
 static int
 regex_compile(const char *re_text, regex_t *re, struct err *e)
 {
 	char msg[256];
+	const char *why;
 	int rc;
 
+	if (conf_check_regex(re_text, &why) < 0)
+		return err_set(e, "refusing regex '%.64s%s': %s", re_text,
+		    strlen(re_text) > 64 ? "..." : "", why);
 	if ((rc = regcomp(re, re_text, REG_EXTENDED | REG_NEWLINE)) != 0) {
 		regerror(rc, re, msg, sizeof(msg));
 		return err_set(e, "regex '%s' does not compile: %s", re_text,

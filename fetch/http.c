@@ -404,25 +404,22 @@ header_cb(char *data, size_t size, size_t n, void *arg)
 	size_t nl;
 
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
-		const char *sp = memchr(data, ' ', len);
+		/* libcurl's line is not NUL-terminated: read a copy. */
+		char *line = value_dup(data, len), *sp, *end;
 
 		hdrs_clear(h);
 		free(x->location);
 		x->location = NULL;
-		if (sp != NULL) {
-			char *end;
-
+		if (line != NULL && (sp = strchr(line, ' ')) != NULL) {
 			h->status = strtol(sp + 1, &end, 10);
 			if (*end == ' ') {
-				size_t rl = len - (size_t)(end + 1 - data);
-				char *r = value_dup(end + 1, rl);
-
-				if (r != NULL)
-					snprintf(h->reason, sizeof(h->reason),
-					    "%s", r);
-				free(r);
+				while (*end == ' ' || *end == '\t')
+					end++;
+				snprintf(h->reason, sizeof(h->reason), "%s",
+				    end);
 			}
 		}
+		free(line);
 		return len;
 	}
 	if ((len == 2 && data[0] == '\r') || (len == 1 && data[0] == '\n'))
@@ -710,6 +707,42 @@ take_headers(struct xfer *x, struct http_response *r)
 	r->retry_after_s = x->h.retry_after_s;
 	r->ratelimit_reset = x->h.rl_reset;
 	r->ratelimit_remaining = x->h.rl_remaining;
+}
+
+int
+http_parse_headers(const char *block, size_t len, struct http_response *r,
+    struct err *e)
+{
+	struct xfer x;
+	const char *p = block, *end = block + len;
+	int rc = 0;
+
+	http_response_release(r);
+	memset(&x, 0, sizeof(x));
+	x.mode = X_MEMORY;
+	x.f.max_bytes = MEM_MAX_DEFAULT;
+	xfer_reset(&x);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl != NULL ? (size_t)(nl + 1 - p) : (size_t)(end - p);
+		char *line;
+
+		/* A buffer of its own, not NUL-terminated, as libcurl's. */
+		if ((line = malloc(n)) == NULL) {
+			rc = err_set(e, "out of memory");
+			break;
+		}
+		memcpy(line, p, n);
+		if (header_cb(line, 1, n, &x) != n)
+			rc = err_set(e, "the response's headers were refused");
+		free(line);
+		if (rc < 0)
+			break;
+		p += n;
+	}
+	take_headers(&x, r);
+	xfer_release(&x);
+	return rc;
 }
 
 /* Make the request a POST of body with its Content-Type. */

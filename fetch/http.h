@@ -141,6 +141,16 @@ int http_download(const char *url, const struct http_opts *o, int fd,
     uint64_t *have, struct http_download_ctl *ctl, struct err *e);
 
 /*
+ * Read a response's header block as libcurl hands it over, one line at a
+ * time (status lines, header lines, the blank line after them; after a
+ * redirect, the next response's), into r's status and header fields.
+ * What http_get() does with each line, without a transfer, for tests.
+ * Returns 0, or -1 with e set when a line would abort the transfer.
+ */
+int http_parse_headers(const char *block, size_t len,
+    struct http_response *r, struct err *e);
+
+/*
  * SMTP: send a message (headers and body, CRLF line ends) from "from" to
  * the recipients over url (smtp:// or smtps://).  Returns 0 or -1.
  */

@@ -194,18 +194,16 @@ add_release(const struct conf_engine *eng, json_t *rel,
 	return release_list_add(out, &ri);
 }
 
-/* Parse one page into out.  -1 with e naming the URL. */
-static int
-parse_page(const struct conf_engine *eng, const char *url,
-    const struct http_response *r, struct release_list *out, struct err *e)
+int
+github_parse_releases(const struct conf_engine *eng, const char *url,
+    const char *json, size_t len, struct release_list *out, struct err *e)
 {
 	json_error_t jerr;
 	json_t *root, *rel;
 	size_t i;
 	int rc = 0;
 
-	root = json_loadb(r->body.data ? r->body.data : "", r->body.len, 0,
-	    &jerr);
+	root = json_loadb(json ? json : "", len, 0, &jerr);
 	if (root == NULL)
 		return err_set(e, "'%s' is not JSON (line %d, column %d: %s)",
 		    url, jerr.line, jerr.column, jerr.text);
@@ -376,7 +374,8 @@ github_list(const struct conf_engine *eng, const struct github_opts *go,
 			    eng->name, url, r.status, msg);
 			goto out_r;
 		}
-		if (parse_page(eng, url, &r, &got, e) < 0) {
+		if (github_parse_releases(eng, url, r.body.data,
+		    r.body.len, &got, e) < 0) {
 			err_prefix(e, "engine '%s'", eng->name);
 			goto out_r;
 		}

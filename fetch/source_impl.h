@@ -31,6 +31,15 @@ struct github_opts {
 int github_list(const struct conf_engine *eng, const struct github_opts *go,
     struct source_state *state, struct release_list *out, struct err *e);
 
+/*
+ * One page of GitHub's releases API (a JSON array of releases) into out:
+ * drafts, prereleases unless eng->prereleases, and releases without an
+ * asset matching eng->asset are left out.  Returns 0, or -1 with e naming
+ * url when the text is not such an array.
+ */
+int github_parse_releases(const struct conf_engine *eng, const char *url,
+    const char *json, size_t len, struct release_list *out, struct err *e);
+
 /* url:TEMPLATE with versions and optional sha256sums (urlsrc.c). */
 int source_list_url(const struct conf_engine *eng, struct release_list *out,
     struct err *e);

@@ -5,9 +5,15 @@ BISECTD_PACKAGES="gcc libc6-dev make cmake pkg-config git ca-certificates \
 libgit2-dev libarchive-dev libsqlite3-dev libcurl4-openssl-dev \
 libjansson-dev libssl-dev zstd xz-utils zip procps"
 
+# The fuzz targets (scripts/fuzz.sh): clang, and the libFuzzer runtime
+# -fsanitize=fuzzer links (libclang_rt.fuzzer), which clang-14 only
+# recommends, so --no-install-recommends leaves it out.
+BISECTD_FUZZ_PACKAGES="clang libclang-rt-14-dev"
+
+# install_deps [MORE-PACKAGES...]
 install_deps() {
 	missing=""
-	for p in $BISECTD_PACKAGES; do
+	for p in $BISECTD_PACKAGES "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
 			grep -q 'install ok installed' || missing="$missing $p"
 	done

@@ -1,11 +1,12 @@
 #!/bin/sh
 # test.sh: installs what is missing, builds bisectd twice (a normal build,
-# and one with AddressSanitizer and UndefinedBehaviorSanitizer), and runs
-# the whole CTest suite on each.
+# and one with AddressSanitizer and UndefinedBehaviorSanitizer), runs the
+# whole CTest suite on each, then every fuzz target for 20 s
+# (scripts/fuzz.sh; BISECTD_FUZZ_SECONDS changes it, 0 skips them).
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-install_deps
+install_deps $BISECTD_FUZZ_PACKAGES
 
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0
@@ -25,4 +26,9 @@ for kind in normal sanitize; do
 	ctest --test-dir "$dir" --output-on-failure -j "$jobs" ||
 		status=1
 done
+fuzz_secs=${BISECTD_FUZZ_SECONDS:-20}
+if [ "$fuzz_secs" -gt 0 ]; then
+	echo "== fuzz targets, $fuzz_secs s each"
+	sh scripts/fuzz.sh "$fuzz_secs" || status=1
+fi
 exit $status

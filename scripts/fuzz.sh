@@ -1,0 +1,59 @@
+#!/bin/sh
+# fuzz.sh [SECONDS [TARGET...]]: builds the libFuzzer targets of tests/fuzz
+# with clang (AddressSanitizer + UndefinedBehaviorSanitizer) in build-fuzz
+# and runs each for SECONDS (default 20), or only the TARGETs named
+# (cron, version, template, sha256sums, http, github, parse, config,
+# unpack).  Each starts from its seeds in tests/fuzz/corpus/TARGET and
+# from what earlier runs found, kept in build-fuzz/corpus/TARGET.
+#
+# A crash, a broken property, a leak, an input slower than 60 s or one
+# that takes more than 2 GB fails the run; the input is kept in
+# build-fuzz/crashes/TARGET/ (crash-*, leak-*, timeout-*, oom-*) and
+# the command that replays it is printed.
+set -eu
+cd "$(dirname "$0")/.."
+secs=${1:-20}
+[ $# -gt 0 ] && shift
+targets=${*:-cron version template sha256sums http github parse config unpack}
+dir=build-fuzz
+jobs=$(nproc 2>/dev/null || echo 2)
+
+CC=clang cmake -S . -B "$dir" -DBISECTD_FUZZ=ON \
+	-DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$dir" -j "$jobs" >/dev/null
+
+status=0
+for t in $targets; do
+	bin=$dir/tests/fuzz/fuzz_$t
+	seeds=tests/fuzz/corpus/$t
+	if [ ! -x "$bin" ] || [ ! -d "$seeds" ]; then
+		echo "fuzz_$t: no such target" >&2
+		status=1
+		continue
+	fi
+	corpus=$dir/corpus/$t
+	crashes=$dir/crashes/$t
+	log=$dir/fuzz_$t.log
+	mkdir -p "$corpus" "$crashes"
+	# New inputs go to the first folder; the seeds are only read.
+	if ASAN_OPTIONS=detect_leaks=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    "$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
+	    -artifact_prefix="$crashes/" -print_final_stats=1 \
+	    "$corpus" "$seeds" >"$log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+		echo "fuzz_$t: ok, ${runs:-?} inputs in ${secs} s"
+	else
+		status=1
+		found=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" |
+			tail -n 1)
+		echo "fuzz_$t: FAILED; log $log" >&2
+		grep -E '^(==[0-9]+==ERROR|SUMMARY|property broken)' "$log" |
+			head -n 3 >&2 || true
+		if [ -n "$found" ]; then
+			echo "  input kept in $found; replay with:" >&2
+			echo "  $bin $found" >&2
+		fi
+	fi
+done
+exit $status

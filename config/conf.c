@@ -640,6 +640,37 @@ engine_key(struct loader *ld, const struct entry *en)
 		    en->label, en->sub);
 }
 
+const char *
+conf_url_redact(const char *url, char *buf, size_t len)
+{
+	const char *scheme_end = strstr(url, "://"), *auth, *host, *end, *at;
+
+	if (len == 0)
+		return buf;
+	if (scheme_end == NULL) {
+		snprintf(buf, len, "%s", url);
+		return buf;
+	}
+	auth = scheme_end + 3;
+	end = auth + strcspn(auth, "/?#");
+	host = auth;
+	for (at = auth; at < end; at++)
+		if (*at == '@')
+			host = at + 1;
+	snprintf(buf, len, "%.*s%.*s%s", (int)(auth - url), url,
+	    (int)(end - host), host, *end != '\0' ? "/..." : "");
+	return buf;
+}
+
+const char *
+conf_alert_shown(const struct conf_alert *a, char *buf, size_t len)
+{
+	if (a->kind == ALERT_WEBHOOK && a->target != NULL)
+		return conf_url_redact(a->target, buf, len);
+	snprintf(buf, len, "%s", a->target ? a->target : "");
+	return buf;
+}
+
 static struct conf_alert *
 alert_get(struct loader *ld, const char *name, int line)
 {
@@ -668,9 +699,13 @@ alert_key(struct loader *ld, const struct entry *en)
 		if ((int)a->kind != -1 && a->kind != kind)
 			problem(ld, en->line, "%s: an alert has one of webhook, "
 			    "command or email, not several", en->label);
-		if (kind == ALERT_WEBHOOK && !valid_url(en->value, 0))
+		if (kind == ALERT_WEBHOOK && !valid_url(en->value, 0)) {
+			char shown[256];
+
 			problem(ld, en->line, "%s: expected an http(s) URL, got "
-			    "'%s'", en->label, en->value);
+			    "'%s'", en->label, conf_url_redact(en->value,
+			    shown, sizeof(shown)));
+		}
 		if (kind == ALERT_EMAIL && strchr(en->value, '@') == NULL)
 			problem(ld, en->line, "%s: expected e-mail addresses, "
 			    "got '%s'", en->label, en->value);

@@ -182,6 +182,19 @@ int conf_parse_metric(const char *s, struct conf_metric *m);
 int conf_check_regex(const char *re, const char **why);
 
 /* Names for display and storage. */
+/*
+ * url as it may be shown, logged or stored: scheme, host and port, with
+ * any user:password@ dropped and any path or query replaced by "/...".
+ * A Slack webhook's path is its secret.  Text without "://" is copied
+ * as it is.  Returns buf.
+ */
+const char *conf_url_redact(const char *url, char *buf, size_t len);
+
+/* An alert's target as it may be shown and stored: a webhook's URL
+ * redacted, a command or address list as written.  Returns buf. */
+const char *conf_alert_shown(const struct conf_alert *a, char *buf,
+    size_t len);
+
 const char *conf_source_name(enum conf_source s);
 const char *conf_parser_name(enum conf_parser p);
 const char *conf_unit_name(enum conf_unit u);

@@ -58,7 +58,16 @@ store_alert_enlist(struct store *s, const char *sink, const char *target,
 	store_bind_text(st, 2, target);
 	sqlite3_bind_int64(st, 3, store_now());
 	sqlite3_bind_int64(st, 4, since);
-	return store_step_done(s, st, "list the alerts a sink owes", e);
+	if (store_step_done(s, st, "list the alerts a sink owes", e) < 0)
+		return -1;
+	/* Rows written before targets were stored redacted (a webhook URL
+	 * with its secret path) take the form the caller shows now. */
+	if (store_prepare(s, "UPDATE alert_delivery SET target = ?2"
+	    " WHERE sink = ?1 AND target != ?2", &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, sink);
+	store_bind_text(st, 2, target);
+	return store_step_done(s, st, "update a sink's target", e);
 }
 
 void

@@ -408,10 +408,11 @@ struct store_alert {
 void store_alert_release(struct store_alert *a);
 
 /*
- * Give sink (target: its URL, command or addresses, for the listing) a
- * delivery due now of every alert recorded at or after since that it has
- * none of yet: new alerts, and for a sink added to the configuration the
- * recent ones, never an old backlog.
+ * Give sink (target: its URL, command or addresses as they may be shown,
+ * for the listing) a delivery due now of every alert recorded at or
+ * after since that it has none of yet: new alerts, and for a sink added
+ * to the configuration the recent ones, never an old backlog.  The
+ * sink's earlier rows take this target too.
  */
 int store_alert_enlist(struct store *s, const char *sink, const char *target,
     int64_t since, struct err *e);

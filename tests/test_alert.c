@@ -175,6 +175,123 @@ test_webhook_and_dedup(void)
 	json_decref(v);
 }
 
+/* Whether any log line held the secret below. */
+static int secret_logged, lines_logged;
+
+static void
+secret_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	lines_logged++;
+	if (strstr(msg, "SECRETXYZ") || strstr(msg, "hunter2"))
+		secret_logged = 1;
+}
+
+/*
+ * A webhook URL is a credential (user:password@, and a Slack hook's
+ * path): never in the store, the log, check-config or `alerts`.  And a
+ * tag is upstream text: in the webhook's text a <!channel>, an @here and
+ * an ESC sequence are made inert.
+ */
+static void
+test_hostile_text_and_secret_url(void)
+{
+	struct alert_opts o = { secret_log, NULL };
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct store_alert_rows rows;
+	struct conf *c;
+	char text[8192], *body;
+	const char *t;
+	json_t *doc;
+
+	check_tmpdir("test_alert_hostile");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n"
+	    "[alert \"down\"]\n\twebhook = http://bot:hunter2@127.0.0.1:1"
+	    "/services/T0/B0/SECRETXYZ\n\tallow-http = true\n",
+	    testserver_url(&ts, "/hook"));
+	c = load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k-hostile",
+	    "basert 1.0<!channel> @here \x1b]0;pwned\x07\x1b[2J",
+	    "{}", &e), 0);
+	CHECK_INT(alert_deliver_pending(c, s, &o, &e), 0);
+	CHECK(lines_logged >= 1);
+	CHECK_INT(secret_logged, 0);
+
+	/* The receiver numbers what it got; earlier tests sent some. */
+	body = NULL;
+	for (int n = 1; n < 50 && body == NULL; n++) {
+		snprintf(text, sizeof(text), "%s/hooks/%d.json", ts.root, n);
+		if (!file_exists(text))
+			break;
+		body = check_read_file(text);
+		if (body != NULL && strstr(body, "pwned") == NULL) {
+			free(body);
+			body = NULL;
+		}
+	}
+	doc = body ? json_loads(body, 0, NULL) : NULL;
+	t = json_string_value(json_object_get(doc, "text"));
+	CHECK(t != NULL);
+	if (t != NULL) {
+		CHECK(strstr(t, "<!channel>") == NULL);
+		CHECK_CONTAINS(t, "&lt;!channel&gt;");
+		CHECK(strstr(t, "@here") == NULL);
+		CHECK(strchr(t, '\x1b') == NULL);
+		CHECK(strchr(t, '\x07') == NULL);
+		CHECK_CONTAINS(t, "\\x1b]0;pwned");
+	}
+	json_decref(doc);
+	free(body);
+
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	for (size_t i = 0; i < rows.n; i++)
+		for (size_t j = 0; j < rows.v[i].nsinks; j++) {
+			const struct store_alert_sink *k = &rows.v[i].sinks[j];
+
+			CHECK(strstr(k->target, "SECRETXYZ") == NULL);
+			CHECK(strstr(k->target, "hunter2") == NULL);
+			for (size_t n = 0; n < k->ntries; n++)
+				if (k->tries[n].error != NULL) {
+					CHECK(strstr(k->tries[n].error,
+					    "SECRETXYZ") == NULL);
+					CHECK(strstr(k->tries[n].error,
+					    "hunter2") == NULL);
+				}
+			if (strcmp(k->sink, "down") == 0) {
+				CHECK_STR(k->target,
+				    "http://127.0.0.1:1/...");
+				CHECK_INT((int)k->ntries, 1);
+			}
+		}
+	store_alert_rows_release(&rows);
+	store_close(s);
+
+	/* What bisectctl shows of the same. */
+	if (getenv("BISECTCTL")) {
+		const char *cmds[] = { "check-config", "alerts",
+		    "alerts --format json" };
+
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(text, sizeof(text), "%s -c t.conf %s 2>&1",
+			    getenv("BISECTCTL"), cmds[i]);
+			CHECK_INT(check_run(text, &body), 0);
+			CHECK(body != NULL && strstr(body, "SECRETXYZ") == NULL &&
+			    strstr(body, "hunter2") == NULL);
+			/* On a terminal the tag's ESC is written out. */
+			CHECK(body != NULL && strchr(body, '\x1b') == NULL);
+			free(body);
+		}
+	}
+	conf_free(c);
+}
+
 /* Total of log lines the callback saw, by level. */
 static int warnings, errors;
 
@@ -373,6 +490,7 @@ main(void)
 		return 1;
 	test_text();
 	test_webhook_and_dedup();
+	test_hostile_text_and_secret_url();
 	test_retries(testserver_url(&ts, "/hook500"), "test_alert_500");
 	/* a receiver that is down: port 1 (tcpmux) is closed on a test
 	 * machine, and the connection is refused at once */

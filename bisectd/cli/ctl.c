@@ -14,6 +14,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "store/store.h"
+#include "bisectd/output/text_escape.h"
 
 static void say(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
@@ -112,6 +113,27 @@ ctl_store_readonly(struct ctl *c)
 		return ctl_store(c);
 	ctl_error("%s", e.msg);
 	return NULL;
+}
+
+const char *
+ctl_safe_n(const char *s, size_t n, int keep_lines)
+{
+	static char *slots[8];
+	static size_t next;
+	char *copy = strndup(s, n);
+
+	free(slots[next]);
+	slots[next] = copy ? text_escape(copy, keep_lines) : NULL;
+	free(copy);
+	s = slots[next] ? slots[next] : "(out of memory)";
+	next = (next + 1) % 8;
+	return s;
+}
+
+const char *
+ctl_safe(const char *s)
+{
+	return s ? ctl_safe_n(s, strlen(s), 0) : NULL;
 }
 
 void

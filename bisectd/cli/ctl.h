@@ -62,6 +62,17 @@ struct store *ctl_store(struct ctl *c);
  */
 struct store *ctl_store_readonly(struct ctl *c);
 
+/*
+ * Upstream text (a tag, a failure's stderr, an alert's summary) with its
+ * control characters written out (output/text_escape.h), for printing
+ * to a terminal: at most n bytes of s, tabs and newlines kept when
+ * keep_lines.  The result lives until the eighth call after this one.
+ */
+const char *ctl_safe_n(const char *s, size_t n, int keep_lines);
+
+/* ctl_safe_n() of all of s on one line; NULL stays NULL. */
+const char *ctl_safe(const char *s);
+
 /* Print a JSON value to stdout with a newline, consuming it. */
 void ctl_print_json(struct json_t *json);
 

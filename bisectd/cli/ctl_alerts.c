@@ -86,7 +86,7 @@ print_text(const struct store_alert_rows *rows)
 
 		printf("#%lld  %s  %-15s %-10s %s\n", (long long)r->alert.id,
 		    when(r->alert.created, b1, sizeof(b1)), r->alert.kind,
-		    r->alert.engine, r->alert.summary);
+		    r->alert.engine, ctl_safe(r->alert.summary));
 		if (r->nsinks == 0)
 			printf("      (no sink has taken it yet)\n");
 		for (size_t j = 0; j < r->nsinks; j++) {
@@ -94,8 +94,8 @@ print_text(const struct store_alert_rows *rows)
 			const struct store_alert_try *last = k->ntries ?
 			    &k->tries[k->ntries - 1] : NULL;
 
-			printf("      %s -> %s: %s", k->sink, k->target,
-			    k->state);
+			printf("      %s -> %s: %s", k->sink,
+			    ctl_safe(k->target), k->state);
 			if (strcmp(k->state, "delivered") == 0)
 				printf(" at %s", when(k->delivered, b2,
 				    sizeof(b2)));
@@ -105,7 +105,7 @@ print_text(const struct store_alert_rows *rows)
 			printf(" (%d attempt%s)", k->attempts,
 			    k->attempts == 1 ? "" : "s");
 			if (last && !last->ok && last->error)
-				printf("; last: %s", last->error);
+				printf("; last: %s", ctl_safe(last->error));
 			printf("\n");
 		}
 	}

@@ -176,9 +176,11 @@ cmd_check_config(struct ctl *c)
 	for (size_t i = 0; i < cf->nalerts; i++) {
 		static const char *const kinds[] = { "webhook", "command",
 		    "email" };
+		char shown[512];
 
 		printf("alert %s: %s %s\n", cf->alerts[i].name,
-		    kinds[cf->alerts[i].kind], cf->alerts[i].target);
+		    kinds[cf->alerts[i].kind], conf_alert_shown(&cf->alerts[i],
+		    shown, sizeof(shown)));
 	}
 	if (cf->yardstick_engine)
 		printf("yardstick %s %s, re-checked every %s\n",
@@ -239,10 +241,11 @@ cmd_versions(struct ctl *c)
 		for (size_t i = 0; i < l.n; i++) {
 			const struct store_release *r = &l.v[i];
 
-			printf("%-20s %-9s %-12.12s %s\n", r->version,
+			printf("%-20s %-9s %-12.12s %s\n",
+			    ctl_safe(r->version),
 			    store_release_state_name(r->state),
 			    r->archive_sha256 ? r->archive_sha256 : "-",
-			    r->failure ? r->failure : "");
+			    r->failure ? ctl_safe(r->failure) : "");
 		}
 	}
 	store_release_list_release(&l);

@@ -486,7 +486,7 @@ cmd_runs(struct ctl *c)
 			    r->nsamples, r->busy_share >= 0 ? 100 *
 			    r->busy_share : 0, r->failure ? r->failure : "ok",
 			    r->failure_detail ? ": " : "", r->failure_detail ?
-			    r->failure_detail : "");
+			    ctl_safe(r->failure_detail) : "");
 			if (r->failure && r->err_len > 0) {
 				const char *tail = r->err_tail;
 				size_t len = r->err_len;
@@ -495,8 +495,8 @@ cmd_runs(struct ctl *c)
 				for (int nl = 0; len > 0; len--)
 					if (tail[len - 1] == '\n' && ++nl > 4)
 						break;
-				printf("        stderr: %.*s\n",
-				    (int)(r->err_len - len), tail + len);
+				printf("        stderr: %s\n", ctl_safe_n(tail +
+				    len, r->err_len - len, 1));
 			}
 		}
 	}

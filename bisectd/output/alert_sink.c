@@ -23,6 +23,7 @@
 #include "store/store.h"
 #include "common/strv.h"
 #include "bisectd/measure/template.h"
+#include "text_escape.h"
 
 /* A sink is never sent alerts older than this it has not tried yet: one
  * added to the configuration gets the recent alerts, not a backlog. */
@@ -58,10 +59,12 @@ backoff_s(int attempts)
 /*
  * The document a sink receives: the stored body with `text` (the line a
  * Slack-compatible receiver shows), the alert's id, kind, engine and
- * time beside what the recording part put there.  Malloced.
+ * time beside what the recording part put there.  For a chat receiver
+ * (chat set) `text` has mentions and control sequences made inert: it
+ * holds upstream tags.  Malloced.
  */
 static char *
-payload(const struct store_alert *a, int pretty)
+payload(const struct store_alert *a, int pretty, int chat)
 {
 	json_t *o = json_loads(a->body, 0, NULL);
 	char when[32];
@@ -76,6 +79,17 @@ payload(const struct store_alert *a, int pretty)
 	}
 	if (!json_is_string(json_object_get(o, "text")))
 		json_object_set_new(o, "text", json_string(a->summary));
+	if (chat) {
+		char *safe = text_chat_safe(json_string_value(
+		    json_object_get(o, "text")));
+
+		if (safe == NULL) {
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, "text", json_string(safe));
+		free(safe);
+	}
 	json_object_set_new(o, "alert_id", json_integer(a->id));
 	if (json_object_get(o, "kind") == NULL)
 		json_object_set_new(o, "kind", json_string(a->kind));
@@ -120,8 +134,8 @@ send_webhook(const struct conf_alert *k, const char *doc, struct outcome *r)
 		if (resp.status >= 200 && resp.status < 300)
 			r->ok = 1;
 		else
-			err_set(&r->err, "webhook '%s' answered HTTP %ld",
-			    k->target, resp.status);
+			err_set(&r->err, "webhook answered HTTP %ld",
+			    resp.status);
 	} else if (resp.status > 0)
 		r->http_status = resp.status;
 	http_response_release(&resp);
@@ -268,12 +282,42 @@ nomem:
 
 static const char *const kind_names[] = { "webhook", "command", "email" };
 
+/*
+ * Replace every copy of url in msg (libcurl's and our own messages quote
+ * it) by its redacted form: a webhook's URL is its credential, and msg
+ * goes to the store and the log.
+ */
+static void
+scrub_url(char *msg, size_t cap, const char *url)
+{
+	char shown[256], *hit, *out;
+	size_t ulen = strlen(url), off = 0;
+
+	if (ulen == 0 || (out = malloc(cap)) == NULL)
+		return;
+	conf_url_redact(url, shown, sizeof(shown));
+	out[0] = '\0';
+	for (const char *p = msg; ; p = hit + ulen) {
+		if ((hit = strstr(p, url)) == NULL) {
+			snprintf(out + off, cap - off, "%s", p);
+			break;
+		}
+		off += (size_t)snprintf(out + off, cap - off, "%.*s%s",
+		    (int)(hit - p), p, shown);
+		if (off >= cap - 1)
+			break;
+	}
+	snprintf(msg, cap, "%s", out);
+	free(out);
+}
+
 /* One attempt of one alert through one sink. */
 static void
 deliver_one(const struct conf_alert *k, const struct store_alert *a,
     struct outcome *r)
 {
-	char *doc = payload(a, k->kind == ALERT_EMAIL);
+	char *doc = payload(a, k->kind == ALERT_EMAIL,
+	    k->kind == ALERT_WEBHOOK);
 
 	memset(r, 0, sizeof(*r));
 	r->http_status = -1;
@@ -297,6 +341,8 @@ deliver_one(const struct conf_alert *k, const struct store_alert *a,
 	if (!r->ok && r->err.msg[0] == '\0')
 		err_set(&r->err, "%s '%s' failed", kind_names[k->kind],
 		    k->target);
+	if (k->kind == ALERT_WEBHOOK)
+		scrub_url(r->err.msg, sizeof(r->err.msg), k->target);
 	free(doc);
 }
 
@@ -307,11 +353,12 @@ alert_deliver_at(const struct conf *c, struct store *s,
 	for (size_t i = 0; i < c->nalerts; i++) {
 		const struct conf_alert *k = &c->alerts[i];
 		struct store_alert_dues due;
+		char shown[512];
 
 		if ((int)k->kind < 0 || k->kind > ALERT_EMAIL || !k->target)
 			continue;
-		if (store_alert_enlist(s, k->name, k->target,
-		    now - ALERT_BACKLOG_S, e) < 0 ||
+		if (store_alert_enlist(s, k->name, conf_alert_shown(k, shown,
+		    sizeof(shown)), now - ALERT_BACKLOG_S, e) < 0 ||
 		    store_alert_due(s, k->name, now, ALERT_BATCH, &due, e) < 0)
 			return -1;
 		for (size_t j = 0; j < due.n; j++) {
@@ -385,9 +432,11 @@ alert_next_due(const struct conf *c, struct store *s, int64_t *when,
 		int64_t t;
 		int rc;
 
+		char shown[512];
+
 		/* New alerts have no delivery row until enlisted: due now. */
 		if (store_alert_enlist(s, c->alerts[i].name,
-		    c->alerts[i].target ? c->alerts[i].target : "",
+		    conf_alert_shown(&c->alerts[i], shown, sizeof(shown)),
 		    (int64_t)time(NULL) - ALERT_BACKLOG_S, e) < 0)
 			return -1;
 		rc = store_alert_next_due(s, c->alerts[i].name, &t, e);

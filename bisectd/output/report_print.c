@@ -13,6 +13,7 @@
 
 #include "bisectd/analysis/bisect.h"
 #include "report_print.h"
+#include "text_escape.h"
 
 static double
 real(const json_t *o, const char *key)
@@ -454,6 +455,7 @@ print_csv(const json_t *rep, FILE *out)
 void
 report_print(const json_t *rep, enum report_format f, FILE *out)
 {
+	json_t *safe;
 	char *s;
 
 	switch (f) {
@@ -466,13 +468,18 @@ report_print(const json_t *rep, enum report_format f, FILE *out)
 		}
 		break;
 	case REPORT_CSV:
-		print_csv(rep, out);
-		break;
 	case REPORT_MARKDOWN:
-		print_text(rep, out, 1);
-		break;
 	case REPORT_TEXT:
-		print_text(rep, out, 0);
+		/* Versions, reasons and stderr come from upstream: their
+		 * control characters are written out, not printed.  JSON
+		 * escapes them itself. */
+		if ((safe = text_escape_json(rep)) == NULL)
+			break;
+		if (f == REPORT_CSV)
+			print_csv(safe, out);
+		else
+			print_text(safe, out, f == REPORT_MARKDOWN);
+		json_decref(safe);
 		break;
 	}
 }

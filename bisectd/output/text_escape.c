@@ -1,0 +1,99 @@
+/*
+ * text_escape.c: writing out control characters and chat mentions in
+ * upstream text before it is shown (see text_escape.h).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "text_escape.h"
+
+/* Worst case: every byte becomes six ("&amp;" is five, "\xHH" four). */
+static char *
+escape(const char *s, int keep_lines, int chat)
+{
+	size_t n = strlen(s), o = 0;
+	char *out = malloc(n * 6 + 1);
+	const unsigned char *p = (const unsigned char *)s;
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+
+		if ((c < 0x20 || c == 0x7f) &&
+		    !(keep_lines && (c == '\n' || c == '\t')))
+			o += (size_t)sprintf(out + o, "\\x%02x", c);
+		else if (c == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+			o += (size_t)sprintf(out + o, "\\u00%02x", p[++i]);
+		else if (chat && c == '&')
+			o += (size_t)sprintf(out + o, "&amp;");
+		else if (chat && c == '<')
+			o += (size_t)sprintf(out + o, "&lt;");
+		else if (chat && c == '>')
+			o += (size_t)sprintf(out + o, "&gt;");
+		else if (chat && c == '@')
+			/* U+200B ZERO WIDTH SPACE: shown as nothing, but
+			 * "@here" is no longer a word to act on. */
+			o += (size_t)sprintf(out + o, "@\xe2\x80\x8b");
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *
+text_escape(const char *s, int keep_lines)
+{
+	return escape(s, keep_lines, 0);
+}
+
+char *
+text_chat_safe(const char *s)
+{
+	return escape(s, 0, 1);
+}
+
+json_t *
+text_escape_json(const json_t *v)
+{
+	json_t *out, *x, *obj = (json_t *)(uintptr_t)v;	/* iterated only */
+	const char *k;
+	size_t i;
+	char *t;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		if ((t = text_escape(json_string_value(v), 1)) == NULL)
+			return NULL;
+		out = json_string(t);
+		free(t);
+		return out;
+	case JSON_OBJECT:
+		if ((out = json_object()) == NULL)
+			return NULL;
+		json_object_foreach(obj, k, x)
+			if (json_object_set_new(out, k,
+			    text_escape_json(x)) < 0) {
+				json_decref(out);
+				return NULL;
+			}
+		return out;
+	case JSON_ARRAY:
+		if ((out = json_array()) == NULL)
+			return NULL;
+		json_array_foreach(v, i, x)
+			if (json_array_append_new(out,
+			    text_escape_json(x)) < 0) {
+				json_decref(out);
+				return NULL;
+			}
+		return out;
+	default:
+		return json_deep_copy(v);
+	}
+}

@@ -1,0 +1,36 @@
+/*
+ * text_escape.h: upstream text (tags, versions, asset names, an engine's
+ * stderr) made safe to show.  A tag is whatever a release's publisher
+ * typed: an ESC sequence in it must not reach a terminal, and a
+ * "<!channel>" in it must not ping a chat channel through an alert.
+ */
+#ifndef BISECTD_TEXT_ESCAPE_H
+#define BISECTD_TEXT_ESCAPE_H
+
+struct json_t;
+
+/*
+ * s with control characters written out: C0 bytes and DEL as \xHH (tab
+ * and newline too unless keep_lines), the C1 controls U+0080..U+009F
+ * as \u00HH.  Other bytes, UTF-8 included, are kept.  Malloced; NULL
+ * when out of memory.
+ */
+char *text_escape(const char *s, int keep_lines);
+
+/*
+ * text_escape() of s, then what a chat receiver would act on made
+ * inert: '&', '<' and '>' as &amp; &lt; &gt; (Slack's control sequences
+ * such as <!channel> are written in them) and a zero-width space after
+ * every '@' (@here, @everyone in Markdown-speaking receivers).
+ * Malloced; NULL when out of memory.
+ */
+char *text_chat_safe(const char *s);
+
+/*
+ * A copy of v in which every string (keys excepted) has gone through
+ * text_escape(s, 1): what renderings for people (text, Markdown, CSV)
+ * print from.  A new reference; NULL when out of memory.
+ */
+struct json_t *text_escape_json(const struct json_t *v);
+
+#endif

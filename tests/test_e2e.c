@@ -342,6 +342,69 @@ test_bench_accuracy(void)
 	CHECK(per_token > 0.0966 * 0.9 && per_token < 0.0966 * 3);
 }
 
+/* Analysed runs of one prefill cell of a release. */
+static int
+cell_runs(json_t *runs, int prompt)
+{
+	size_t i;
+	json_t *r;
+	int n = 0;
+
+	json_array_foreach(runs, i, r)
+		n += json_integer_value(json_object_get(json_object_get(r,
+		    "cell"), "prompt")) == prompt &&
+		    !json_is_true(json_object_get(r, "warmup")) &&
+		    json_is_null(json_object_get(r, "failure"));
+	return n;
+}
+
+/*
+ * An engine printing 5 samples per process, each process 30% off the
+ * next: an A/A range too noisy to decide at max-reps 20.  The ladder
+ * counts runs (5, 10, 20), so each endpoint ends with exactly 20 runs
+ * per cell; counted as samples, 5 runs (25 samples) were read as 20
+ * repetitions and the climb stopped there.
+ */
+static void
+test_run_unit(void)
+{
+	char text[4096];
+	json_t *rep, *runs, *cell;
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = offset.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"offset\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = offset-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 5 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\twarmup = 0\n\tmax-reps = 20\n\ttimeout = 1m\n", build,
+	    build);
+	check_write_file("offset.conf", text);
+	CHECK_INT(ctl_json("-c offset.conf bisect --now offset 1.0.0..1.0.1 "
+	    "--format json", &rep), 4);
+	CHECK_STR(vstr(rep, "verdict", "status"), "unknown");
+	CHECK(json_integer_value(json_object_get(json_object_get(rep,
+	    "verdict"), "more_runs_per_release")) > 0);
+	cell = json_object_get(json_object_get(release(rep, "1.0.0"), "pp"),
+	    "256");
+	CHECK_INT(json_integer_value(json_object_get(cell, "n")), 20);
+	CHECK_INT(json_integer_value(json_object_get(cell, "samples")), 100);
+	CHECK(json_number_value(json_object_get(cell, "ms_sd_within")) <
+	    json_number_value(json_object_get(cell, "ms_sd_between")));
+	json_decref(rep);
+	for (int v = 0; v < 2; v++) {
+		snprintf(text, sizeof(text), "-c offset.conf runs offset "
+		    "1.0.%d --format json", v);
+		CHECK_INT(ctl_json(text, &runs), 0);
+		CHECK_INT(cell_runs(runs, 64), 20);
+		CHECK_INT(cell_runs(runs, 256), 20);
+		json_decref(runs);
+	}
+}
+
 /* Server mode: time to first token over HTTP, stored and shown as a
  * lower bound everywhere. */
 static void
@@ -403,5 +466,6 @@ main(void)
 	test_resume();
 	test_bench_accuracy();
 	test_server_mode();
+	test_run_unit();
 	return check_done();
 }

@@ -213,7 +213,7 @@ measure_standing(const struct conf *c, struct store *s,
 	struct bisect_release rel;
 	struct store_points pts[BISECT_MAX_CELLS];
 	int prompts[BISECT_MAX_CELLS], gens[1], rc = -1;
-	size_t np = 0, ng = 0, npts = 0;
+	size_t np = 0, ng = 0, npts = 0, from, nruns;
 
 	memset(&rel, 0, sizeof(rel));
 	memset(&j, 0, sizeof(j));
@@ -252,22 +252,30 @@ measure_standing(const struct conf *c, struct store *s,
 		if (store_cell_points(s, &q, &pts[i], e) < 0)
 			goto done;
 		npts++;
-		if (pts[i].n < (size_t)eng->reps) {
+		/* The last reps runs with all their samples: the run, not
+		 * the sample, is the unit (the samples of a run are adjacent). */
+		from = pts[i].n;
+		for (nruns = 0; from > 0 && nruns < (size_t)eng->reps; nruns++)
+			for (int64_t id = pts[i].v[from - 1].run_id; from > 0 &&
+			    pts[i].v[from - 1].run_id == id; )
+				from--;
+		if (nruns < (size_t)eng->reps) {
 			err_set(e, "yardstick: %s %s: only %zu good runs of "
-			    "%s%d (%s)", eng->name, st->version, pts[i].n,
+			    "%s%d (%s)", eng->name, st->version, nruns,
 			    q.kind, p.lengths[i], j.tally.last_failure);
 			goto done;
 		}
-		b = calloc((size_t)eng->reps, sizeof(*b));
+		b = calloc(pts[i].n - from, sizeof(*b));
 		if (b == NULL) {
 			err_set(e, "out of memory");
 			goto done;
 		}
-		for (int k = 0; k < eng->reps; k++)
-			b[k].time_ns = (double)pts[i].v[pts[i].n -
-			    (size_t)eng->reps + (size_t)k].time_ns;
+		for (size_t k = from; k < pts[i].n; k++) {
+			b[k - from].time_ns = (double)pts[i].v[k].time_ns;
+			b[k - from].run = pts[i].v[k].run_id;
+		}
 		rel.cells[i].samples = b;
-		rel.cells[i].n = (size_t)eng->reps;
+		rel.cells[i].n = pts[i].n - from;
 	}
 	if (bisect_metric_estimate(&rel, &p, 0, (size_t)eng->reps,
 	    &st->cost) < 0) {

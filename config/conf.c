@@ -411,6 +411,16 @@ engine_defaults(struct conf_engine *g)
 	g->warmup = 1;
 	g->threads = cores > 0 ? (int)cores : 1;
 	g->timeout_ms = 10 * 60 * 1000;
+	/* Three quarters of the machine: room for the engine and its
+	 * weights, and the rest for the daemon and the system, so that a
+	 * run that runs away is killed instead of something else. */
+	{
+		long pages = sysconf(_SC_PHYS_PAGES);
+		long size = sysconf(_SC_PAGESIZE);
+
+		g->max_memory = pages > 0 && size > 0 ?
+		    (uint64_t)pages * (uint64_t)size / 4 * 3 : 0;
+	}
 	g->metric.kind = METRIC_PER_TOKEN;
 	g->threshold = 0.20;
 	g->max_cv = 0.10;
@@ -617,6 +627,15 @@ engine_key(struct loader *ld, const struct entry *en)
 		want_int(ld, en, 1, 4096, &g->threads);
 	else if (strcmp(k, "timeout") == 0)
 		want_duration(ld, en, &g->timeout_ms);
+	else if (strcmp(k, "max-memory") == 0) {
+		if (strcmp(v, "none") == 0)
+			g->max_memory = 0;
+		else if (conf_parse_size(v, &g->max_memory) < 0 ||
+		    g->max_memory < ((uint64_t)16 << 20))
+			problem(ld, en->line, "%s: expected a size of 16M or "
+			    "more such as 512M or 20G, or none, got '%s'",
+			    en->label, v);
+	}
 	else if (strcmp(k, "fit") == 0)
 		want_lengths(ld, en, g->fit, &g->nfit);
 	else if (strcmp(k, "metric") == 0) {

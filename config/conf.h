@@ -100,6 +100,7 @@ struct conf_engine {
 	int warmup;
 	int threads;
 	int64_t timeout_ms;
+	uint64_t max_memory;	/* bytes a run's cgroup may use, 0: none */
 	int fit[CONF_MAX_LENGTHS];	/* prompt lengths the fit uses */
 	size_t nfit;
 	struct conf_metric metric;

@@ -168,6 +168,7 @@ test_values(void)
 	    "\tmetric = pp256\n"
 	    "\tthreshold = 3%\n"
 	    "\ttimeout = 2h\n"
+	    "\tmax-memory = 512M\n"
 	    "\tcontents = none\n"
 	    "\tschedule = @daily\n", &probs);
 
@@ -194,8 +195,37 @@ test_values(void)
 	CHECK_INT(c->engines[0].metric.n, 256);
 	CHECK_NEAR(c->engines[0].threshold, 0.03, 1e-12);
 	CHECK_INT(c->engines[0].timeout_ms, 7200000);
+	CHECK_INT(c->engines[0].max_memory, 512ULL << 20);
 	CHECK_INT(c->engines[0].contents.n, 0);
 	conf_free(c);
+}
+
+/* max-memory: a default that caps runs, none, and too small a cap. */
+static void
+test_max_memory(void)
+{
+	char *probs = NULL;
+	const char *base = "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"e\"]\n\tsource = dir:r\n\tasset = e-{version}.tgz\n"
+	    "\tcommand = x\n";
+	char text[1024];
+	struct conf *c;
+
+	c = load(base, &probs);
+	CHECK(c != NULL && c->engines[0].max_memory > 0);
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s\tmax-memory = none\n", base);
+	c = load(text, &probs);
+	CHECK(c != NULL && c->engines[0].max_memory == 0);
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s\tmax-memory = 8K\n", base);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:7: engine.e.max-memory: expected a "
+	    "size of 16M or more");
+	free(probs);
 }
 
 /* Each bad value names the file, the line of its key, the key, and what
@@ -500,6 +530,7 @@ main(void)
 	test_defaults(dir);
 	test_every_key();
 	test_values();
+	test_max_memory();
 	test_semantic_errors();
 	test_structure_errors();
 	test_syntax_errors();

@@ -377,6 +377,47 @@ test_escapees(void)
 		fprintf(stderr, "note: cgroup path not tested: %s\n", why);
 }
 
+/*
+ * A run over its memory cap is killed inside its cgroup and says so:
+ * reason oom, and a description naming the cap.  Only where runs get
+ * cgroups with the memory controller.
+ */
+static void
+test_memory_cap(void)
+{
+	const char *alloc[] = { self, "alloc", "512", NULL };
+	struct child_spec s = CHILD_SPEC_INIT;
+	struct err e = ERR_INIT;
+	struct run_result r;
+	char why[256], text[512];
+
+	if (!cgroup_available(NULL, 0, why, sizeof(why))) {
+		fprintf(stderr, "note: memory cap not tested (runs get no "
+		    "cgroup here): %s\n", why);
+		return;
+	}
+	s.argv = alloc;
+	s.timeout_ms = 60000;
+	s.isolation = RUN_ISOLATE_CGROUP;
+	s.memory_max = (uint64_t)64 << 20;
+	CHECK_INT(run_child(&s, &r, &e), 0);
+	if (r.memory_max == 0) {
+		fprintf(stderr, "note: memory cap not tested (no memory "
+		    "controller for our cgroup's children)\n");
+		run_result_release(&r);
+		return;
+	}
+	CHECK_INT(r.reason, RUN_OOM);
+	CHECK_STR(run_reason_name(r.reason), "oom");
+	CHECK_CONTAINS(run_describe(&r, text, sizeof(text)), "64 MiB");
+	run_result_release(&r);
+	/* The same cgroup, kept for the next run, caps nothing then. */
+	s.memory_max = 0;
+	CHECK_INT(run_child(&s, &r, &e), 0);
+	CHECK_INT(r.reason, RUN_OK);
+	run_result_release(&r);
+}
+
 static void
 test_flood(void)
 {
@@ -724,6 +765,7 @@ main(int argc, char **argv)
 	test_flood();
 	test_spawn_failures();
 	test_cpu_and_memory();
+	test_memory_cap();
 	test_env_and_workdir();
 	test_template_run();
 	test_no_pidfd();

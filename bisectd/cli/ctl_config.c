@@ -90,6 +90,8 @@ engine_json(const struct conf_engine *g)
 	json_object_set_new(o, "warmup", json_integer(g->warmup));
 	json_object_set_new(o, "threads", json_integer(g->threads));
 	json_object_set_new(o, "timeout_ms", json_integer(g->timeout_ms));
+	json_object_set_new(o, "max_memory", json_integer(
+	    (json_int_t)g->max_memory));
 	json_object_set_new(o, "fit", lengths_json(g->fit, g->nfit));
 	json_object_set_new(o, "metric", json_string(conf_metric_name(
 	    &g->metric, metric, sizeof(metric))));
@@ -160,6 +162,12 @@ cmd_check_config(struct ctl *c)
 		    g->mode == MODE_SERVER ? "server (figures are lower "
 		    "bounds)" : "bench", parser_text(b, sizeof(b), g),
 		    duration_text(a, sizeof(a), g->timeout_ms));
+		if (g->max_memory > 0)
+			printf("  memory    at most %.1f GiB per run "
+			    "(max-memory)\n", (double)g->max_memory /
+			    (1 << 30));
+		else
+			printf("  memory    no cap (max-memory = none)\n");
 		printf("  weights   %s\n", g->weights->name);
 		lengths_text(a, sizeof(a), g->prompts, g->nprompts);
 		lengths_text(b, sizeof(b), g->gen, g->ngen);

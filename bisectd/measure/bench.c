@@ -277,6 +277,7 @@ server_run(struct bench_ctx *b, const struct tmpl_vals *v,
 	ss.proc.env = (const char *const *)eng->env.v;
 	ss.proc.workdir = eng->workdir;
 	ss.proc.timeout_ms = eng->timeout_ms;
+	ss.proc.memory_max = eng->max_memory;
 	ss.proc.isolation = RUN_ISOLATE_AUTO;
 	if (eng->health_url == NULL &&
 	    (health = default_health_url(eng->url)) == NULL) {
@@ -356,6 +357,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	spec.env = (const char *const *)eng->env.v;
 	spec.workdir = eng->workdir;
 	spec.timeout_ms = eng->timeout_ms;
+	spec.memory_max = eng->max_memory;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);
 	if (eng->mode == MODE_SERVER) {

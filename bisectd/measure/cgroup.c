@@ -271,6 +271,39 @@ cgroup_available(char *where, size_t wlen, char *why, size_t ylen)
 	return 1;
 }
 
+static int
+cg_write(const char *dir, const char *file, const char *text)
+{
+	char path[PATH_MAX + 32];
+	int fd, rc = 0;
+
+	if (procfs_pathf(path, sizeof(path), "%s/%s", dir, file) < 0)
+		return -1;
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (write(fd, text, strlen(text)) < 0)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+int
+cgroup_set_memory_max(const char *dir, uint64_t bytes)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), bytes ? "%llu" : "max",
+	    (unsigned long long)bytes);
+	/* Without the controller the file is missing: enable it for our
+	 * children once, which works where it was delegated to us. */
+	if (cg_write(dir, "memory.max", text) < 0 && errno == ENOENT &&
+	    (cg_write(cg_parent, "cgroup.subtree_control", "+memory") < 0 ||
+	    cg_write(dir, "memory.max", text) < 0))
+		return -1;
+	(void)cg_write(dir, "memory.swap.max", bytes ? "0" : "max");
+	return 0;
+}
+
 int64_t
 cgroup_oom_kills(const char *dir)
 {

@@ -37,6 +37,16 @@ int cgroup_open_run(const char *marker, char **dir, int64_t *oom_before,
  */
 void cgroup_close_run(char **dir, int killed);
 
+/*
+ * Cap the memory of the run cgroup at dir: memory.max = bytes ("max",
+ * no cap, when bytes is 0) and no swap beyond it, so that a run over
+ * the cap is killed by the kernel inside its cgroup (memory.events
+ * oom_kill) instead of the machine choosing a victim, the daemon
+ * perhaps.  0, or -1 with errno when the memory controller is not
+ * enabled for our cgroup's children.
+ */
+int cgroup_set_memory_max(const char *dir, uint64_t bytes);
+
 /* Kill every process in the cgroup at dir (cgroup.kill). */
 void cgroup_kill(const char *dir);
 

@@ -597,8 +597,8 @@ proc_free(struct run_proc *p)
 
 /* Choose the isolation path; the cgroup's procs fd or -1 (subreaper). */
 static int
-choose_isolation(struct run_proc *p, enum run_isolation want, int *cg_fd,
-    struct err *e)
+choose_isolation(struct run_proc *p, enum run_isolation want,
+    uint64_t memory_max, int *cg_fd, struct err *e)
 {
 	char why[512];
 	struct err ignored;
@@ -621,6 +621,9 @@ choose_isolation(struct run_proc *p, enum run_isolation want, int *cg_fd,
 		return 0;
 	}
 	p->res.isolation = RUN_ISOLATE_CGROUP;
+	/* Always written: a kept spare cgroup holds the last run's cap. */
+	if (cgroup_set_memory_max(p->cg_dir, memory_max) == 0)
+		p->res.memory_max = memory_max;
 	return 0;
 }
 
@@ -716,7 +719,8 @@ spawn(struct run_proc *p, const struct child_spec *s, struct err *e)
 	}
 	pl.path = path;
 	pl.workdir = s->workdir;
-	if (choose_isolation(p, s->isolation, &pl.cg_dirfd, e) < 0)
+	if (choose_isolation(p, s->isolation, s->memory_max, &pl.cg_dirfd,
+	    e) < 0)
 		goto out;
 	if (make_pipe(outp, 1) < 0 || make_pipe(errp, 1) < 0 ||
 	    make_pipe(failp, 0) < 0 ||
@@ -1354,8 +1358,13 @@ run_describe(const struct run_result *r, char *buf, size_t len)
 		snprintf(buf, len, "%s", r->detail);
 		break;
 	case RUN_OOM:
-		snprintf(buf, len, "killed by the out-of-memory killer "
-		    "(SIGKILL)");
+		if (r->memory_max > 0)
+			snprintf(buf, len, "out of memory: went over its cap "
+			    "of %llu MiB (max-memory) and was killed (SIGKILL)",
+			    (unsigned long long)(r->memory_max >> 20));
+		else
+			snprintf(buf, len, "killed by the out-of-memory killer "
+			    "(SIGKILL)");
 		break;
 	}
 	return buf;

@@ -80,10 +80,14 @@ struct child_spec {
 	unsigned flags;			/* RUN_NO_PIDFD, RUN_NO_CLONE3 */
 	const char *stdin_path;		/* a file the child reads as stdin,
 					 * or NULL: /dev/null; not owned */
+	uint64_t memory_max;		/* bytes the run's cgroup may use
+					 * (memory.max), 0: no cap; only
+					 * where the run has a cgroup with
+					 * the memory controller */
 };
 
 #define CHILD_SPEC_INIT { NULL, NULL, NULL, 0, 0, 0, 0, RUN_ISOLATE_AUTO, 0, \
-	NULL }
+	NULL, 0 }
 
 struct run_result {
 	enum run_reason reason;
@@ -109,6 +113,7 @@ struct run_result {
 	int leftovers;		/* processes of the run found alive or
 				 * unreaped after it ended, and killed */
 	int timed_out;		/* the timeout fired (reason RUN_TIMEOUT) */
+	uint64_t memory_max;	/* the cap memory.max held, 0: none */
 	int stopped;		/* ended by run_proc_stop() */
 };
 

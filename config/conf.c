@@ -242,12 +242,24 @@ want_bool(struct loader *ld, const struct entry *en, int *out)
 	return -1;
 }
 
+/* A duration from min_ms (0 or 1) to CONF_DURATION_MAX_MS. */
 static void
-want_duration(struct loader *ld, const struct entry *en, int64_t *ms)
+want_duration(struct loader *ld, const struct entry *en, int64_t min_ms,
+    int64_t *ms)
 {
-	if (conf_parse_duration(en->value, ms) < 0 || *ms <= 0)
+	int64_t v;
+	int rc = conf_parse_duration(en->value, &v);
+
+	if (rc == -1)
 		problem(ld, en->line, "%s: expected a duration such as 250ms, "
 		    "30s, 10m, 2h or 30d, got '%s'", en->label, en->value);
+	else if (rc < 0 || v < min_ms)
+		problem(ld, en->line, "%s: duration '%s' is out of range "
+		    "(expected %s to %lldd)", en->label, en->value,
+		    min_ms > 0 ? "1ms" : "0s",
+		    (long long)(CONF_DURATION_MAX_MS / 86400000));
+	else
+		*ms = v;
 }
 
 static void
@@ -310,7 +322,7 @@ bisectd_key(struct loader *ld, const struct entry *en)
 	} else if (strcmp(en->key, "max-busy") == 0)
 		want_percent(ld, en, &c->max_busy);
 	else if (strcmp(en->key, "max-wait") == 0)
-		want_duration(ld, en, &c->max_wait_ms);
+		want_duration(ld, en, 0, &c->max_wait_ms);
 	else if (strcmp(en->key, "socket") == 0)
 		set_path(ld, &c->socket, en->value);
 	else if (strcmp(en->key, "socket-group") == 0)
@@ -626,7 +638,7 @@ engine_key(struct loader *ld, const struct entry *en)
 	else if (strcmp(k, "threads") == 0)
 		want_int(ld, en, 1, 4096, &g->threads);
 	else if (strcmp(k, "timeout") == 0)
-		want_duration(ld, en, &g->timeout_ms);
+		want_duration(ld, en, 1, &g->timeout_ms);
 	else if (strcmp(k, "max-memory") == 0) {
 		if (strcmp(v, "none") == 0)
 			g->max_memory = 0;
@@ -756,7 +768,7 @@ yardstick_key(struct loader *ld, const struct entry *en)
 	else if (strcmp(en->key, "version") == 0)
 		set_str(&c->yardstick_version, en->value);
 	else if (strcmp(en->key, "every") == 0)
-		want_duration(ld, en, &c->yardstick_every_ms);
+		want_duration(ld, en, 1, &c->yardstick_every_ms);
 	else
 		problem(ld, en->line, "%s: unknown key in [yardstick] (expected "
 		    "engine, version or every)", en->label);

@@ -165,7 +165,12 @@ const struct conf_weights *conf_weights_find(const struct conf *c,
  * Value parsers shared by the config and the command line.  Each returns
  * 0 or -1 and never prints.
  */
-int conf_parse_duration(const char *s, int64_t *ms);	/* "10m", "250ms" */
+/* The longest duration any key takes: ten years, so that a duration in
+ * nanoseconds still fits an int64_t. */
+#define CONF_DURATION_MAX_MS	(3650LL * 86400000)
+/* "10m", "250ms", "0s": 0; -1 when s is not a duration; -2 when it is
+ * one beyond CONF_DURATION_MAX_MS. */
+int conf_parse_duration(const char *s, int64_t *ms);
 int conf_parse_percent(const char *s, double *fraction);	/* "20%" */
 int conf_parse_size(const char *s, uint64_t *bytes);	/* "20G", "512M" */
 int conf_parse_lengths(const char *s, int *out, size_t max, size_t *n);

@@ -24,17 +24,20 @@ conf_parse_duration(const char *s, int64_t *ms)
 	};
 	char *end;
 	long long v;
+	int too_big;
 
 	if (s[0] < '0' || s[0] > '9')
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);
-	if (errno != 0 || end == s)
+	if ((errno != 0 && errno != ERANGE) || end == s)
 		return -1;
+	/* Digits too many for strtoll are still a duration, a long one. */
+	too_big = errno == ERANGE;
 	for (size_t i = 0; i < sizeof(units) / sizeof(*units); i++)
 		if (strcmp(end, units[i].unit) == 0) {
-			if (v > INT64_MAX / units[i].ms)
-				return -1;
+			if (too_big || v > CONF_DURATION_MAX_MS / units[i].ms)
+				return -2;
 			*ms = v * units[i].ms;
 			return 0;
 		}

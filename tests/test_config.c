@@ -278,6 +278,52 @@ test_semantic_errors(void)
 	conf_free(c);
 }
 
+/* max-wait = 0s means "do not wait"; a zero timeout or period is out of
+ * range, which is said differently from a value that is no duration. */
+static void
+test_duration_ranges(void)
+{
+	char *probs = NULL;
+	char text[1024];
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "%s[bisectd]\n\tmax-wait = 0s\n",
+	    minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c != NULL)
+		CHECK_INT(c->max_wait_ms, 0);
+	conf_free(c);
+	free(probs);
+
+	probs = NULL;
+	c = load(
+	    "[bisectd]\n"				/* 1 */
+	    "\tmax-wait = 4000d\n"			/* 2 */
+	    "[weights \"w\"]\n"			/* 3 */
+	    "\tpath = w.bin\n"				/* 4 */
+	    "[engine \"e\"]\n"				/* 5 */
+	    "\tsource = dir:r\n"			/* 6 */
+	    "\tasset = e-{version}.tgz\n"		/* 7 */
+	    "\tcommand = x\n"				/* 8 */
+	    "\ttimeout = 0s\n"				/* 9 */
+	    "[yardstick]\n"				/* 10 */
+	    "\tengine = e\n"				/* 11 */
+	    "\tevery = 99999999999999999999d\n"	/* 12 */
+	    "\tversion = 1\n", &probs);		/* 13 */
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:2: bisectd.max-wait: duration '4000d' "
+	    "is out of range (expected 0s to 3650d)");
+	CHECK_CONTAINS(probs, "t.conf:9: engine.e.timeout: duration '0s' "
+	    "is out of range (expected 1ms to 3650d)");
+	CHECK_CONTAINS(probs, "t.conf:12: yardstick.every: duration "
+	    "'99999999999999999999d' is out of range");
+	CHECK(probs == NULL || strstr(probs, "expected a duration such") ==
+	    NULL);
+	free(probs);
+	conf_free(c);
+}
+
 static void
 test_structure_errors(void)
 {
@@ -405,7 +451,15 @@ test_value_parsers(void)
 	CHECK(conf_parse_duration("10", &ms) < 0);
 	CHECK(conf_parse_duration("-5s", &ms) < 0);
 	CHECK(conf_parse_duration("5 s", &ms) < 0);
-	CHECK(conf_parse_duration("99999999999999999999d", &ms) < 0);
+	CHECK(conf_parse_duration("0s", &ms) == 0 && ms == 0);
+	CHECK(conf_parse_duration("3650d", &ms) == 0 &&
+	    ms == CONF_DURATION_MAX_MS);
+	/* Not a duration (-1) and a duration too long (-2) differ. */
+	CHECK_INT(conf_parse_duration("3651d", &ms), -2);
+	CHECK_INT(conf_parse_duration("99999999999999999999d", &ms), -2);
+	CHECK_INT(conf_parse_duration("9999999999999999999ms", &ms), -2);
+	CHECK_INT(conf_parse_duration("5 s", &ms), -1);
+	CHECK_INT(conf_parse_duration("5w", &ms), -1);
 	CHECK(conf_parse_percent("20%", &f) == 0 && fabs(f - 0.2) < 1e-12);
 	CHECK(conf_parse_percent("20", &f) < 0);
 	CHECK(conf_parse_percent("%", &f) < 0);
@@ -532,6 +586,7 @@ main(void)
 	test_values();
 	test_max_memory();
 	test_semantic_errors();
+	test_duration_ranges();
 	test_structure_errors();
 	test_syntax_errors();
 	test_value_parsers();

@@ -373,6 +373,7 @@ test_escapees(void)
 	if (cgroup_available(NULL, 0, why, sizeof(why))) {
 		check_escapees(RUN_ISOLATE_CGROUP, 0);
 		check_escapees(RUN_ISOLATE_CGROUP, RUN_NO_CLONE3);
+		check_escapees(RUN_ISOLATE_CGROUP, RUN_NO_CLONE_VM);
 	} else
 		fprintf(stderr, "note: cgroup path not tested: %s\n", why);
 }
@@ -507,6 +508,61 @@ test_spawn_failures(void)
 		CHECK_CONTAINS(e.msg, "'NOEQUALS'");
 		run_result_release(&r);
 	}
+}
+
+/*
+ * Each way of starting a child into its cgroup (sharing our memory until
+ * exec, a copy of it, or moving itself in) runs the program, reports a
+ * failed exec or chdir as a spawn failure, and leaves nothing behind.
+ */
+static void
+test_spawn_paths(void)
+{
+	static const unsigned paths[] = { 0, RUN_NO_CLONE_VM, RUN_NO_CLONE3 };
+	const char *ok[] = { "./ok.sh", NULL };
+	const char *badpath[] = { "./nonexistent/bench", NULL };
+	struct child_spec s = CHILD_SPEC_INIT;
+	struct err e = ERR_INIT;
+	struct run_result r;
+	char why[256];
+	int fds = count_fds();
+
+	if (!cgroup_available(NULL, 0, why, sizeof(why))) {
+		fprintf(stderr, "note: cgroup spawn paths not tested: %s\n",
+		    why);
+		return;
+	}
+	script("ok.sh", "echo hello; exit 3");
+	s.isolation = RUN_ISOLATE_CGROUP;
+	s.timeout_ms = 10000;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		s.flags = paths[i];
+		s.argv = ok;
+		s.workdir = NULL;
+		CHECK_INT(run_child(&s, &r, &e), 0);
+		CHECK_INT(r.reason, RUN_EXIT);
+		CHECK_INT(r.exit_code, 3);
+		CHECK_INT(r.isolation, RUN_ISOLATE_CGROUP);
+		CHECK_STR(r.out.data, "hello\n");
+		CHECK(r.wall_ns > 0 && r.wall_ns < 10000 * MS);
+		run_result_release(&r);
+
+		s.argv = badpath;
+		CHECK_INT(run_child(&s, &r, &e), 0);
+		CHECK_INT(r.reason, RUN_SPAWN);
+		CHECK_INT(r.spawn_errno, ENOENT);
+		CHECK_CONTAINS(r.detail, "cannot run './nonexistent/bench'");
+		run_result_release(&r);
+
+		s.argv = ok;
+		s.workdir = "/nonexistent-workdir";
+		CHECK_INT(run_child(&s, &r, &e), 0);
+		CHECK_INT(r.reason, RUN_SPAWN);
+		CHECK_CONTAINS(r.detail, "'/nonexistent-workdir'");
+		run_result_release(&r);
+	}
+	CHECK_INT(count_children(), 0);
+	CHECK_INT(count_fds(), fds);
 }
 
 static void
@@ -764,6 +820,7 @@ main(int argc, char **argv)
 	test_escapees();
 	test_flood();
 	test_spawn_failures();
+	test_spawn_paths();
 	test_cpu_and_memory();
 	test_memory_cap();
 	test_env_and_workdir();

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -45,16 +46,20 @@ extern char **environ;
 #define CLEANUP_NS	(5LL * 1000 * 1000 * 1000)	/* reaping bound */
 #define NS_PER_MS	1000000LL
 
-/* What the child reports through the close-on-exec pipe when a step
- * before or at exec fails. */
+/*
+ * What the child reports through the close-on-exec pipe: STAGE_EXECING
+ * with the clock's reading just before execve, then (only if it fails)
+ * the step that failed.  Each record is written whole (under PIPE_BUF).
+ */
 enum stage {
-	STAGE_SETPGID = 1, STAGE_CGROUP, STAGE_STDIO, STAGE_CHDIR,
-	STAGE_RLIMIT, STAGE_EXEC
+	STAGE_EXECING = 0, STAGE_SETPGID, STAGE_CGROUP, STAGE_STDIO,
+	STAGE_CHDIR, STAGE_RLIMIT, STAGE_EXEC
 };
 
 struct child_failure {
 	int stage;
 	int err;
+	int64_t t0;		/* STAGE_EXECING: CLOCK_MONOTONIC, ns */
 };
 
 /* Everything the child needs, prepared by the parent before fork. */
@@ -415,18 +420,28 @@ resolve(const char *name, const char *pathenv, char *out, size_t len)
 	return -1;
 }
 
-static void __attribute__((noreturn))
+/*
+ * What the child runs before exec may share our memory (start_child), so
+ * it keeps no sanitizer bookkeeping: that would be written into ours, for
+ * a stack the sanitizer does not know.  For the same reason it ends with
+ * the exit system call itself, which no sanitizer intercepts.
+ */
+#define CHILD_SIDE	__attribute__((no_sanitize_address))
+
+static void CHILD_SIDE __attribute__((noreturn))
 child_fail(const struct plan *pl, int stage)
 {
 	struct child_failure cf;
 
+	memset(&cf, 0, sizeof(cf));
 	cf.stage = stage;
 	cf.err = errno;
 	(void)!write(pl->fail_w, &cf, sizeof(cf));
-	_exit(127);
+	for (;;)
+		(void)syscall(SYS_exit_group, 127);
 }
 
-static int
+static int CHILD_SIDE
 dup_to(int fd, int to)
 {
 	if (fd == to)
@@ -435,11 +450,13 @@ dup_to(int fd, int to)
 }
 
 /* In the child: async-signal-safe calls only, then exec. */
-static void __attribute__((noreturn))
+static void CHILD_SIDE __attribute__((noreturn))
 child_exec(const struct plan *pl)
 {
 	struct sigaction sa;
 	struct rlimit rl = { 0, 0 };
+	struct child_failure start;
+	struct timespec ts;
 	sigset_t none;
 	int sig;
 
@@ -466,6 +483,14 @@ child_exec(const struct plan *pl)
 #endif
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/* The run's clock starts here, the containment above all done: the
+	 * harness's own cost stays out of every fixed overhead measured.
+	 * clock_gettime is async-signal-safe. */
+	memset(&start, 0, sizeof(start));
+	start.stage = STAGE_EXECING;
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	start.t0 = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	(void)!write(pl->fail_w, &start, sizeof(start));
 	execve(pl->path, pl->argv, pl->envp);
 	child_fail(pl, STAGE_EXEC);
 }
@@ -627,12 +652,80 @@ choose_isolation(struct run_proc *p, enum run_isolation want,
 	return 0;
 }
 
+#if defined(__x86_64__) && defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+#define HAVE_CLONE3_VM 1
+#define CHILD_STACK_SIZE	(256 * 1024)
+
+/*
+ * clone3 for a child that shares our memory and runs fn(arg) on a stack
+ * of its own until it execs, as vfork does: the pid or -errno.  A C
+ * wrapper cannot do this, since the child would return through the
+ * caller's stack frames.
+ */
+long run_clone3_vm(struct clone_args *ca, size_t size,
+    void (*fn)(const struct plan *), const struct plan *arg)
+    __attribute__((visibility("hidden")));
+
+__asm__(
+	".text\n"
+	".globl run_clone3_vm\n"
+	".hidden run_clone3_vm\n"
+	".type run_clone3_vm, @function\n"
+	"run_clone3_vm:\n"
+#if defined(__CET__)
+	"	endbr64\n"
+#endif
+	"	movq %rdx, %r8\n"		/* the syscall keeps r8, r9 */
+	"	movq %rcx, %r9\n"
+	"	movl $" "435" ", %eax\n"	/* SYS_clone3 */
+	"	syscall\n"
+	"	testq %rax, %rax\n"
+	"	jnz 1f\n"
+	"	xorl %ebp, %ebp\n"		/* the child, on its stack */
+	"	movq %r9, %rdi\n"
+	"	call *%r8\n"
+	"	movl $127, %edi\n"		/* fn does not return */
+	"	movl $" "60" ", %eax\n"	/* SYS_exit */
+	"	syscall\n"
+	"	hlt\n"
+	"1:	ret\n"
+	".size run_clone3_vm, .-run_clone3_vm\n");
+
+/* The child's stack while it shares our memory: one at a time, since
+ * children start with the registry locked and the parent waits for exec;
+ * kept for the process's life, a guard page below it. */
+static char *child_stack;
+
+static char *
+child_stack_get(void)
+{
+	char *m;
+
+	if (child_stack != NULL)
+		return child_stack;
+	m = mmap(NULL, CHILD_STACK_SIZE + 4096, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	if (mprotect(m, 4096, PROT_NONE) < 0) {
+		munmap(m, CHILD_STACK_SIZE + 4096);
+		return NULL;
+	}
+	child_stack = m + 4096;
+	return child_stack;
+}
+#endif
+
 /*
  * Create the child; called with the registry locked and signals blocked.
  * Into a cgroup, clone3(CLONE_INTO_CGROUP) starts it there: moving a
  * process between cgroups waits for an RCU grace period, which would add
- * about a millisecond to every run.  Where clone3 cannot, fork and let
- * the child move itself before exec.
+ * about a millisecond to every run.  Where the architecture allows, the
+ * child shares our memory until it execs (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does): copying and then tearing down our page tables cost
+ * more than the rest of the spawn, and the teardown happens inside exec,
+ * on the run's clock.  Where clone3 cannot, fork and let the child move
+ * itself before exec.
  */
 static pid_t
 start_child(struct run_proc *p, struct plan *pl, unsigned flags)
@@ -651,9 +744,26 @@ start_child(struct run_proc *p, struct plan *pl, unsigned flags)
 		ca.pidfd = (uint64_t)(uintptr_t)&pidfd;
 		ca.exit_signal = SIGCHLD;
 		ca.cgroup = (uint64_t)pl->cg_dirfd;
-		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-		if (pid == 0)
-			child_exec(pl);
+#if defined(HAVE_CLONE3_VM)
+		if (!(flags & RUN_NO_CLONE_VM) && child_stack_get() != NULL) {
+			long rc;
+
+			ca.flags |= CLONE_VM | CLONE_VFORK;
+			ca.stack = (uint64_t)(uintptr_t)child_stack;
+			ca.stack_size = CHILD_STACK_SIZE;
+			rc = run_clone3_vm(&ca, sizeof(ca), child_exec, pl);
+			if (rc < 0) {
+				errno = (int)-rc;
+				pid = -1;
+			} else
+				pid = (pid_t)rc;
+		} else
+#endif
+		{
+			pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+			if (pid == 0)
+				child_exec(pl);
+		}
 		if (pid > 0) {
 			p->pidfd = pidfd;
 			return pid;
@@ -746,6 +856,7 @@ spawn(struct run_proc *p, const struct child_spec *s, struct err *e)
 		err_errno(e, "run '%s'", s->argv[0]);
 		goto out;
 	}
+	/* A fallback: the child reports its own start just before exec. */
 	p->t0 = clock_now_ns();
 	pid = start_child(p, &pl, s->flags);
 	saved = errno;
@@ -762,9 +873,16 @@ spawn(struct run_proc *p, const struct child_spec *s, struct err *e)
 	close_fd(&outp[1]);
 	close_fd(&errp[1]);
 	close_fd(&failp[1]);
-	do
-		n = read(failp[0], &cf, sizeof(cf));
-	while (n < 0 && errno == EINTR);
+	/* The child's clock reading, then end of file at a successful exec
+	 * or the failed step. */
+	for (;;) {
+		do
+			n = read(failp[0], &cf, sizeof(cf));
+		while (n < 0 && errno == EINTR);
+		if (n != (ssize_t)sizeof(cf) || cf.stage != STAGE_EXECING)
+			break;
+		p->t0 = cf.t0;
+	}
 	if (n == (ssize_t)sizeof(cf)) {
 		int status;
 

@@ -58,6 +58,8 @@ enum run_isolation {
 #define RUN_NO_PIDFD	0x1	/* wait by polling, as without pidfd_open */
 #define RUN_NO_CLONE3	0x2	/* the child enters its cgroup itself, as
 				 * without clone3(CLONE_INTO_CGROUP) */
+#define RUN_NO_CLONE_VM	0x4	/* the child gets a copy of our memory, as
+				 * where clone3 cannot share it */
 
 #define RUN_DEFAULT_GRACE_MS	2000
 #define RUN_DEFAULT_STDOUT_MAX	(1024 * 1024)
@@ -77,7 +79,8 @@ struct child_spec {
 	size_t stdout_max;		/* head of stdout kept; 0: default */
 	size_t stderr_max;		/* tail of stderr kept; 0: default */
 	enum run_isolation isolation;
-	unsigned flags;			/* RUN_NO_PIDFD, RUN_NO_CLONE3 */
+	unsigned flags;			/* RUN_NO_PIDFD, RUN_NO_CLONE3,
+					 * RUN_NO_CLONE_VM */
 	const char *stdin_path;		/* a file the child reads as stdin,
 					 * or NULL: /dev/null; not owned */
 	uint64_t memory_max;		/* bytes the run's cgroup may use
@@ -97,7 +100,9 @@ struct run_result {
 	char detail[512];	/* RUN_SPAWN: what failed, quoting the subject */
 	pid_t pid;		/* the child's pid (and process group) */
 
-	int64_t wall_ns;	/* CLOCK_MONOTONIC, fork to exit */
+	int64_t wall_ns;	/* CLOCK_MONOTONIC, from just before
+				 * exec (the child already in its cgroup,
+				 * process group and streams) to its exit */
 	int64_t user_ns;	/* rusage of wait4: the child and the */
 	int64_t sys_ns;		/* descendants it waited for */
 	long max_rss_kb;	/* largest resident set among them */

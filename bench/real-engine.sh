@@ -292,6 +292,8 @@ print("verdict        %s (exit %s)" % (v.get("status"), status))
 print("first bad      %s (expected %s)%s" % (v.get("first_bad"), expect,
       "" if v.get("first_bad") == expect else "  WRONG"))
 print("kind           %s" % v.get("kind"))
+if v.get("fixed_not_estimable"):
+    print("               fixed part not estimable: %s" % v["fixed_not_estimable"])
 print("measured       %d of 8 releases: %s" % (len(measured), " ".join(measured)))
 print("runs           %d (%d warm-up, %d confirmation, %d failed)" %
       (runs, warm or 0, conf or 0, fails or 0))
@@ -302,17 +304,28 @@ print("linear scan    %.1f s (%s)" % (linear_ns / 1e9, linear_how))
 print("ratio          %.2f (bisect / linear scan)" % (eng_ns / linear_ns))
 print()
 print("fit per build, engine-reported samples (prompts %s):" % prompts)
+def interval(x, ci, fmt):
+    ci = ci or [None, None]
+    if x is None:
+        return "-"
+    if ci[0] is None or ci[1] is None:
+        return fmt % x
+    return (fmt + " [" + fmt + ", " + fmt + "]") % (x, ci[0], ci[1])
+
 for r in doc.get("releases", []):
     if r.get("status") != "measured":
         continue
-    pt, pci = r.get("per_token_ms"), r.get("per_token_ms_ci") or [None, None]
-    fx, fci = r.get("fixed_ms"), r.get("fixed_ms_ci") or [None, None]
     cells = " ".join("pp%s %.1f ms (n %s)" % (k, c.get("ms", 0), c.get("n"))
                      for k, c in sorted((r.get("pp") or {}).items(),
                                         key=lambda kv: int(kv[0])))
-    print("  %-6s per-token %.4f ms [%.4f, %.4f]  fixed %+.2f ms [%+.2f, %+.2f]  %s%s"
-          % (r["version"], pt, pci[0], pci[1], fx, fci[0], fci[1], cells,
-             "  (negative: the line bends)" if fci[1] < 0 else ""))
+    fixed = interval(r.get("fixed_ms"), r.get("fixed_ms_ci"), "%+.2f")
+    if r.get("fixed_not_estimable"):
+        fixed = "not estimable"
+    print("  %-6s per-token %s ms  fixed %s ms  %s" % (r["version"],
+          interval(r.get("per_token_ms"), r.get("per_token_ms_ci"), "%.4f"),
+          fixed, cells))
+    if r.get("fixed_not_estimable"):
+        print("         (%s)" % r["fixed_not_estimable"])
 EOF
 echo
 echo "verdict: $work/verdict.json; report: $work/report.txt; store: $db"

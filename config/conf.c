@@ -296,6 +296,15 @@ want_lengths(struct loader *ld, const struct entry *en, int *out, size_t *n)
 		    en->label, en->value);
 }
 
+/* A size above zero, such as 4G or 512M. */
+static void
+want_size(struct loader *ld, const struct entry *en, uint64_t *out)
+{
+	if (conf_parse_size(en->value, out) < 0 || *out == 0)
+		problem(ld, en->line, "%s: expected a size above zero such as "
+		    "16G or 512M, got '%s'", en->label, en->value);
+}
+
 static int
 valid_url(const char *v, int allow_file)
 {
@@ -319,7 +328,11 @@ bisectd_key(struct loader *ld, const struct entry *en)
 		if (conf_parse_size(en->value, &c->cache_max) < 0)
 			problem(ld, en->line, "%s: expected a size such as "
 			    "20G or 512M, got '%s'", en->label, en->value);
-	} else if (strcmp(en->key, "max-busy") == 0)
+	} else if (strcmp(en->key, "unpack-max") == 0)
+		want_size(ld, en, &c->unpack_max);
+	else if (strcmp(en->key, "download-deadline") == 0)
+		want_duration(ld, en, &c->download_deadline_ms);
+	else if (strcmp(en->key, "max-busy") == 0)
 		want_percent(ld, en, &c->max_busy);
 	else if (strcmp(en->key, "max-wait") == 0)
 		want_duration(ld, en, 0, &c->max_wait_ms);
@@ -329,8 +342,8 @@ bisectd_key(struct loader *ld, const struct entry *en)
 		set_str(&c->socket_group, en->value);
 	else
 		problem(ld, en->line, "%s: unknown key in [bisectd] (expected "
-		    "database, cache, cache-max, max-busy, max-wait, socket or "
-		    "socket-group)", en->label);
+		    "database, cache, cache-max, unpack-max, download-deadline, "
+		    "max-busy, max-wait, socket or socket-group)", en->label);
 }
 
 /*
@@ -648,6 +661,10 @@ engine_key(struct loader *ld, const struct entry *en)
 			    "more such as 512M or 20G, or none, got '%s'",
 			    en->label, v);
 	}
+	else if (strcmp(k, "unpack-max") == 0)
+		want_size(ld, en, &g->unpack_max);
+	else if (strcmp(k, "download-deadline") == 0)
+		want_duration(ld, en, &g->download_deadline_ms);
 	else if (strcmp(k, "fit") == 0)
 		want_lengths(ld, en, g->fit, &g->nfit);
 	else if (strcmp(k, "metric") == 0) {
@@ -900,8 +917,17 @@ check_all(struct loader *ld)
 			problem(ld, w->line, "weights.%s.sha256: missing (weights "
 			    "fetched by url must be pinned by hash)", w->name);
 	}
-	for (size_t i = 0; i < c->nengines; i++)
-		check_engine(ld, &c->engines[i]);
+	if (c->unpack_max == 0)
+		c->unpack_max = c->cache_max;
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct conf_engine *g = &c->engines[i];
+
+		if (g->unpack_max == 0)
+			g->unpack_max = c->unpack_max;
+		if (g->download_deadline_ms <= 0)
+			g->download_deadline_ms = c->download_deadline_ms;
+		check_engine(ld, g);
+	}
 	for (size_t i = 0; i < c->nalerts; i++) {
 		struct conf_alert *a = &c->alerts[i];
 
@@ -929,6 +955,7 @@ conf_defaults(struct conf *c)
 	c->cache_max = (uint64_t)20 << 30;
 	c->max_busy = 0.25;
 	c->max_wait_ms = 60 * 1000;
+	c->download_deadline_ms = 30 * 60 * 1000;
 	c->yardstick_every_ms = 30LL * 86400 * 1000;
 }
 

@@ -107,6 +107,12 @@ struct conf_engine {
 	double threshold;	/* fraction: 0.20 for 20% */
 	double max_cv;		/* fraction */
 	char *schedule;		/* cron expression or NULL */
+	uint64_t unpack_max;	/* bytes an unpacked release may take; after
+				 * conf_load(), the [bisectd] value when the
+				 * engine sets none */
+	int64_t download_deadline_ms;	/* a whole archive download, retries
+				 * included, for the first GiB (longer in
+				 * proportion past it); as unpack_max */
 };
 
 enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL };
@@ -128,6 +134,8 @@ struct conf {
 	char *database;
 	char *cache;
 	uint64_t cache_max;	/* bytes */
+	uint64_t unpack_max;	/* bytes; 0 in the file: cache_max */
+	int64_t download_deadline_ms;	/* see conf_engine */
 	double max_busy;	/* fraction */
 	int64_t max_wait_ms;
 	char *socket;

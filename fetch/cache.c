@@ -18,6 +18,7 @@
 #include "cache.h"
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "sha256.h"
 
 struct release {
 	char *path;		/* malloced */
@@ -43,6 +44,40 @@ rlist_release(struct rlist *l)
 		free(l->v[i].version);
 	}
 	free(l->v);
+}
+
+static int
+dirname_char(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+	    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' ||
+	    c == '-';
+}
+
+int
+cache_release_dirname(const char *version, char out[CACHE_DIRNAME_MAX])
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+
+	for (size_t i = 0; version[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)version[i];
+
+		if (o + 4 > CACHE_DIRNAME_MAX - 8) {
+			memcpy(out, "%~", 2);
+			return sha256_buf(version, strlen(version), out + 2);
+		}
+		if (dirname_char(c) && !(c == '.' && i == 0))
+			out[o++] = (char)c;
+		else {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o] = '\0';
+	/* Empty is the only name left that is not a folder of its own. */
+	return o == 0 ? -1 : 0;
 }
 
 int

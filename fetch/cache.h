@@ -11,6 +11,18 @@
 
 struct err;
 
+/*
+ * The name of version's folder under CACHE/releases/ENGINE/, into out
+ * (CACHE_DIRNAME_MAX bytes): the version with each byte outside
+ * [A-Za-z0-9._+-], and a leading '.', written as %XX ("release/1.0" ->
+ * "release%2F1.0"); past CACHE_DIRNAME_MAX - 8 bytes, "%~" and the
+ * version's sha256 instead.  No upstream text becomes a path as it is:
+ * the name is one component, never "." or "..", never hidden, and two
+ * versions never share it.  Returns 0, or -1 (libcrypto failed).
+ */
+#define CACHE_DIRNAME_MAX	128
+int cache_release_dirname(const char *version, char out[CACHE_DIRNAME_MAX]);
+
 /* Name of the stamp file in a release directory whose mtime says when
  * the release was last used. */
 #define CACHE_LAST_USED ".last-used"

@@ -44,20 +44,6 @@ lower_hex(char out[SHA256_HEX_LEN + 1], const char *in)
 	out[SHA256_HEX_LEN] = '\0';
 }
 
-static int
-hash_string(const char *s, char hex[SHA256_HEX_LEN + 1])
-{
-	struct sha256_ctx c;
-
-	if (sha256_init(&c) < 0)
-		return -1;
-	if (sha256_update(&c, s, strlen(s)) < 0) {
-		sha256_abort(&c);
-		return -1;
-	}
-	return sha256_final(&c, hex);
-}
-
 /* Feed the first len bytes of fd into c. */
 static int
 hash_fd(int fd, uint64_t len, struct sha256_ctx *c, const char *path,
@@ -223,7 +209,7 @@ fetch_download(const char *url, const struct download_opts *o,
 
 	/* The partial file is named after the URL so a later call resumes
 	 * it; the lock keeps two processes from writing it at once. */
-	if (hash_string(url, urlhash) < 0) {
+	if (sha256_buf(url, strlen(url), urlhash) < 0) {
 		err_set(e, "cannot hash '%s': libcrypto failed", url);
 		goto out;
 	}
@@ -271,6 +257,10 @@ fetch_download(const char *url, const struct download_opts *o,
 		ho.allow_http = o->allow_http;
 	if (o->max_bytes > 0)
 		ho.max_bytes = o->max_bytes;
+	if (o->deadline_ms > 0)
+		ho.deadline_ms = o->deadline_ms;
+	if (o->stop != NULL)
+		ho.stop = o->stop;
 	ctl.tap = hash_tap;
 	ctl.tap_arg = &tap;
 	ctl.if_range = if_range;

@@ -25,9 +25,13 @@ struct download_opts {
 	int allow_http;		/* plain http (applies when http is NULL) */
 	http_progress_fn progress;	/* or NULL */
 	void *progress_arg;
+	long deadline_ms;	/* the whole download (http_opts.deadline_ms);
+				 * 0: http's, else none */
+	const atomic_int *stop;	/* abort when set; or NULL */
 };
 
-#define DOWNLOAD_OPTS_INIT { NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL }
+#define DOWNLOAD_OPTS_INIT { NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, \
+	0, NULL }
 
 /* What download_check_pinned() decides. */
 enum download_pin {

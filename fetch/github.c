@@ -145,6 +145,32 @@ pick_asset(json_t *assets, const char *pattern, const char *version)
 	return matches == 1 ? found : NULL;
 }
 
+/* 1 when the JSON string s holds a NUL ("\u0000"), which C text hides. */
+static int
+has_nul(json_t *s)
+{
+	const char *v = json_string_value(s);
+
+	return v != NULL && strlen(v) != json_string_length(s);
+}
+
+/* List the release as refused, its tag's len bytes escaped. */
+static int
+add_refused(const char *tag, size_t len, const char *why,
+    struct release_list *out)
+{
+	struct release_info ri;
+	int rc;
+
+	memset(&ri, 0, sizeof(ri));
+	if ((ri.version = release_version_escape(tag, len)) == NULL)
+		return -1;
+	ri.refused = (char *)(uintptr_t)why;
+	rc = release_list_add(out, &ri);
+	free(ri.version);
+	return rc;
+}
+
 /* Add the release object rel to out when it qualifies. */
 static int
 add_release(const struct conf_engine *eng, json_t *rel,
@@ -153,18 +179,22 @@ add_release(const struct conf_engine *eng, json_t *rel,
 	struct release_info ri;
 	const char *tag, *name, *url, *digest;
 	char hex[SHA256_HEX_LEN + 1];
-	json_t *asset;
+	json_t *asset, *tagj;
 
 	if (!json_is_object(rel))
 		return 0;
-	if ((tag = json_string_value(json_object_get(rel, "tag_name"))) ==
-	    NULL || tag[0] == '\0')
+	tagj = json_object_get(rel, "tag_name");
+	if ((tag = json_string_value(tagj)) == NULL ||
+	    json_string_length(tagj) == 0)
 		return 0;
 	if (json_is_true(json_object_get(rel, "draft")))
 		return 0;
 	if (json_is_true(json_object_get(rel, "prerelease")) &&
 	    !eng->prereleases)
 		return 0;
+	if (has_nul(tagj))
+		return add_refused(tag, json_string_length(tagj),
+		    "version holds a NUL byte", out);
 	asset = pick_asset(json_object_get(rel, "assets"), eng->asset,
 	    tag_version(tag));
 	if (asset == NULL)
@@ -174,6 +204,10 @@ add_release(const struct conf_engine *eng, json_t *rel,
 	    "browser_download_url"));
 	if (name == NULL || url == NULL)
 		return 0;
+	if (has_nul(json_object_get(asset, "name")) ||
+	    has_nul(json_object_get(asset, "browser_download_url")))
+		return add_refused(tag, strlen(tag), "its asset's name or URL "
+		    "holds a NUL byte", out);
 
 	memset(&ri, 0, sizeof(ri));
 	ri.version = (char *)(uintptr_t)tag_version(tag);
@@ -203,7 +237,8 @@ github_parse_releases(const struct conf_engine *eng, const char *url,
 	size_t i;
 	int rc = 0;
 
-	root = json_loadb(json ? json : "", len, 0, &jerr);
+	/* A "\u0000" in one tag refuses that release, not the listing. */
+	root = json_loadb(json ? json : "", len, JSON_ALLOW_NUL, &jerr);
 	if (root == NULL)
 		return err_set(e, "'%s' is not JSON (line %d, column %d: %s)",
 		    url, jerr.line, jerr.column, jerr.text);

@@ -24,6 +24,10 @@
 #define FILE_MAX_DEFAULT	((uint64_t)16 << 30)
 #define BACKOFF_MAX_MS		30000L
 #define RETRY_AFTER_MAX_S	60L
+#define DEADLINE_UNIT		((uint64_t)1 << 30)	/* the deadline's
+							 * size: 1 GiB */
+#define SLEEP_SLICE_MS		200	/* stop and deadline checks while
+					 * waiting to retry */
 
 /* http_opts with every default filled in. */
 struct eff {
@@ -34,6 +38,9 @@ struct eff {
 	int max_retries;
 	long retry_base_ms;
 	uint64_t max_bytes;
+	long deadline_ms;	/* 0: none */
+	const atomic_int *stop;	/* or NULL */
+	int64_t start_ns;	/* CLOCK_MONOTONIC when the call began */
 };
 
 /* Headers of the response being received; reset at each status line, so
@@ -78,6 +85,10 @@ struct xfer {
 	int range_sent;
 	struct http_download_ctl *ctl;
 	uint64_t total;		/* for progress, 0 if unknown */
+	uint64_t expected;	/* the largest total of any attempt, for the
+				 * deadline */
+	int stopped;		/* the stop flag ended the call */
+	int timed_out;		/* the deadline ended the call */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -99,6 +110,59 @@ http_global(struct err *e)
 	return 0;
 }
 
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The deadline in ms from the start, scaled by the expected size. */
+static double
+deadline_ms(const struct xfer *x)
+{
+	uint64_t expected = x->total > x->expected ? x->total : x->expected;
+
+	if (expected <= DEADLINE_UNIT)
+		return (double)x->f.deadline_ms;
+	return (double)x->f.deadline_ms * ((double)expected /
+	    (double)DEADLINE_UNIT);
+}
+
+/*
+ * 1 when the call must end now: the stop flag is set or the deadline has
+ * passed (noted in x for the message).
+ */
+static int
+must_end(struct xfer *x)
+{
+	if (x->f.stop != NULL && atomic_load(x->f.stop)) {
+		x->stopped = 1;
+		return 1;
+	}
+	if (x->f.deadline_ms > 0 &&
+	    (double)(now_ns() - x->f.start_ns) / 1e6 > deadline_ms(x)) {
+		x->timed_out = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* libcurl's progress callback, called at least once a second even on a
+ * silent connection: where the stop flag and the deadline are seen. */
+static int
+xferinfo_cb(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+    curl_off_t ultotal, curl_off_t ulnow)
+{
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	return must_end(arg);
+}
+
 static void
 eff_fill(struct eff *f, const struct http_opts *o, uint64_t max_default)
 {
@@ -110,6 +174,9 @@ eff_fill(struct eff *f, const struct http_opts *o, uint64_t max_default)
 	f->max_retries = o->max_retries >= 0 ? o->max_retries : 4;
 	f->retry_base_ms = o->retry_base_ms > 0 ? o->retry_base_ms : 500;
 	f->max_bytes = o->max_bytes > 0 ? o->max_bytes : max_default;
+	f->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : 0;
+	f->stop = o->stop;
+	f->start_ns = now_ns();
 }
 
 static void
@@ -136,6 +203,8 @@ xfer_reset(struct xfer *x)
 	x->callback_stop = x->callback_error = x->bad_range = 0;
 	x->writing = 0;
 	x->received = 0;
+	if (x->total > x->expected)
+		x->expected = x->total;
 	x->total = 0;
 }
 
@@ -595,6 +664,9 @@ xfer_setup(CURL *h, struct xfer *x, const char *url,
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, l);
 	return 0;
 nomem:
@@ -628,14 +700,14 @@ transient(CURLcode rc)
  * Sleep before retry number attempt (0 for the first retry): the base
  * doubled each time, capped, with jitter in [d/2, 3d/2) so clients that
  * failed together do not come back together.  A server's Retry-After up
- * to a minute is honoured when longer.
+ * to a minute is honoured when longer.  Returns 0, or -1 when the stop
+ * flag or the deadline ended the wait (no retry then).
  */
-static void
-backoff(const struct eff *f, int attempt, long retry_after_s)
+static int
+backoff(struct xfer *x, int attempt, long retry_after_s)
 {
-	uint64_t ms = (uint64_t)f->retry_base_ms << (attempt < 16 ? attempt :
+	uint64_t ms = (uint64_t)x->f.retry_base_ms << (attempt < 16 ? attempt :
 	    16);
-	struct timespec ts;
 
 	if (ms > BACKOFF_MAX_MS)
 		ms = BACKOFF_MAX_MS;
@@ -643,21 +715,29 @@ backoff(const struct eff *f, int attempt, long retry_after_s)
 	if (retry_after_s > 0 && retry_after_s <= RETRY_AFTER_MAX_S &&
 	    (uint64_t)retry_after_s * 1000 > ms)
 		ms = (uint64_t)retry_after_s * 1000;
-	ts.tv_sec = (time_t)(ms / 1000);
-	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
+	while (ms > 0) {
+		uint64_t slice = ms < SLEEP_SLICE_MS ? ms : SLEEP_SLICE_MS;
+		struct timespec ts;
+
+		if (must_end(x))
+			return -1;
+		ts.tv_sec = (time_t)(slice / 1000);
+		ts.tv_nsec = (long)(slice % 1000) * 1000000L;
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		ms -= slice;
+	}
+	return must_end(x) ? -1 : 0;
 }
 
 /* After a failed transfer: wait and return 1 when another attempt is
  * worth it (a transient failure with attempts left), else 0. */
 static int
-retry_transport(const struct xfer *x, CURLcode cr, int attempt)
+retry_transport(struct xfer *x, CURLcode cr, int attempt)
 {
 	if (x->capped || !transient(cr) || attempt >= x->f.max_retries)
 		return 0;
-	backoff(&x->f, attempt, -1);
-	return 1;
+	return backoff(x, attempt, -1) == 0;
 }
 
 static void
@@ -676,6 +756,14 @@ xfer_fail(const struct xfer *x, CURLcode rc, const char *url,
 	const char *detail = x->errbuf[0] ? x->errbuf : curl_easy_strerror(rc);
 	char tail[64] = "";
 
+	if (x->stopped)
+		return err_set(e, "'%s': stopped (the job was asked to stop)",
+		    url);
+	if (x->timed_out)
+		return err_set(e, "cannot fetch '%s': not done within its "
+		    "deadline of %.0f s%s (download-deadline)", url,
+		    deadline_ms(x) / 1000, x->total > DEADLINE_UNIT ||
+		    x->expected > DEADLINE_UNIT ? ", scaled to its size" : "");
 	if (x->capped)
 		return err_set(e, "'%s': body exceeds the cap of %" PRIu64
 		    " bytes", url, x->f.max_bytes);
@@ -799,10 +887,9 @@ request_mem(const char *url, const struct http_opts *o, const char *ctype,
 		cr = curl_easy_perform(h);
 		if (cr == CURLE_OK) {
 			take_headers(&x, r);
-			if (r->status >= 500 && attempt < x.f.max_retries) {
-				backoff(&x.f, attempt, r->retry_after_s);
+			if (r->status >= 500 && attempt < x.f.max_retries &&
+			    backoff(&x, attempt, r->retry_after_s) == 0)
 				continue;
-			}
 			rc = 0;
 			break;
 		}
@@ -984,9 +1071,13 @@ http_download(const char *url, const struct http_opts *o, int fd,
 			break;
 		}
 		if (cr == CURLE_OK && status >= 500) {
-			if (attempt < x.f.max_retries) {
-				backoff(&x.f, attempt, x.h.retry_after_s);
+			if (attempt < x.f.max_retries &&
+			    backoff(&x, attempt, x.h.retry_after_s) == 0)
 				continue;
+			if (x.stopped || x.timed_out) {
+				ctl->keep_partial = x.have > 0;
+				xfer_fail(&x, cr, url, o, attempt + 1, e);
+				break;
 			}
 			ctl->keep_partial = x.have > 0;
 			err_set(e, "cannot download '%s': HTTP %ld%s%s (%d "
@@ -1001,7 +1092,8 @@ http_download(const char *url, const struct http_opts *o, int fd,
 		}
 		if (retry_transport(&x, cr, attempt))
 			continue;
-		ctl->keep_partial = transient(cr) && x.have > 0;
+		ctl->keep_partial = (transient(cr) || x.stopped ||
+		    x.timed_out) && x.have > 0;
 		xfer_fail(&x, cr, url, o, attempt + 1, e);
 		break;
 	}

@@ -12,6 +12,7 @@
 #ifndef FETCH_HTTP_H
 #define FETCH_HTTP_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,10 +35,17 @@ struct http_opts {
 	const struct strv *headers;	/* extra "Name: value" lines, or NULL */
 	int redirect_https_only;	/* redirects only to https even when
 					 * allow_http lets the first URL be http */
+	long deadline_ms;	/* the whole call, every attempt and wait
+				 * between them, for a body up to 1 GiB; a
+				 * larger expected size (Content-Length)
+				 * lengthens it in proportion; 0: none */
+	const atomic_int *stop;	/* set (by another thread or a signal
+				 * handler): abort within about a second;
+				 * or NULL */
 };
 
 /* Defaults for every field, as documented above. */
-#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL, 0 }
+#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL, 0, 0, NULL }
 
 struct http_response {
 	long status;		/* final HTTP status, 0 if none was received */

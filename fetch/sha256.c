@@ -55,6 +55,20 @@ sha256_abort(struct sha256_ctx *c)
 }
 
 int
+sha256_buf(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
+{
+	struct sha256_ctx c;
+
+	if (sha256_init(&c) < 0)
+		return -1;
+	if (sha256_update(&c, data, len) < 0) {
+		sha256_abort(&c);
+		return -1;
+	}
+	return sha256_final(&c, hex);
+}
+
+int
 sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e)
 {
 	char chunk[1 << 16];

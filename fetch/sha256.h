@@ -22,6 +22,9 @@ int sha256_final(struct sha256_ctx *c, char hex[SHA256_HEX_LEN + 1]);
 /* Frees c without a result (error paths). */
 void sha256_abort(struct sha256_ctx *c);
 
+/* Hash len bytes at data in one call.  Returns 0, or -1 (libcrypto). */
+int sha256_buf(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1]);
+
 /* Hash the whole file at path. */
 int sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e);
 

@@ -3,6 +3,7 @@
  * release_list container, and the {version} asset patterns every kind of
  * source matches names against (see source.h).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,7 +58,22 @@ release_list_add(struct release_list *l, const struct release_info *r)
 		l->alloc = alloc;
 	}
 	memset(&c, 0, sizeof(c));
-	if (dup_field(&c.version, r->version) < 0 ||
+	if (r->refused == NULL && r->version != NULL) {
+		const char *why = release_version_refusal(r->version,
+		    strlen(r->version));
+
+		if (why != NULL) {
+			c.version = release_version_escape(r->version,
+			    strlen(r->version));
+			if (c.version == NULL ||
+			    (c.refused = strdup(why)) == NULL) {
+				release_info_release(&c);
+				return -1;
+			}
+		}
+	} else if (dup_field(&c.refused, r->refused) < 0)
+		return -1;
+	if ((c.version == NULL && dup_field(&c.version, r->version) < 0) ||
 	    dup_field(&c.url, r->url) < 0 ||
 	    dup_field(&c.asset, r->asset) < 0 ||
 	    dup_field(&c.sha256, r->sha256) < 0 ||
@@ -78,6 +94,7 @@ release_info_release(struct release_info *r)
 	free(r->asset);
 	free(r->sha256);
 	free(r->sha256_origin);
+	free(r->refused);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -89,6 +106,48 @@ release_list_release(struct release_list *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = l->alloc = 0;
+}
+
+const char *
+release_version_refusal(const char *version, size_t len)
+{
+	if (len == 0)
+		return "empty version";
+	if (len > RELEASE_VERSION_MAX)
+		return "version longer than 255 bytes";
+	if (memchr(version, '\0', len) != NULL)
+		return "version holds a NUL byte";
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)version[i] < 0x20 ||
+		    (unsigned char)version[i] == 0x7f)
+			return "version holds a control byte";
+	if ((len == 1 && version[0] == '.') ||
+	    (len == 2 && version[0] == '.' && version[1] == '.'))
+		return "version '.' or '..'";
+	return NULL;
+}
+
+char *
+release_version_escape(const char *version, size_t len)
+{
+	char *out, *o;
+
+	if (len > RELEASE_VERSION_MAX)
+		len = RELEASE_VERSION_MAX;
+	if ((out = malloc(len * 4 + 4)) == NULL)
+		return NULL;
+	o = out;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)version[i];
+
+		if (c < 0x20 || c == 0x7f || c == '\'' || c == '"' ||
+		    c == '\\')
+			o += sprintf(o, "\\x%02x", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = '\0';
+	return out;
 }
 
 static int

@@ -2,7 +2,9 @@
  * unpack.c: release archives into release directories with libarchive
  * (see unpack.h).  Owns the temporary directory of an unpack in progress
  * and the checks libarchive's secure flags do not make: where symlinks
- * and hard links point, the byte and entry caps, the kinds of entries.
+ * and hard links point, the byte and entry caps, the free space and the
+ * expansion ratio, the kinds of entries, and the mark that says an unpack
+ * finished.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -26,13 +29,20 @@
 #define NAME_SHOWN	200	/* bytes of an entry name put in a message */
 #define SHOWN_MAX	(NAME_SHOWN * 4 + 8)	/* ...once escaped */
 #define MAX_SYMLINK_HOPS	40	/* as the kernel's ELOOP limit */
+#define FREE_CHECK_EVERY	(16ULL << 20)	/* bytes between statvfs() */
 
 struct unpack {
 	const char *archive;	/* the archive's path, for messages */
+	const char *dest;	/* the release directory, for messages */
 	struct archive *in;	/* owned */
 	struct archive *out;	/* owned */
 	uint64_t max_bytes, max_entries;
 	uint64_t bytes, entries;
+	uint64_t keep_free;	/* see unpack_limits */
+	uint64_t ratio_after;
+	unsigned max_ratio;
+	uint64_t free_checked;	/* bytes when statvfs() was last asked */
+	int cap_is_free;	/* max_bytes is the free space, not the cap */
 	struct strv symlinks;	/* names of symlink entries, to re-check */
 	char shown[SHOWN_MAX];	/* the current entry, printable */
 	struct err *e;
@@ -82,6 +92,19 @@ archive_msg(struct archive *a)
 	const char *s = archive_error_string(a);
 
 	return s ? s : "unknown libarchive error";
+}
+
+/* A failed write, with the system's reason ("No space left on device")
+ * that libarchive's message leaves out. */
+static int
+write_error(struct unpack *u)
+{
+	int errnum = archive_errno(u->out);
+
+	if (errnum > 0)
+		return entry_error(u, "cannot write: %s: %s",
+		    archive_msg(u->out), strerror(errnum));
+	return entry_error(u, "cannot write: %s", archive_msg(u->out));
 }
 
 /*
@@ -161,7 +184,22 @@ hardlink_inside(const char *target)
 		}
 		*p = '/';
 	}
-	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+	/* A hard link to a symlink is that symlink at another depth, where
+	 * its target means something else: refused as well. */
+	return lstat(path, &st) == 0 && !S_ISDIR(st.st_mode) &&
+	    !S_ISLNK(st.st_mode);
+}
+
+/* 1 when name is the completion mark at the top of the release. */
+static int
+is_complete_mark(const char *name)
+{
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	return strncmp(name, UNPACK_COMPLETE_MARK,
+	    strlen(UNPACK_COMPLETE_MARK)) == 0 &&
+	    strspn(name + strlen(UNPACK_COMPLETE_MARK), "/") ==
+	    strlen(name + strlen(UNPACK_COMPLETE_MARK));
 }
 
 /*
@@ -263,12 +301,15 @@ check_entry(struct unpack *u, struct archive_entry *ent)
 	if (name_depth(name) < 0)
 		return entry_error(u, "%s", name[0] == '/' ?
 		    "absolute path refused" : "path with '..' refused");
+	if (is_complete_mark(name))
+		return entry_error(u, "%s", "the name of the mark a finished "
+		    "unpack leaves is refused");
 	if (hardlink != NULL) {
 		if (!hardlink_inside(hardlink)) {
 			printable(hardlink, target_shown);
 			return entry_error(u, "hard link to '%s' refused: it is "
-			    "not a file unpacked inside the release directory",
-			    target_shown);
+			    "not a file (nor a symlink) unpacked inside the "
+			    "release directory", target_shown);
 		}
 		return 0;
 	}
@@ -305,9 +346,62 @@ over_cap(struct unpack *u, uint64_t entry_end)
 static int
 cap_error(struct unpack *u)
 {
+	if (u->cap_is_free)
+		return err_set(u->e, "cannot unpack '%s': entry '%s': more "
+		    "than %llu bytes unpacked, all there is free on the file "
+		    "system of '%s'", u->archive, u->shown,
+		    (unsigned long long)u->max_bytes, u->dest);
 	return err_set(u->e, "cannot unpack '%s': entry '%s': more than %llu "
 	    "bytes unpacked (the cap): refused as a decompression bomb",
 	    u->archive, u->shown, (unsigned long long)u->max_bytes);
+}
+
+/*
+ * Lower the cap to what the working directory's file system has free
+ * (less keep_free) with done bytes already written.  Asked before the
+ * first entry and every FREE_CHECK_EVERY bytes after: other writers may
+ * take the space meanwhile, and a failed write is caught anyway.
+ */
+static int
+bound_by_free_space(struct unpack *u, uint64_t done)
+{
+	struct statvfs vfs;
+	uint64_t avail, room;
+
+	u->free_checked = done;
+	if (statvfs(".", &vfs) < 0)
+		return err_errno(u->e, "cannot unpack '%s': cannot ask the "
+		    "free space of '%s'", u->archive, u->dest);
+	avail = (uint64_t)vfs.f_bavail * (uint64_t)vfs.f_frsize;
+	if (avail <= u->keep_free && done == 0)
+		return err_set(u->e, "cannot unpack '%s': only %llu bytes "
+		    "free on the file system of '%s', which must keep %llu",
+		    u->archive, (unsigned long long)avail, u->dest,
+		    (unsigned long long)u->keep_free);
+	room = avail > u->keep_free ? avail - u->keep_free : 0;
+	if (room > UINT64_MAX - done)
+		room = UINT64_MAX - done;
+	if (done + room < u->max_bytes) {
+		u->max_bytes = done + room;
+		u->cap_is_free = 1;
+	}
+	return 0;
+}
+
+/* Bytes unpacked so far against archive bytes read: past ratio_after,
+ * more than max_ratio to one is a decompression bomb. */
+static int
+ratio_error(struct unpack *u, uint64_t total)
+{
+	la_int64_t read = archive_filter_bytes(u->in, -1);
+	uint64_t in = read > 0 ? (uint64_t)read : 1;
+
+	if (total <= u->ratio_after || total / in <= u->max_ratio)
+		return 0;
+	return err_set(u->e, "cannot unpack '%s': entry '%s': %llu bytes "
+	    "unpacked from %llu read, more than %u times: refused as a "
+	    "decompression bomb", u->archive, u->shown,
+	    (unsigned long long)total, (unsigned long long)in, u->max_ratio);
 }
 
 /* Copy one entry's data, counting bytes (holes included) against the cap. */
@@ -319,9 +413,10 @@ copy_data(struct unpack *u, struct archive_entry *ent)
 	if (archive_entry_size_is_set(ent) && archive_entry_size(ent) > 0 &&
 	    over_cap(u, (uint64_t)archive_entry_size(ent)))
 		return err_set(u->e, "cannot unpack '%s': entry '%s': declares "
-		    "%lld bytes, more than the %llu-byte cap leaves",
+		    "%lld bytes, more than the %llu-byte %s leaves",
 		    u->archive, u->shown, (long long)archive_entry_size(ent),
-		    (unsigned long long)u->max_bytes);
+		    (unsigned long long)u->max_bytes, u->cap_is_free ?
+		    "free space" : "cap");
 	for (;;) {
 		const void *block;
 		size_t size;
@@ -337,14 +432,51 @@ copy_data(struct unpack *u, struct archive_entry *ent)
 			return entry_error(u, "%s", "negative data offset");
 		if ((uint64_t)offset + size > entry_end)
 			entry_end = (uint64_t)offset + size;
+		if (u->bytes + entry_end - u->free_checked > FREE_CHECK_EVERY &&
+		    bound_by_free_space(u, u->bytes + entry_end) < 0)
+			return -1;
 		if (over_cap(u, entry_end))
 			return cap_error(u);
-		if (archive_write_data_block(u->out, block, size, offset) <
-		    ARCHIVE_WARN)
-			return entry_error(u, "cannot write: %s",
-			    archive_msg(u->out));
+		if (ratio_error(u, u->bytes + entry_end) < 0)
+			return -1;
+		/*
+		 * A failed write() (a full disk) is only ARCHIVE_WARN to
+		 * libarchive, and the entry's size is then restored with a
+		 * hole: anything but ARCHIVE_OK is a failed unpack.
+		 */
+		if (archive_write_data_block(u->out, block, size, offset) !=
+		    ARCHIVE_OK)
+			return write_error(u);
 	}
 	u->bytes += entry_end;
+	return 0;
+}
+
+/* The mark, after every entry; fsync'd with the tree by sync_tree(). */
+static int
+write_complete_mark(struct unpack *u)
+{
+	char line[64];
+	int fd, len;
+
+	len = snprintf(line, sizeof(line), "%llu entries, %llu bytes\n",
+	    (unsigned long long)u->entries, (unsigned long long)u->bytes);
+	fd = open(UNPACK_COMPLETE_MARK, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_errno(u->e, "cannot unpack '%s': cannot create "
+		    "'%s/%s'", u->archive, u->dest, UNPACK_COMPLETE_MARK);
+	if (write(fd, line, (size_t)len) != len) {
+		if (errno == 0)
+			errno = ENOSPC;
+		err_errno(u->e, "cannot unpack '%s': cannot write '%s/%s'",
+		    u->archive, u->dest, UNPACK_COMPLETE_MARK);
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0)
+		return err_errno(u->e, "cannot unpack '%s': cannot write "
+		    "'%s/%s'", u->archive, u->dest, UNPACK_COMPLETE_MARK);
 	return 0;
 }
 
@@ -380,8 +512,8 @@ unpack_entries(struct unpack *u)
 		if (archive_entry_filetype(ent) == AE_IFREG &&
 		    copy_data(u, ent) < 0)
 			return -1;
-		if (archive_write_finish_entry(u->out) < ARCHIVE_WARN)
-			return entry_error(u, "%s", archive_msg(u->out));
+		if (archive_write_finish_entry(u->out) != ARCHIVE_OK)
+			return write_error(u);
 	}
 	if (u->entries == 0)
 		return err_set(u->e, "cannot unpack '%s': the archive is empty",
@@ -401,7 +533,7 @@ unpack_entries(struct unpack *u)
 			    "release directory" : "symlink loop refused");
 		}
 	}
-	return 0;
+	return write_complete_mark(u);
 }
 
 static int
@@ -493,7 +625,9 @@ unpack_in(struct unpack *u, const char *tmp)
 		close(cwd);
 		return -1;
 	}
-	rc = unpack_entries(u);
+	rc = bound_by_free_space(u, 0);
+	if (rc == 0)
+		rc = unpack_entries(u);
 	/*
 	 * Freed here, not later: on an error path freeing closes the writer,
 	 * which sets the modes and times it deferred, by relative names.
@@ -533,7 +667,13 @@ fetch_unpack(const char *archive_path, const char *dest_dir,
 
 	memset(&u, 0, sizeof(u));
 	u.archive = archive_path;
+	u.dest = dest_dir;
 	u.e = e;
+	u.keep_free = limits ? limits->keep_free : 0;
+	u.ratio_after = limits && limits->ratio_after ? limits->ratio_after :
+	    UNPACK_DEFAULT_RATIO_AFTER;
+	u.max_ratio = limits && limits->max_ratio ? limits->max_ratio :
+	    UNPACK_DEFAULT_MAX_RATIO;
 	u.max_bytes = limits && limits->max_bytes ? limits->max_bytes :
 	    UNPACK_DEFAULT_MAX_BYTES;
 	u.max_entries = limits && limits->max_entries ? limits->max_entries :
@@ -574,4 +714,20 @@ out:
 		free(tmp);
 	}
 	return rc;
+}
+
+int
+fetch_unpack_complete(const char *dir)
+{
+	struct stat st;
+	char *mark;
+	int ok;
+
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if ((mark = fs_join(dir, UNPACK_COMPLETE_MARK)) == NULL)
+		return 0;
+	ok = lstat(mark, &st) == 0 && S_ISREG(st.st_mode);
+	free(mark);
+	return ok;
 }

@@ -12,16 +12,34 @@ struct err;
 
 #define UNPACK_DEFAULT_MAX_BYTES	(16ULL << 30)	/* 16 GiB */
 #define UNPACK_DEFAULT_MAX_ENTRIES	200000ULL
+#define UNPACK_DEFAULT_RATIO_AFTER	(256ULL << 20)	/* 256 MiB */
+#define UNPACK_DEFAULT_MAX_RATIO	200
+
+/*
+ * The file a finished unpack leaves at the top of the release directory,
+ * written after the last entry: a tree without it (an unpack cut short by
+ * an older version, a crash, a hand-made folder) is not to be trusted.
+ * An archive entry of that name is refused.
+ */
+#define UNPACK_COMPLETE_MARK	".unpacked"
 
 struct unpack_limits {
 	uint64_t max_bytes;	/* unpacked bytes, holes of sparse files
-				 * included; 0: UNPACK_DEFAULT_MAX_BYTES */
+				 * included; 0: UNPACK_DEFAULT_MAX_BYTES.  The
+				 * free space of the destination's file system
+				 * (less keep_free) lowers it, measured before
+				 * the first entry and again while writing */
 	uint64_t max_entries;	/* entries of any kind; 0: the default */
 	int no_sync;		/* 1: skip the syncfs() before the rename
 				 * (tests and benchmarks only) */
+	uint64_t keep_free;	/* bytes left free on that file system */
+	uint64_t ratio_after;	/* the expansion ratio is judged once this
+				 * many bytes are unpacked; 0: the default */
+	unsigned max_ratio;	/* unpacked bytes per archive byte read past
+				 * ratio_after; 0: the default */
 };
 
-#define UNPACK_LIMITS_INIT { 0, 0, 0 }
+#define UNPACK_LIMITS_INIT { 0, 0, 0, 0, 0, 0 }
 
 /*
  * Unpack the archive at archive_path into dest_dir, which must not exist
@@ -38,7 +56,11 @@ struct unpack_limits {
  * hard links to anything outside it or through a symlink; writing through
  * a symlink; devices, fifos and sockets; more than limits->max_bytes or
  * limits->max_entries, counted while streaming so a decompression bomb
- * stops at the cap; truncated or corrupt data; an empty archive.
+ * stops at the cap; more than the destination's file system has free;
+ * an expansion past limits->max_ratio (a bomb under the cap); an entry
+ * called UNPACK_COMPLETE_MARK; truncated or corrupt data; a write that
+ * fails (a full disk: libarchive calls it a warning, here it is an
+ * error); an empty archive.
  *
  * Permission bits are kept (binaries stay executable) except set-id,
  * sticky and group/other write; the owner can always read and write what
@@ -53,5 +75,12 @@ struct unpack_limits {
  */
 int fetch_unpack(const char *archive_path, const char *dest_dir,
     const struct unpack_limits *limits, struct err *e);
+
+/*
+ * 1 when dir is a release directory a finished fetch_unpack() made (it
+ * holds UNPACK_COMPLETE_MARK), 0 otherwise (missing, not a directory,
+ * or unpacked only in part).
+ */
+int fetch_unpack_complete(const char *dir);
 
 #endif

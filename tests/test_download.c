@@ -2,11 +2,15 @@
  * test_download.c: fetch_download() into the content-addressed cache
  * against the loopback test server's faults: resumes, ignored ranges,
  * 416, 5xx, 404, endless bodies, refused redirects, wrong and flipped
- * bytes, pinned hashes, concurrent downloads.  After each failure the
+ * bytes, pinned hashes, concurrent downloads, hosts that drip bytes or
+ * never close against the deadline and the stop flag.  After each
+ * failure the
  * cache must be exactly as before.
  */
 #include <ctype.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -430,6 +434,54 @@ test_pinned(void)
 	CHECK_INT(download_check_pinned(a, b), PIN_CHANGED);
 }
 
+static void *
+stop_soon(void *arg)
+{
+	check_sleep_ms(300);
+	atomic_store((atomic_int *)arg, 1);
+	return NULL;
+}
+
+/*
+ * A host that sends a byte every 100 ms, or half the body and then
+ * nothing on an open connection, would hold the job worker for minutes
+ * (the low-speed limit sees the first as alive; the second takes 60 s a
+ * try over five tries).  The download ends at its deadline, scaled up
+ * for a large Content-Length, or as soon as the stop flag is set.
+ */
+static void
+test_deadline(void)
+{
+	struct download_opts o = opts();
+	struct download_result r = DOWNLOAD_RESULT_INIT;
+	struct err e = ERR_INIT;
+	static atomic_int stop;
+	pthread_t t;
+	int rc;
+
+	o.deadline_ms = 1000;
+	CHECK_INT(fetch_download(url("/slow/c.bin?ms=100"), &o, &r, &e), -1);
+	CHECK_CONTAINS(e.msg, "not done within its deadline of 1 s "
+	    "(download-deadline)");
+	CHECK_INT(fetch_download(url("/hang/d.bin"), &o, &r, &e), -1);
+	CHECK_CONTAINS(e.msg, "/hang/d.bin': not done within its deadline");
+	/* 2 GiB announced (a sparse file): twice the time. */
+	CHECK_INT(fetch_download(url("/slow/sparse.bin?ms=100"), &o, &r, &e),
+	    -1);
+	CHECK_CONTAINS(e.msg, "deadline of 2 s, scaled to its size");
+	o.deadline_ms = 0;
+	o.stop = &stop;
+	atomic_store(&stop, 0);
+	CHECK_INT(pthread_create(&t, NULL, stop_soon, &stop), 0);
+	rc = fetch_download(url("/hang/e.bin"), &o, &r, &e);
+	pthread_join(t, NULL);
+	CHECK_INT(rc, -1);
+	CHECK_CONTAINS(e.msg, "/hang/e.bin': stopped");
+	/* Their partial files stay for a resume; not for the next tests. */
+	check_run("rm -f cache/archives/tmp/*", NULL);
+	download_result_release(&r);
+}
+
 int
 main(void)
 {
@@ -454,6 +506,9 @@ main(void)
 	test_resumes();
 	test_failures();
 	test_lock();
+	/* A hole: announced as 2 GiB, taking no space. */
+	CHECK_INT(check_run("truncate -s 2G srv/sparse.bin", NULL), 0);
+	test_deadline();
 	testserver_stop(&ts);
 	return check_done();
 }

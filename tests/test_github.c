@@ -2,7 +2,7 @@
  * test_github.c: the github: release source against the test server's
  * emulation of the list-releases API: pages, drafts and pre-releases,
  * assets and digests, ETags, tokens, rate limits, pages that are not
- * JSON, next links that leave the API.
+ * JSON, next links that leave the API, hostile tags.
  */
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -307,6 +307,56 @@ test_bad_pages(void)
 	CHECK_CONTAINS(e.msg, "allow-http is off");
 }
 
+/*
+ * Tags no release may have: a NUL ("\u0000", which jansson refuses by
+ * default, failing the whole page), an escape sequence, "..".  Each is
+ * listed as refused with its reason; the others are listed as usual, a
+ * '/' in a tag included.
+ */
+static void
+test_hostile_tags(void)
+{
+	static const char *const tags[] = {
+		"v1.0.0", "1.1\\u0000evil", "1.2\\u001b[31m", "..",
+		"release/1.3", "../../../../some/dir",
+	};
+	struct conf_engine eng = engine("hostile");
+	struct github_opts go = GITHUB_OPTS_INIT;
+	struct release_list l = RELEASE_LIST_INIT;
+	const struct release_info *r;
+	struct err e = ERR_INIT;
+	FILE *f;
+
+	check_run("mkdir -p srv/api/acme/hostile", NULL);
+	if ((f = fopen("srv/api/acme/hostile/releases.jsonl", "w")) == NULL)
+		abort();
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		fprintf(f, "{\"id\": %zu, \"tag_name\": \"%s\", \"draft\": "
+		    "false, \"prerelease\": false, \"assets\": [{\"name\": "
+		    "\"basert.tar.gz\", \"browser_download_url\": "
+		    "\"%s/files/basert.tar.gz\"}]}\n", i, tags[i], ts.base);
+	fclose(f);
+	eng.asset = NULL;	/* the only asset */
+	CHECK_INT(github_list(&eng, &go, NULL, &l, &e), 0);
+	if (e.msg[0])
+		fprintf(stderr, "%s\n", e.msg);
+	CHECK_INT(l.n, 6);
+	CHECK((r = find(&l, "1.0.0")) != NULL && r->refused == NULL);
+	CHECK((r = find(&l, "release/1.3")) != NULL && r->refused == NULL);
+	CHECK((r = find(&l, "../../../../some/dir")) != NULL &&
+	    r->refused == NULL);
+	r = find(&l, "1.1\\x00evil");
+	CHECK(r != NULL);
+	CHECK_STR(r ? r->refused : NULL, "version holds a NUL byte");
+	r = find(&l, "1.2\\x1b[31m");
+	CHECK(r != NULL);
+	CHECK_STR(r ? r->refused : NULL, "version holds a control byte");
+	r = find(&l, "..");
+	CHECK(r != NULL);
+	CHECK_STR(r ? r->refused : NULL, "version '.' or '..'");
+	release_list_release(&l);
+}
+
 int
 main(void)
 {
@@ -319,6 +369,7 @@ main(void)
 	test_etag_and_token();
 	test_rate_limits();
 	test_bad_pages();
+	test_hostile_tags();
 	testserver_stop(&ts);
 	return check_done();
 }

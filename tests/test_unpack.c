@@ -1,7 +1,8 @@
 /*
  * test_unpack.c: fetch_unpack() on real archives: made here with
  * libarchive's writer (hostile ones: "..", absolute names, symlinks and
- * hard links out, a zip slip, bombs, truncation) and with the tar, xz,
+ * hard links out, a zip slip, bombs, truncation, a full disk) and with
+ * the tar, xz,
  * zstd and zip commands (the happy paths).  After every refusal the whole
  * test directory must be exactly as before: nothing outside, no partial
  * release, no temporary directory.
@@ -13,8 +14,14 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <archive.h>
@@ -187,12 +194,14 @@ expect_refused(const char *archive, const struct unpack_limits *lim,
 	after = snapshot();
 	CHECK_STR(after, before);
 	CHECK(!exists(DEST));
+	if (exists(DEST))	/* one failure, not one per later case */
+		check_run("rm -rf " DEST, NULL);
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL && strcmp(cwd, root) == 0);
 	free(before);
 	free(after);
 }
 
-static const struct unpack_limits nosync = { 0, 0, 1 };
+static const struct unpack_limits nosync = { 0, 0, 1, 0, 0, 0 };
 
 static void
 test_dotdot(void)
@@ -327,6 +336,24 @@ test_hardlink_out(void)
 	    "hard link to 's/f'", NULL });
 }
 
+/*
+ * x/up -> ".." stays inside from x/; a hard link to it made at the top
+ * is the same link one level higher, pointing out of the release.
+ */
+static void
+test_hardlink_to_symlink(void)
+{
+	const struct fx fx[] = {
+		{ F_DIR, "x", NULL, 0, 0 },
+		{ F_SYMLINK, "x/up", "..", 0, 0 },
+		{ F_HARDLINK, "up2", "x/up", 0, 0 },
+	};
+
+	write_archive("hardlnk.tar", "tar", "none", fx, 3);
+	expect_refused("hardlnk.tar", &nosync, (const char *[]){
+	    "entry 'up2'", "hard link to 'x/up' refused", NULL });
+}
+
 static void
 test_zip_slip(void)
 {
@@ -366,8 +393,8 @@ test_devices(void)
 static void
 test_bombs(void)
 {
-	const struct unpack_limits lim = { 100u << 20, 0, 1 };
-	const struct unpack_limits few = { 0, 100, 1 };
+	const struct unpack_limits lim = { 100u << 20, 0, 1, 0, 0, 0 };
+	const struct unpack_limits few = { 0, 100, 1, 0, 0, 0 };
 	const struct fx tar[] = {
 		{ F_FILE, "small", "x", 0, 0 },
 		{ F_FILE, "zeros", NULL, 0, 1ULL << 30 },
@@ -408,6 +435,215 @@ test_bombs(void)
 	write_archive("many.tar.gz", "tar", "gzip", many, 300);
 	expect_refused("many.tar.gz", &few, (const char *[]){
 	    "more than 100 entries", NULL });
+}
+
+/* 16 MiB of zeros in a few kB of xz: under the byte cap, over the ratio. */
+static void
+test_ratio_bomb(void)
+{
+	struct unpack_limits lim = { 0, 0, 1, 0, 1u << 20, 200 };
+	const struct fx zeros[] = {
+		{ F_FILE, "zeros", NULL, 0, 16u << 20 },
+	};
+	const struct fx honest[] = {
+		{ F_FILE, "a", "text", 0, 0 },
+		{ F_FILE, "b", NULL, 0, 0 },
+	};
+	struct fx h2[2];
+	struct err e = ERR_INIT;
+	char *noise = malloc((2u << 20) + 1);
+	uint32_t x = 7;
+
+	write_archive("ratio.tar.xz", "tar", "xz", zeros, 1);
+	expect_refused("ratio.tar.xz", &lim, (const char *[]){
+	    "entry 'zeros'", "more than 200 times", "decompression bomb",
+	    NULL });
+	/* The same limits let an archive of ordinary data through. */
+	for (size_t i = 0; i < (2u << 20); i++) {
+		x = x * 1664525u + 1013904223u;
+		noise[i] = (char)('a' + (x >> 24) % 26);
+	}
+	noise[2u << 20] = '\0';
+	memcpy(h2, honest, sizeof(h2));
+	h2[1].data = noise;
+	write_archive("honest.tar.xz", "tar", "xz", h2, 2);
+	CHECK_INT(fetch_unpack("honest.tar.xz", "cache/releases/eng/h", &lim,
+	    &e), 0);
+	CHECK(fetch_unpack_complete("cache/releases/eng/h"));
+	check_run("rm -rf cache/releases/eng/h", NULL);
+	free(noise);
+}
+
+/* The cap is bounded by the free space of the destination's file system. */
+static void
+test_free_space(void)
+{
+	struct unpack_limits lim = { 0, 0, 1, 0, 0, 0 };
+	const struct fx fx[] = {
+		{ F_FILE, "small", "x", 0, 0 },
+	};
+	struct statvfs vfs;
+
+	CHECK_INT(statvfs(".", &vfs), 0);
+	/* More than the disk holds must stay free: nothing fits. */
+	lim.keep_free = (uint64_t)vfs.f_blocks * vfs.f_frsize + (1ull << 30);
+	write_archive("small.tar", "tar", "none", fx, 1);
+	expect_refused("small.tar", &lim, (const char *[]){
+	    "free on the file system", NULL });
+}
+
+/*
+ * The full disk of the field report: a small tmpfs, in a private mount
+ * namespace of a child.  The archive's bytes fit the free space, but
+ * each file takes a page, so write() fails with ENOSPC a few hundred
+ * files in.  libarchive calls that a warning and would restore each
+ * file's size with a hole: a release of zero-filled files.  Returns 0
+ * when it ran, -1 when no tmpfs could be mounted here.
+ */
+static int
+full_tmpfs(void)
+{
+	enum { NFILES = 400 };
+	static struct fx fx[NFILES];
+	static char names[NFILES][24];
+	char buf[ERR_MSG_MAX + 256] = "";
+	int pfd[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	for (int i = 0; i < NFILES; i++) {
+		snprintf(names[i], sizeof(names[i]), "bin/tool%03d", i);
+		fx[i] = (struct fx){ F_FILE, names[i], "#!/bin/sh\n", 0755, 0 };
+	}
+	write_archive("pages.tar", "tar", "none", fx, NFILES);
+	if (mkdir("small", 0755) < 0 && errno != EEXIST)
+		exit(99);
+	CHECK_INT(pipe(pfd), 0);
+	if ((pid = fork()) == 0) {
+		struct err e = ERR_INIT;
+		char line[ERR_MSG_MAX + 256];
+		int rc, left;
+
+		close(pfd[0]);
+		if (unshare(getuid() == 0 ? CLONE_NEWNS :
+		    CLONE_NEWUSER | CLONE_NEWNS) < 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    mount("tmpfs", "small", "tmpfs", 0, "size=1m") < 0)
+			_exit(77);
+		if (mkdir("small/releases", 0755) < 0 ||
+		    mkdir("small/releases/eng", 0755) < 0)
+			_exit(98);
+		rc = fetch_unpack("pages.tar", "small/releases/eng/1.0",
+		    &nosync, &e);
+		left = check_run("test -z \"$(ls -A small/releases/eng)\"",
+		    NULL);
+		snprintf(line, sizeof(line), "rc=%d left=%d %s", rc, left,
+		    e.msg);
+		if (write(pfd[1], line, strlen(line)) < 0)
+			_exit(97);
+		_exit(0);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0)
+		got += n;
+	buf[got] = '\0';
+	close(pfd[0]);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		return -1;
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK_CONTAINS(buf, "rc=-1 left=0 ");
+	CHECK_CONTAINS(buf, "cannot write");
+	CHECK_CONTAINS(buf, "No space left on device");
+	return 0;
+}
+
+/*
+ * A full disk: under RLIMIT_FSIZE write() fails (EFBIG) part way through
+ * an entry, which libarchive reports as a warning.  The unpack must fail
+ * and leave nothing, not a release with a cut binary.  In a child, so
+ * the limit stays there.
+ */
+static void
+test_full_disk(void)
+{
+	struct fx fx[] = {
+		{ F_FILE, "README", "readme", 0, 0 },
+		{ F_FILE, "bin/engine", NULL, 0, 0 },
+	};
+	char *big = malloc((1u << 20) + 1), msg[ERR_MSG_MAX] = "";
+	char *before, *after;
+	uint32_t x = 3;
+	int pfd[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	for (size_t i = 0; i < (1u << 20); i++) {
+		x = x * 1664525u + 1013904223u;
+		big[i] = (char)('a' + (x >> 24) % 26);
+	}
+	big[1u << 20] = '\0';
+	fx[1].data = big;
+	write_archive("full.tar.gz", "tar", "gzip", fx, 2);
+	before = snapshot();
+	CHECK_INT(pipe(pfd), 0);
+	if ((pid = fork()) == 0) {
+		struct rlimit rl = { 256u << 10, 256u << 10 };
+		struct err e = ERR_INIT;
+		int rc;
+
+		close(pfd[0]);
+		signal(SIGXFSZ, SIG_IGN);
+		setrlimit(RLIMIT_FSIZE, &rl);
+		rc = fetch_unpack("full.tar.gz", DEST, &nosync, &e);
+		if (write(pfd[1], e.msg, strlen(e.msg)) < 0)
+			_exit(3);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	while ((n = read(pfd[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(pfd[0]);
+	CHECK(waitpid(pid, &status, 0) == pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	CHECK_CONTAINS(msg, "entry 'bin/engine'");
+	CHECK_CONTAINS(msg, "cannot write");
+	after = snapshot();
+	CHECK_STR(after, before);
+	CHECK(!exists(DEST));
+	free(before);
+	free(after);
+	free(big);
+	if (full_tmpfs() < 0)
+		fprintf(stderr, "test_full_disk: no tmpfs could be mounted "
+		    "here: the ENOSPC case was not run\n");
+}
+
+/* A release directory is trusted only with the mark of a finished
+ * unpack, which no archive may bring along. */
+static void
+test_complete_mark(void)
+{
+	const struct fx fx[] = {
+		{ F_FILE, "bin/engine", "x", 0, 0 },
+		{ F_FILE, UNPACK_COMPLETE_MARK, "", 0, 0 },
+	};
+	struct err e = ERR_INIT;
+
+	CHECK_INT(check_run("mkdir -p cache/releases/eng/handmade/bin && "
+	    "echo x > cache/releases/eng/handmade/bin/engine", NULL), 0);
+	CHECK(!fetch_unpack_complete("cache/releases/eng/handmade"));
+	CHECK(!fetch_unpack_complete("cache/releases/eng/missing"));
+	check_run("rm -rf cache/releases/eng/handmade", NULL);
+	write_archive("mark.tar", "tar", "none", fx, 2);
+	expect_refused("mark.tar", &nosync, (const char *[]){
+	    "entry '" UNPACK_COMPLETE_MARK "'", NULL });
+	write_archive("nomark.tar", "tar", "none", fx, 1);
+	CHECK_INT(fetch_unpack("nomark.tar", "cache/releases/eng/m", &nosync,
+	    &e), 0);
+	CHECK(fetch_unpack_complete("cache/releases/eng/m"));
+	check_run("rm -rf cache/releases/eng/m", NULL);
 }
 
 static void
@@ -543,6 +779,7 @@ test_happy(void)
 		if (rc != 0)
 			fprintf(stderr, "%s\n", e.msg);
 		CHECK_INT(rc, 0);
+		CHECK(fetch_unpack_complete(cases[i].dest));
 		check_release(cases[i].dest, cases[i].hardlinks);
 		CHECK(getcwd(cwd, sizeof(cwd)) != NULL &&
 		    strcmp(cwd, root) == 0);
@@ -593,9 +830,14 @@ main(void)
 	test_absolute();
 	test_symlink_out();
 	test_hardlink_out();
+	test_hardlink_to_symlink();
 	test_zip_slip();
 	test_devices();
 	test_bombs();
+	test_ratio_bomb();
+	test_free_space();
+	test_full_disk();
+	test_complete_mark();
 	test_truncated_corrupt();
 	test_happy();
 	test_dest_exists();

@@ -28,6 +28,9 @@
  *   /416/NAME            any Range answered 416; without Range as /files
  *   /flaky503/KEY/NAME   503 the first time per KEY, then as /files
  *   /slow/NAME?ms=N      full headers, then one byte every N ms (2000)
+ *   /hang/NAME           full headers, half the body, then nothing more:
+ *                        the connection stays open until the client
+ *                        closes it
  *   /endless             200, chunked, never ends
  *   /status/CODE?retry-after=S&reset=S&remaining=N
  *                        answers CODE with those headers (reset: seconds
@@ -438,7 +441,8 @@ enum {
 	F_DROP = 2,		/* no Range: half the body then close */
 	F_FLIP = 4,		/* Range: flip the byte at size*3/4 */
 	F_416 = 8,		/* any Range: 416 */
-	F_SLOW = 16		/* one byte every ms */
+	F_SLOW = 16,		/* one byte every ms */
+	F_HANG = 32		/* half the body, then hold the connection */
 };
 
 static void
@@ -507,7 +511,7 @@ serve_file(int fd, const struct req *rq, const char *name, int flags,
 		}
 	}
 	end = to + 1;
-	if ((flags & F_DROP) && r == 0)
+	if ((flags & (F_DROP | F_HANG)) && r == 0)
 		end = from + (to - from + 1) / 2;
 	if (!(flags & (F_FLIP | F_SLOW))) {
 		off_t o = (off_t)from;
@@ -521,6 +525,13 @@ serve_file(int fd, const struct req *rq, const char *name, int flags,
 				break;
 		}
 		close(ffd);
+		if (flags & F_HANG) {
+			char c;
+
+			/* Until the client gives up (read() returns 0). */
+			while (read(fd, &c, 1) > 0)
+				;
+		}
 		return;
 	}
 	for (off = from; off < end; ) {
@@ -932,6 +943,8 @@ handle_http(int fd)
 		serve_file(fd, rq, rest, F_NORANGE, 0);
 	else if (has_prefix(rq->path, "/416/", &rest))
 		serve_file(fd, rq, rest, F_416, 0);
+	else if (has_prefix(rq->path, "/hang/", &rest))
+		serve_file(fd, rq, rest, F_HANG, 0);
 	else if (has_prefix(rq->path, "/slow/", &rest))
 		serve_file(fd, rq, rest, F_SLOW,
 		    query_long(rq->query, "ms", 2000));

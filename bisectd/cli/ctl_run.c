@@ -179,6 +179,14 @@ open_engine(struct ctl *c, const struct conf_engine **g, struct store **s,
 	return 0;
 }
 
+/* A release the source lists under a version no release may have. */
+static void
+on_refused(void *arg, const char *version, const char *why)
+{
+	fprintf(stderr, "bisectctl: %s: release '%s' refused: %s\n",
+	    (const char *)arg, version, why);
+}
+
 int
 cmd_refresh(struct ctl *c)
 {
@@ -190,6 +198,8 @@ cmd_refresh(struct ctl *c)
 
 	if ((rc = open_engine(c, &g, &s, &a)) != 0)
 		return rc;
+	a.refused = on_refused;
+	a.refused_arg = g->name;
 	rc = acquire_refresh(&a, &listed, &added, &e);
 	store_close(s);
 	if (rc < 0)

@@ -44,7 +44,7 @@ acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e)
 {
 	struct release_list l = RELEASE_LIST_INIT;
 	struct source_state st = { NULL, 0 };
-	int nadded = 0, rc = -1;
+	int nadded = 0, nrefused = 0, rc = -1;
 
 	if (store_engine_etag(a->store, a->engine_id, &st.etag, e) < 0)
 		return -1;
@@ -58,6 +58,13 @@ acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e)
 		struct store_release r, old;
 		int known;
 
+		if (l.v[i].refused != NULL) {
+			if (a->refused != NULL)
+				a->refused(a->refused_arg, l.v[i].version,
+				    l.v[i].refused);
+			nrefused++;
+			continue;
+		}
 		memset(&r, 0, sizeof(r));
 		r.engine_id = a->engine_id;
 		r.version = l.v[i].version;
@@ -89,7 +96,7 @@ acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e)
 	if (store_commit(a->store, e) < 0)
 		goto done;
 	if (listed)
-		*listed = (int)l.n;
+		*listed = (int)l.n - nrefused;
 	if (added)
 		*added = nadded;
 	rc = 0;
@@ -188,6 +195,8 @@ fetch_archive(struct acquire *a, const struct store_release *r,
 		o.allow_http = a->eng->allow_http;
 		o.progress = a->progress;
 		o.progress_arg = a->progress_arg;
+		o.deadline_ms = (long)a->eng->download_deadline_ms;
+		o.stop = a->stop;
 		if (fetch_download(r->url, &o, &res, e) < 0) {
 			download_result_release(&res);
 			return err_prefix(e, "%s %s", a->eng->name, r->version);
@@ -211,30 +220,64 @@ fetch_archive(struct acquire *a, const struct store_release *r,
 	return 0;
 }
 
+/* Refuse a version no release may have, whatever the store holds. */
+static int
+check_version(struct acquire *a, const char *version, struct err *e)
+{
+	const char *why = release_version_refusal(version, strlen(version));
+	char *shown;
+
+	if (why == NULL)
+		return 0;
+	shown = release_version_escape(version, strlen(version));
+	err_set(e, "%s: release '%s' refused: %s", a->eng->name,
+	    shown ? shown : "", why);
+	free(shown);
+	return -1;
+}
+
+/* CACHE/releases/ENGINE/NAME for version, malloced in *dir. */
+static int
+release_dir(struct acquire *a, const char *version, char **dir,
+    struct err *e)
+{
+	char name[CACHE_DIRNAME_MAX], rel[CACHE_DIRNAME_MAX + 512];
+
+	if (cache_release_dirname(version, name) < 0)
+		return err_set(e, "%s %s: cannot name its cache folder",
+		    a->eng->name, version);
+	snprintf(rel, sizeof(rel), "releases/%s/%s", a->eng->name, name);
+	if ((*dir = fs_join(a->conf->cache, rel)) == NULL)
+		return err_set(e, "out of memory");
+	return 0;
+}
+
 int
 acquire_release(struct acquire *a, const char *version, struct acquired *out,
     struct err *e)
 {
+	struct unpack_limits lim = UNPACK_LIMITS_INIT;
 	struct store_release r;
-	struct stat st;
-	char rel[4096], *dir = NULL, *archive = NULL;
+	char *dir = NULL, *archive = NULL;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
+	if (check_version(a, version, e) < 0)
+		return -1;
 	if ((rc = find_release(a, version, &r, e)) != 0)
 		return -1;
 	out->release_id = r.id;
-	snprintf(rel, sizeof(rel), "releases/%s/%s", a->eng->name, version);
-	if ((dir = fs_join(a->conf->cache, rel)) == NULL) {
+	if (release_dir(a, version, &dir, e) < 0) {
 		store_release_release(&r);
-		return err_set(e, "out of memory");
+		return -1;
 	}
 	/*
 	 * The unpacked tree stands for the archive hash the store recorded:
 	 * a different archive under the same version is refused, so both
-	 * stay in step.
+	 * stay in step.  A tree without the mark of a finished unpack (a
+	 * full disk, a crash) is unpacked again.
 	 */
-	if (r.archive_sha256 && stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (r.archive_sha256 && fetch_unpack_complete(dir)) {
 		snprintf(out->sha256, sizeof(out->sha256), "%s",
 		    r.archive_sha256);
 		out->url = r.url ? strdup(r.url) : NULL;
@@ -246,8 +289,6 @@ acquire_release(struct acquire *a, const char *version, struct acquired *out,
 	if (fetch_archive(a, &r, out->sha256, &archive, &out->downloaded,
 	    e) < 0)
 		goto fail;
-	if (store_release_set_archive(a->store, r.id, out->sha256, e) < 0)
-		goto fail;
 	{
 		struct err ge = ERR_INIT;
 		char parent[4096];
@@ -256,16 +297,30 @@ acquire_release(struct acquire *a, const char *version, struct acquired *out,
 		    a->conf->cache, a->eng->name);
 		if (fs_mkdirs(parent, 0755, e) < 0)
 			goto fail;
-		/* A tree left by an older archive hash is replaced. */
+		/* A tree left by an older archive hash, or by an unpack that
+		 * did not finish, is replaced. */
 		if (fs_remove_tree(dir, &ge) < 0) {
 			err_set(e, "%s", ge.msg);
 			goto fail;
 		}
 	}
-	if (fetch_unpack(archive, dir, NULL, e) < 0) {
+	lim.max_bytes = a->eng->unpack_max;
+	if (fetch_unpack(archive, dir, &lim, e) < 0) {
 		err_prefix(e, "%s %s", a->eng->name, version);
+		/*
+		 * An archive nobody vouched for (no published hash, none
+		 * pinned) that does not unpack is not the release: a
+		 * captive portal's page, say.  It is neither pinned nor
+		 * kept, so the next attempt downloads again.
+		 */
+		if (r.expected_sha256 == NULL && r.archive_sha256 == NULL &&
+		    r.url != NULL && r.url[0] != '/')
+			unlink(archive);
 		goto fail;
 	}
+	/* Pinned only now: what is pinned is an archive that unpacks. */
+	if (store_release_set_archive(a->store, r.id, out->sha256, e) < 0)
+		goto fail;
 	out->unpacked = 1;
 	cache_touch(dir, NULL);
 	if (r.state == RELEASE_LISTED || r.state == RELEASE_FAILED)

@@ -24,6 +24,12 @@ struct acquire {
 	int64_t engine_id;
 	http_progress_fn progress;	/* download progress, or NULL */
 	void *progress_arg;
+	const atomic_int *stop;	/* set: a download in progress ends now
+				 * with an error; or NULL */
+	/* Told of each release the source lists but bisectd refuses (its
+	 * version cannot name a release), with version escaped; or NULL. */
+	void (*refused)(void *arg, const char *version, const char *why);
+	void *refused_arg;
 };
 
 /* Record the engine in the store; fills a->engine_id. */
@@ -34,7 +40,8 @@ int acquire_init(struct acquire *a, const struct conf *conf,
  * Ask the engine's source for its releases and store them in version
  * order.  *listed gets how many the source gave, *added how many were
  * new (either may be NULL); a GitHub 304 lists nothing and changes
- * nothing.
+ * nothing.  Releases whose version is refused are not stored: each goes
+ * to a->refused, and not into *listed.
  */
 int acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e);
 
@@ -51,8 +58,12 @@ void acquired_release(struct acquired *r);
 
 /*
  * Make version available: listed (asking the source when the store does
- * not know it), its archive verified, and unpacked.  A failure is stored
- * as the release's state and failure, so a bisect can skip it.
+ * not know it), its archive verified, and unpacked into
+ * CACHE/releases/ENGINE/<cache_release_dirname(version)>, within the
+ * engine's unpack-max and download-deadline.  A tree is reused only when
+ * its unpack finished (fetch_unpack_complete()).  A first-use archive
+ * hash is pinned only once the archive has unpacked.  A failure is
+ * stored as the release's state and failure, so a bisect can skip it.
  */
 int acquire_release(struct acquire *a, const char *version,
     struct acquired *out, struct err *e);

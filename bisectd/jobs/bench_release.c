@@ -30,6 +30,7 @@ bench_release(const struct conf *conf, const struct conf_engine *eng,
 		return -1;
 	a.progress = j->download;
 	a.progress_arg = j->download_arg;
+	a.stop = j->stop;
 	if (acquire_release(&a, version, &got, e) < 0 ||
 	    acquire_weights(&a, &w, e) < 0 ||
 	    bench_machine(s, &machine_id, j->hw_key, e) < 0 ||

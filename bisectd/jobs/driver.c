@@ -198,6 +198,7 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 
 	if (acquire_init(&b->acq, b->conf, b->eng, b->s, e) < 0)
 		return -1;
+	b->acq.stop = b->o->stop;
 	if (range_resolve(b->s, b->acq.engine_id, spec, &b->r, e) < 0) {
 		/* Unknown versions: ask the source once, then try again. */
 		struct err re = ERR_INIT;

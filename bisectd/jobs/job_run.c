@@ -98,7 +98,8 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 
 static int
 run_fetch(const struct conf *c, const struct conf_engine *g,
-    struct store *s, json_t *args, char **result, struct err *e)
+    struct store *s, json_t *args, const atomic_int *stop, char **result,
+    struct err *e)
 {
 	const char *version = arg_str(args, "version");
 	struct acquire a;
@@ -107,8 +108,10 @@ run_fetch(const struct conf *c, const struct conf_engine *g,
 
 	if (version == NULL)
 		return err_set(e, "fetch job: no version in its arguments");
-	if (acquire_init(&a, c, g, s, e) < 0 ||
-	    acquire_release(&a, version, &got, e) < 0)
+	if (acquire_init(&a, c, g, s, e) < 0)
+		return -1;
+	a.stop = stop;
+	if (acquire_release(&a, version, &got, e) < 0)
 		return -1;
 	o = json_pack("{s:s,s:s,s:b}", "version", version, "sha256",
 	    got.sha256, "downloaded", got.downloaded);
@@ -225,7 +228,7 @@ job_run(const struct conf *c, struct store *s, const struct store_job *job,
 	if (strcmp(job->kind, "bisect") == 0)
 		rc = run_bisect(c, g, s, job, args, o, result, &e);
 	else if (strcmp(job->kind, "fetch") == 0)
-		rc = run_fetch(c, g, s, args, result, &e);
+		rc = run_fetch(c, g, s, args, o->stop, result, &e);
 	else if (strcmp(job->kind, "bench") == 0)
 		rc = run_bench(c, g, s, args, o, result, &e);
 	else if (strcmp(job->kind, "watch") == 0)

@@ -38,6 +38,21 @@ note_line(void *arg, const char *line)
 	wlog(o, ALERT_LOG_INFO, "%s", line);
 }
 
+struct refused_ctx {
+	const struct watch_opts *o;
+	const char *engine;
+};
+
+/* A release the source lists under a version no release may have. */
+static void
+on_refused(void *arg, const char *version, const char *why)
+{
+	const struct refused_ctx *r = arg;
+
+	wlog(r->o, ALERT_LOG_WARNING, "watch %s: release '%s' refused: %s",
+	    r->engine, version, why);
+}
+
 /* The index of version in l, or -1. */
 static long
 find_version(const struct store_release_list *l, const char *version)
@@ -113,6 +128,7 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 	char good_key[300], seen_key[300], spec[512];
 	char *last_good = NULL, *last_seen = NULL;
 	const char *newest;
+	struct refused_ctx rctx;
 	enum bisect_status status;
 	long ig, in;
 	int rc = -1, added = 0, fresh = 0;
@@ -122,6 +138,11 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 		return err_set(e, "engine name '%s' too long", eng->name);
 	if (acquire_init(&a, c, eng, s, e) < 0)
 		return -1;
+	rctx.o = o;
+	rctx.engine = eng->name;
+	a.refused = on_refused;
+	a.refused_arg = &rctx;
+	a.stop = o ? o->stop : NULL;
 	if (acquire_refresh(&a, NULL, &added, e) < 0) {
 		err_prefix(e, "watch %s: cannot list releases of %s",
 		    eng->name, eng->source_spec);

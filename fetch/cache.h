@@ -1,8 +1,9 @@
 /*
  * cache.h: the size cap of unpacked releases (cache-max).  Releases live
- * in CACHE/releases/ENGINE/VERSION/; beyond the cap the least recently
- * used are removed (their archives in CACHE/archives/ stay, so a removed
- * release is unpacked again when it is needed).
+ * in CACHE/releases/ENGINE/NAME/, NAME from cache_release_dirname();
+ * beyond the cap the least recently used are removed (their archives in
+ * CACHE/archives/ stay, so a removed release is unpacked again when it
+ * is needed).
  */
 #ifndef FETCH_CACHE_H
 #define FETCH_CACHE_H

@@ -297,6 +297,60 @@ test_first_use_pin(void)
 	conf_free(c);
 }
 
+/*
+ * unpack-max and download-deadline: [bisectd]'s values unless the engine
+ * sets its own, validated, and the engine's unpack-max is what an unpack
+ * of its release is held to.
+ */
+static void
+test_limit_keys(void)
+{
+	struct strv problems = STRV_INIT;
+	struct acquire a;
+	struct acquired got;
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c = NULL;
+
+	check_run("rm -rf rel cache t.db && mkdir rel && head -c 3000000 "
+	    "/dev/urandom > big && tar -czf rel/basert-0.4.0.tar.gz big",
+	    NULL);
+	if (start("[bisectd]\n\tdatabase = t.db\n\tcache = cache\n"
+	    "\tunpack-max = 1G\n\tdownload-deadline = 5m\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n[engine \"eng\"]\n"
+	    "\tsource = dir:rel\n\tasset = basert-{version}.tar.gz\n"
+	    "\tunpack-max = 2M\n" ENGINE_TAIL "[engine \"other\"]\n"
+	    "\tsource = dir:rel\n\tasset = basert-{version}.tar.gz\n"
+	    "\tdownload-deadline = 90s\n" ENGINE_TAIL, &c, &s, &a) < 0)
+		return;
+	CHECK_INT(c->unpack_max, 1ull << 30);
+	CHECK_INT(conf_engine(c, "eng")->unpack_max, 2u << 20);
+	CHECK_INT(conf_engine(c, "eng")->download_deadline_ms, 300000);
+	CHECK_INT(conf_engine(c, "other")->unpack_max, 1ull << 30);
+	CHECK_INT(conf_engine(c, "other")->download_deadline_ms, 90000);
+	CHECK_INT(acquire_release(&a, "0.4.0", &got, &e), -1);
+	CHECK_CONTAINS(e.msg, "declares 3000000 bytes, more than the "
+	    "2097152-byte cap");
+	store_close(s);
+	conf_free(c);
+	/* Without them: the cache's cap and 30 minutes. */
+	if ((c = load(DIR_CONF)) != NULL) {
+		CHECK_INT(conf_engine(c, "eng")->unpack_max, c->cache_max);
+		CHECK_INT(conf_engine(c, "eng")->download_deadline_ms,
+		    30 * 60000);
+		conf_free(c);
+	}
+	check_write_file("bad.conf", "[bisectd]\n\tunpack-max = 0\n"
+	    "\tdownload-deadline = soon\n");
+	CHECK_INT(conf_load("bad.conf", &c, &problems), -1);
+	CHECK_INT(problems.n, 2);
+	CHECK_CONTAINS(problems.n > 0 ? problems.v[0] : NULL,
+	    "bisectd.unpack-max: expected a size above zero");
+	CHECK_CONTAINS(problems.n > 1 ? problems.v[1] : NULL,
+	    "bisectd.download-deadline: expected a duration");
+	strv_clear(&problems);
+}
+
 int
 main(void)
 {
@@ -307,6 +361,7 @@ main(void)
 	test_dir_dotdot();
 	test_unfinished_tree();
 	test_first_use_pin();
+	test_limit_keys();
 	testserver_stop(&ts);
 	return check_done();
 }

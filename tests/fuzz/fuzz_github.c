@@ -6,7 +6,8 @@
  *
  * Every release kept has a version and an asset; with a pattern, the
  * asset matches it, and the version it matches for gives the name back
- * through asset_expand().
+ * through asset_expand().  A refused one has a reason and a printable
+ * version, and nothing else is made of it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct release_info *ri = &out.v[i];
 		char *ver = NULL, *back;
 
+		if (ri->refused != NULL) {
+			if (ri->version == NULL || ri->refused[0] == '\0')
+				fuzz_fail("release %zu refused without a "
+				    "version or reason", i);
+			for (const char *c = ri->version; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					fuzz_fail("refused version of release "
+					    "%zu holds a control byte", i);
+			continue;
+		}
 		if (ri->version == NULL || ri->version[0] == '\0' ||
 		    ri->asset == NULL || ri->url == NULL)
 			fuzz_fail("release %zu lacks a version, asset or url",

@@ -161,6 +161,107 @@ control_parse(const char *line, struct control_request *req,
 	return 0;
 }
 
+/* The complete line in in[0..len), or -1 with e (see control_read_request). */
+static int
+finish_line(char *line, size_t len, struct control_request *req,
+    struct err *e)
+{
+	char *nl = memchr(line, '\n', len);
+
+	if (nl != line + len - 1)
+		return err_set(e, "control request: more than one line");
+	*nl = '\0';
+	if (memchr(line, '\0', (size_t)(nl - line)) != NULL)
+		return err_set(e, "control request: contains a NUL byte");
+	return control_parse(line, req, e);
+}
+
+int64_t
+control_now_ms(void)
+{
+	return now_ms();
+}
+
+void
+control_client_start(struct control_client *c, int fd)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->deadline_ms = now_ms() + CONTROL_TIMEOUT_MS;
+}
+
+void
+control_client_end(struct control_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->out);
+	memset(c, 0, sizeof(*c));
+	c->fd = -1;
+}
+
+int
+control_client_read(struct control_client *c, struct control_request *req,
+    struct err *e)
+{
+	ssize_t n = read(c->fd, c->in + c->in_len, sizeof(c->in) - 1 -
+	    c->in_len);
+
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 0 :
+		    err_errno(e, "control request");
+	if (n == 0)
+		return err_set(e, "control request: truncated (no newline)");
+	c->in_len += (size_t)n;
+	c->in[c->in_len] = '\0';
+	if (memchr(c->in, '\n', c->in_len) == NULL) {
+		if (c->in_len == sizeof(c->in) - 1)
+			return err_set(e, "control request: longer than %d "
+			    "bytes", CONTROL_REQUEST_MAX);
+		return 0;
+	}
+	if (finish_line(c->in, c->in_len, req, e) < 0)
+		return -1;
+	return 1;
+}
+
+int
+control_client_set_reply(struct control_client *c, const char *text,
+    struct err *e)
+{
+	size_t len = strlen(text);
+
+	if (len + 1 > CONTROL_REPLY_MAX)
+		return err_set(e, "control reply: %zu bytes is over the "
+		    "limit", len);
+	if ((c->out = malloc(len + 1)) == NULL)
+		return err_errno(e, "control reply");
+	memcpy(c->out, text, len);
+	c->out[len] = '\n';
+	c->out_len = len + 1;
+	c->out_off = 0;
+	return 0;
+}
+
+int
+control_client_write(struct control_client *c, struct err *e)
+{
+	while (c->out_off < c->out_len) {
+		ssize_t n = send(c->fd, c->out + c->out_off,
+		    c->out_len - c->out_off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return 0;
+			return err_errno(e, "control reply");
+		}
+		c->out_off += (size_t)n;
+	}
+	return 1;
+}
+
 int
 control_read_request(int fd, struct control_request *req, struct err *e)
 {
@@ -191,12 +292,7 @@ control_read_request(int fd, struct control_request *req, struct err *e)
 			return err_set(e, "control request: longer than %d "
 			    "bytes", CONTROL_REQUEST_MAX);
 	}
-	if (nl != line + len - 1)
-		return err_set(e, "control request: more than one line");
-	*nl = '\0';
-	if (memchr(line, '\0', (size_t)(nl - line)) != NULL)
-		return err_set(e, "control request: contains a NUL byte");
-	return control_parse(line, req, e);
+	return finish_line(line, len, req, e);
 }
 
 static int

@@ -61,6 +61,14 @@ struct progress {
 	char waiting[256];
 };
 
+/* Control clients at once; more wait in the listen backlog.  Each pass
+ * of the loop accepts at most DAEMON_ACCEPTS_PER_PASS, so a connect
+ * flood cannot keep the loop from signals and jobs. */
+#define DAEMON_CLIENTS_MAX	16
+#define DAEMON_ACCEPTS_PER_PASS	8
+/* At most one control-socket log line per this many ms. */
+#define DAEMON_CONTROL_LOG_MS	10000
+
 struct daemon {
 	const struct daemon_opts *o;
 	struct conf *conf;		/* in force; owned */
@@ -72,6 +80,11 @@ struct daemon {
 	struct benchlock lock;		/* the daemon lock */
 	struct store *store;		/* the loop's connection */
 	int listen_fd;
+	/* Clients served together from the loop's poll(), each with its
+	 * own deadline: an idle one costs a slot, not everyone's turn. */
+	struct control_client clients[DAEMON_CLIENTS_MAX];
+	int64_t log_quiet_until;	/* control log lines muted until */
+	unsigned log_muted;		/* lines dropped meanwhile */
 	time_t started;
 	int stopping;
 	int queued;			/* a schedule queued a job */
@@ -531,52 +544,135 @@ cancel_json(struct daemon *d, int64_t id)
 	return json_pack("{s:b,s:s}", "ok", 0, "error", e.msg);
 }
 
-/* Answer one client.  *woken says a wake-up was asked. */
+/* A control-socket problem, logged at most once per
+ * DAEMON_CONTROL_LOG_MS: a flood of bad clients must not flood the log. */
 static void
-serve(struct daemon *d, int fd, int *woken)
+control_log(struct daemon *d, const char *msg)
 {
-	struct control_request req;
-	struct err e = ERR_INIT;
+	int64_t now = control_now_ms();
+
+	if (now < d->log_quiet_until) {
+		d->log_muted++;
+		return;
+	}
+	if (d->log_muted > 0)
+		logm(d, DAEMON_LOG_WARNING, "control socket: %s (and %u more "
+		    "problems not logged)", msg, d->log_muted);
+	else
+		logm(d, DAEMON_LOG_WARNING, "control socket: %s", msg);
+	d->log_muted = 0;
+	d->log_quiet_until = now + DAEMON_CONTROL_LOG_MS;
+}
+
+/* The reply to a complete request (rc 1) or a bad one (rc -1, e).
+ * *woken says a wake-up was asked. */
+static void
+answer(struct daemon *d, struct control_client *c, int rc,
+    const struct control_request *req, struct err *e, int *woken)
+{
 	json_t *reply;
 	char *text;
 
-	if (control_read_request(fd, &req, &e) < 0) {
-		logm(d, DAEMON_LOG_WARNING, "control socket: %s", e.msg);
-		reply = json_pack("{s:b,s:s}", "ok", 0, "error", e.msg);
-	} else if (req.cmd == CONTROL_STATUS)
+	if (rc < 0) {
+		control_log(d, e->msg);
+		reply = json_pack("{s:b,s:s}", "ok", 0, "error", e->msg);
+	} else if (req->cmd == CONTROL_STATUS)
 		reply = status_json(d);
-	else if (req.cmd == CONTROL_WAKE) {
+	else if (req->cmd == CONTROL_WAKE) {
 		*woken = 1;
 		reply = json_pack("{s:b}", "ok", 1);
 	} else
-		reply = cancel_json(d, req.job_id);
+		reply = cancel_json(d, req->job_id);
 	text = reply ? json_dumps(reply, JSON_COMPACT | JSON_PRESERVE_ORDER) :
 	    NULL;
-	if (text && control_reply(fd, text, &e) < 0)
-		logm(d, DAEMON_LOG_WARNING, "control socket: %s", e.msg);
-	free(text);
 	json_decref(reply);
+	if (text == NULL || control_client_set_reply(c, text, e) < 0) {
+		control_log(d, text ? e->msg : "cannot build a reply");
+		control_client_end(c);
+	}
+	free(text);
 }
 
+/* Take up to DAEMON_ACCEPTS_PER_PASS new clients into free slots. */
 static void
-accept_clients(struct daemon *d, int *woken)
+accept_clients(struct daemon *d)
 {
-	for (;;) {
-		int fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC |
-		    SOCK_NONBLOCK);
+	for (int n = 0; n < DAEMON_ACCEPTS_PER_PASS; n++) {
+		struct control_client *slot = NULL;
+		int fd;
 
+		for (size_t i = 0; i < DAEMON_CLIENTS_MAX && !slot; i++)
+			if (d->clients[i].fd < 0)
+				slot = &d->clients[i];
+		if (slot == NULL)
+			return;	/* the rest wait in the backlog */
+		fd = accept4(d->listen_fd, NULL, NULL, SOCK_CLOEXEC |
+		    SOCK_NONBLOCK);
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EINTR &&
-			    errno != ECONNABORTED)
-				logm(d, DAEMON_LOG_WARNING, "control socket: "
-				    "accept: %s", strerror(errno));
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			if (errno != EAGAIN) {
+				char msg[128];
+
+				snprintf(msg, sizeof(msg), "accept: %s",
+				    strerror(errno));
+				control_log(d, msg);
+			}
 			return;
 		}
-		serve(d, fd, woken);
-		close(fd);
+		control_client_start(slot, fd);
 	}
+}
+
+/* One step for a client poll() found ready, or past its deadline. */
+static void
+serve_client(struct daemon *d, struct control_client *c, short revents,
+    int *woken)
+{
+	struct control_request req;
+	struct err e = ERR_INIT;
+	int rc;
+
+	if (control_now_ms() > c->deadline_ms) {
+		control_log(d, c->out ? "a client did not take its reply in "
+		    "time" : "a client sent no request in time");
+		control_client_end(c);
+		return;
+	}
+	if (revents == 0)
+		return;
+	if (c->out == NULL) {
+		if ((rc = control_client_read(c, &req, &e)) == 0)
+			return;
+		answer(d, c, rc, &req, &e, woken);
+		if (c->fd < 0)
+			return;
+	}
+	rc = control_client_write(c, &e);
+	if (rc < 0)
+		control_log(d, e.msg);
+	if (rc != 0)
+		control_client_end(c);
+}
+
+/* The earliest client deadline, as a poll() timeout no longer than ms. */
+static int
+clients_timeout(const struct daemon *d, int ms)
+{
+	int64_t now = control_now_ms();
+
+	for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++) {
+		int64_t left;
+
+		if (d->clients[i].fd < 0)
+			continue;
+		left = d->clients[i].deadline_ms - now + 1;
+		if (left < 0)
+			left = 0;
+		if (ms < 0 || left < ms)
+			ms = (int)left;
+	}
+	return ms;
 }
 
 /* --- reload, start, stop --- */
@@ -709,10 +805,11 @@ loop(struct daemon *d, struct err *e)
 	int check_queue = 1;
 
 	for (;;) {
-		struct pollfd p[3];
+		struct pollfd p[3 + DAEMON_CLIENTS_MAX];
+		struct control_client *polled[DAEMON_CLIENTS_MAX];
 		time_t next = 0;
 		int64_t due;
-		int woken = 0, rc;
+		int woken = 0, rc, np = 3;
 
 		if (got_hup) {
 			got_hup = 0;
@@ -755,9 +852,27 @@ loop(struct daemon *d, struct err *e)
 			p[i].events = POLLIN;
 			p[i].revents = 0;
 		}
-		rc = poll(p, 3, d->stopping ? -1 : timeout_until(next));
+		for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++) {
+			struct control_client *c = &d->clients[i];
+
+			if (c->fd < 0)
+				continue;
+			polled[np - 3] = c;
+			p[np].fd = c->fd;
+			p[np].events = c->out ? POLLOUT : POLLIN;
+			p[np].revents = 0;
+			np++;
+		}
+		rc = poll(p, (nfds_t)np, clients_timeout(d, d->stopping ? -1 :
+		    timeout_until(next)));
 		if (rc < 0 && errno != EINTR)
 			return err_errno(e, "poll");
+		/* Clients first: a deadline may have passed without events. */
+		for (int i = 3; i < np; i++)
+			serve_client(d, polled[i - 3], rc > 0 ? p[i].revents :
+			    0, &woken);
+		if (woken)
+			check_queue = 1;
 		if (rc <= 0)
 			continue;
 		if (p[0].revents)
@@ -768,11 +883,8 @@ loop(struct daemon *d, struct err *e)
 				return -1;
 			check_queue = 1;
 		}
-		if (p[1].revents) {
-			accept_clients(d, &woken);
-			if (woken)
-				check_queue = 1;
-		}
+		if (p[1].revents)
+			accept_clients(d);
 	}
 }
 
@@ -786,6 +898,8 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	d.o = o;
 	d.conf = c;
 	d.listen_fd = -1;
+	for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++)
+		d.clients[i].fd = -1;
 	d.done_pipe[0] = d.done_pipe[1] = -1;
 	d.lock.fd = -1;
 	d.started = time(NULL);
@@ -817,6 +931,9 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	if (rc == 0)
 		logm(&d, DAEMON_LOG_INFO, "stopped");
 out:
+	for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++)
+		if (d.clients[i].fd >= 0)
+			control_client_end(&d.clients[i]);
 	if (d.listen_fd >= 0) {
 		close(d.listen_fd);
 		unlink(d.conf->socket);

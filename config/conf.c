@@ -331,7 +331,7 @@ bisectd_key(struct loader *ld, const struct entry *en)
 	} else if (strcmp(en->key, "unpack-max") == 0)
 		want_size(ld, en, &c->unpack_max);
 	else if (strcmp(en->key, "download-deadline") == 0)
-		want_duration(ld, en, &c->download_deadline_ms);
+		want_duration(ld, en, 1, &c->download_deadline_ms);
 	else if (strcmp(en->key, "max-busy") == 0)
 		want_percent(ld, en, &c->max_busy);
 	else if (strcmp(en->key, "max-wait") == 0)
@@ -664,7 +664,7 @@ engine_key(struct loader *ld, const struct entry *en)
 	else if (strcmp(k, "unpack-max") == 0)
 		want_size(ld, en, &g->unpack_max);
 	else if (strcmp(k, "download-deadline") == 0)
-		want_duration(ld, en, &g->download_deadline_ms);
+		want_duration(ld, en, 1, &g->download_deadline_ms);
 	else if (strcmp(k, "fit") == 0)
 		want_lengths(ld, en, g->fit, &g->nfit);
 	else if (strcmp(k, "metric") == 0) {

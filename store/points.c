@@ -99,6 +99,31 @@ store_cell_failures(struct store *s, const struct store_cell_query *q,
 	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count failed runs");
 }
 
+int
+store_cell_outcomes(struct store *s, const struct store_cell_query *q,
+    int *ok, int *bad, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* A run that succeeded without a sample is as bad as a failed one:
+	 * it never counts toward the repetitions asked for. */
+	if (store_prepare(s, "SELECT coalesce(sum(r.warmup = 0 AND"
+	    " r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
+	    " x.run_id = r.id)), 0), coalesce(sum(r.failure IS NOT NULL OR"
+	    " (r.warmup = 0 AND NOT EXISTS (SELECT 1 FROM sample x WHERE"
+	    " x.run_id = r.id))), 0)" CELL_FROM CELL_WHERE, &st, e) < 0)
+		return -1;
+	bind_cell(st, q);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ok = sqlite3_column_int(st, 0);
+		*bad = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count runs");
+}
+
 static char *
 blob_dup(sqlite3_stmt *st, int i, size_t *len)
 {

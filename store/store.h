@@ -232,6 +232,14 @@ void store_points_release(struct store_points *p);
 int store_cell_failures(struct store *s, const struct store_cell_query *q,
     int *count, struct err *e);
 
+/*
+ * The outcomes of a cell's runs: *ok counts analysed runs that gave
+ * samples, *bad the runs that failed (warm-ups included) and analysed
+ * runs that gave none.  Every measured run adds to one of the two.
+ */
+int store_cell_outcomes(struct store *s, const struct store_cell_query *q,
+    int *ok, int *bad, struct err *e);
+
 /* --- stored runs, for `runs` and `reparse` --- */
 
 struct store_run_row {

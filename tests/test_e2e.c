@@ -433,8 +433,9 @@ test_server_mode(void)
 	CHECK(json_is_true(json_object_get(json_array_get(rep, 0),
 	    "lower_bound")));
 	json_decref(rep);
+	/* 0.2.2 has no samples: the report exits 1 and says so. */
 	CHECK_INT(ctl_json("-c server.conf report splash 0.2.2..0.2.3 "
-	    "--format json", &rep), 4);
+	    "--format json", &rep), 1);
 	r = release(rep, "0.2.3");
 	cell = json_object_get(json_object_get(r, "pp"), "512");
 	CHECK(json_is_true(json_object_get(cell, "lower_bound")));

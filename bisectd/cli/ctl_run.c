@@ -619,16 +619,29 @@ parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
 	return 0;
 }
 
+/* Print a built report; an exit code of 1 also says why on stderr. */
+static int
+print_report(struct ctl *c, json_t *rep, int code)
+{
+	report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
+	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
+	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
+	if (code == EXIT_FAIL)
+		ctl_error("%s", json_string_value(json_object_get(
+		    json_object_get(rep, "verdict"), "reason")));
+	json_decref(rep);
+	return code;
+}
+
 int
 cmd_report(struct ctl *c)
 {
 	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
 	struct report_opts o;
 	struct err e = ERR_INIT;
-	enum bisect_status st;
 	struct store *s;
 	json_t *rep;
-	int rc;
+	int rc, code;
 
 	if (g == NULL)
 		return EXIT_USAGE;
@@ -638,15 +651,11 @@ cmd_report(struct ctl *c)
 	o.all = c->all;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
-	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &st, &e);
+	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &code, &e);
 	store_close(s);
 	if (rc < 0)
 		return ctl_error("%s", e.msg);
-	report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
-	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
-	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
-	json_decref(rep);
-	return driver_exit_code(st);
+	return print_report(c, rep, code);
 }
 
 int
@@ -715,23 +724,19 @@ cmd_bisect(struct ctl *c)
 	{
 		struct report_opts ro;
 		json_t *rep;
+		int code;
 
 		memset(&ro, 0, sizeof(ro));
 		ro.metric = o.metric;
 		ro.threshold = o.threshold;
 		ro.all = o.all;
-		if (report_build(c->conf, g, s, c->argv[1], &ro, &rep, &st,
-		    &e) < 0) {
-			store_close(s);
+		rc = report_build(c->conf, g, s, c->argv[1], &ro, &rep, &code,
+		    &e);
+		store_close(s);
+		if (rc < 0)
 			return ctl_error("%s", e.msg);
-		}
-		report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
-		    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
-		    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
-		json_decref(rep);
+		return print_report(c, rep, code);
 	}
-	store_close(s);
-	return driver_exit_code(st);
 }
 
 static void

@@ -15,21 +15,7 @@
 #include "driver.h"
 #include "common/err.h"
 #include "range.h"
-#include "bisectd/output/verdict_json.h"
-
-int
-driver_exit_code(enum bisect_status s)
-{
-	switch (s) {
-	case BISECT_REGRESSION:
-		return 3;
-	case BISECT_UNKNOWN:
-		return 4;
-	case BISECT_NO_REGRESSION:
-	default:
-		return 0;
-	}
-}
+#include "verdict.h"
 
 /* Everything one bisect carries between actions. */
 struct bisect_run {
@@ -44,10 +30,12 @@ struct bisect_run {
 	struct range r;
 	struct bisect_params p;
 	int64_t bisect_id;
-	int *skipped;			/* per release of the range */
+	int *noted;			/* per release: its failure was logged */
+	int *fetch_failed;		/* per release: fetched in vain here */
 	struct acquired *got;		/* per release, fetched lazily */
 	struct bench_cell *cells;	/* the parameters' cells */
 	size_t ncells;
+	char last_failure[512];		/* of the last runs that failed */
 };
 
 static void
@@ -74,7 +62,10 @@ version_of(const struct bisect_run *b, size_t i)
 	return b->r.list.v[b->r.lo + i].version;
 }
 
-/* Fetch release i if it is not yet; a failure marks it skipped. */
+/*
+ * Fetch release i if it is not yet.  A failure is recorded in the store
+ * (the release's state) by the fetcher; the judgement then skips it.
+ */
 static int
 ensure_release(struct bisect_run *b, size_t i, struct err *e)
 {
@@ -82,10 +73,14 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 
 	if (b->got[i].dir)
 		return 0;
+	if (b->fetch_failed[i])
+		return err_set(e, "cannot fetch %s %s a second time",
+		    b->eng->name, version_of(b, i));
 	if (acquire_release(&b->acq, version_of(b, i), &b->got[i], &fe) == 0)
 		return 0;
+	b->fetch_failed[i] = 1;
 	note(b, "skip %s: %s", version_of(b, i), fe.msg);
-	b->skipped[i] = 1;
+	b->noted[i] = 1;
 	if (store_probe_add(b->s, b->bisect_id, "skip",
 	    b->r.list.v[b->r.lo + i].id, 0, 0, e) < 0)
 		return -1;
@@ -112,19 +107,17 @@ have(const struct range_data *d, size_t i, size_t c, int confirm)
 
 /*
  * Measure releases idx[0..n-1] (interleaved) up to `reps` samples of the
- * given kind in every cell.  A release that produces no new sample in a
- * cell, or fails more runs than it was asked for, is skipped.
+ * given kind in every cell.  Runs that fail are stored like the others;
+ * the next judgement decides whether the release is skipped.
  */
 static int
 measure_interleaved(struct bisect_run *b, const struct range_data *d,
-    const size_t *idx,
-    size_t n, int reps, int confirm, struct err *e)
+    const size_t *idx, size_t n, int reps, int confirm, struct err *e)
 {
 	struct bench_target t[2];
-	int want[2 * BISECT_MAX_CELLS], before[2 * BISECT_MAX_CELLS];
+	int want[2 * BISECT_MAX_CELLS];
 	struct bench_ctx ctx;
 	struct bench_tally tally;
-	struct range_data after;
 	int any = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
@@ -142,12 +135,10 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 		t[k].version = version_of(b, idx[k]);
 		t[k].dir = b->got[idx[k]].dir;
 		for (size_t c = 0; c < b->ncells; c++) {
-			before[k * b->ncells + c] = have(d, idx[k], c, confirm);
-			want[k * b->ncells + c] = reps -
-			    before[k * b->ncells + c];
-			if (want[k * b->ncells + c] < 0)
-				want[k * b->ncells + c] = 0;
-			any |= want[k * b->ncells + c] > 0;
+			int w = reps - have(d, idx[k], c, confirm);
+
+			want[k * b->ncells + c] = w > 0 ? w : 0;
+			any |= w > 0;
 		}
 	}
 	if (!any)
@@ -156,36 +147,9 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 	if (bench_run(&ctx, t, n, b->cells, b->ncells, want, b->eng->warmup,
 	    confirm, &tally, e) < 0)
 		return -1;
-	if (tally.failed == 0)
-		return 0;
-	/* Some runs failed: skip a release that cannot produce samples. */
-	if (range_load_engine(b->s, &b->r, &b->p, b->eng, b->w.sha256,
-	    b->hw_key, b->skipped, &after, e) < 0)
-		return -1;
-	for (size_t k = 0; k < n; k++)
-		for (size_t c = 0; c < b->ncells; c++) {
-			int gained = have(&after, idx[k], c, confirm) -
-			    before[k * b->ncells + c];
-			int fails = 0;
-			struct store_cell_query q;
-
-			range_cell_query(&b->p, c, b->eng,
-			    b->r.list.v[b->r.lo + idx[k]].id, b->w.sha256,
-			    b->hw_key, &q);
-			store_cell_failures(b->s, &q, &fails, NULL);
-			if (want[k * b->ncells + c] > 0 && (gained == 0 ||
-			    fails > reps) && !b->skipped[idx[k]]) {
-				note(b, "skip %s: its runs fail (%s)",
-				    version_of(b, idx[k]), tally.last_failure);
-				b->skipped[idx[k]] = 1;
-				if (store_probe_add(b->s, b->bisect_id, "skip",
-				    t[k].release_id, 0, 0, e) < 0) {
-					range_data_release(&after);
-					return -1;
-				}
-			}
-		}
-	range_data_release(&after);
+	if (tally.failed > 0)
+		snprintf(b->last_failure, sizeof(b->last_failure), "%s",
+		    tally.last_failure);
 	return 0;
 }
 
@@ -215,9 +179,10 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 		return -1;
 	if (bench_machine(b->s, &b->machine_id, b->hw_key, e) < 0)
 		return -1;
-	b->skipped = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
+	b->noted = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
+	b->fetch_failed = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
 	b->got = calloc(b->r.hi - b->r.lo + 1, sizeof(*b->got));
-	if (b->skipped == NULL || b->got == NULL)
+	if (b->noted == NULL || b->fetch_failed == NULL || b->got == NULL)
 		return err_set(e, "out of memory");
 	if (b->p.metric.kind == BISECT_METRIC_TG)
 		rc = bench_cells(b->conf, b->eng, NULL, 0, b->p.lengths,
@@ -248,13 +213,26 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 
 		note(b, "resuming bisect %lld from its stored probes",
 		    (long long)sb.id);
+		/* Skips logged before are not logged again. */
 		if (store_probe_skipped(b->s, sb.id, &ids, &nids, e) < 0)
 			return -1;
 		for (size_t k = 0; k < nids; k++)
 			for (size_t i = 0; i <= b->r.hi - b->r.lo; i++)
 				if (b->r.list.v[b->r.lo + i].id == ids[k])
-					b->skipped[i] = 1;
+					b->noted[i] = 1;
 		free(ids);
+	}
+	/*
+	 * An end whose fetch failed before is tried again: without both
+	 * ends there is no bisect, and the failure may have been the
+	 * network's.  Releases inside the range stay skipped.
+	 */
+	for (size_t k = 0; k < 2; k++) {
+		size_t i = k ? b->r.hi - b->r.lo : 0;
+
+		if (b->r.list.v[b->r.lo + i].state == RELEASE_FAILED &&
+		    ensure_release(b, i, e) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -266,11 +244,55 @@ bisect_teardown(struct bisect_run *b)
 		for (size_t i = 0; i <= b->r.hi - b->r.lo; i++)
 			acquired_release(&b->got[i]);
 	free(b->got);
-	free(b->skipped);
+	free(b->noted);
+	free(b->fetch_failed);
 	if (b->cells)
 		bench_cells_free(b->cells, b->ncells);
 	pinned_weights_release(&b->w);
 	range_release(&b->r);
+}
+
+/* The releases' states as the store has them now: a fetch may have
+ * failed (or succeeded) since the range was read. */
+static int
+reload_states(struct bisect_run *b, struct err *e)
+{
+	for (size_t i = b->r.lo; i <= b->r.hi; i++) {
+		struct store_release *rel = &b->r.list.v[i], now;
+
+		if (store_release_get(b->s, b->acq.engine_id, rel->version, &now,
+		    e) != 0)
+			return -1;
+		rel->state = now.state;
+		free(rel->failure);
+		rel->failure = now.failure;
+		now.failure = NULL;
+		store_release_release(&now);
+	}
+	return 0;
+}
+
+/* Log each release the judgement newly finds failed, once, as a skip. */
+static int
+note_failed(struct bisect_run *b, const struct judgement *j, struct err *e)
+{
+	for (size_t i = 0; i <= b->r.hi - b->r.lo; i++) {
+		if (!j->failed[i] || b->noted[i])
+			continue;
+		b->noted[i] = 1;
+		if (b->r.list.v[b->r.lo + i].state == RELEASE_FAILED)
+			note(b, "skip %s: %s", version_of(b, i),
+			    b->r.list.v[b->r.lo + i].failure ?
+			    b->r.list.v[b->r.lo + i].failure : "not fetched");
+		else
+			note(b, "skip %s: its runs fail%s%s%s",
+			    version_of(b, i), b->last_failure[0] ? " (" : "",
+			    b->last_failure, b->last_failure[0] ? ")" : "");
+		if (store_probe_add(b->s, b->bisect_id, "skip",
+		    b->r.list.v[b->r.lo + i].id, 0, 0, e) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int
@@ -290,101 +312,87 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 	if (bisect_setup(&b, spec, e) < 0)
 		goto done;
 	for (;;) {
-		struct range_data d;
-		struct bisect_action act;
-		struct bisect_verdict v;
+		struct judgement j;
 		size_t idx[2];
+		int rc2;
 
 		if (o->stop && *o->stop) {
 			err_set(e, "interrupted; the bisect resumes where it "
 			    "stopped when run again");
 			goto done;
 		}
-		if (range_load_engine(s, &b.r, &b.p, eng, b.w.sha256,
-		    b.hw_key, b.skipped, &d, e) < 0)
+		if (reload_states(&b, e) < 0 ||
+		    judge_range(s, &b.r, &b.p, eng, b.w.sha256, b.hw_key, &j,
+		    e) < 0)
 			goto done;
-		memset(&v, 0, sizeof(v));
-		if (bisect_next(d.rel, d.n, &b.p, &act, &v) < 0) {
-			const char *why = act.error ? act.error : "failed";
-
-			range_data_release(&d);
-			bisect_verdict_release(&v);
-			if (b.skipped[0] || b.skipped[b.r.hi - b.r.lo])
-				err_set(e, "cannot measure the range's %s end "
-				    "%s; see 'bisectctl runs %s %s'",
-				    b.skipped[0] ? "good" : "bad",
-				    version_of(&b, b.skipped[0] ? 0 :
-				    b.r.hi - b.r.lo), eng->name,
-				    version_of(&b, b.skipped[0] ? 0 :
-				    b.r.hi - b.r.lo));
-			else
-				err_set(e, "bisect: %s", why);
+		if (note_failed(&b, &j, e) < 0) {
+			judgement_release(&j);
 			goto done;
 		}
-		if (act.kind == BISECT_DONE) {
-			json_t *j = verdict_json(&v, &b.r.list.v[b.r.lo]);
-			char *text = json_dumps(j, JSON_COMPACT |
+		if (j.end_failed) {
+			err_set(e, "%s", j.why);
+			judgement_release(&j);
+			goto done;
+		}
+		if (j.done) {
+			json_t *v = judgement_json(&j, &b.r);
+			char *text = json_dumps(v, JSON_COMPACT |
 			    JSON_PRESERVE_ORDER);
 
-			*status = v.status;
-			if (store_bisect_finish(s, b.bisect_id, "done",
-			    bisect_status_name(v.status), text, e) < 0) {
+			*status = j.v.status;
+			judgement_release(&j);
+			if (text == NULL || store_bisect_finish(s, b.bisect_id,
+			    "done", bisect_status_name(*status), text,
+			    e) < 0) {
+				if (text == NULL)
+					err_set(e, "out of memory");
 				free(text);
-				json_decref(j);
-				range_data_release(&d);
-				bisect_verdict_release(&v);
+				json_decref(v);
 				goto done;
 			}
 			free(text);
-			*verdict = j;
-			range_data_release(&d);
-			bisect_verdict_release(&v);
+			*verdict = v;
 			rc = 0;
 			goto done;
 		}
-		if (act.kind == BISECT_MEASURE) {
-			idx[0] = act.release;
-			switch (ensure_release(&b, idx[0], e)) {
-			case -1:
-				range_data_release(&d);
-				goto done;
-			case 1:
-				range_data_release(&d);
+		if (j.act.kind == BISECT_MEASURE) {
+			idx[0] = j.act.release;
+			if ((rc2 = ensure_release(&b, idx[0], e)) != 0) {
+				judgement_release(&j);
+				if (rc2 < 0)
+					goto done;
 				continue;
 			}
 			note(&b, "measure %s to %d runs per cell",
-			    version_of(&b, idx[0]), act.reps);
-			if (store_probe_add(s, b.bisect_id, "measure",
-			    b.r.list.v[b.r.lo + idx[0]].id, 0, act.reps,
-			    e) < 0 ||
-			    measure_interleaved(&b, &d, idx, 1, act.reps, 0,
-			    e) < 0) {
-				range_data_release(&d);
-				goto done;
-			}
+			    version_of(&b, idx[0]), j.act.reps);
+			rc2 = store_probe_add(s, b.bisect_id, "measure",
+			    b.r.list.v[b.r.lo + idx[0]].id, 0, j.act.reps, e);
+			if (rc2 == 0)
+				rc2 = measure_interleaved(&b, &j.data, idx, 1,
+				    j.act.reps, 0, e);
 		} else {
-			idx[0] = act.good;
-			idx[1] = act.bad;
-			if (ensure_release(&b, idx[0], e) != 0 ||
-			    ensure_release(&b, idx[1], e) != 0) {
-				range_data_release(&d);
-				if (e->msg[0])
+			idx[0] = j.act.good;
+			idx[1] = j.act.bad;
+			if ((rc2 = ensure_release(&b, idx[0], e)) != 0 ||
+			    (rc2 = ensure_release(&b, idx[1], e)) != 0) {
+				judgement_release(&j);
+				if (rc2 < 0)
 					goto done;
 				continue;
 			}
 			note(&b, "confirm %s against %s, interleaved, %d "
 			    "runs per cell each", version_of(&b, idx[1]),
-			    version_of(&b, idx[0]), act.reps);
-			if (store_probe_add(s, b.bisect_id, "confirm",
+			    version_of(&b, idx[0]), j.act.reps);
+			rc2 = store_probe_add(s, b.bisect_id, "confirm",
 			    b.r.list.v[b.r.lo + idx[1]].id,
-			    b.r.list.v[b.r.lo + idx[0]].id, act.reps, e) < 0 ||
-			    measure_interleaved(&b, &d, idx, 2, act.reps, 1,
-			    e) < 0) {
-				range_data_release(&d);
-				goto done;
-			}
+			    b.r.list.v[b.r.lo + idx[0]].id, j.act.reps, e);
+			if (rc2 == 0)
+				rc2 = measure_interleaved(&b, &j.data, idx, 2,
+				    j.act.reps, 1, e);
 		}
-		range_data_release(&d);
+		judgement_release(&j);
+		if (rc2 < 0)
+			goto done;
 	}
 done:
 	bisect_teardown(&b);

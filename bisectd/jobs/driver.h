@@ -42,7 +42,4 @@ int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct driver_opts *o,
     struct json_t **verdict, enum bisect_status *status, struct err *e);
 
-/* The exit code DESIGN.md gives a verdict status: 0, 3 or 4. */
-int driver_exit_code(enum bisect_status s);
-
 #endif

@@ -15,6 +15,7 @@
 #include "bisectd/measure/benchlock.h"
 #include "config/conf.h"
 #include "driver.h"
+#include "verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
 #include "job_run.h"
@@ -93,7 +94,7 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 		return -1;
 	*result = json_dumps(verdict, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(verdict);
-	return driver_exit_code(st);
+	return verdict_exit_code(st);
 }
 
 static int

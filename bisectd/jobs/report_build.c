@@ -12,6 +12,7 @@
 #include "bisectd/measure/bench.h"
 #include "driver.h"
 #include "range.h"
+#include "verdict.h"
 #include "bisectd/output/verdict_json.h"
 #include "common/err.h"
 #include "bisectd/analysis/fit.h"
@@ -356,21 +357,19 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 int
 report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,
-    json_t **out, enum bisect_status *status, struct err *e)
+    json_t **out, int *exit_code, struct err *e)
 {
 	struct store_machine m;
 	struct bisect_params p;
 	struct range r;
-	struct range_data d;
-	struct bisect_action act;
-	struct bisect_verdict v;
+	struct judgement j;
 	json_t *rep = NULL, *rels, *verdict, *w;
 	char *wsha = NULL, hw[65], metric[32];
 	int64_t engine_id, machine_id;
-	int *skipped = NULL;
 
 	*out = NULL;
 	memset(&m, 0, sizeof(m));
+	memset(&j, 0, sizeof(j));
 	if (store_engine_find(s, eng->name, &engine_id, e) != 0)
 		return err_set(e, "nothing is stored for %s yet: run "
 		    "'bisectctl bisect %s %s' first", eng->name, eng->name,
@@ -408,55 +407,26 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	json_object_set_new(rep, "weights", w);
 	rels = json_array();
 	json_object_set_new(rep, "releases", rels);
-	skipped = calloc(r.hi - r.lo + 1, sizeof(int));
-	if (skipped == NULL) {
-		err_set(e, "out of memory");
+	if (judge_range(s, &r, &p, eng, wsha ? wsha : "", hw, &j, e) < 0)
 		goto fail;
-	}
 	for (size_t i = r.lo; i <= r.hi; i++) {
 		json_t *rj;
 
-		skipped[i - r.lo] = r.list.v[i].state == RELEASE_FAILED;
 		rj = release_json(s, eng, &r.list.v[i], wsha ? wsha : "", hw,
 		    e);
 		if (rj == NULL)
 			goto fail;
-		if (skipped[i - r.lo] && i != r.lo && i != r.hi)
+		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));
 		json_array_append_new(rels, rj);
 	}
-	if (range_load_engine(s, &r, &p, eng, wsha ? wsha : "", hw, skipped,
-	    &d, e) < 0)
-		goto fail;
-	memset(&v, 0, sizeof(v));
-	if (bisect_next(d.rel, d.n, &p, &act, &v) == 0 &&
-	    act.kind == BISECT_DONE) {
-		verdict = verdict_json(&v, &r.list.v[r.lo]);
-		*status = v.status;
-	} else {
-		char why[512];
-
-		verdict = json_object();
-		snprintf(why, sizeof(why), "the store does not hold enough "
-		    "samples to decide; run 'bisectctl bisect %s %s'",
-		    eng->name, spec);
-		json_object_set_new(verdict, "status", json_string("unknown"));
-		json_object_set_new(verdict, "reason", json_string(why));
-		json_object_set_new(verdict, "first_bad", json_null());
-		json_object_set_new(verdict, "last_good", json_null());
-		json_object_set_new(verdict, "candidates", json_array());
-		json_object_set_new(verdict, "kind", json_string("unknown"));
-		json_object_set_new(verdict, "confirmed", json_false());
-		json_object_set_new(verdict, "change_points", json_array());
-		*status = BISECT_UNKNOWN;
-	}
-	bisect_verdict_release(&v);
-	range_data_release(&d);
+	verdict = judgement_json(&j, &r);
+	*exit_code = j.exit_code;
+	judgement_release(&j);
 	json_object_set_new(rep, "verdict", verdict);
 	json_object_set_new(rep, "reproduce", reproduce_json(conf, eng, &r,
 	    spec, verdict));
-	free(skipped);
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);
@@ -464,7 +434,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	return 0;
 fail:
 	json_decref(rep);
-	free(skipped);
+	judgement_release(&j);
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);

@@ -24,12 +24,13 @@ struct report_opts {
 
 /*
  * Build the report for spec ("A..B") from the store alone: no download,
- * no run.  The verdict is the bisection's decision on the stored
- * samples; where they are not enough to decide, it is "unknown" and says
- * what to run.  *report is a new reference the caller decrefs.
+ * no run.  The verdict is the judgement of jobs/verdict.h on the stored
+ * samples, the one the driver reaches; where they are not enough to
+ * decide, it is "unknown" and says what to run.  *report is a new
+ * reference the caller decrefs; *exit_code is the judgement's.
  */
 int report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,
-    struct json_t **report, enum bisect_status *status, struct err *e);
+    struct json_t **report, int *exit_code, struct err *e);
 
 #endif

@@ -21,6 +21,7 @@
 #include "bisectd/analysis/bisect.h"
 #include "config/conf.h"
 #include "driver.h"
+#include "verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
 #include "store/store.h"
@@ -200,7 +201,7 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 	if (store_state_set(s, seen_key, newest, e) < 0)
 		goto done;
 	rc = status == BISECT_NO_REGRESSION ? 0 :
-	    driver_exit_code(status);
+	    verdict_exit_code(status);
 done:
 	free(last_good);
 	free(last_seen);

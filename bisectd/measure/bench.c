@@ -465,7 +465,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 {
 	struct bench_progress p;
 	double t0 = now_s();
-	int rc = 0;
+	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, rc = 0;
 
 	memset(&p, 0, sizeof(p));
 	p.ncells = ncells;
@@ -507,17 +507,24 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				    (double)(p.total - p.done) : NAN;
 				if (b->progress)
 					b->progress(b->progress_arg, &p);
+				failed = tally->failed;
 				rc = one_run(b, &targets[t], &cells[c],
 				    r < 0 ? r + warmup : r, r < 0, confirm, &p,
 				    tally, e);
+				if (rc == 0 && tally->failed == failed &&
+				    t < BENCH_MAX_TARGETS)
+					ran_ok[t] = 1;
 				p.done++;
 			}
 	}
 	if (hook(b, b->eng->post, "post", &targets[0], rc < 0 ? NULL : e) < 0 &&
 	    rc == 0)
 		rc = -1;
-	for (size_t t = 0; t < ntargets && rc == 0; t++)
-		store_release_set_state(b->store, targets[t].release_id,
-		    RELEASE_MEASURED, NULL, NULL);
+	/* Measured means it gave a run: one whose runs all fail is not. */
+	for (size_t t = 0; t < ntargets && t < BENCH_MAX_TARGETS; t++)
+		if (ran_ok[t])
+			store_release_set_state(b->store,
+			    targets[t].release_id, RELEASE_MEASURED, NULL,
+			    NULL);
 	return rc;
 }

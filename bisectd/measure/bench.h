@@ -36,6 +36,9 @@ int bench_cells(const struct conf *conf, const struct conf_engine *eng,
     struct err *e);
 void bench_cells_free(struct bench_cell *cells, size_t n);
 
+/* Most targets one bench_run() interleaves (a comparison: two). */
+#define BENCH_MAX_TARGETS 16
+
 struct bench_target {
 	int64_t release_id;
 	const char *version;

@@ -1,0 +1,150 @@
+/*
+ * verdict.c: judging a release range from the store (see verdict.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/output/verdict_json.h"
+#include "common/err.h"
+#include "verdict.h"
+
+int
+verdict_exit_code(enum bisect_status s)
+{
+	switch (s) {
+	case BISECT_REGRESSION:
+		return 3;
+	case BISECT_UNKNOWN:
+		return 4;
+	case BISECT_NO_REGRESSION:
+	default:
+		return 0;
+	}
+}
+
+/* Whether release i of the range cannot be measured, and why. */
+static int
+release_failed(struct store *s, const struct range *r, size_t i,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *wsha, const char *hw, const char **why, struct err *e)
+{
+	const struct store_release *rel = &r->list.v[r->lo + i];
+
+	if (rel->state == RELEASE_FAILED) {
+		*why = rel->failure ? rel->failure : "it cannot be fetched";
+		return 1;
+	}
+	for (size_t c = 0; c < p->nlengths; c++) {
+		struct store_cell_query q;
+		int ok = 0, bad = 0;
+
+		range_cell_query(p, c, eng, rel->id, wsha, hw, &q);
+		if (store_cell_outcomes(s, &q, &ok, &bad, e) < 0)
+			return -1;
+		if (bad > ok) {
+			*why = "its runs fail";
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+judge_range(struct store *s, const struct range *r,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *wsha, const char *hw, struct judgement *j, struct err *e)
+{
+	size_t n = r->hi - r->lo + 1;
+	const char *why[2] = { NULL, NULL };
+	const char *name = eng->name;
+	struct range_data *d = &j->data;
+
+	memset(j, 0, sizeof(*j));
+	if ((j->failed = calloc(n, sizeof(*j->failed))) == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *w = NULL;
+		int rc = release_failed(s, r, i, p, eng, wsha, hw, &w, e);
+
+		if (rc < 0)
+			goto fail;
+		j->failed[i] = rc;
+		if (rc && (i == 0 || i == n - 1))
+			why[i != 0] = w;
+	}
+	if (why[0] || why[1]) {
+		size_t i = why[0] ? 0 : n - 1;
+		const char *v = r->list.v[r->lo + i].version;
+
+		j->end_failed = 1;
+		j->exit_code = 1;
+		snprintf(j->why, sizeof(j->why), "cannot measure the range's "
+		    "%s end %s: %s; see 'bisectctl runs %s %s'", i ? "bad" :
+		    "good", v, why[i != 0], name, v);
+		return 0;
+	}
+	if (range_load_engine(s, r, p, eng, wsha, hw, j->failed, d, e) < 0)
+		goto fail;
+	if (bisect_next(d->rel, d->n, p, &j->act, &j->v) < 0) {
+		err_set(e, "bisect: %s", j->act.error ? j->act.error :
+		    "failed");
+		goto fail;
+	}
+	if (j->act.kind == BISECT_DONE) {
+		j->done = 1;
+		j->exit_code = verdict_exit_code(j->v.status);
+		return 0;
+	}
+	/* Not decided: nothing at all to compare, or not enough yet. */
+	j->exit_code = 4;
+	snprintf(j->why, sizeof(j->why), "the store does not hold enough "
+	    "samples to decide; run 'bisectctl bisect %s %s..%s'", name,
+	    r->list.v[r->lo].version, r->list.v[r->hi].version);
+	for (size_t c = 0; c < d->ncells; c++)
+		for (size_t k = 0; k < 2; k++)
+			if (d->rel[k ? n - 1 : 0].cells[c].n == 0 &&
+			    j->exit_code != 1) {
+				j->exit_code = 1;
+				snprintf(j->why, sizeof(j->why), "no samples "
+				    "of %s %s in the store; run 'bisectctl "
+				    "bisect %s %s..%s'", name,
+				    r->list.v[k ? r->hi : r->lo].version, name,
+				    r->list.v[r->lo].version,
+				    r->list.v[r->hi].version);
+			}
+	return 0;
+fail:
+	judgement_release(j);
+	return -1;
+}
+
+void
+judgement_release(struct judgement *j)
+{
+	free(j->failed);
+	bisect_verdict_release(&j->v);
+	range_data_release(&j->data);
+	memset(j, 0, sizeof(*j));
+}
+
+json_t *
+judgement_json(const struct judgement *j, const struct range *r)
+{
+	json_t *o;
+
+	if (j->done)
+		return verdict_json(&j->v, &r->list.v[r->lo]);
+	o = json_object();
+	json_object_set_new(o, "status", json_string("unknown"));
+	json_object_set_new(o, "reason", json_string(j->why));
+	json_object_set_new(o, "first_bad", json_null());
+	json_object_set_new(o, "last_good", json_null());
+	json_object_set_new(o, "candidates", json_array());
+	json_object_set_new(o, "kind", json_string("unknown"));
+	json_object_set_new(o, "confirmed", json_false());
+	json_object_set_new(o, "change_points", json_array());
+	return o;
+}

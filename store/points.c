@@ -14,11 +14,16 @@
 
 #define CELL_FROM \
 	" FROM run r JOIN weights w ON w.id = r.weights_id" \
-	" JOIN machine m ON m.id = r.machine_id"
+	" JOIN machine m ON m.id = r.machine_id" \
+	" JOIN definition d ON d.id = r.definition_id"
 #define CELL_WHERE \
 	" WHERE r.release_id = ?1 AND w.sha256 = ?2 AND m.hw_key = ?3" \
 	" AND r.kind = ?4 AND r.prompt_tokens = ?5 AND r.gen_tokens = ?6" \
-	" AND r.content = ?7"
+	" AND r.content = ?7 AND d.key = ?8"
+/* The figure a sample gives under its run's definition: never one
+ * clock standing in for another. */
+#define CELL_TIME \
+	" CASE d.clock WHEN 'engine' THEN x.engine_ns ELSE x.wall_ns END"
 
 static void
 bind_cell(sqlite3_stmt *st, const struct store_cell_query *q)
@@ -30,6 +35,7 @@ bind_cell(sqlite3_stmt *st, const struct store_cell_query *q)
 	sqlite3_bind_int(st, 5, q->prompt_tokens);
 	sqlite3_bind_int(st, 6, q->gen_tokens);
 	store_bind_text(st, 7, q->content ? q->content : "");
+	store_bind_text(st, 8, q->definition);
 }
 
 int
@@ -42,11 +48,10 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT coalesce(x.engine_ns, x.wall_ns), r.id,"
-	    " r.confirm, r.busy, r.mode = 'server'" CELL_FROM
-	    " JOIN sample x ON x.run_id = r.id" CELL_WHERE
-	    " AND r.warmup = 0 AND r.failure IS NULL"
-	    " ORDER BY r.id, x.idx", &st, e) < 0)
+	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
+	    " d.clock = 'ttft'" CELL_FROM " JOIN sample x ON x.run_id = r.id"
+	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
+	    CELL_TIME " IS NOT NULL ORDER BY r.id, x.idx", &st, e) < 0)
 		return -1;
 	bind_cell(st, q);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -110,9 +115,11 @@ store_cell_outcomes(struct store *s, const struct store_cell_query *q,
 	 * it never counts toward the repetitions asked for. */
 	if (store_prepare(s, "SELECT coalesce(sum(r.warmup = 0 AND"
 	    " r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
-	    " x.run_id = r.id)), 0), coalesce(sum(r.failure IS NOT NULL OR"
-	    " (r.warmup = 0 AND NOT EXISTS (SELECT 1 FROM sample x WHERE"
-	    " x.run_id = r.id))), 0)" CELL_FROM CELL_WHERE, &st, e) < 0)
+	    " x.run_id = r.id AND" CELL_TIME " IS NOT NULL)), 0),"
+	    " coalesce(sum(r.failure IS NOT NULL OR (r.warmup = 0 AND NOT"
+	    " EXISTS (SELECT 1 FROM sample x WHERE x.run_id = r.id AND"
+	    CELL_TIME " IS NOT NULL))), 0)" CELL_FROM CELL_WHERE, &st,
+	    e) < 0)
 		return -1;
 	bind_cell(st, q);
 	rc = sqlite3_step(st);
@@ -164,8 +171,10 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	    " r.started, r.wall_ns, r.exit_code, r.signal, r.failure,"
 	    " r.failure_detail, r.stdout, r.stderr_tail, r.parser, r.mode,"
 	    " r.user_ns, r.sys_ns, r.max_rss_kb, r.busy_share,"
-	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id)"
-	    " FROM run r WHERE r.release_id = ?1 ORDER BY r.id", &st, e) < 0)
+	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id),"
+	    " d.key, d.text FROM run r LEFT JOIN definition d"
+	    " ON d.id = r.definition_id WHERE r.release_id = ?1 ORDER BY r.id",
+	    &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, release_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -204,6 +213,8 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 		r->busy_share = sqlite3_column_type(st, 22) == SQLITE_NULL ?
 		    -1 : sqlite3_column_double(st, 22);
 		r->nsamples = sqlite3_column_int(st, 23);
+		r->definition = store_column_dup(st, 24);
+		r->definition_text = store_column_dup(st, 25);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -227,6 +238,8 @@ store_run_rows_release(struct store_run_rows *rows)
 		free(r->err_tail);
 		free(r->parser);
 		free(r->mode);
+		free(r->definition);
+		free(r->definition_text);
 	}
 	free(rows->v);
 	rows->v = NULL;
@@ -236,7 +249,8 @@ store_run_rows_release(struct store_run_rows *rows)
 int
 store_run_resample(struct store *s, int64_t run_id,
     const struct store_sample *samples, size_t n, const char *failure,
-    const char *failure_detail, const char *info, struct err *e)
+    const char *failure_detail, const char *info, int64_t definition_id,
+    struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 
@@ -249,12 +263,14 @@ store_run_resample(struct store *s, int64_t run_id,
 	if (store_step_done(s, st, "remove old samples", e) < 0)
 		goto fail;
 	if (store_prepare(s, "UPDATE run SET failure = ?2, failure_detail = ?3,"
-	    " info = coalesce(?4, info) WHERE id = ?1", &st, e) < 0)
+	    " info = coalesce(?4, info), definition_id = coalesce(?5,"
+	    " definition_id) WHERE id = ?1", &st, e) < 0)
 		goto fail;
 	sqlite3_bind_int64(st, 1, run_id);
 	store_bind_text(st, 2, failure);
 	store_bind_text(st, 3, failure_detail);
 	store_bind_text(st, 4, info);
+	store_bind_opt_int(st, 5, definition_id > 0 ? definition_id : -1);
 	if (store_step_done(s, st, "update a run", e) < 0)
 		goto fail;
 	if (store_prepare(s, "INSERT INTO sample (run_id, idx, prompt_tokens,"

@@ -1,6 +1,6 @@
 /*
- * run.c: the store's queries over weights, machines, benchmark runs with
- * their samples, and recorded alerts.
+ * run.c: the store's queries over weights, machines, measurement
+ * definitions, benchmark runs with their samples, and recorded alerts.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +144,29 @@ store_weights_latest(struct store *s, const char *name, char **sha,
 	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "read weights");
 }
 
+int
+store_definition_ensure(struct store *s, const char *key, const char *text,
+    const char *clock, int64_t *id, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "INSERT INTO definition (key, text, clock,"
+	    " created) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO NOTHING",
+	    &st, e) < 0)
+		return -1;
+	store_bind_text(st, 1, key);
+	store_bind_text(st, 2, text);
+	store_bind_text(st, 3, clock);
+	sqlite3_bind_int64(st, 4, store_now());
+	if (store_step_done(s, st, "record a measurement definition", e) < 0)
+		return -1;
+	if (store_prepare(s, "SELECT id FROM definition WHERE key = ?1", &st,
+	    e) < 0)
+		return -1;
+	store_bind_text(st, 1, key);
+	return find_id(s, st, id, "look up a measurement definition", e);
+}
+
 static void
 bind_blob(sqlite3_stmt *st, int i, const char *p, size_t len)
 {
@@ -164,10 +187,10 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	    " mode, parser, started, wall_ns, user_ns, sys_ns, max_rss_kb,"
 	    " exit_code, signal, failure, failure_detail, stdout,"
 	    " stdout_truncated, stderr_tail, busy_share, loadavg, busy, info,"
-	    " confirm)"
+	    " confirm, definition_id)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 	    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-	    " ?27, ?28) RETURNING id", &st, e) < 0)
+	    " ?27, ?28, ?29) RETURNING id", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->release_id);
 	sqlite3_bind_int64(st, 2, r->weights_id);
@@ -206,6 +229,8 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	sqlite3_bind_int(st, 26, r->busy);
 	store_bind_text(st, 27, r->info);
 	sqlite3_bind_int(st, 28, r->confirm);
+	store_bind_opt_int(st, 29, r->definition_id > 0 ? r->definition_id :
+	    -1);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		r->id = sqlite3_column_int64(st, 0);

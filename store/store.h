@@ -174,7 +174,15 @@ struct store_run {
 	int busy;
 	const char *info;	/* JSON or NULL */
 	int confirm;		/* taken to confirm a boundary */
+	int64_t definition_id;	/* store_definition_ensure()'s; 0: none */
 };
+
+/*
+ * The id of the measurement definition key (the sha256 of text), recorded
+ * with its text and clock ("engine", "wall" or "ttft") when new.
+ */
+int store_definition_ensure(struct store *s, const char *key,
+    const char *text, const char *clock, int64_t *id, struct err *e);
 
 /*
  * Store a run and its samples in one transaction: after a crash either
@@ -197,7 +205,9 @@ int store_alert_record(struct store *s, const char *kind, const char *engine,
 /* --- samples for analysis --- */
 
 /* Which runs' samples to read: comparability (DESIGN.md) is the same
- * release, the same weights hash and the same hardware identity. */
+ * release, the same weights hash and the same hardware identity, and
+ * the same measurement definition (which names those two and the cell
+ * again, with the command, parser, mode, env and timing method). */
 struct store_cell_query {
 	int64_t release_id;
 	const char *weights_sha256;
@@ -205,10 +215,12 @@ struct store_cell_query {
 	const char *kind;	/* "pp" or "tg" */
 	int prompt_tokens, gen_tokens;
 	const char *content;	/* "" for none */
+	char definition[65];	/* the definition's key; "" matches nothing */
 };
 
 struct store_point {
-	int64_t time_ns;	/* the engine's figure, or the wall time */
+	int64_t time_ns;	/* the definition's clock: the engine's own
+				 * figure, the wall time, or the TTFT */
 	int64_t run_id;
 	int confirm;		/* the run confirmed a boundary */
 	int busy;		/* the machine was busy before the run */
@@ -263,6 +275,8 @@ struct store_run_row {
 	int64_t user_ns, sys_ns, max_rss_kb;
 	double busy_share;	/* -1 if not sampled */
 	int nsamples;
+	char *definition;	/* its definition's key, or NULL */
+	char *definition_text;	/* and canonical text, or NULL */
 };
 
 struct store_run_rows {
@@ -276,11 +290,14 @@ void store_run_rows_release(struct store_run_rows *r);
 
 /*
  * Replace a run's samples and its failure (NULL: the run is now ok) in
- * one transaction: what reparse does with the current parser.
+ * one transaction: what reparse does with the current parser.  A
+ * definition_id > 0 moves the run to that measurement definition (the
+ * one with the current parser).
  */
 int store_run_resample(struct store *s, int64_t run_id,
     const struct store_sample *samples, size_t n, const char *failure,
-    const char *failure_detail, const char *info, struct err *e);
+    const char *failure_detail, const char *info, int64_t definition_id,
+    struct err *e);
 
 /* --- bisects --- */
 

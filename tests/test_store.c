@@ -346,8 +346,8 @@ test_points_and_bisects(void)
 	struct store_run_rows rows;
 	struct store_cell_query q;
 	struct store_bisect b;
-	int64_t eng, w, w2, mach, mach2;
-	int resumed, n, fails;
+	int64_t eng, w, w2, mach, mach2, defs[3], id;
+	int resumed, n, fails, ok, bad;
 	char *json;
 
 	CHECK(store_open("pts.db", &s, &e) == 0);
@@ -374,9 +374,21 @@ test_points_and_bisects(void)
 	run.wall_ns = run.user_ns = run.sys_ns = run.max_rss_kb = -1;
 	run.exit_code = 0;
 	run.busy_share = run.loadavg = -1;
+	CHECK(store_definition_ensure(s, "def-engine", "{}", "engine", &defs[0],
+	    &e) == 0);
+	CHECK(store_definition_ensure(s, "def-wall", "{\"w\":1}", "wall",
+	    &defs[1], &e) == 0);
+	CHECK(store_definition_ensure(s, "def-ttft", "{\"t\":1}", "ttft",
+	    &defs[2], &e) == 0);
+	CHECK(store_definition_ensure(s, "def-engine", "{}", "engine", &id,
+	    &e) == 0);
+	CHECK_INT(id, defs[0]);
+	CHECK(defs[1] != defs[0] && defs[2] != defs[1]);
 	/* 0: warm-up, 1: ok, 2: ok confirm, 3: failed, 4: other weights,
-	 * 5: other machine, 6: other cell */
-	for (int i = 0; i < 7; i++) {
+	 * 5: other machine, 6: other cell, 7: no engine figure, 8: the same
+	 * cell under a wall-clock definition, 9: under a TTFT one, 10: no
+	 * definition (stored before definitions were). */
+	for (int i = 0; i < 11; i++) {
 		struct store_run x = run;
 
 		x.warmup = i == 0;
@@ -385,10 +397,13 @@ test_points_and_bisects(void)
 		x.weights_id = i == 4 ? w2 : w;
 		x.machine_id = i == 5 ? mach2 : mach;
 		x.prompt_tokens = i == 6 ? 2048 : 512;
+		x.definition_id = i == 10 ? 0 : i == 9 ? defs[2] : i == 8 ?
+		    defs[1] : defs[0];
 		smp.wall_ns = 1000 + i;
-		smp.engine_ns = i == 2 ? -1 : 900 + i;
+		smp.engine_ns = i == 7 ? -1 : 900 + i;
 		CHECK(store_run_insert(s, &x, &smp, 1, &e) == 0);
 	}
+	memset(&q, 0, sizeof(q));
 	q.release_id = r.id;
 	q.weights_sha256 = "sha-w";
 	q.hw_key = "hwA";
@@ -397,26 +412,55 @@ test_points_and_bisects(void)
 	q.gen_tokens = 0;
 	q.content = "";
 	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	CHECK_INT(pts.n, 0);		/* no definition: nothing */
+	store_points_release(&pts);
+	snprintf(q.definition, sizeof(q.definition), "def-engine");
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	/* The engine's figures only: a run without one does not lend its
+	 * wall time, nor do other definitions theirs. */
 	CHECK_INT(pts.n, 2);
 	if (pts.n == 2) {
-		CHECK_INT(pts.v[0].time_ns, 901);	/* the engine's figure */
+		CHECK_INT(pts.v[0].time_ns, 901);
 		CHECK_INT(pts.v[0].confirm, 0);
-		CHECK_INT(pts.v[1].time_ns, 1002);	/* none: the wall time */
+		CHECK_INT(pts.v[1].time_ns, 902);
 		CHECK_INT(pts.v[1].confirm, 1);
+		CHECK_INT(pts.v[1].lower_bound, 0);
 	}
 	store_points_release(&pts);
+	CHECK(store_cell_outcomes(s, &q, &ok, &bad, &e) == 0);
+	CHECK_INT(ok, 2);
+	CHECK_INT(bad, 2);	/* the failed run, the one without a figure */
+	snprintf(q.definition, sizeof(q.definition), "def-wall");
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	CHECK_INT(pts.n, 1);
+	if (pts.n == 1)
+		CHECK_INT(pts.v[0].time_ns, 1008);
+	store_points_release(&pts);
+	/* TTFT never lands beside bench times, and says it is a bound. */
+	snprintf(q.definition, sizeof(q.definition), "def-ttft");
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	CHECK_INT(pts.n, 1);
+	if (pts.n == 1) {
+		CHECK_INT(pts.v[0].time_ns, 1009);
+		CHECK_INT(pts.v[0].lower_bound, 1);
+	}
+	store_points_release(&pts);
+	snprintf(q.definition, sizeof(q.definition), "def-engine");
 	CHECK(store_cell_failures(s, &q, &fails, &e) == 0);
 	CHECK_INT(fails, 1);
 
 	CHECK(store_run_list(s, r.id, &rows, &e) == 0);
-	CHECK_INT(rows.n, 7);
-	if (rows.n == 7) {
+	CHECK_INT(rows.n, 11);
+	if (rows.n == 11) {
+		CHECK_STR(rows.v[8].definition, "def-wall");
+		CHECK_STR(rows.v[8].definition_text, "{\"w\":1}");
+		CHECK(rows.v[10].definition == NULL);
 		CHECK_STR(rows.v[3].failure, "parse");
 		CHECK_INT(rows.v[3].nsamples, 1);
 		/* Reparse turns the failed run into a good one. */
 		smp.engine_ns = 777;
 		CHECK(store_run_resample(s, rows.v[3].id, &smp, 1, NULL, NULL,
-		    NULL, &e) == 0);
+		    NULL, 0, &e) == 0);
 	}
 	store_run_rows_release(&rows);
 	CHECK(store_cell_points(s, &q, &pts, &e) == 0);

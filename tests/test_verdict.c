@@ -4,9 +4,11 @@
  * `bisectctl report` and `bisectctl bisect --now` on the store it left
  * give the same status, boundary, candidates and exit code, and the
  * crashing release is among the candidates, as `git bisect skip` names
- * it.  Also: a report with no samples of an end exits 1 and says so.
+ * it.  Also: a report with no samples of an end exits 1 and says so,
+ * and stored samples are reused within one measurement definition only.
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,14 +16,19 @@
 
 #include <jansson.h>
 
+#include "bisectd/measure/bench.h"
 #include "check.h"
 #include "common/err.h"
+#include "common/strv.h"
+#include "config/conf.h"
 #include "store/store.h"
 
 static const char *ctl, *daemon_bin, *build;
 
+/* threads: the command's -t, a change of the command that measures
+ * the same thing. */
 static void
-write_config(const char *name, const char *db)
+write_config(const char *name, const char *db, int threads)
 {
 	char text[4096];
 
@@ -32,9 +39,9 @@ write_config(const char *name, const char *db)
 	    "[engine \"basert\"]\n\tsource = dir:rel\n"
 	    "\tasset = basert-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "-n {gen} -t %d -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
-	    "\ttimeout = 1m\n", db, build);
+	    "\ttimeout = 1m\n", db, build, threads);
 	check_write_file(name, text);
 }
 
@@ -100,7 +107,7 @@ test_crash_one_verdict(void)
 	    "basert-$v.tar.gz rel/; done && ln -sf %s/tests/releases/"
 	    "crash-1.0.0.tar.gz rel/basert-0.2.3.tar.gz", build, build);
 	CHECK_INT(check_run(cmd, NULL), 0);
-	write_config("v.conf", "v.db");
+	write_config("v.conf", "v.db", 1);
 
 	/* The daemon's job. */
 	snprintf(cmd, sizeof(cmd), "%s -c v.conf bisect basert 0.2.0..0.2.6 "
@@ -195,6 +202,170 @@ test_no_samples(void)
 	json_decref(rep);
 }
 
+/* Analysed runs (not warm-ups) of 0.2.2's pp512 cell under each
+ * definition: counts[i] for the i-th definition seen; returns how many
+ * definitions. */
+static int
+runs_by_definition(const char *conf, int counts[4])
+{
+	char args[256], seen[4][65];
+	json_t *a, *r;
+	size_t i;
+	int n = 0;
+
+	memset(counts, 0, 4 * sizeof(*counts));
+	snprintf(args, sizeof(args), "-c %s runs basert 0.2.2 --format json",
+	    conf);
+	if (ctl_json(args, &a) != 0)
+		return -1;
+	json_array_foreach(a, i, r) {
+		const char *key = json_string_value(json_object_get(r,
+		    "definition"));
+		int k;
+
+		if (key == NULL || json_integer_value(json_object_get(
+		    json_object_get(r, "cell"), "prompt")) != 512 ||
+		    json_is_true(json_object_get(r, "warmup")))
+			continue;
+		for (k = 0; k < n && strcmp(seen[k], key) != 0; k++)
+			;
+		if (k == n && n < 4)
+			snprintf(seen[n++], sizeof(seen[0]), "%s", key);
+		if (k < 4)
+			counts[k]++;
+	}
+	json_decref(a);
+	return n;
+}
+
+/*
+ * Samples are reused within one measurement definition only: the same
+ * bisect again measures nothing, the same bisect after a change of the
+ * command measures both releases afresh.
+ */
+static void
+test_definition_reuse(void)
+{
+	int before[4], after[4], code;
+	json_t *rep;
+
+	write_config("d.conf", "d.db", 1);
+	code = ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
+	    "--format json", &rep);
+	CHECK(code == 0 || code == 4);
+	json_decref(rep);
+	CHECK_INT(runs_by_definition("d.conf", before), 1);
+	CHECK(before[0] >= 5);
+
+	/* Unchanged: everything is reused, not one run more. */
+	CHECK_INT(ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
+	    "--format json", &rep), code);
+	json_decref(rep);
+	CHECK_INT(runs_by_definition("d.conf", after), 1);
+	CHECK_INT(after[0], before[0]);
+
+	/* The command changed: a new definition, measured from scratch. */
+	write_config("d.conf", "d.db", 2);
+	code = ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
+	    "--format json", &rep);
+	CHECK(code == 0 || code == 4);
+	json_decref(rep);
+	CHECK_INT(runs_by_definition("d.conf", after), 2);
+	CHECK_INT(after[0], before[0]);
+	CHECK(after[1] >= 5);
+	/* The report counts the new definition's samples alone. */
+	CHECK(ctl_json("-c d.conf report basert 0.2.1..0.2.2 --format json",
+	    &rep) == code);
+	{
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(json_object_get(rep, "releases"), i, r)
+			if (strcmp(json_string_value(json_object_get(r,
+			    "version")), "0.2.2") == 0)
+				CHECK_INT(json_integer_value(json_object_get(
+				    json_object_get(json_object_get(r, "pp"),
+				    "512"), "n")), after[1]);
+	}
+	json_decref(rep);
+}
+
+/* The key of eng's definition of the pp512 cell (into key[65]). */
+static const char *
+key_of(const struct conf_engine *eng, const char *wsha, const char *hw,
+    char key[65])
+{
+	struct bench_definition d;
+	struct err e = ERR_INIT;
+
+	snprintf(key, 65, "error: %s", "");
+	if (bench_definition(eng, "pp", 512, 0, "", wsha, hw, &d, &e) == 0) {
+		memcpy(key, d.key, 65);
+		bench_definition_release(&d);
+	} else
+		fprintf(stderr, "bench_definition: %s\n", e.msg);
+	return key;
+}
+
+/* What a measurement definition holds, and what it leaves out. */
+static void
+test_definition_keys(void)
+{
+	struct conf_engine eng, x;
+	struct bench_definition d, r;
+	struct err e = ERR_INIT;
+	char base[65], k[65];
+
+	memset(&eng, 0, sizeof(eng));
+	eng.name = (char *)(uintptr_t)"e";
+	eng.command = (char *)(uintptr_t)"{bin}/bin/e -m {weights} -p {prompt} "
+	    "-v {version} -t {threads}";
+	eng.parser = PARSER_LLAMA_BENCH;
+	eng.mode = MODE_BENCH;
+	eng.threads = 4;
+	key_of(&eng, "w1", "hw1", base);
+	CHECK_STR(key_of(&eng, "w1", "hw1", k), base);
+	CHECK(bench_definition(&eng, "pp", 512, 0, "", "w1", "hw1", &d,
+	    &e) == 0);
+	/* The release's own path and version stay placeholders. */
+	CHECK_CONTAINS(d.text, "\"{bin}/bin/e\"");
+	CHECK_CONTAINS(d.text, "\"{version}\"");
+	CHECK_CONTAINS(d.text, "\"512\"");
+	CHECK_STR(d.clock, "engine");
+
+	x = eng;
+	x.command = (char *)(uintptr_t)"{bin}/bin/e -m {weights} -p {prompt} "
+	    "-v {version} -t {threads} -r 5";
+	CHECK(strcmp(key_of(&x, "w1", "hw1", k), base) != 0);
+	x = eng;
+	x.threads = 8;
+	CHECK(strcmp(key_of(&x, "w1", "hw1", k), base) != 0);
+	x = eng;
+	x.parser = PARSER_WALL;
+	CHECK(strcmp(key_of(&x, "w1", "hw1", k), base) != 0);
+	/* Reparse with the wall parser lands on the wall definition. */
+	CHECK(bench_definition_reparse(d.text, &x, &r, &e) == 0);
+	CHECK_STR(r.key, k);
+	CHECK_STR(r.clock, "wall");
+	bench_definition_release(&r);
+	x = eng;
+	x.mode = MODE_SERVER;
+	x.url = (char *)(uintptr_t)"http://127.0.0.1:1/v1/completions";
+	CHECK(strcmp(key_of(&x, "w1", "hw1", k), base) != 0);
+	CHECK(bench_definition(&x, "pp", 512, 0, "", "w1", "hw1", &r,
+	    &e) == 0);
+	CHECK_STR(r.clock, "ttft");	/* never the bench clock */
+	bench_definition_release(&r);
+	x = eng;
+	memset(&x.env, 0, sizeof(x.env));
+	strv_push(&x.env, "OMP_NUM_THREADS=1");
+	CHECK(strcmp(key_of(&x, "w1", "hw1", k), base) != 0);
+	strv_clear(&x.env);
+	CHECK(strcmp(key_of(&eng, "w2", "hw1", k), base) != 0);
+	CHECK(strcmp(key_of(&eng, "w1", "hw2", k), base) != 0);
+	bench_definition_release(&d);
+}
+
 int
 main(void)
 {
@@ -207,7 +378,9 @@ main(void)
 		return 1;
 	}
 	check_tmpdir("verdict");
+	test_definition_keys();
 	test_crash_one_verdict();
 	test_no_samples();
+	test_definition_reuse();
 	return check_done();
 }

@@ -259,9 +259,7 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 		printf("%-16s %4s %12s %22s %7s %14s  %s\n", "CELL", "N",
 		    "MEDIAN ms", "MEAN ± SD ms", "CV", "TOK/S", "FLAGS");
 	for (size_t i = 0; i < n; i++) {
-		struct store_cell_query q = { release_id, wsha, hw,
-		    cells[i].kind, cells[i].prompt, cells[i].gen,
-		    cells[i].content };
+		struct store_cell_query q;
 		struct store_points pts;
 		struct cell_stats st;
 		struct throughput tp;
@@ -272,7 +270,11 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 
 		snprintf(name, sizeof(name), "%s%d%s%s", cells[i].kind, tokens,
 		    cells[i].content[0] ? "/" : "", cells[i].content);
-		if (store_cell_points(s, &q, &pts, NULL) < 0 || pts.n == 0) {
+		memset(&pts, 0, sizeof(pts));
+		if (bench_cell_query(g, cells[i].kind, cells[i].prompt,
+		    cells[i].gen, cells[i].content, release_id, wsha, hw, &q,
+		    NULL) < 0 || store_cell_points(s, &q, &pts, NULL) < 0 ||
+		    pts.n == 0) {
 			if (c->format != FORMAT_JSON)
 				printf("%-16s %4d %12s\n", name, 0, "-");
 			store_points_release(&pts);
@@ -415,6 +417,32 @@ find_release_id(struct ctl *c, struct store *s, const char *engine,
 	return 0;
 }
 
+/* Under the runs: each measurement definition they used, once. */
+static void
+print_definitions(const struct store_run_rows *rows)
+{
+	int legacy = 0;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *key = rows->v[i].definition;
+		size_t k;
+
+		legacy |= key == NULL;
+		if (key == NULL)
+			continue;
+		for (k = 0; k < i; k++)
+			if (rows->v[k].definition &&
+			    strcmp(rows->v[k].definition, key) == 0)
+				break;
+		if (k == i)
+			printf("definition %.8s: %s\n", key,
+			    rows->v[i].definition_text);
+	}
+	if (legacy)
+		printf("definition -: stored before definitions were recorded; "
+		    "never reused\n");
+}
+
 int
 cmd_runs(struct ctl *c)
 {
@@ -467,6 +495,11 @@ cmd_runs(struct ctl *c)
 			json_object_set_new(o, "busy", json_boolean(r->busy));
 			json_object_set_new(o, "samples",
 			    json_integer(r->nsamples));
+			json_object_set_new(o, "definition", r->definition ?
+			    json_string(r->definition) : json_null());
+			json_object_set_new(o, "definition_text",
+			    r->definition_text ? json_string(
+			    r->definition_text) : json_null());
 			json_object_set_new(o, "failure", r->failure ?
 			    json_string(r->failure) : json_null());
 			json_object_set_new(o, "detail", r->failure_detail ?
@@ -478,8 +511,9 @@ cmd_runs(struct ctl *c)
 		}
 		ctl_print_json(a);
 	} else {
-		printf("%6s  %-14s %4s  %-7s %11s %8s %5s  %s\n", "RUN", "CELL",
-		    "REP", "KIND", "WALL ms", "SAMPLES", "BUSY", "RESULT");
+		printf("%6s  %-14s %4s  %-7s %11s %8s %5s  %-8s  %s\n", "RUN",
+		    "CELL", "REP", "KIND", "WALL ms", "SAMPLES", "BUSY",
+		    "DEFN", "RESULT");
 		for (size_t i = 0; i < rows.n; i++) {
 			const struct store_run_row *r = &rows.v[i];
 			char cell[64], wall[32];
@@ -490,11 +524,12 @@ cmd_runs(struct ctl *c)
 			    r->content);
 			snprintf(wall, sizeof(wall), r->wall_ns >= 0 ? "%.2f" :
 			    "-", (double)r->wall_ns / 1e6);
-			printf("%6lld  %-14s %4d  %-7s %11s %8d %4.0f%%  %s%s%s\n",
-			    (long long)r->id, cell, r->rep, r->warmup ?
-			    "warm-up" : r->confirm ? "confirm" : "run", wall,
-			    r->nsamples, r->busy_share >= 0 ? 100 *
-			    r->busy_share : 0, r->failure ? r->failure : "ok",
+			printf("%6lld  %-14s %4d  %-7s %11s %8d %4.0f%%  %-8.8s  "
+			    "%s%s%s\n", (long long)r->id, cell, r->rep,
+			    r->warmup ? "warm-up" : r->confirm ? "confirm" :
+			    "run", wall, r->nsamples, r->busy_share >= 0 ?
+			    100 * r->busy_share : 0, r->definition ?
+			    r->definition : "-", r->failure ? r->failure : "ok",
 			    r->failure_detail ? ": " : "", r->failure_detail ?
 			    ctl_safe(r->failure_detail) : "");
 			if (r->failure && r->err_len > 0) {
@@ -509,10 +544,30 @@ cmd_runs(struct ctl *c)
 				    len, r->err_len - len, 1));
 			}
 		}
+		print_definitions(&rows);
 	}
 	store_run_rows_release(&rows);
 	store_close(s);
 	return EXIT_OK;
+}
+
+/* The definition a reparsed run moves to: its own, with the engine's
+ * current parser; 0 for a run stored before definitions were. */
+static int
+reparsed_definition(struct store *s, const struct conf_engine *g,
+    const struct store_run_row *r, int64_t *id, struct err *e)
+{
+	struct bench_definition d;
+	int rc;
+
+	*id = 0;
+	if (r->definition_text == NULL)
+		return 0;
+	if (bench_definition_reparse(r->definition_text, g, &d, e) < 0)
+		return -1;
+	rc = store_definition_ensure(s, d.key, d.text, d.clock, id, e);
+	bench_definition_release(&d);
+	return rc;
 }
 
 int
@@ -558,6 +613,7 @@ cmd_reparse(struct ctl *c)
 			struct store_sample *smp;
 			struct err pe = ERR_INIT;
 			const char *failure = NULL;
+			int64_t definition_id = 0;
 
 			/* Runs that never produced output stay as they are. */
 			if (r->failure && strcmp(r->failure, "parse") != 0)
@@ -577,9 +633,10 @@ cmd_reparse(struct ctl *c)
 				smp[j].sys_ns = r->sys_ns;
 				smp[j].max_rss_kb = r->max_rss_kb;
 			}
-			if (smp == NULL || store_run_resample(s, r->id, smp,
-			    failure ? 0 : pr.n, failure, failure ? pe.msg : NULL,
-			    pr.meta, &e) < 0) {
+			if (smp == NULL || reparsed_definition(s, g, r,
+			    &definition_id, &e) < 0 || store_run_resample(s,
+			    r->id, smp, failure ? 0 : pr.n, failure, failure ?
+			    pe.msg : NULL, pr.meta, definition_id, &e) < 0) {
 				free(smp);
 				parse_result_release(&pr);
 				rc = ctl_error("%s", e.msg[0] ? e.msg :

@@ -123,10 +123,12 @@ usage(FILE *f)
 	    "\n"
 	    "exit status:\n"
 	    "  0  success, or no regression\n"
-	    "  1  the tool or the infrastructure failed (download, run, store)\n"
+	    "  1  the tool or the infrastructure failed (download, run, store),\n"
+	    "     or an end of the range has no samples or cannot be measured\n"
 	    "  2  usage error\n"
 	    "  3  regression found (also when the culprit is a range)\n"
-	    "  4  unknown: the comparison was inconclusive\n");
+	    "  4  unknown: the comparison was inconclusive, the boundary did\n"
+	    "     not confirm, or the stored samples do not decide yet\n");
 }
 
 static void

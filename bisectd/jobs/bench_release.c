@@ -51,7 +51,9 @@ bench_release(const struct conf *conf, const struct conf_engine *eng,
 	ctx.store = s;
 	ctx.weights_id = w.weights_id;
 	ctx.weights_path = w.path;
+	ctx.weights_sha256 = w.sha256;
 	ctx.machine_id = machine_id;
+	ctx.hw_key = j->hw_key;
 	ctx.progress = j->progress;
 	ctx.progress_arg = j->progress_arg;
 	ctx.stop = j->stop;

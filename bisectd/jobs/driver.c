@@ -126,7 +126,9 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 	ctx.store = b->s;
 	ctx.weights_id = b->w.weights_id;
 	ctx.weights_path = b->w.path;
+	ctx.weights_sha256 = b->w.sha256;
 	ctx.machine_id = b->machine_id;
+	ctx.hw_key = b->hw_key;
 	ctx.progress = b->o->progress;
 	ctx.progress_arg = b->o->arg;
 	ctx.stop = b->o->stop;

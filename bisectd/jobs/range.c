@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bisectd/measure/bench.h"
 #include "common/err.h"
 #include "range.h"
 
@@ -100,33 +101,18 @@ range_params(const struct conf_engine *eng, const struct conf_metric *metric,
 	return 0;
 }
 
-void
+int
 range_cell_query(const struct bisect_params *p, size_t i,
     const struct conf_engine *eng, int64_t release_id,
-    const char *weights_sha, const char *hw_key, struct store_cell_query *q)
+    const char *weights_sha, const char *hw_key, struct store_cell_query *q,
+    struct err *e)
 {
-	memset(q, 0, sizeof(*q));
-	q->release_id = release_id;
-	q->weights_sha256 = weights_sha;
-	q->hw_key = hw_key;
-	if (p->metric.kind == BISECT_METRIC_TG) {
-		q->kind = "tg";
-		q->gen_tokens = p->lengths[i];
-		q->content = eng && eng->contents.n ? eng->contents.v[0] : "";
-	} else {
-		q->kind = "pp";
-		q->prompt_tokens = p->lengths[i];
-		q->content = "";
-	}
-}
-
-int
-range_load(struct store *s, const struct range *r, const struct bisect_params
-    *p, const char *weights_sha256, const char *hw_key, const int *skipped,
-    struct range_data *d, struct err *e)
-{
-	return range_load_engine(s, r, p, NULL, weights_sha256, hw_key,
-	    skipped, d, e);
+	if (p->metric.kind == BISECT_METRIC_TG)
+		return bench_cell_query(eng, "tg", 0, p->lengths[i],
+		    eng->contents.n ? eng->contents.v[0] : "", release_id,
+		    weights_sha, hw_key, q, e);
+	return bench_cell_query(eng, "pp", p->lengths[i], 0, "", release_id,
+	    weights_sha, hw_key, q, e);
 }
 
 int
@@ -153,9 +139,9 @@ range_load_engine(struct store *s, const struct range *r,
 			struct store_points pts;
 			struct bisect_sample *b;
 
-			range_cell_query(p, c, eng, rel->id, weights_sha256, hw_key,
-			    &q);
-			if (store_cell_points(s, &q, &pts, e) < 0) {
+			if (range_cell_query(p, c, eng, rel->id, weights_sha256,
+			    hw_key, &q, e) < 0 ||
+			    store_cell_points(s, &q, &pts, e) < 0) {
 				range_data_release(d);
 				return -1;
 			}

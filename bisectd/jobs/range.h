@@ -45,25 +45,22 @@ int range_params(const struct conf_engine *eng,
 
 /*
  * Load the analysed samples of each release in the range for the
- * parameters' cells, under the comparability rule (weights hash and
- * hardware identity).  skipped (may be NULL) marks releases to step over.
+ * parameters' cells, under the comparability rule (the engine's
+ * measurement definition of each cell, which holds the weights hash and
+ * the hardware identity).  skipped (may be NULL) marks releases to step
+ * over.
  */
-int range_load(struct store *s, const struct range *r,
-    const struct bisect_params *p, const char *weights_sha256,
-    const char *hw_key, const int *skipped, struct range_data *d,
-    struct err *e);
-/* range_load() for an engine's decode cells too (metric tgN). */
 int range_load_engine(struct store *s, const struct range *r,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, const int *skipped,
     struct range_data *d, struct err *e);
 void range_data_release(struct range_data *d);
 
-/* The store's query for parameter cell i of the release release_id
- * (eng may be NULL for prefill metrics). */
-void range_cell_query(const struct bisect_params *p, size_t i,
+/* The store's query for parameter cell i of the release release_id,
+ * under the engine's measurement definition of that cell. */
+int range_cell_query(const struct bisect_params *p, size_t i,
     const struct conf_engine *eng, int64_t release_id,
     const char *weights_sha, const char *hw_key,
-    struct store_cell_query *q);
+    struct store_cell_query *q, struct err *e);
 
 #endif

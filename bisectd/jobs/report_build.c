@@ -153,12 +153,13 @@ release_json(struct store *s, const struct conf_engine *eng,
 	json_object_set_new(o, "sha256", rel->archive_sha256 ?
 	    json_string(rel->archive_sha256) : json_null());
 	for (size_t i = 0; i < eng->nprompts; i++) {
-		struct store_cell_query q = { rel->id, wsha, hw, "pp",
-		    eng->prompts[i], 0, "" };
+		struct store_cell_query q;
 		struct cellsum cs;
 		char key[32];
 
-		if (load_cell(s, &q, &cs, e) < 0)
+		if (bench_cell_query(eng, "pp", eng->prompts[i], 0, "",
+		    rel->id, wsha, hw, &q, e) < 0 || load_cell(s, &q, &cs,
+		    e) < 0)
 			goto fail;
 		if (!cs.ok)
 			continue;
@@ -178,13 +179,14 @@ release_json(struct store *s, const struct conf_engine *eng,
 		for (size_t k = 0; k < nk; k++) {
 			const char *content = eng->contents.n ?
 			    eng->contents.v[k] : "";
-			struct store_cell_query q = { rel->id, wsha, hw, "tg", 0,
-			    eng->gen[g], content };
+			struct store_cell_query q;
 			struct cellsum cs;
 			char key[96];
 			json_t *c;
 
-			if (load_cell(s, &q, &cs, e) < 0)
+			if (bench_cell_query(eng, "tg", 0, eng->gen[g], content,
+			    rel->id, wsha, hw, &q, e) < 0 ||
+			    load_cell(s, &q, &cs, e) < 0)
 				goto fail;
 			if (!cs.ok)
 				continue;
@@ -212,11 +214,12 @@ release_json(struct store *s, const struct conf_engine *eng,
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
 		add_flag(flags, "content-dependent-decode");
 	for (size_t i = 0; i < eng->nfit; i++) {
-		struct store_cell_query q = { rel->id, wsha, hw, "pp",
-		    eng->fit[i], 0, "" };
+		struct store_cell_query q;
 		struct store_points pts;
 
-		if (store_cell_points(s, &q, &pts, e) < 0)
+		if (bench_cell_query(eng, "pp", eng->fit[i], 0, "", rel->id,
+		    wsha, hw, &q, e) < 0 || store_cell_points(s, &q, &pts,
+		    e) < 0)
 			goto fail;
 		if (pts.n == 0) {
 			store_points_release(&pts);

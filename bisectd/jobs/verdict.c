@@ -41,8 +41,8 @@ release_failed(struct store *s, const struct range *r, size_t i,
 		struct store_cell_query q;
 		int ok = 0, bad = 0;
 
-		range_cell_query(p, c, eng, rel->id, wsha, hw, &q);
-		if (store_cell_outcomes(s, &q, &ok, &bad, e) < 0)
+		if (range_cell_query(p, c, eng, rel->id, wsha, hw, &q, e) < 0 ||
+		    store_cell_outcomes(s, &q, &ok, &bad, e) < 0)
 			return -1;
 		if (bad > ok) {
 			*why = "its runs fail";
@@ -109,8 +109,9 @@ judge_range(struct store *s, const struct range *r,
 			    j->exit_code != 1) {
 				j->exit_code = 1;
 				snprintf(j->why, sizeof(j->why), "no samples "
-				    "of %s %s in the store; run 'bisectctl "
-				    "bisect %s %s..%s'", name,
+				    "of %s %s under the current measurement "
+				    "definition; run 'bisectctl bisect %s "
+				    "%s..%s'", name,
 				    r->list.v[k ? r->hi : r->lo].version, name,
 				    r->list.v[r->lo].version,
 				    r->list.v[r->hi].version);

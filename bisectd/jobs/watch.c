@@ -262,16 +262,9 @@ measure_standing(const struct conf *c, struct store *s,
 		struct store_cell_query q;
 		struct bisect_sample *b;
 
-		memset(&q, 0, sizeof(q));
-		q.release_id = j.release_id;
-		q.weights_sha256 = j.weights_sha256;
-		q.hw_key = j.hw_key;
-		q.kind = p.metric.kind == BISECT_METRIC_TG ? "tg" : "pp";
-		q.prompt_tokens = q.kind[0] == 'p' ? p.lengths[i] : 0;
-		q.gen_tokens = q.kind[0] == 't' ? p.lengths[i] : 0;
-		q.content = q.kind[0] == 't' && eng->contents.n ?
-		    eng->contents.v[0] : "";
-		if (store_cell_points(s, &q, &pts[i], e) < 0)
+		if (range_cell_query(&p, i, eng, j.release_id,
+		    j.weights_sha256, j.hw_key, &q, e) < 0 ||
+		    store_cell_points(s, &q, &pts[i], e) < 0)
 			goto done;
 		npts++;
 		/* The last reps runs with all their samples: the run, not

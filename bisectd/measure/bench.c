@@ -11,10 +11,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "bench.h"
 #include "config/conf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "common/strv.h"
+#include "fetch/sha256.h"
 #include "hygiene.h"
 #include "parse.h"
 #include "runner.h"
@@ -187,12 +191,157 @@ on_wait(void *arg, const struct hygiene_sample *s, int64_t waited_ms)
 	return w->b->stop && *w->b->stop;
 }
 
+/* The parser as runs record it: "llama-bench", "regex:RE", "ttft". */
+static const char *
+parser_spec(const struct conf_engine *eng, char *buf, size_t len)
+{
+	if (eng->parser_arg)
+		snprintf(buf, len, "%s:%s", conf_parser_name(eng->parser),
+		    eng->parser_arg);
+	else
+		snprintf(buf, len, "%s", eng->mode == MODE_SERVER ? "ttft" :
+		    conf_parser_name(eng->parser));
+	return buf;
+}
+
+/* The parser's part of a definition: the parser, its unit, the clock. */
+static void
+set_parser(json_t *o, const struct conf_engine *eng,
+    struct bench_definition *d)
+{
+	char parser[512];
+
+	d->clock = eng->mode == MODE_SERVER ? "ttft" :
+	    eng->parser == PARSER_WALL ? "wall" : "engine";
+	json_object_set_new(o, "clock", json_string(d->clock));
+	json_object_set_new(o, "parser", json_string(parser_spec(eng, parser,
+	    sizeof(parser))));
+	if (eng->parser == PARSER_REGEX)
+		json_object_set_new(o, "unit", json_string(conf_unit_name(
+		    eng->regex_unit)));
+	else
+		json_object_del(o, "unit");
+}
+
+/* Fill d's text and key from o, which it takes.  Sorted keys make the
+ * text canonical however o was put together. */
+static int
+definition_seal(json_t *o, struct bench_definition *d, struct err *e)
+{
+	struct sha256_ctx h;
+
+	d->text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (d->text == NULL || sha256_init(&h) < 0)
+		goto oom;
+	if (sha256_update(&h, d->text, strlen(d->text)) < 0) {
+		sha256_abort(&h);
+		goto oom;
+	}
+	if (sha256_final(&h, d->key) < 0)
+		goto oom;
+	return 0;
+oom:
+	bench_definition_release(d);
+	return err_set(e, "out of memory");
+}
+
+int
+bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
+    int gen, const char *content, const char *weights_sha256,
+    const char *hw_key, struct bench_definition *d, struct err *e)
+{
+	/* The release's own path and version stay placeholders: they differ
+	 * between the releases compared, by design. */
+	struct tmpl_vals v = { "{bin}", "{version}", "{weights}", "{content}",
+	    prompt, gen, eng->threads };
+	struct strv argv = STRV_INIT;
+	json_t *o, *a;
+
+	memset(d, 0, sizeof(*d));
+	if (tmpl_expand(eng->command, &v, &argv, e) < 0) {
+		strv_clear(&argv);
+		return err_prefix(e, "engine %s: command", eng->name);
+	}
+	o = json_object();
+	json_object_set_new(o, "timing", json_integer(BENCH_TIMING_VERSION));
+	json_object_set_new(o, "mode", json_string(eng->mode == MODE_SERVER ?
+	    "server" : "bench"));
+	set_parser(o, eng, d);
+	if (eng->mode == MODE_SERVER)
+		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
+		    ""));
+	a = json_array();
+	for (size_t i = 0; i < argv.n; i++)
+		json_array_append_new(a, json_string(argv.v[i]));
+	json_object_set_new(o, "command", a);
+	a = json_array();
+	for (size_t i = 0; i < eng->env.n; i++)
+		json_array_append_new(a, json_string(eng->env.v[i]));
+	json_object_set_new(o, "env", a);
+	json_object_set_new(o, "threads", json_integer(eng->threads));
+	json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,s:s}", "kind",
+	    kind, "prompt", prompt, "gen", gen, "content", content ? content :
+	    ""));
+	json_object_set_new(o, "weights", json_string(weights_sha256));
+	json_object_set_new(o, "hw", json_string(hw_key));
+	strv_clear(&argv);
+	return definition_seal(o, d, e);
+}
+
+int
+bench_definition_reparse(const char *text, const struct conf_engine *eng,
+    struct bench_definition *d, struct err *e)
+{
+	json_t *o = json_loads(text, 0, NULL);
+
+	memset(d, 0, sizeof(*d));
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return err_set(e, "a stored measurement definition is not a "
+		    "JSON object");
+	}
+	set_parser(o, eng, d);
+	return definition_seal(o, d, e);
+}
+
+void
+bench_definition_release(struct bench_definition *d)
+{
+	free(d->text);
+	memset(d, 0, sizeof(*d));
+}
+
+int
+bench_cell_query(const struct conf_engine *eng, const char *kind, int prompt,
+    int gen, const char *content, int64_t release_id,
+    const char *weights_sha256, const char *hw_key,
+    struct store_cell_query *q, struct err *e)
+{
+	struct bench_definition d;
+
+	memset(q, 0, sizeof(*q));
+	if (bench_definition(eng, kind, prompt, gen, content, weights_sha256,
+	    hw_key, &d, e) < 0)
+		return -1;
+	q->release_id = release_id;
+	q->weights_sha256 = weights_sha256;
+	q->hw_key = hw_key;
+	q->kind = kind;
+	q->prompt_tokens = prompt;
+	q->gen_tokens = gen;
+	q->content = content ? content : "";
+	memcpy(q->definition, d.key, sizeof(q->definition));
+	bench_definition_release(&d);
+	return 0;
+}
+
 /* The fields of a run every mode fills the same way. */
 static void
 fill_run(struct bench_ctx *b, const struct bench_target *t,
-    const struct bench_cell *c, int rep, int warmup, int confirm,
-    const struct hygiene_sample *hs, int busy, char *parser, size_t plen,
-    struct store_run *run)
+    const struct bench_cell *c, int64_t definition_id, int rep, int warmup,
+    int confirm, const struct hygiene_sample *hs, int busy, char *parser,
+    size_t plen, struct store_run *run)
 {
 	const struct conf_engine *eng = b->eng;
 
@@ -203,17 +352,11 @@ fill_run(struct bench_ctx *b, const struct bench_target *t,
 	run->prompt_tokens = c->prompt;
 	run->gen_tokens = c->gen;
 	run->content = c->content;
+	run->definition_id = definition_id;
 	run->rep = rep;
 	run->warmup = warmup;
 	run->confirm = confirm;
-	if (eng->parser_arg)
-		snprintf(parser, plen, "%s:%s",
-		    conf_parser_name(eng->parser), eng->parser_arg);
-	else
-		snprintf(parser, plen, "%s",
-		    eng->mode == MODE_SERVER ? "ttft" :
-		    conf_parser_name(eng->parser));
-	run->parser = parser;
+	run->parser = parser_spec(eng, parser, plen);
 	run->busy_share = hs->busy;
 	run->loadavg = hs->load1;
 	run->busy = busy;
@@ -324,8 +467,9 @@ server_run(struct bench_ctx *b, const struct tmpl_vals *v,
 /* One run of one cell of one target: run, parse, store. */
 static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
-    const struct bench_cell *c, int rep, int warmup, int confirm,
-    struct bench_progress *p, struct bench_tally *tally, struct err *e)
+    const struct bench_cell *c, int64_t definition_id, int rep, int warmup,
+    int confirm, struct bench_progress *p, struct bench_tally *tally,
+    struct err *e)
 {
 	const struct conf_engine *eng = b->eng;
 	struct hygiene_sample hs = { -1, -1, 0 };
@@ -367,8 +511,8 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 		    sizeof(detail), &res, e);
 		if (rc < 0)
 			return err_prefix(e, "%s %s", eng->name, t->version);
-		fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
-		    sizeof(parser), &run);
+		fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs,
+		    busy, parser, sizeof(parser), &run);
 		rc = store_run_insert(b->store, &run, &one, nsmp, e);
 		tally_run(b, t, c, &run, busy, tally);
 		run_result_release(&res);
@@ -378,8 +522,8 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	if (rc < 0)
 		return err_prefix(e, "%s %s", eng->name, t->version);
 	run.mode = "bench";
-	fill_run(b, t, c, rep, warmup, confirm, &hs, busy, parser,
-		    sizeof(parser), &run);
+	fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs, busy,
+	    parser, sizeof(parser), &run);
 	run.wall_ns = res.wall_ns;
 	run.user_ns = res.user_ns;
 	run.sys_ns = res.sys_ns;
@@ -426,6 +570,22 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	free(smp);
 	parse_result_release(&pr);
 	run_result_release(&res);
+	return rc;
+}
+
+/* The store's id of the definition runs of cell c are measured under. */
+static int
+cell_definition(struct bench_ctx *b, const struct bench_cell *c, int64_t *id,
+    struct err *e)
+{
+	struct bench_definition d;
+	int rc;
+
+	if (bench_definition(b->eng, c->kind, c->prompt, c->gen, c->content,
+	    b->weights_sha256, b->hw_key, &d, e) < 0)
+		return -1;
+	rc = store_definition_ensure(b->store, d.key, d.text, d.clock, id, e);
+	bench_definition_release(&d);
 	return rc;
 }
 
@@ -479,6 +639,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	if (hook(b, b->eng->pre, "pre", &targets[0], e) < 0)
 		return -1;
 	for (size_t c = 0; c < ncells && rc == 0; c++) {
+		int64_t definition_id;
 		int most = 0;
 
 		p.cell = c + 1;
@@ -488,6 +649,9 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				most = reps[t * ncells + c];
 		if (most == 0)
 			continue;
+		if ((rc = cell_definition(b, &cells[c], &definition_id,
+		    e)) < 0)
+			break;
 		p.reps = most;
 		/* Warm-ups first, then A B A B ... so drift hits all alike. */
 		for (int r = -warmup; r < most && rc == 0; r++)
@@ -509,8 +673,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 					b->progress(b->progress_arg, &p);
 				failed = tally->failed;
 				rc = one_run(b, &targets[t], &cells[c],
-				    r < 0 ? r + warmup : r, r < 0, confirm, &p,
-				    tally, e);
+				    definition_id, r < 0 ? r + warmup : r,
+				    r < 0, confirm, &p, tally, e);
 				if (rc == 0 && tally->failed == failed &&
 				    t < BENCH_MAX_TARGETS)
 					ran_ok[t] = 1;

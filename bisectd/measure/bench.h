@@ -16,6 +16,7 @@ struct conf;
 struct conf_engine;
 struct err;
 struct store;
+struct store_cell_query;
 
 struct bench_cell {
 	const char *kind;	/* "pp" (prefill) or "tg" (decode) */
@@ -39,6 +40,51 @@ void bench_cells_free(struct bench_cell *cells, size_t n);
 /* Most targets one bench_run() interleaves (a comparison: two). */
 #define BENCH_MAX_TARGETS 16
 
+/*
+ * The version of bisectd's own timing method: how the runner starts,
+ * clocks and reaps a run and how samples are taken from it.  It is part
+ * of every measurement definition: raise it with any change that makes
+ * new times incomparable with stored ones, and stored samples are no
+ * longer reused.
+ */
+#define BENCH_TIMING_VERSION 1
+
+/*
+ * A measurement definition: what one run of a cell measures, as
+ * canonical JSON (the command expanded for the cell with {bin},
+ * {version}, {weights} and {content} left as written, the parser and
+ * its unit, the mode and server URL, env, threads, the cell, the
+ * weights' sha256, the hardware key and BENCH_TIMING_VERSION) and its
+ * sha256.  Samples are compared and reused only within one definition.
+ */
+struct bench_definition {
+	char key[65];		/* sha256 of text */
+	char *text;		/* malloced */
+	const char *clock;	/* "engine", "wall" or "ttft" (server mode) */
+};
+
+int bench_definition(const struct conf_engine *eng, const char *kind,
+    int prompt, int gen, const char *content, const char *weights_sha256,
+    const char *hw_key, struct bench_definition *d, struct err *e);
+void bench_definition_release(struct bench_definition *d);
+
+/*
+ * The definition of a run stored under text once reparse has read its
+ * output with the engine's current parser: text with the parser's part
+ * (parser, unit, clock) replaced.
+ */
+int bench_definition_reparse(const char *text, const struct conf_engine *eng,
+    struct bench_definition *d, struct err *e);
+
+/*
+ * The store's query for one cell of release_id under the engine's
+ * current definition of it.  Returns 0, or -1 with e set.
+ */
+int bench_cell_query(const struct conf_engine *eng, const char *kind,
+    int prompt, int gen, const char *content, int64_t release_id,
+    const char *weights_sha256, const char *hw_key,
+    struct store_cell_query *q, struct err *e);
+
 struct bench_target {
 	int64_t release_id;
 	const char *version;
@@ -61,9 +107,11 @@ struct bench_ctx {
 	const struct conf *conf;
 	const struct conf_engine *eng;
 	struct store *store;
-	int64_t weights_id;	/* the pinned weights: store id and path */
+	int64_t weights_id;	/* the pinned weights: store id, path, hash */
 	const char *weights_path;
-	int64_t machine_id;
+	const char *weights_sha256;
+	int64_t machine_id;	/* this machine: store id, hardware key */
+	const char *hw_key;
 	void (*progress)(void *arg, const struct bench_progress *p);
 	void *progress_arg;
 	/* Set asynchronously (a signal) to stop after the current run. */

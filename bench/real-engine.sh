@@ -318,10 +318,10 @@ for r in doc.get("releases", []):
     cells = " ".join("pp%s %.1f ms (n %s)" % (k, c.get("ms", 0), c.get("n"))
                      for k, c in sorted((r.get("pp") or {}).items(),
                                         key=lambda kv: int(kv[0])))
-    fixed = interval(r.get("fixed_ms"), r.get("fixed_ms_ci"), "%+.2f")
+    fixed = interval(r.get("fixed_ms"), r.get("fixed_ms_ci"), "%+.2f") + " ms"
     if r.get("fixed_not_estimable"):
         fixed = "not estimable"
-    print("  %-6s per-token %s ms  fixed %s ms  %s" % (r["version"],
+    print("  %-6s per-token %s ms  fixed %s  %s" % (r["version"],
           interval(r.get("per_token_ms"), r.get("per_token_ms_ci"), "%.4f"),
           fixed, cells))
     if r.get("fixed_not_estimable"):

@@ -39,13 +39,18 @@ run_one() {
 	corpus=$dir/corpus/$t
 	crashes=$dir/crashes/$t
 	log=$dir/fuzz_$t.log
-	mkdir -p "$corpus" "$crashes"
+	# A target's scratch folder: libFuzzer may end it without its
+	# exit handlers, so the folder is emptied here.
+	tmp=$dir/tmp/$t
+	rm -rf "$tmp"
+	mkdir -p "$corpus" "$crashes" "$tmp"
 	# New inputs go to the first folder; the seeds are only read.
-	if ASAN_OPTIONS=detect_leaks=1 \
+	if TMPDIR=$tmp ASAN_OPTIONS=detect_leaks=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    "$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 \
 	    -artifact_prefix="$crashes/" -print_final_stats=1 \
 	    "$corpus" "$seeds" >"$log" 2>&1; then
+		rm -rf "$tmp"
 		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 		echo "fuzz_$t: ok, ${runs:-?} inputs in ${secs} s" >"$out"
 		return

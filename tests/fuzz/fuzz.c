@@ -63,7 +63,7 @@ fuzz_tmpdir(const char *target)
 {
 	const char *base = getenv("TMPDIR");
 
-	snprintf(tmpdir, sizeof(tmpdir), "%s/bisectd-%s-XXXXXX",
+	snprintf(tmpdir, sizeof(tmpdir), "%s/bisectd-fuzz-%s-XXXXXX",
 	    base != NULL && base[0] != '\0' ? base : "/tmp", target);
 	if (mkdtemp(tmpdir) == NULL) {
 		perror(tmpdir);

@@ -127,14 +127,17 @@ test_demo_bisect(void)
 	CHECK_STR(vstr(rep, "weights", "sha256"),
 	    "c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51");
 	/* Configured: 0.0966 and 0.328 ms per token.  The engine's clock
-	 * counts wall time, which a loaded machine inflates; a unit error
-	 * (1000x) or a wrong field still falls far outside these bounds. */
+	 * counts wall time, which a loaded machine inflates (a sevenfold
+	 * share of the CPUs has been seen beside this suite), so the bounds
+	 * above are tenfold; the ratio of the two, measured interleaved,
+	 * moves much less.  A unit error (1000x) or a wrong field still
+	 * falls far outside them. */
 	r3 = release(rep, "0.2.3");
 	r4 = release(rep, "0.2.4");
 	pt3 = json_number_value(json_object_get(r3, "per_token_ms"));
 	pt4 = json_number_value(json_object_get(r4, "per_token_ms"));
-	CHECK(pt3 > 0.07 && pt3 < 0.5);
-	CHECK(pt4 > 0.25 && pt4 < 1.5);
+	CHECK(pt3 > 0.07 && pt3 < 0.0966 * 10);
+	CHECK(pt4 > 0.25 && pt4 < 0.328 * 10);
 	CHECK(pt4 / pt3 > 2.5 && pt4 / pt3 < 5.0);
 	CHECK(json_number_value(json_object_get(v, "per_token_delta_ms")) >
 	    0.15);
@@ -228,14 +231,63 @@ test_skip(void)
 	json_decref(rep);
 }
 
-/* Killed half-way, the bisect resumes from its stored probes: same
- * verdict, and the first release is not measured from scratch again. */
+/* The runs of one release, or NULL. */
+static json_t *
+runs_of(const char *conf, const char *version)
+{
+	char args[512];
+	json_t *a;
+
+	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
+	    conf, version);
+	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+		json_decref(a);
+		return NULL;
+	}
+	return a;
+}
+
+static int
+has_run_id(json_t *runs, json_int_t id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(runs, i, r)
+		if (json_integer_value(json_object_get(r, "id")) == id)
+			return 1;
+	return 0;
+}
+
+static json_int_t
+max_run_id(json_t *runs)
+{
+	json_int_t most = 0, id;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(runs, i, r)
+		if ((id = json_integer_value(json_object_get(r, "id"))) > most)
+			most = id;
+	return most;
+}
+
+/*
+ * Killed half-way, the bisect resumes from its stored probes: same
+ * verdict; every run stored before the kill is kept and counts, and none
+ * is measured again.  The resumed bisect may still add runs to the first
+ * release (a loaded machine makes its comparisons climb the ladder), but
+ * only as a further step, after the second release has caught up: a
+ * bisect that measured the first release again would start with it.
+ */
 static void
 test_resume(void)
 {
-	json_t *rep;
+	json_t *rep, *before0, *after0, *after6, *r;
+	json_int_t kill_id, id, first_new_0 = 0;
 	pid_t pid;
-	int status, first;
+	int status, first, analysed0 = 0, caught_up6 = 0;
+	size_t i;
 
 	if ((pid = fork()) == 0) {
 		int fd = open("/dev/null", O_WRONLY);
@@ -248,8 +300,8 @@ test_resume(void)
 	}
 	/* Once 0.2.0 is done and 0.2.6 under way, kill it hard. */
 	quiet = 1;
-	for (int i = 0; i < 600 && count_runs("resume.conf", "0.2.6") < 3;
-	    i++)
+	for (int k = 0; k < 600 && count_runs("resume.conf", "0.2.6") < 3;
+	    k++)
 		usleep(100000);
 	quiet = 0;
 	kill(pid, SIGKILL);
@@ -257,21 +309,52 @@ test_resume(void)
 	CHECK(WIFSIGNALED(status));
 	first = count_runs("resume.conf", "0.2.0");
 	CHECK(first >= 12);	/* 0.2.0 was finished before the kill */
+	before0 = runs_of("resume.conf", "0.2.0");
+	after6 = runs_of("resume.conf", "0.2.6");
+	kill_id = max_run_id(before0) > max_run_id(after6) ?
+	    max_run_id(before0) : max_run_id(after6);
+	json_decref(after6);
+	json_array_foreach(before0, i, r)
+		analysed0 += !json_is_true(json_object_get(r, "warmup"));
+
 	CHECK_INT(ctl_json("-c resume.conf bisect --now basert 0.2.0..0.2.6 "
 	    "--format json", &rep), 3);
 	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
 	CHECK_STR(vstr(rep, "verdict", "last_good"), "0.2.3");
 	json_decref(rep);
-	/* Reused, not measured again: 0.2.0's runs did not grow. */
-	CHECK_INT(count_runs("resume.conf", "0.2.0"), first);
+
+	after0 = runs_of("resume.conf", "0.2.0");
+	after6 = runs_of("resume.conf", "0.2.6");
+	CHECK(before0 != NULL && after0 != NULL && after6 != NULL);
+	/* Kept: every run stored before the kill is still there. */
+	json_array_foreach(before0, i, r)
+		CHECK(has_run_id(after0, json_integer_value(json_object_get(r,
+		    "id"))));
+	/* Not repeated: 0.2.0's first run after the kill comes only once
+	 * 0.2.6 has as many analysed runs as 0.2.0 had at the kill. */
+	json_array_foreach(after0, i, r) {
+		id = json_integer_value(json_object_get(r, "id"));
+		if (id > kill_id && (first_new_0 == 0 || id < first_new_0))
+			first_new_0 = id;
+	}
+	if (first_new_0 != 0) {
+		json_array_foreach(after6, i, r)
+			caught_up6 += json_integer_value(json_object_get(r,
+			    "id")) < first_new_0 &&
+			    !json_is_true(json_object_get(r, "warmup"));
+		CHECK(caught_up6 >= analysed0);
+	}
+	json_decref(before0);
+	json_decref(after0);
+	json_decref(after6);
 }
 
-/* Mean of a field (or of two added) over the analysed runs of one
- * prefill cell. */
+/* The smallest value of a field (or of two added) among the analysed
+ * runs of one prefill cell, or -1. */
 static double
-mean_field(json_t *runs, int prompt, const char *field, const char *plus)
+least_field(json_t *runs, int prompt, const char *field, const char *plus)
 {
-	double sum = 0;
+	double least = -1, v;
 	size_t i;
 	json_t *r;
 	int n = 0;
@@ -283,32 +366,37 @@ mean_field(json_t *runs, int prompt, const char *field, const char *plus)
 		    prompt || json_is_true(json_object_get(r, "warmup")) ||
 		    !json_is_null(json_object_get(r, "failure")))
 			continue;
-		sum += (double)json_integer_value(json_object_get(r, field));
+		v = (double)json_integer_value(json_object_get(r, field));
 		if (plus)
-			sum += (double)json_integer_value(json_object_get(r,
+			v += (double)json_integer_value(json_object_get(r,
 			    plus));
+		if (n == 0 || v < least)
+			least = v;
 		n++;
 	}
-	return n ? sum / n : -1;
+	return least;
 }
 
 /*
  * bench on a release with known costs (100 ms fixed, 0.0966 ms per
- * prompt token of real CPU work): the stored runs reproduce the per-token
- * cost within 10% and the fixed overhead within 20% in CPU time (user +
+ * prompt token of real CPU work): each cell's least CPU time (user +
  * system: the engine reads its thread's CPU clock, a system call where
- * the vDSO does not serve it), which a loaded machine does not inflate,
- * and the per-token cost within a looser bound in wall time.  The fixed
- * overhead is large beside the few ms a process takes to start (more
- * under the sanitizers), which the intercept includes.  A clock off by
- * 1000x or a wrong field cannot pass.
+ * the vDSO does not serve it) reproduces the per-token cost within 10%
+ * and the fixed overhead within 20%.  The least, since the engine works
+ * until its CPU clock reaches the cost, so another process beside the
+ * test (which inflates CPU time on a virtual machine too) only adds to
+ * it.  In wall time, from each cell's fastest run, the per-token cost is
+ * never below the CPU time's, and within tenfold of the configured one:
+ * load inflates wall time.  The fixed overhead is large beside the few
+ * ms a process takes to start (more under the sanitizers), which the
+ * intercept includes.  A clock off by 1000x or a wrong field cannot pass.
  */
 static void
 test_bench_accuracy(void)
 {
 	char text[4096];
 	json_t *runs, *summary;
-	double u128, u2048, w128, w2048, per_token, fixed;
+	double u128, u2048, w128, w2048, per_token, fixed, cpu_per_token;
 
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = known.db\n\tcache = cache\n"
@@ -329,17 +417,18 @@ test_bench_accuracy(void)
 	CHECK_INT(ctl_json("-c bench.conf runs known 1.0.0 --format json",
 	    &runs), 0);
 	CHECK_INT(json_array_size(runs), 12);	/* 2 x (1 warm-up + 5) */
-	u128 = mean_field(runs, 128, "user_ns", "sys_ns");
-	u2048 = mean_field(runs, 2048, "user_ns", "sys_ns");
-	w128 = mean_field(runs, 128, "wall_ns", NULL);
-	w2048 = mean_field(runs, 2048, "wall_ns", NULL);
+	u128 = least_field(runs, 128, "user_ns", "sys_ns");
+	u2048 = least_field(runs, 2048, "user_ns", "sys_ns");
+	w128 = least_field(runs, 128, "wall_ns", NULL);
+	w2048 = least_field(runs, 2048, "wall_ns", NULL);
 	json_decref(runs);
 	per_token = (u2048 - u128) / 1920 / 1e6;
 	fixed = (u128 - per_token * 1e6 * 128) / 1e6;
 	CHECK_NEAR(per_token, 0.0966, 0.0966 * 0.10);
 	CHECK_NEAR(fixed, 100.0, 100.0 * 0.20);
+	cpu_per_token = per_token;
 	per_token = (w2048 - w128) / 1920 / 1e6;
-	CHECK(per_token > 0.0966 * 0.9 && per_token < 0.0966 * 3);
+	CHECK(per_token > cpu_per_token * 0.9 && per_token < 0.0966 * 10);
 }
 
 /* Analysed runs of one prefill cell of a release. */

@@ -137,10 +137,12 @@ test_prefill_slope(void)
 	CHECK(t_long >= 202 * MS);	/* 2 + 1000 * 0.2 + 1 */
 	CHECK(t_long < 20000 * MS);
 	per_token_ms = (double)(t_long - t_short) / 950 / MS;
-	/* The configured 0.2 ms, give or take what a loaded machine does to
-	 * either figure (0.1 to 1 ms); a clock off by 1000 or a prefill
-	 * that costs nothing would fail. */
-	CHECK_NEAR(per_token_ms, 0.55, 0.45);
+	/* The configured 0.2 ms of CPU work per token, give or take what a
+	 * loaded machine does to either figure: from 0.1 ms (the short
+	 * prompt waited longer) to twentyfold (2.2 ms has been seen under
+	 * the sanitizers beside other builds); a clock off by 1000 or a
+	 * prefill that costs nothing would fail. */
+	CHECK(per_token_ms > 0.1 && per_token_ms < 0.2 * 20);
 
 	/* An explicit prompt is sent as it is. */
 	rq.prompt = "one two three";

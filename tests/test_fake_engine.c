@@ -169,6 +169,29 @@ run_release(struct run *r)
 	r->out = r->err = NULL;
 }
 
+/*
+ * Run argv until its CPU time is at most most_ms, five times at most,
+ * and keep the run with the least.  The engine works until its CPU clock
+ * reaches the cost, so another process beside the test can only add to
+ * that (on a virtual machine, stolen time shows as the guest's own); a
+ * cost model that is wrong either way still fails.
+ */
+static void
+run_least_cpu(const char *const argv[], double most_ms, struct run *r)
+{
+	struct run next;
+
+	run(argv, r);
+	for (int i = 1; i < 5 && r->cpu_ms > most_ms; i++) {
+		run(argv, &next);
+		if (next.cpu_ms < r->cpu_ms) {
+			run_release(r);
+			*r = next;
+		} else
+			run_release(&next);
+	}
+}
+
 static int
 exited(const struct run *r, int code)
 {
@@ -246,7 +269,7 @@ test_costs(void)
 	check_write_file("a.conf", "version = 9.9.9\nfixed_us = 20000\n"
 	    "prefill_us_per_token = 100\ndecode_us_per_token = 400\n"
 	    "noise_cv = 0\n");
-	run(argv, &r);
+	run_least_cpu(argv, 1.1 * 6 * cost_ms, &r);
 	CHECK(exited(&r, 0));
 	/* Six repetitions of 40 ms of CPU work, plus start-up. */
 	CHECK_NEAR(r.cpu_ms, 6 * cost_ms, 0.1 * 6 * cost_ms);
@@ -398,13 +421,20 @@ test_noise(void)
 
 	check_write_file("e.conf", "fixed_us = 2000\nnoise_cv = 0.1\n"
 	    "clock = cpu\n");
-	run(argv, &r);
-	rec = json_record(r.out, 0, &all);
-	cv = samples_cv(rec);
-	/* 20 samples estimate a CV of 0.1 within about +-0.017 (1 sd). */
+	/* 20 samples estimate a CV of 0.1 within about +-0.017 (1 sd); a
+	 * loaded virtual machine adds stolen time to a 2 ms sample now and
+	 * then, so three tries: no noise, or ten times too much, fails all
+	 * of them. */
+	for (int i = 0; i < 3; i++) {
+		run(argv, &r);
+		rec = json_record(r.out, 0, &all);
+		cv = samples_cv(rec);
+		json_decref(all);
+		run_release(&r);
+		if (cv > 0.04 && cv < 0.2)
+			break;
+	}
 	CHECK(cv > 0.04 && cv < 0.2);
-	json_decref(all);
-	run_release(&r);
 }
 
 static void
@@ -597,7 +627,7 @@ test_demo_archives(void)
 	char weights[4096], *text;
 	struct stat st;
 	struct run r;
-	double cost_ms;
+	double cost_ms, start_ms;
 	size_t i;
 
 	snprintf(weights, sizeof(weights), "%s/demo/weights.bin", build_dir);
@@ -615,15 +645,19 @@ test_demo_archives(void)
 		    build_dir, demo[i].version, i, i, i);
 		CHECK_INT(check_run(cmd, NULL), 0);
 		snprintf(path, sizeof(path), "r%zu/bin/fake-engine", i);
-		run(version, &r);
+		/* What starting the program costs, sanitizers included
+		 * (about 11 ms of CPU time under them), is no part of the
+		 * release's price. */
+		run_least_cpu(version, 0, &r);
 		CHECK_CONTAINS(r.out, demo[i].version);
+		start_ms = r.cpu_ms;
 		run_release(&r);
 
 		/* 16 ms fixed plus 512 tokens at the release's price. */
 		cost_ms = 16 + 512 * demo[i].per_token_us / 1e3;
-		run(argv, &r);
+		run_least_cpu(argv, start_ms + 1.1 * cost_ms + 3, &r);
 		CHECK(exited(&r, 0));
-		CHECK_NEAR(r.cpu_ms, cost_ms, 0.1 * cost_ms + 3);
+		CHECK_NEAR(r.cpu_ms - start_ms, cost_ms, 0.1 * cost_ms + 3);
 		run_release(&r);
 	}
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -35,6 +36,13 @@ test_parse_stat(void)
 	/* No tick between readings, or counters going back: 0. */
 	CHECK_NEAR(hygiene_busy(&a, &a), 0, 0);
 	CHECK_NEAR(hygiene_busy(&b, &a), 0, 0);
+	/* Our own 1 s of CPU at 100 ticks a second: 100 of the 250 busy
+	 * ticks were ours. */
+	CHECK_NEAR(hygiene_busy_others(&a, &b, 1000000000LL, 100), 0.3, 1e-9);
+	CHECK_NEAR(hygiene_busy_others(&a, &b, 0, 100), 0.5, 1e-9);
+	/* Sampled ticks can fall short of rusage: never below 0. */
+	CHECK_NEAR(hygiene_busy_others(&a, &b, 3000000000LL, 100), 0, 0);
+	CHECK_NEAR(hygiene_busy_others(&b, &a, 0, 100), 0, 0);
 
 	/* Old kernels: four fields. */
 	CHECK_INT(hygiene_parse_stat("cpu 1 2 3 4\n", &a), 0);
@@ -152,6 +160,110 @@ test_sample_and_wait(void)
 	spin_stop(pids, n);
 }
 
+/* /proc/stat now. */
+static void
+read_stat(struct cpu_times *t)
+{
+	char *text = check_read_file("/proc/stat");
+
+	CHECK(text != NULL && hygiene_parse_stat(text, t) == 0);
+	free(text);
+}
+
+static int64_t
+children_cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+	    1000000000LL + (int64_t)(ru.ru_utime.tv_usec +
+	    ru.ru_stime.tv_usec) * 1000;
+}
+
+/*
+ * The watch between runs: no sleeping at 100%, the time between calls as
+ * the window, our reaped children's CPU time left out, a busy window
+ * flagging the run at once when max-wait is 0, and a sleeping sample
+ * only when there is no full window yet.
+ */
+static void
+test_watch(void)
+{
+	struct hygiene_watch w;
+	struct hygiene_sample s;
+	struct cpu_times a, b;
+	struct err e = ERR_INIT;
+	pid_t pids[64];
+	int busy, stop_after = 0, n;
+	int64_t t0, kids;
+	double share, raw;
+
+	calls = 0;
+	hygiene_watch_init(&w);
+	CHECK_INT(hygiene_watch_run(&w, 1.0, 60000, 250, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 0);
+	CHECK(s.busy < 0);		/* no window yet, and no sample */
+	CHECK_INT(s.window_ms, 0);
+	usleep(1000000);
+	CHECK_INT(hygiene_watch_run(&w, 1.0, 60000, 250, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	/* The second elapsed between the calls, not a sleep of 250 ms. */
+	CHECK(s.window_ms >= 1000);
+	CHECK(s.busy >= 0 && s.busy <= 1);
+	CHECK_INT(calls, 0);
+	/* Within 250 ms of the last window: the same figure stands. */
+	CHECK_INT(hygiene_watch_run(&w, 1.0, 60000, 250, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK(s.window_ms >= 1000);
+
+	/* Children spinning on every CPU and reaped before the window
+	 * closes are ours: their share comes off the raw busy share. */
+	hygiene_watch_init(&w);
+	CHECK_INT(hygiene_watch_run(&w, 1.0, 0, 250, NULL, NULL, &s, &busy,
+	    &e), 0);
+	read_stat(&a);
+	kids = children_cpu_ns();
+	t0 = now_ms();
+	n = spin_start(pids, 64);
+	usleep(600000);
+	spin_stop(pids, n);
+	CHECK_INT(hygiene_watch_run(&w, 1.0, 0, 250, NULL, NULL, &s, &busy,
+	    &e), 0);
+	read_stat(&b);
+	raw = hygiene_busy(&a, &b);
+	share = (double)(children_cpu_ns() - kids) / 1e6 /
+	    (double)(now_ms() - t0) / (double)sysconf(_SC_NPROCESSORS_ONLN);
+	CHECK(share > 0);
+	CHECK(s.busy >= 0 && s.busy <= raw - share + 0.1);
+
+	/* Spinning children not yet reaped are someone else's load: with
+	 * max-wait 0 the run is flagged busy at once, without a sample. */
+	hygiene_watch_init(&w);
+	n = spin_start(pids, 64);
+	CHECK_INT(hygiene_watch_run(&w, 0.05, 0, 250, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 0);		/* unknown yet: not flagged */
+	usleep(400000);
+	CHECK_INT(hygiene_watch_run(&w, 0.05, 0, 250, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 1);
+	CHECK(s.busy >= 0.3);
+	CHECK_INT(calls, 0);
+
+	/* Below 100% with no window yet, and max-wait above 0: one sample
+	 * of the sampling window, by sleeping; busy, so it waits on. */
+	hygiene_watch_init(&w);
+	stop_after = 1;
+	CHECK_INT(hygiene_watch_run(&w, 0.05, 60000, 150, count_calls,
+	    &stop_after, &s, &busy, &e), 0);
+	CHECK_INT(busy, 1);
+	CHECK_INT(calls, 1);
+	CHECK(s.window_ms >= 140 && s.window_ms < 5000);
+	spin_stop(pids, n);
+}
+
 static void
 test_machine_real(void)
 {
@@ -255,6 +367,7 @@ main(void)
 	check_tmpdir("hygiene");
 	test_parse_stat();
 	test_sample_and_wait();
+	test_watch();
 	test_machine_real();
 	test_machine_files();
 	return check_done();

@@ -468,8 +468,8 @@ server_run(struct bench_ctx *b, const struct tmpl_vals *v,
 static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
     const struct bench_cell *c, int64_t definition_id, int rep, int warmup,
-    int confirm, struct bench_progress *p, struct bench_tally *tally,
-    struct err *e)
+    int confirm, struct bench_progress *p, struct hygiene_watch *hw,
+    struct bench_tally *tally, struct err *e)
 {
 	const struct conf_engine *eng = b->eng;
 	struct hygiene_sample hs = { -1, -1, 0 };
@@ -488,7 +488,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	size_t nsmp = 0;
 	int busy = 0, rc;
 
-	if (hygiene_wait_quiet(b->conf->max_busy, b->conf->max_wait_ms,
+	if (hygiene_watch_run(hw, b->conf->max_busy, b->conf->max_wait_ms,
 	    HYGIENE_WINDOW_MS, on_wait, &wa, &hs, &busy, &pe) < 0)
 		hs.busy = hs.load1 = -1;	/* no /proc/stat: not fatal */
 	v.bin = t->dir;
@@ -624,10 +624,12 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
     struct err *e)
 {
 	struct bench_progress p;
+	struct hygiene_watch hw;
 	double t0 = now_s();
 	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, rc = 0;
 
 	memset(&p, 0, sizeof(p));
+	hygiene_watch_init(&hw);
 	p.ncells = ncells;
 	for (size_t c = 0; c < ncells; c++)
 		for (size_t t = 0; t < ntargets; t++)
@@ -674,7 +676,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				failed = tally->failed;
 				rc = one_run(b, &targets[t], &cells[c],
 				    definition_id, r < 0 ? r + warmup : r,
-				    r < 0, confirm, &p, tally, e);
+				    r < 0, confirm, &p, &hw, tally, e);
 				if (rc == 0 && tally->failed == failed &&
 				    t < BENCH_MAX_TARGETS)
 					ran_ok[t] = 1;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,6 +83,25 @@ hygiene_busy(const struct cpu_times *before, const struct cpu_times *after)
 	return 1.0 - (double)idle / (double)total;
 }
 
+double
+hygiene_busy_others(const struct cpu_times *before,
+    const struct cpu_times *after, int64_t self_ns, long ticks_per_s)
+{
+	double total, busy;
+
+	if (after->total <= before->total || after->idle < before->idle ||
+	    ticks_per_s <= 0)
+		return 0;
+	total = (double)(after->total - before->total);
+	busy = total - (double)(after->idle - before->idle);
+	busy -= (double)self_ns * (double)ticks_per_s / 1e9;
+	/* Ticks are sampled, rusage is not: the difference can go a tick
+	 * or two past either end. */
+	if (busy <= 0)
+		return 0;
+	return busy >= total ? 1 : busy / total;
+}
+
 static int
 read_times(struct cpu_times *t, struct err *e)
 {
@@ -144,6 +164,83 @@ hygiene_wait_quiet(double max_busy, int64_t max_wait_ms, int64_t window_ms,
 			return 0;
 		}
 	}
+}
+
+/* User and system time of this process and of its reaped children. */
+static int64_t
+self_cpu_ns(void)
+{
+	struct rusage self, kids;
+	int64_t ns = 0;
+
+	if (getrusage(RUSAGE_SELF, &self) == 0)
+		ns += (int64_t)(self.ru_utime.tv_sec + self.ru_stime.tv_sec) *
+		    1000000000LL + (int64_t)(self.ru_utime.tv_usec +
+		    self.ru_stime.tv_usec) * 1000;
+	if (getrusage(RUSAGE_CHILDREN, &kids) == 0)
+		ns += (int64_t)(kids.ru_utime.tv_sec + kids.ru_stime.tv_sec) *
+		    1000000000LL + (int64_t)(kids.ru_utime.tv_usec +
+		    kids.ru_stime.tv_usec) * 1000;
+	return ns;
+}
+
+void
+hygiene_watch_init(struct hygiene_watch *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->last.busy = w->last.load1 = -1;
+}
+
+/* Open a new window now. */
+static int
+watch_open(struct hygiene_watch *w, struct err *e)
+{
+	if (read_times(&w->at, e) < 0)
+		return -1;
+	w->self_ns = self_cpu_ns();
+	w->opened_ms = now_ms();
+	return 0;
+}
+
+int
+hygiene_watch_run(struct hygiene_watch *w, double max_busy,
+    int64_t max_wait_ms, int64_t window_ms, hygiene_wait_fn fn, void *arg,
+    struct hygiene_sample *last, int *busy, struct err *e)
+{
+	struct cpu_times now;
+	int64_t t = now_ms(), self;
+	double load[1];
+
+	*busy = 0;
+	if (window_ms <= 0)
+		window_ms = HYGIENE_WINDOW_MS;
+	if (w->opened_ms == 0) {
+		if (watch_open(w, e) < 0)
+			return -1;
+	} else if (t - w->opened_ms >= window_ms) {
+		self = self_cpu_ns();
+		if (read_times(&now, e) < 0)
+			return -1;
+		w->last.busy = hygiene_busy_others(&w->at, &now,
+		    self - w->self_ns, sysconf(_SC_CLK_TCK));
+		w->last.window_ms = t - w->opened_ms;
+		w->last.load1 = getloadavg(load, 1) == 1 ? load[0] : -1;
+		w->at = now;
+		w->self_ns = self;
+		w->opened_ms = t;
+	}
+	*last = w->last;
+	if (max_busy >= 1 || (w->last.busy >= 0 && w->last.busy < max_busy))
+		return 0;
+	if (max_wait_ms == 0) {
+		*busy = w->last.busy >= 0;
+		return 0;
+	}
+	if (hygiene_wait_quiet(max_busy, max_wait_ms, window_ms, fn, arg,
+	    last, busy, e) < 0)
+		return -1;
+	w->last = *last;
+	return watch_open(w, e);
 }
 
 /* ---- machine identity ---- */

@@ -1,8 +1,11 @@
 /*
  * hygiene.h: is the machine quiet enough to measure on, and which machine
- * is it.  The CPU busy share is sampled from /proc/stat over a short
- * window before each run; the machine's identity decides which runs may
- * be compared (DESIGN.md, "Comparability").
+ * is it.  The CPU busy share comes from /proc/stat: over the time since
+ * the previous run started, this process's own CPU time and its runs'
+ * taken out (struct hygiene_watch), or over a short window of sleep when
+ * there is no such time yet or the machine was busy; the machine's
+ * identity decides which runs may be compared (DESIGN.md,
+ * "Comparability").
  */
 #ifndef BISECTD_HYGIENE_H
 #define BISECTD_HYGIENE_H
@@ -36,6 +39,14 @@ double hygiene_busy(const struct cpu_times *before,
     const struct cpu_times *after);
 
 /*
+ * The busy share between two readings of everything but self_ns of CPU
+ * time (ours and our children's), with ticks_per_s USER_HZ ticks a
+ * second: from 0 to 1, 0 when no tick passed.
+ */
+double hygiene_busy_others(const struct cpu_times *before,
+    const struct cpu_times *after, int64_t self_ns, long ticks_per_s);
+
+/*
  * Sample the CPU busy share over window_ms (0: HYGIENE_WINDOW_MS) and the
  * load average.  Returns 0 or -1 with e set.
  */
@@ -58,6 +69,37 @@ typedef int (*hygiene_wait_fn)(void *arg, const struct hygiene_sample *s,
  */
 int hygiene_wait_quiet(double max_busy, int64_t max_wait_ms,
     int64_t window_ms, hygiene_wait_fn fn, void *arg,
+    struct hygiene_sample *last, int *busy, struct err *e);
+
+/*
+ * The busy share between runs, for free: the window is the time from one
+ * run's start to the next's, which holds the run itself and its reaping
+ * and storing, and the CPU time this process and its reaped children
+ * spent in it is taken out.  A window shorter than the sampling window
+ * stays open across runs (a fast engine gets a fresh figure every few
+ * runs), and the last full one stands meanwhile.
+ */
+struct hygiene_watch {
+	struct cpu_times at;	/* /proc/stat when the window opened */
+	int64_t self_ns;	/* our CPU time and our children's then */
+	int64_t opened_ms;	/* CLOCK_MONOTONIC; 0: no window open */
+	struct hygiene_sample last;	/* the last full window; busy -1:
+					 * none yet */
+};
+
+void hygiene_watch_init(struct hygiene_watch *w);
+
+/*
+ * Before a run: the busy share into *last (busy -1 when unknown) and
+ * *busy 1 when the run goes ahead on a busy machine.  With max_busy 1 or
+ * more nothing waits.  Otherwise, when the last full window was busy, or
+ * there is none yet, samples by sleeping as hygiene_wait_quiet() does,
+ * for at most max_wait_ms; with max_wait_ms 0 it never sleeps: a busy
+ * window flags the run and an unknown share lets it go.  Returns 0, or
+ * -1 with e set when /proc/stat cannot be read.
+ */
+int hygiene_watch_run(struct hygiene_watch *w, double max_busy,
+    int64_t max_wait_ms, int64_t window_ms, hygiene_wait_fn fn, void *arg,
     struct hygiene_sample *last, int *busy, struct err *e);
 
 /*

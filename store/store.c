@@ -308,17 +308,18 @@ create_private(const char *path, struct err *e)
 	return 0;
 }
 
-static int
-open_conn(const char *path, int flags, struct store **out, struct err *e)
+/* A connection to path with the store's settings, or NULL with e set. */
+static struct store *
+open_conn(const char *path, int flags, struct err *e)
 {
 	struct store *s;
 	int rc;
 
-	*out = NULL;
 	if ((s = calloc(1, sizeof(*s))) == NULL ||
 	    (s->path = strdup(path)) == NULL) {
 		free(s);
-		return err_errno(e, "cannot open database '%s'", path);
+		err_errno(e, "cannot open database '%s'", path);
+		return NULL;
 	}
 	rc = sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
@@ -329,12 +330,11 @@ open_conn(const char *path, int flags, struct store **out, struct err *e)
 			err_set(e, "cannot open database '%s': out of memory",
 			    path);
 		store_close(s);
-		return -1;
+		return NULL;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
-	*out = s;
-	return 0;
+	return s;
 }
 
 int
@@ -346,7 +346,7 @@ store_open_version(const char *path, int max, struct store **out,
 
 	*out = NULL;
 	if (create_private(path, e) < 0 ||
-	    open_conn(path, SQLITE_OPEN_READWRITE, &s, e) < 0)
+	    (s = open_conn(path, SQLITE_OPEN_READWRITE, e)) == NULL)
 		return -1;
 	if (sqlite3_db_readonly(s->db, "main") == 1) {
 		err_set(e, "database '%s' is read-only: bisectd needs to "
@@ -380,7 +380,7 @@ store_open_readonly(const char *path, struct store **out, struct err *e)
 	int version;
 
 	*out = NULL;
-	if (open_conn(path, SQLITE_OPEN_READONLY, &s, e) < 0)
+	if ((s = open_conn(path, SQLITE_OPEN_READONLY, e)) == NULL)
 		return -1;
 	if (check_ours(s, &version, e) < 0)
 		goto fail;

@@ -15,6 +15,7 @@
 
 #include "bisectd/jobs/acquire.h"
 #include "check.h"
+#include "check_conf.h"
 #include "common/err.h"
 #include "common/strv.h"
 #include "config/conf.h"
@@ -27,22 +28,6 @@ static struct testserver ts;
 #define ENGINE_TAIL \
     "\tcommand = {bin}/bin/engine\n\tweights = w\n\tallow-http = true\n"
 
-static struct conf *
-load(const char *text)
-{
-	struct strv problems = STRV_INIT;
-	struct conf *c = NULL;
-
-	check_write_file("t.conf", text);
-	if (conf_load("t.conf", &c, &problems) < 0) {
-		for (size_t i = 0; i < problems.n; i++)
-			fprintf(stderr, "config: %s\n", problems.v[i]);
-		c = NULL;
-	}
-	strv_clear(&problems);
-	return c;
-}
-
 #define DIR_CONF "[bisectd]\n\tdatabase = t.db\n\tcache = cache\n" \
     "[weights \"w\"]\n\tpath = w.bin\n[engine \"eng\"]\n" \
     "\tsource = dir:rel\n\tasset = basert-{version}.tar.gz\n" ENGINE_TAIL
@@ -54,7 +39,7 @@ start(const char *text, struct conf **c, struct store **s, struct acquire *a)
 	struct err e = ERR_INIT;
 
 	*s = NULL;
-	CHECK((*c = load(text)) != NULL);
+	CHECK((*c = check_conf_load(text)) != NULL);
 	if (*c == NULL)
 		return -1;
 	if (store_open("t.db", s, &e) < 0 ||
@@ -334,7 +319,7 @@ test_limit_keys(void)
 	store_close(s);
 	conf_free(c);
 	/* Without them: the cache's cap and 30 minutes. */
-	if ((c = load(DIR_CONF)) != NULL) {
+	if ((c = check_conf_load(DIR_CONF)) != NULL) {
 		CHECK_INT(conf_engine(c, "eng")->unpack_max, c->cache_max);
 		CHECK_INT(conf_engine(c, "eng")->download_deadline_ms,
 		    30 * 60000);

@@ -15,6 +15,7 @@
 
 #include "bisectd/output/alert_sink.h"
 #include "check.h"
+#include "check_conf.h"
 #include "config/conf.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -22,22 +23,6 @@
 #include "testserver.h"
 
 static struct testserver ts;
-
-static struct conf *
-load(const char *text)
-{
-	struct strv problems = STRV_INIT;
-	struct conf *c = NULL;
-
-	check_write_file("t.conf", text);
-	if (conf_load("t.conf", &c, &problems) < 0) {
-		for (size_t i = 0; i < problems.n; i++)
-			fprintf(stderr, "config: %s\n", problems.v[i]);
-		c = NULL;
-	}
-	strv_clear(&problems);
-	return c;
-}
 
 static int
 file_exists(const char *p)
@@ -86,7 +71,7 @@ test_webhook_and_dedup(void)
 	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
 	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
 	    testserver_url(&ts, "/hook"));
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;
@@ -212,7 +197,7 @@ test_hostile_text_and_secret_url(void)
 	    "[alert \"down\"]\n\twebhook = http://bot:hunter2@127.0.0.1:1"
 	    "/services/T0/B0/SECRETXYZ\n\tallow-http = true\n",
 	    testserver_url(&ts, "/hook"));
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;
@@ -323,7 +308,7 @@ test_retries(const char *url, const char *name)
 	check_tmpdir(name);
 	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
 	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n", url);
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;
@@ -407,7 +392,7 @@ test_command(void)
 	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
 	    "[alert \"cmd\"]\n\tcommand = %s/sink.sh '%s/got it.json'\n"
 	    "[alert \"bad\"]\n\tcommand = %s/fail.sh\n", cwd, cwd, cwd);
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;
@@ -452,7 +437,7 @@ test_email(void)
 	    "[alert \"mail\"]\n\temail = a@example.org, b@example.org\n"
 	    "\tsmtp = smtp://127.0.0.1:%d\n\tfrom = bench@example.org\n"
 	    "\tallow-http = true\n", ts.smtp_port);
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;

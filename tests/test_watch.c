@@ -16,6 +16,7 @@
 
 #include "bisectd/output/alert_sink.h"
 #include "check.h"
+#include "check_conf.h"
 #include "config/conf.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -33,22 +34,6 @@ log_line(void *arg, int level, const char *msg)
 		errors_logged++;
 	if (getenv("TEST_WATCH_VERBOSE"))
 		fprintf(stderr, "[%d] %s\n", level, msg);
-}
-
-static struct conf *
-load(const char *text)
-{
-	struct strv problems = STRV_INIT;
-	struct conf *c = NULL;
-
-	check_write_file("t.conf", text);
-	if (conf_load("t.conf", &c, &problems) < 0) {
-		for (size_t i = 0; i < problems.n; i++)
-			fprintf(stderr, "config: %s\n", problems.v[i]);
-		c = NULL;
-	}
-	strv_clear(&problems);
-	return c;
 }
 
 /* Publish demo release version in folder dir. */
@@ -115,7 +100,7 @@ test_watch(void)
 		snprintf(ver, sizeof(ver), "0.2.%d", v);
 		publish("rel", ver);
 	}
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;
@@ -211,7 +196,7 @@ yardstick_case(const char *name, const char *ys_version,
 	    "[weights \"w2\"]\n\tpath = w2.bin\n%s%s"
 	    "[yardstick]\n\tengine = basert\n\tversion = %s\n\tevery = 7d\n",
 	    build, a, b, ys_version);
-	c = load(text);
+	c = check_conf_load(text);
 	CHECK(c != NULL);
 	if (c == NULL)
 		return;

@@ -229,12 +229,27 @@ fail:
 static int
 check_ours(struct store *s, int *version, struct err *e)
 {
+	sqlite3_stmt *st;
 	int appid, tables;
 
-	if (pragma_int(s, "PRAGMA user_version", version, e) < 0 ||
-	    pragma_int(s, "PRAGMA application_id", &appid, e) < 0 ||
-	    pragma_int(s, "SELECT count(*) FROM sqlite_schema", &tables, e) < 0)
+	/* One statement, so one read transaction: read one at a time, a
+	 * migration committed in between by another process showed its
+	 * tables beside the header of the empty file before it, and the
+	 * database looked like another program's. */
+	if (store_prepare(s, "SELECT (SELECT user_version FROM "
+	    "pragma_user_version), (SELECT application_id FROM "
+	    "pragma_application_id), (SELECT count(*) FROM sqlite_schema)",
+	    &st, e) < 0)
 		return -1;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		store_fail(s, e, "read the schema version");
+		sqlite3_finalize(st);
+		return -1;
+	}
+	*version = sqlite3_column_int(st, 0);
+	appid = sqlite3_column_int(st, 1);
+	tables = sqlite3_column_int(st, 2);
+	sqlite3_finalize(st);
 	if (appid != STORE_APPLICATION_ID && (*version != 0 || tables != 0))
 		return err_set(e, "'%s' is a SQLite database of another "
 		    "program, not bisectd's", s->path);

@@ -44,7 +44,7 @@ read_alert(sqlite3_stmt *st, struct store_alert *a)
 
 int
 store_alert_enlist(struct store *s, const char *sink, const char *target,
-    int64_t since, struct err *e)
+    int64_t since, int64_t due_at, struct err *e)
 {
 	sqlite3_stmt *st;
 
@@ -56,7 +56,7 @@ store_alert_enlist(struct store *s, const char *sink, const char *target,
 		return -1;
 	store_bind_text(st, 1, sink);
 	store_bind_text(st, 2, target);
-	sqlite3_bind_int64(st, 3, store_now());
+	sqlite3_bind_int64(st, 3, due_at);
 	sqlite3_bind_int64(st, 4, since);
 	if (store_step_done(s, st, "list the alerts a sink owes", e) < 0)
 		return -1;

@@ -434,13 +434,15 @@ void store_alert_release(struct store_alert *a);
 
 /*
  * Give sink (target: its URL, command or addresses as they may be shown,
- * for the listing) a delivery due now of every alert recorded at or
+ * for the listing) a delivery due at due_at of every alert recorded at or
  * after since that it has none of yet: new alerts, and for a sink added
  * to the configuration the recent ones, never an old backlog.  The
- * sink's earlier rows take this target too.
+ * sink's earlier rows take this target too.  due_at is the caller's
+ * clock, so the rows are due in the pass that enlists them even when
+ * the clock turned a second since the pass began.
  */
 int store_alert_enlist(struct store *s, const char *sink, const char *target,
-    int64_t since, struct err *e);
+    int64_t since, int64_t due_at, struct err *e);
 
 struct store_alert_due {
 	struct store_alert alert;

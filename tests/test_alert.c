@@ -293,6 +293,42 @@ count_log(void *arg, int level, const char *msg)
 
 /* A receiver answering 500, and one that is not there: retried with
  * backoff, every attempt stored, the other alerts wait with the first. */
+/* A pass whose clock began before a sink was reached (an earlier sink
+ * was slow, and the second turned): the alerts that sink is given in
+ * this pass are due in this pass, not one second later. */
+static void
+test_enlisted_due_in_same_pass(void)
+{
+	struct alert_opts o = { count_log, NULL };
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct store_alert_rows rows;
+	struct conf *c;
+	char text[8192];
+
+	check_tmpdir("test_alert_same_pass");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
+	    testserver_url(&ts, "/hook"));
+	c = check_conf_load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k-pass",
+	    "one", "{}", &e), 0);
+	CHECK_INT(alert_deliver_at(c, s, &o, (int64_t)time(NULL) - 5, &e), 0);
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	CHECK_INT(rows.n, 1);
+	if (rows.n == 1 && rows.v[0].nsinks == 1) {
+		CHECK_INT(rows.v[0].sinks[0].ntries, 1);
+		CHECK_STR(rows.v[0].sinks[0].state, "delivered");
+	}
+	store_alert_rows_release(&rows);
+	store_close(s);
+	conf_free(c);
+}
+
 static void
 test_retries(const char *url, const char *name)
 {
@@ -476,6 +512,7 @@ main(void)
 	test_text();
 	test_webhook_and_dedup();
 	test_hostile_text_and_secret_url();
+	test_enlisted_due_in_same_pass();
 	test_retries(testserver_url(&ts, "/hook500"), "test_alert_500");
 	/* a receiver that is down: port 1 (tcpmux) is closed on a test
 	 * machine, and the connection is refused at once */

@@ -358,7 +358,7 @@ alert_deliver_at(const struct conf *c, struct store *s,
 		if ((int)k->kind < 0 || k->kind > ALERT_EMAIL || !k->target)
 			continue;
 		if (store_alert_enlist(s, k->name, conf_alert_shown(k, shown,
-		    sizeof(shown)), now - ALERT_BACKLOG_S, e) < 0 ||
+		    sizeof(shown)), now - ALERT_BACKLOG_S, now, e) < 0 ||
 		    store_alert_due(s, k->name, now, ALERT_BATCH, &due, e) < 0)
 			return -1;
 		for (size_t j = 0; j < due.n; j++) {
@@ -426,18 +426,18 @@ int
 alert_next_due(const struct conf *c, struct store *s, int64_t *when,
     struct err *e)
 {
+	int64_t now = (int64_t)time(NULL);
 	int found = 0;
 
 	for (size_t i = 0; i < c->nalerts; i++) {
+		char shown[512];
 		int64_t t;
 		int rc;
-
-		char shown[512];
 
 		/* New alerts have no delivery row until enlisted: due now. */
 		if (store_alert_enlist(s, c->alerts[i].name,
 		    conf_alert_shown(&c->alerts[i], shown, sizeof(shown)),
-		    (int64_t)time(NULL) - ALERT_BACKLOG_S, e) < 0)
+		    now - ALERT_BACKLOG_S, now, e) < 0)
 			return -1;
 		rc = store_alert_next_due(s, c->alerts[i].name, &t, e);
 		if (rc < 0)

@@ -57,6 +57,30 @@ test_text(void)
 	json_decref(v);
 }
 
+/* A fresh folder with a config of one webhook sink "hook" at url and
+ * the store t.db open in *s; NULL when either failed (checked). */
+static struct conf *
+one_hook(const char *name, const char *url, struct store **s)
+{
+	struct err e = ERR_INIT;
+	char text[8192];
+	struct conf *c;
+
+	check_tmpdir(name);
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n", url);
+	c = check_conf_load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return NULL;
+	CHECK_INT(store_open("t.db", s, &e), 0);
+	if (*s == NULL) {
+		conf_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 static void
 test_webhook_and_dedup(void)
 {
@@ -67,15 +91,9 @@ test_webhook_and_dedup(void)
 	json_t *v = json_loads(verdict_json, 0, NULL), *doc;
 	char text[8192], *body;
 
-	check_tmpdir("test_alert_webhook");
-	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
-	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
-	    testserver_url(&ts, "/hook"));
-	c = check_conf_load(text);
-	CHECK(c != NULL);
-	if (c == NULL)
+	if ((c = one_hook("test_alert_webhook", testserver_url(&ts, "/hook"),
+	    &s)) == NULL)
 		return;
-	CHECK_INT(store_open("t.db", &s, &e), 0);
 	/* The same regression twice (a later, wider search finds it
 	 * again): one alert. */
 	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
@@ -304,17 +322,10 @@ test_enlisted_due_in_same_pass(void)
 	struct store *s = NULL;
 	struct store_alert_rows rows;
 	struct conf *c;
-	char text[8192];
 
-	check_tmpdir("test_alert_same_pass");
-	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
-	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
-	    testserver_url(&ts, "/hook"));
-	c = check_conf_load(text);
-	CHECK(c != NULL);
-	if (c == NULL)
+	if ((c = one_hook("test_alert_same_pass", testserver_url(&ts, "/hook"),
+	    &s)) == NULL)
 		return;
-	CHECK_INT(store_open("t.db", &s, &e), 0);
 	CHECK_INT(store_alert_record(s, "regression", "basert", "k-pass",
 	    "one", "{}", &e), 0);
 	CHECK_INT(alert_deliver_at(c, s, &o, (int64_t)time(NULL) - 5, &e), 0);
@@ -337,18 +348,11 @@ test_retries(const char *url, const char *name)
 	struct store *s = NULL;
 	struct store_alert_rows rows;
 	struct conf *c;
-	char text[8192];
 	int64_t now, when = 0;
 	time_t t0;
 
-	check_tmpdir(name);
-	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
-	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n", url);
-	c = check_conf_load(text);
-	CHECK(c != NULL);
-	if (c == NULL)
+	if ((c = one_hook(name, url, &s)) == NULL)
 		return;
-	CHECK_INT(store_open("t.db", &s, &e), 0);
 	CHECK_INT(store_alert_record(s, "regression", "basert", "k1",
 	    "one", "{}", &e), 0);
 	CHECK_INT(store_alert_record(s, "regression", "basert", "k2",

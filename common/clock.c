@@ -13,6 +13,12 @@ clock_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t
+clock_now_ms(void)
+{
+	return clock_now_ns() / 1000000;
+}
+
 void
 clock_sleep_ns(int64_t ns)
 {

@@ -10,6 +10,9 @@
 /* CLOCK_MONOTONIC now, in ns. */
 int64_t clock_now_ns(void);
 
+/* CLOCK_MONOTONIC now, in ms. */
+int64_t clock_now_ms(void);
+
 /* Sleep ns nanoseconds, resumed after EINTR. */
 void clock_sleep_ns(int64_t ns);
 

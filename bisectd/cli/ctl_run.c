@@ -19,6 +19,7 @@
 #include "fetch/cache.h"
 #include "ctl.h"
 #include "bisectd/jobs/driver.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/jobs/report_build.h"
@@ -66,14 +67,12 @@ on_download(void *arg, uint64_t now, uint64_t total)
 {
 	static double start, last;
 	static uint64_t first;
-	struct timespec ts;
 	double t, rate;
 
 	(void)arg;
 	if (!tty)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	t = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	t = clock_now_ns() / 1e9;
 	if (start == 0 || now < first) {
 		start = t;
 		first = now;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "control.h"
 #include "common/err.h"
 
@@ -32,15 +33,6 @@ set_addr(struct sockaddr_un *sa, const char *path, struct err *e)
 	return 0;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Wait until fd is ready for events or the deadline passes. */
 static int
 wait_fd(int fd, short events, int64_t deadline, const char *what,
@@ -50,7 +42,7 @@ wait_fd(int fd, short events, int64_t deadline, const char *what,
 	int rc;
 
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - clock_now_ms();
 
 		if (left <= 0)
 			return err_set(e, "%s: timed out", what);
@@ -176,18 +168,12 @@ finish_line(char *line, size_t len, struct control_request *req,
 	return control_parse(line, req, e);
 }
 
-int64_t
-control_now_ms(void)
-{
-	return now_ms();
-}
-
 void
 control_client_start(struct control_client *c, int fd)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
-	c->deadline_ms = now_ms() + CONTROL_TIMEOUT_MS;
+	c->deadline_ms = clock_now_ms() + CONTROL_TIMEOUT_MS;
 }
 
 void
@@ -266,7 +252,7 @@ int
 control_read_request(int fd, struct control_request *req, struct err *e)
 {
 	char line[CONTROL_REQUEST_MAX];
-	int64_t deadline = now_ms() + CONTROL_TIMEOUT_MS;
+	int64_t deadline = clock_now_ms() + CONTROL_TIMEOUT_MS;
 	size_t len = 0;
 	char *nl;
 
@@ -321,7 +307,7 @@ write_all(int fd, const char *p, size_t len, int64_t deadline,
 int
 control_reply(int fd, const char *text, struct err *e)
 {
-	int64_t deadline = now_ms() + CONTROL_TIMEOUT_MS;
+	int64_t deadline = clock_now_ms() + CONTROL_TIMEOUT_MS;
 	size_t len = strlen(text);
 
 	if (len + 1 > CONTROL_REPLY_MAX)
@@ -339,7 +325,7 @@ control_call(const char *path, const char *request, char **reply,
 {
 	struct sockaddr_un sa;
 	struct buf b = BUF_INIT(CONTROL_REPLY_MAX);
-	int64_t deadline = now_ms() + 5 * CONTROL_TIMEOUT_MS;
+	int64_t deadline = clock_now_ms() + 5 * CONTROL_TIMEOUT_MS;
 	int fd, rc = -1;
 
 	*reply = NULL;

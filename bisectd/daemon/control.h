@@ -53,7 +53,7 @@ int control_read_request(int fd, struct control_request *req, struct err *e);
  */
 struct control_client {
 	int fd;				/* -1: a free slot */
-	int64_t deadline_ms;		/* CLOCK_MONOTONIC: closed after */
+	int64_t deadline_ms;		/* clock_now_ms(): closed after */
 	char in[CONTROL_REQUEST_MAX];
 	size_t in_len;
 	char *out;			/* the reply and its newline, or
@@ -85,9 +85,6 @@ int control_client_set_reply(struct control_client *c, const char *text,
 /* Send what the socket takes of the reply: 1 when all is sent, 0 when
  * more is to come, -1 with e. */
 int control_client_write(struct control_client *c, struct err *e);
-
-/* Milliseconds since an arbitrary point (CLOCK_MONOTONIC). */
-int64_t control_now_ms(void);
 
 /* Parse one request line (without its newline). */
 int control_parse(const char *line, struct control_request *req,

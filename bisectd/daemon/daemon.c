@@ -28,6 +28,7 @@
 #include "control.h"
 #include "config/cron.h"
 #include "daemon.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "common/logto.h"
 #include "common/fsutil.h"
@@ -549,7 +550,7 @@ cancel_json(struct daemon *d, int64_t id)
 static void
 control_log(struct daemon *d, const char *msg)
 {
-	int64_t now = control_now_ms();
+	int64_t now = clock_now_ms();
 
 	if (now < d->log_quiet_until) {
 		d->log_muted++;
@@ -633,7 +634,7 @@ serve_client(struct daemon *d, struct control_client *c, short revents,
 	struct err e = ERR_INIT;
 	int rc;
 
-	if (control_now_ms() > c->deadline_ms) {
+	if (clock_now_ms() > c->deadline_ms) {
 		control_log(d, c->out ? "a client did not take its reply in "
 		    "time" : "a client sent no request in time");
 		control_client_end(c);
@@ -659,7 +660,7 @@ serve_client(struct daemon *d, struct control_client *c, short revents,
 static int
 clients_timeout(const struct daemon *d, int ms)
 {
-	int64_t now = control_now_ms();
+	int64_t now = clock_now_ms();
 
 	for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++) {
 		int64_t left;

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "common/clock.h"
 #include "bench.h"
 #include "config/conf.h"
 #include "common/err.h"
@@ -158,15 +159,6 @@ bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
 		return -1;
 	memcpy(hw_key, m.hw_key, 65);
 	return 0;
-}
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 struct wait_arg {
@@ -625,7 +617,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 {
 	struct bench_progress p;
 	struct hygiene_watch hw;
-	double t0 = now_s();
+	double t0 = clock_now_ns() / 1e9;
 	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, rc = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -668,7 +660,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				p.version = targets[t].version;
 				p.warmup = r < 0;
 				p.rep = r < 0 ? r + warmup + 1 : r + 1;
-				p.elapsed_s = now_s() - t0;
+				p.elapsed_s = clock_now_ns() / 1e9 - t0;
 				p.eta_s = p.done ? p.elapsed_s / (double)p.done *
 				    (double)(p.total - p.done) : NAN;
 				if (b->progress)

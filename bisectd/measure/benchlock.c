@@ -11,20 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "benchlock.h"
 #include "common/err.h"
 
 #define POLL_MS		100
 #define REMIND_MS	1000
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int
 open_lock(const char *path, struct err *e)
@@ -157,7 +149,7 @@ benchlock_acquire(struct benchlock *l, const char *path, const char *what,
     benchlock_wait_fn fn, void *arg, struct err *e)
 {
 	struct benchlock_holder seen, now;
-	int64_t start = now_ms(), last_call = 0;
+	int64_t start = clock_now_ms(), last_call = 0;
 	struct timespec pause = { 0, POLL_MS * 1000000L };
 	int fd, rc, called = 0;
 
@@ -174,10 +166,10 @@ benchlock_acquire(struct benchlock *l, const char *path, const char *what,
 			break;
 		if (fn != NULL && (!called || now.pid != seen.pid ||
 		    strcmp(now.what, seen.what) != 0 ||
-		    now_ms() - last_call >= REMIND_MS)) {
+		    clock_now_ms() - last_call >= REMIND_MS)) {
 			called = 1;
 			seen = now;
-			last_call = now_ms();
+			last_call = clock_now_ms();
 			if (fn(arg, &now, last_call - start) != 0) {
 				close(fd);
 				return 1;

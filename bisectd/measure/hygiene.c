@@ -12,20 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/err.h"
 #include "hygiene.h"
 #include "fetch/sha256.h"
 
 #define STAT_HEAD 4096	/* the aggregate line comes first */
-
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 sleep_ms(int64_t ms)
@@ -132,14 +124,14 @@ hygiene_sample(int64_t window_ms, struct hygiene_sample *s, struct err *e)
 
 	if (window_ms <= 0)
 		window_ms = HYGIENE_WINDOW_MS;
-	t0 = now_ms();
+	t0 = clock_now_ms();
 	if (read_times(&a, e) < 0)
 		return -1;
 	sleep_ms(window_ms);
 	if (read_times(&b, e) < 0)
 		return -1;
 	s->busy = hygiene_busy(&a, &b);
-	s->window_ms = now_ms() - t0;
+	s->window_ms = clock_now_ms() - t0;
 	s->load1 = getloadavg(load, 1) == 1 ? load[0] : -1;
 	return 0;
 }
@@ -149,7 +141,7 @@ hygiene_wait_quiet(double max_busy, int64_t max_wait_ms, int64_t window_ms,
     hygiene_wait_fn fn, void *arg, struct hygiene_sample *last, int *busy,
     struct err *e)
 {
-	int64_t start = now_ms(), waited;
+	int64_t start = clock_now_ms(), waited;
 
 	*busy = 0;
 	for (;;) {
@@ -157,7 +149,7 @@ hygiene_wait_quiet(double max_busy, int64_t max_wait_ms, int64_t window_ms,
 			return -1;
 		if (max_busy >= 1 || last->busy < max_busy)
 			return 0;
-		waited = now_ms() - start;
+		waited = clock_now_ms() - start;
 		if (waited >= max_wait_ms ||
 		    (fn != NULL && fn(arg, last, waited) != 0)) {
 			*busy = 1;
@@ -198,7 +190,7 @@ watch_open(struct hygiene_watch *w, struct err *e)
 	if (read_times(&w->at, e) < 0)
 		return -1;
 	w->self_ns = self_cpu_ns();
-	w->opened_ms = now_ms();
+	w->opened_ms = clock_now_ms();
 	return 0;
 }
 
@@ -208,7 +200,7 @@ hygiene_watch_run(struct hygiene_watch *w, double max_busy,
     struct hygiene_sample *last, int *busy, struct err *e)
 {
 	struct cpu_times now;
-	int64_t t = now_ms(), self;
+	int64_t t = clock_now_ms(), self;
 	double load[1];
 
 	*busy = 0;

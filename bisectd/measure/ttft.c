@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "common/buf.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "fetch/http.h"
 #include "runner.h"
@@ -31,15 +32,6 @@ struct ttft_server {
 	int allow_http;
 	unsigned seq;		/* requests so far: varies the prompt */
 };
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void
 sleep_ms(int64_t ms)
@@ -223,7 +215,7 @@ static int
 on_chunk(void *arg, const char *data, size_t len)
 {
 	struct stream_ctx *c = arg;
-	int64_t arrived = now_ns();	/* before any parsing */
+	int64_t arrived = clock_now_ns();	/* before any parsing */
 
 	buf_add_capped(&c->head, data, len);
 	c->outcome = ttft_sse_feed(&c->sse, data, len);
@@ -290,7 +282,7 @@ ttft_measure(struct ttft_server *srv, const struct ttft_request *rq,
 		    "to '%s'", rq->url);
 	srv->seq++;
 	if (rq->prompt == NULL && (prompt = make_prompt(rq->prompt_tokens,
-	    (uint64_t)now_ns() ^ ((uint64_t)srv->seq << 40))) == NULL)
+	    (uint64_t)clock_now_ns() ^ ((uint64_t)srv->seq << 40))) == NULL)
 		return fail(r, e, TTFT_HTTP, "cannot build a prompt of %d "
 		    "words: out of memory", rq->prompt_tokens);
 	req = json_pack("{s:s, s:i, s:b}", "prompt",
@@ -314,7 +306,7 @@ ttft_measure(struct ttft_server *srv, const struct ttft_request *rq,
 	ttft_sse_init(&ctx.sse);
 	buf_init(&ctx.head, HEAD_KEPT);
 
-	t0 = now_ns();
+	t0 = clock_now_ns();
 	rc = http_stream_post(rq->url, &o, "application/json", body,
 	    strlen(body), on_chunk, &ctx, &status, &herr);
 	free(body);
@@ -390,7 +382,7 @@ ttft_server_start(const struct ttft_server_spec *s, struct ttft_server **out,
 	}
 	wait_ms = s->ready_timeout_ms > 0 ? s->ready_timeout_ms :
 	    READY_DEFAULT_MS;
-	deadline = now_ns() + wait_ms * NS_PER_MS;
+	deadline = clock_now_ns() + wait_ms * NS_PER_MS;
 	o.allow_http = s->allow_http;
 	o.connect_timeout_ms = 1000;
 	o.total_timeout_ms = 2000;
@@ -418,7 +410,7 @@ ttft_server_start(const struct ttft_server_spec *s, struct ttft_server **out,
 		else
 			snprintf(last, sizeof(last), "%.500s", herr.msg);
 		http_response_release(&resp);
-		if (now_ns() >= deadline) {
+		if (clock_now_ns() >= deadline) {
 			stop_into(p, server_run);
 			return fail(r, e, TTFT_NOT_READY, "server not ready: "
 			    "'%s' did not answer 200 within %lld ms (last: "

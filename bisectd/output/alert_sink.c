@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "common/clock.h"
 #include "alert_sink.h"
 #include "config/conf.h"
 #include "common/err.h"
@@ -35,15 +36,6 @@
 /* Log through the caller's callback, if any. */
 #define logf_(o, level, ...) log_to((o) ? (o)->log : NULL, \
 	(o) ? (o)->arg : NULL, (level), __VA_ARGS__)
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Seconds to wait after the attempts-th failure (1, 2, ...). */
 static int64_t
@@ -365,7 +357,7 @@ alert_deliver_at(const struct conf *c, struct store *s,
 			const struct store_alert *a = &due.v[j].alert;
 			struct store_alert_attempt at;
 			struct outcome r;
-			int64_t t0 = mono_ms();
+			int64_t t0 = clock_now_ms();
 			int tries = due.v[j].attempts + 1;
 
 			deliver_one(k, a, &r);
@@ -377,7 +369,7 @@ alert_deliver_at(const struct conf *c, struct store *s,
 			at.http_status = r.http_status;
 			at.exit_code = r.exit_code;
 			at.error = r.err.msg;
-			at.duration_ms = mono_ms() - t0;
+			at.duration_ms = clock_now_ms() - t0;
 			at.next_at = r.ok || tries >= ALERT_MAX_ATTEMPTS ? 0 :
 			    now + backoff_s(tries);
 			if (store_alert_attempt_add(s, &at, e) < 0) {

@@ -305,6 +305,23 @@ want_size(struct loader *ld, const struct entry *en, uint64_t *out)
 		    "16G or 512M, got '%s'", en->label, en->value);
 }
 
+/* 64 hex digits into *out, lowercased. */
+static void
+want_sha256(struct loader *ld, const struct entry *en, char **out)
+{
+	size_t n = strlen(en->value);
+	int ok = n == 64;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = isxdigit((unsigned char)en->value[i]);
+	if (!ok)
+		problem(ld, en->line, "%s: expected 64 hex digits, got '%s'",
+		    en->label, en->value);
+	set_str(out, en->value);
+	for (char *p = *out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
 static int
 valid_url(const char *v, int allow_file)
 {
@@ -399,19 +416,9 @@ weights_key(struct loader *ld, const struct entry *en)
 			problem(ld, en->line, "%s: expected an http(s) URL, got "
 			    "'%s'", en->label, en->value);
 		set_str(&w->url, en->value);
-	} else if (strcmp(en->key, "sha256") == 0) {
-		size_t n = strlen(en->value);
-		int ok = n == 64;
-
-		for (size_t i = 0; ok && i < n; i++)
-			ok = isxdigit((unsigned char)en->value[i]);
-		if (!ok)
-			problem(ld, en->line, "%s: expected 64 hex digits, got "
-			    "'%s'", en->label, en->value);
-		set_str(&w->sha256, en->value);
-		for (char *p = w->sha256; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-	} else
+	} else if (strcmp(en->key, "sha256") == 0)
+		want_sha256(ld, en, &w->sha256);
+	else
 		problem(ld, en->line, "%s: unknown key in [weights \"%s\"] "
 		    "(expected path, url or sha256)", en->label, en->sub);
 }
@@ -522,30 +529,64 @@ engine_source(struct loader *ld, struct conf_engine *g, const struct entry *en)
 	    "git:PATH-OR-URL or dir:PATH, got '%s'", en->label, en->value);
 }
 
+/*
+ * The json:PATH or regex:RE part of a parser key: 1 with *arg set for
+ * json:, 2 for regex: (checked against conf_check_regex()), 0 for
+ * neither.
+ */
+static int
+parser_arg(struct loader *ld, const struct entry *en, char **arg)
+{
+	const char *v = en->value, *why;
+
+	free(*arg);
+	*arg = NULL;
+	if (strncmp(v, "json:", 5) == 0 && v[5] != '\0') {
+		*arg = xstrdup(v + 5);
+		return 1;
+	}
+	if (strncmp(v, "regex:", 6) != 0 || v[6] == '\0')
+		return 0;
+	*arg = xstrdup(v + 6);
+	if (conf_check_regex(v + 6, &why) < 0)
+		problem(ld, en->line, "%s: %s", en->label, why);
+	return 2;
+}
+
 static void
 engine_parser(struct loader *ld, struct conf_engine *g, const struct entry *en)
 {
 	const char *v = en->value;
+	int kind = parser_arg(ld, en, &g->parser_arg);
 
-	free(g->parser_arg);
-	g->parser_arg = NULL;
-	if (strcmp(v, "wall") == 0)
+	if (kind == 1)
+		g->parser = PARSER_JSON;
+	else if (kind == 2)
+		g->parser = PARSER_REGEX;
+	else if (strcmp(v, "wall") == 0)
 		g->parser = PARSER_WALL;
 	else if (strcmp(v, "llama-bench") == 0)
 		g->parser = PARSER_LLAMA_BENCH;
-	else if (strncmp(v, "json:", 5) == 0 && v[5] != '\0') {
-		g->parser = PARSER_JSON;
-		g->parser_arg = xstrdup(v + 5);
-	} else if (strncmp(v, "regex:", 6) == 0 && v[6] != '\0') {
-		const char *why;
-
-		g->parser = PARSER_REGEX;
-		g->parser_arg = xstrdup(v + 6);
-		if (conf_check_regex(v + 6, &why) < 0)
-			problem(ld, en->line, "%s: %s", en->label, why);
-	} else
+	else
 		problem(ld, en->line, "%s: expected wall, llama-bench, "
 		    "json:PATH or regex:RE, got '%s'", en->label, v);
+}
+
+static void
+engine_canary_parser(struct loader *ld, struct conf_engine *g,
+    const struct entry *en)
+{
+	int kind = parser_arg(ld, en, &g->canary_parser_arg);
+
+	if (kind == 1)
+		g->canary_parser = TEXT_JSON;
+	else if (kind == 2)
+		g->canary_parser = TEXT_REGEX;
+	else if (strcmp(en->value, "stdout") == 0)
+		g->canary_parser = TEXT_STDOUT;
+	else
+		problem(ld, en->line, "%s: expected stdout, json:PATH or "
+		    "regex:RE, got '%s'", en->label, en->value);
 }
 
 static void
@@ -675,6 +716,14 @@ engine_key(struct loader *ld, const struct entry *en)
 		want_percent(ld, en, &g->threshold);
 	else if (strcmp(k, "max-cv") == 0)
 		want_percent(ld, en, &g->max_cv);
+	else if (strcmp(k, "canary") == 0)
+		set_str(&g->canary, v);
+	else if (strcmp(k, "canary-prompt") == 0)
+		set_path(ld, &g->canary_prompt, v);
+	else if (strcmp(k, "canary-prompt-sha256") == 0)
+		want_sha256(ld, en, &g->canary_prompt_sha256);
+	else if (strcmp(k, "canary-parser") == 0)
+		engine_canary_parser(ld, g, en);
 	else if (strcmp(k, "schedule") == 0) {
 		struct cron cr;
 		const char *why;
@@ -892,6 +941,14 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		if (g->prompts[i] == 0)
 			problem(ld, line, "engine.%s.prompts: a prefill length "
 			    "must be positive", g->name);
+	if (g->canary && g->canary_prompt == NULL)
+		problem(ld, line, "engine.%s.canary-prompt: missing (a canary "
+		    "generates from a prompt file, given to it as {content} "
+		    "and on stdin)", g->name);
+	if (g->canary == NULL && (g->canary_prompt ||
+	    g->canary_prompt_sha256 || g->canary_parser_arg))
+		problem(ld, line, "engine.%s.canary: missing (canary-prompt "
+		    "and canary-parser describe a canary command)", g->name);
 	if (g->metric.kind == METRIC_PP &&
 	    !contains(g->prompts, g->nprompts, g->metric.n))
 		problem(ld, line, "engine.%s.metric: pp%d needs %d among the "
@@ -1189,6 +1246,10 @@ conf_free(struct conf *c)
 		free(g->weights_name);
 		strv_clear(&g->contents);
 		free(g->schedule);
+		free(g->canary);
+		free(g->canary_prompt);
+		free(g->canary_prompt_sha256);
+		free(g->canary_parser_arg);
 	}
 	for (size_t i = 0; i < c->nalerts; i++) {
 		free(c->alerts[i].name);

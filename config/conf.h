@@ -33,6 +33,13 @@ enum conf_parser {
 	PARSER_REGEX		/* regex:RE, first capture in regex-unit */
 };
 
+/* How a canary's generated text is picked out of its stdout. */
+enum conf_text_parser {
+	TEXT_STDOUT,		/* the whole of stdout */
+	TEXT_JSON,		/* json:PATH, a string at a dotted path */
+	TEXT_REGEX		/* regex:RE, its first capture */
+};
+
 enum conf_unit { UNIT_NS, UNIT_US, UNIT_MS, UNIT_S, UNIT_TPS };
 
 enum conf_mode { MODE_BENCH, MODE_SERVER };
@@ -113,6 +120,16 @@ struct conf_engine {
 	int64_t download_deadline_ms;	/* a whole archive download, retries
 				 * included, for the first GiB (longer in
 				 * proportion past it); as unpack_max */
+
+	/* The output canary: a command that generates text deterministically
+	 * from a fixed prompt, compared exactly between releases. */
+	char *canary;		/* argv template, or NULL: no canary */
+	char *canary_prompt;	/* the prompt file, absolute; NULL without
+				 * a canary */
+	char *canary_prompt_sha256;	/* 64 lowercase hex digits, or NULL:
+				 * the first hash seen is pinned */
+	enum conf_text_parser canary_parser;
+	char *canary_parser_arg;	/* json path or regex, or NULL */
 };
 
 enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL };
@@ -211,6 +228,7 @@ const char *conf_alert_shown(const struct conf_alert *a, char *buf,
 
 const char *conf_source_name(enum conf_source s);
 const char *conf_parser_name(enum conf_parser p);
+const char *conf_text_parser_name(enum conf_text_parser p);
 const char *conf_unit_name(enum conf_unit u);
 const char *conf_metric_name(const struct conf_metric *m, char *buf,
     size_t len);

@@ -353,6 +353,14 @@ conf_parser_name(enum conf_parser p)
 }
 
 const char *
+conf_text_parser_name(enum conf_text_parser p)
+{
+	static const char *const names[] = { "stdout", "json", "regex" };
+
+	return names[p];
+}
+
+const char *
 conf_unit_name(enum conf_unit u)
 {
 	static const char *const names[] = { "ns", "us", "ms", "s", "tps" };

@@ -136,6 +136,8 @@ test_every_key(void)
 	CHECK_STR(g ? g->parser_arg : NULL, "prefill_ms=([0-9.]+)");
 	g = conf_engine(c, "mine");
 	CHECK(g != NULL && g->source == SOURCE_GIT && g->parser == PARSER_JSON);
+	CHECK(g != NULL && g->canary != NULL &&
+	    g->canary_parser == TEXT_REGEX);
 	g = conf_engine(c, "splash");
 	CHECK(g != NULL && g->mode == MODE_SERVER);
 	CHECK_STR(c->yardstick_engine, "basert");
@@ -576,6 +578,76 @@ test_regex_bound(void)
 	free(re);
 }
 
+/* The output canary's keys: resolved, and each mistake named. */
+static void
+test_canary(const char *dir)
+{
+	static const struct {
+		const char *keys;
+		const char *want;
+	} bad[] = {
+		{ "\tcanary = {bin}/bin/gen\n",
+		  "engine.basert.canary-prompt: missing" },
+		{ "\tcanary-prompt = p.txt\n",
+		  "engine.basert.canary: missing" },
+		{ "\tcanary = g\n\tcanary-prompt = p.txt\n"
+		  "\tcanary-parser = text\n",
+		  "t.conf:9: engine.basert.canary-parser: expected stdout, "
+		  "json:PATH or regex:RE, got 'text'" },
+		{ "\tcanary = g\n\tcanary-prompt = p.txt\n"
+		  "\tcanary-parser = \"regex:(.*){1,4000}\"\n",
+		  "t.conf:9: engine.basert.canary-parser: regex too complex" },
+		{ "\tcanary = g\n\tcanary-prompt = p.txt\n"
+		  "\tcanary-prompt-sha256 = abc\n",
+		  "t.conf:9: engine.basert.canary-prompt-sha256: expected 64 "
+		  "hex digits, got 'abc'" },
+	};
+	char text[4096], want[4096], *probs;
+	const struct conf_engine *g;
+	struct conf *c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s%s", minimal, bad[i].keys);
+		c = load(text, &probs);
+		CHECK(c == NULL);
+		CHECK_CONTAINS(probs, bad[i].want);
+		CHECK_INT(count_lines(probs), 1);
+		free(probs);
+	}
+	snprintf(text, sizeof(text), "%s\tcanary = {bin}/bin/gen -f "
+	    "{content}\n\tcanary-prompt = prompts/p.txt\n"
+	    "\tcanary-prompt-sha256 = %s\n\tcanary-parser = json:a.text\n",
+	    minimal, "ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef"
+	    "0123456789");
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c == NULL) {
+		fprintf(stderr, "%s", probs);
+		free(probs);
+		return;
+	}
+	g = conf_engine(c, "basert");
+	CHECK_STR(g->canary, "{bin}/bin/gen -f {content}");
+	snprintf(want, sizeof(want), "%s/prompts/p.txt", dir);
+	CHECK_STR(g->canary_prompt, want);
+	CHECK_STR(g->canary_prompt_sha256, "abcdef0123456789abcdef0123456789"
+	    "abcdef0123456789abcdef0123456789");
+	CHECK_INT(g->canary_parser, TEXT_JSON);
+	CHECK_STR(g->canary_parser_arg, "a.text");
+	conf_free(c);
+	/* Without a canary-parser, the whole of stdout is the text. */
+	snprintf(text, sizeof(text), "%s\tcanary = g\n\tcanary-prompt = "
+	    "p.txt\n", minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		CHECK_INT(conf_engine(c, "basert")->canary_parser, TEXT_STDOUT);
+		CHECK(conf_engine(c, "basert")->canary_prompt_sha256 == NULL);
+	}
+	conf_free(c);
+	free(probs);
+}
+
 int
 main(void)
 {
@@ -592,5 +664,6 @@ main(void)
 	test_value_parsers();
 	test_cron_parse();
 	test_regex_bound();
+	test_canary(dir);
 	return check_done();
 }

@@ -407,6 +407,52 @@ test_wall(void)
 	    "time");
 }
 
+/* The canary's text: all of stdout, a json string, a regex capture. */
+static void
+test_text(void)
+{
+	struct parse_text_spec all = { TEXT_STDOUT, NULL };
+	struct parse_text_spec js = { TEXT_JSON, "choices[0].text" };
+	struct parse_text_spec re = { TEXT_REGEX, "^output: (.*)$" };
+	const char out[] = "a\0b\n";
+	struct err e = ERR_INIT;
+	char *text, *big;
+	size_t len;
+
+	/* stdout as it is, a NUL byte included */
+	CHECK_INT(parse_text(&all, out, sizeof(out) - 1, &text, &len, &e), 0);
+	CHECK_INT(len, 4);
+	CHECK(text != NULL && memcmp(text, out, 4) == 0 && text[4] == '\0');
+	free(text);
+	CHECK_INT(parse_text(&js, "{\"choices\":[{\"text\":\"the cat\"}]}",
+	    33, &text, &len, &e), 0);
+	CHECK_STR(text, "the cat");
+	free(text);
+	/* a number is not generated text */
+	CHECK_INT(parse_text(&js, "{\"choices\":[{\"text\":3}]}", 25, &text,
+	    &len, &e), -1);
+	CHECK_CONTAINS(e.msg, "is not a string");
+	CHECK(text == NULL);
+	CHECK_INT(parse_text(&re, "load 3 ms\noutput: the cat sat\n", 31,
+	    &text, &len, &e), 0);
+	CHECK_STR(text, "the cat sat");
+	free(text);
+	CHECK_INT(parse_text(&re, "nothing\n", 8, &text, &len, &e), -1);
+	CHECK_CONTAINS(e.msg, "did not match");
+	/* more than the cap is a failure, not a cut text */
+	big = malloc(PARSE_TEXT_MAX + 2);
+	memset(big, 'x', PARSE_TEXT_MAX + 1);
+	CHECK_INT(parse_text(&all, big, PARSE_TEXT_MAX + 1, &text, &len, &e),
+	    -1);
+	CHECK_CONTAINS(e.msg, "over the 65536 byte limit");
+	CHECK_INT(parse_text(&all, big, PARSE_TEXT_MAX, &text, &len, &e), 0);
+	CHECK_INT(len, PARSE_TEXT_MAX);
+	free(text);
+	free(big);
+	CHECK_INT(parse_text_check(&(struct parse_text_spec){ TEXT_JSON,
+	    "a..b" }, &e), -1);
+}
+
 int
 main(void)
 {
@@ -420,5 +466,6 @@ main(void)
 	test_json_path_syntax();
 	test_regex();
 	test_wall();
+	test_text();
 	return check_done();
 }

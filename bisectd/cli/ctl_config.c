@@ -9,6 +9,8 @@
 #include <jansson.h>
 
 #include "ctl.h"
+#include "bisectd/measure/parse.h"
+#include "bisectd/measure/template.h"
 #include "common/err.h"
 #include "store/store.h"
 
@@ -60,6 +62,48 @@ parser_text(char *buf, size_t len, const struct conf_engine *g)
 	return buf;
 }
 
+static const char *
+canary_parser_text(char *buf, size_t len, const struct conf_engine *g)
+{
+	snprintf(buf, len, "%s%s%s", conf_text_parser_name(g->canary_parser),
+	    g->canary_parser_arg ? ":" : "", g->canary_parser_arg ?
+	    g->canary_parser_arg : "");
+	return buf;
+}
+
+/*
+ * What the config loader leaves to the layers that run commands: the
+ * canary's template and its text parser.  One line per problem on
+ * stderr; returns how many.
+ */
+static int
+check_canaries(const struct conf *cf)
+{
+	int problems = 0;
+
+	for (size_t i = 0; i < cf->nengines; i++) {
+		const struct conf_engine *g = &cf->engines[i];
+		struct parse_text_spec ps = { g->canary_parser,
+		    g->canary_parser_arg };
+		struct err e = ERR_INIT;
+
+		if (g->canary == NULL)
+			continue;
+		if (tmpl_check(g->canary, &e) < 0) {
+			ctl_error("%s: engine.%s.canary: %s", cf->path, g->name,
+			    e.msg);
+			problems++;
+		}
+		e.msg[0] = '\0';
+		if (parse_text_check(&ps, &e) < 0) {
+			ctl_error("%s: engine.%s.canary-parser: %s", cf->path,
+			    g->name, e.msg);
+			problems++;
+		}
+	}
+	return problems;
+}
+
 static json_t *
 engine_json(const struct conf_engine *g)
 {
@@ -99,6 +143,19 @@ engine_json(const struct conf_engine *g)
 	json_object_set_new(o, "max_cv", json_real(g->max_cv));
 	json_object_set_new(o, "schedule", g->schedule ?
 	    json_string(g->schedule) : json_null());
+	if (g->canary) {
+		json_t *k = json_object();
+
+		json_object_set_new(k, "command", json_string(g->canary));
+		json_object_set_new(k, "prompt", json_string(g->canary_prompt));
+		json_object_set_new(k, "prompt_sha256",
+		    g->canary_prompt_sha256 ? json_string(
+		    g->canary_prompt_sha256) : json_null());
+		json_object_set_new(k, "parser", json_string(canary_parser_text(
+		    parser, sizeof(parser), g)));
+		json_object_set_new(o, "canary", k);
+	} else
+		json_object_set_new(o, "canary", json_null());
 	return o;
 }
 
@@ -108,6 +165,8 @@ cmd_check_config(struct ctl *c)
 	const struct conf *cf = c->conf;
 	char a[256], b[256], m[32];
 
+	if (check_canaries(cf) > 0)
+		return EXIT_FAIL;
 	if (c->format == FORMAT_JSON) {
 		json_t *o = json_object(), *engines = json_array();
 		json_t *weights = json_array();
@@ -180,6 +239,12 @@ cmd_check_config(struct ctl *c)
 		    sizeof(m)), g->threshold * 100, g->max_cv * 100);
 		if (g->schedule)
 			printf("  schedule  %s\n", g->schedule);
+		if (g->canary)
+			printf("  canary    %s\n            prompt %s, sha256 %s, "
+			    "text %s\n", g->canary, g->canary_prompt,
+			    g->canary_prompt_sha256 ? g->canary_prompt_sha256 :
+			    "(pinned on first use)", canary_parser_text(b,
+			    sizeof(b), g));
 	}
 	for (size_t i = 0; i < cf->nalerts; i++) {
 		static const char *const kinds[] = { "webhook", "command",

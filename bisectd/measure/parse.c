@@ -593,3 +593,92 @@ parse_result_release(struct parse_result *res)
 	res->n = 0;
 	res->meta = NULL;
 }
+
+/* ---- generated text ---- */
+
+int
+parse_text_check(const struct parse_text_spec *spec, struct err *e)
+{
+	struct parse_spec ps = { PARSER_JSON, spec->arg, UNIT_MS };
+
+	switch (spec->kind) {
+	case TEXT_STDOUT:
+		return 0;
+	case TEXT_JSON:
+		return parse_check(&ps, e);
+	case TEXT_REGEX:
+		ps.kind = PARSER_REGEX;
+		return parse_check(&ps, e);
+	}
+	return err_set(e, "unknown text parser %d", (int)spec->kind);
+}
+
+/* A malloced, NUL-terminated copy of n bytes at p, within the cap. */
+static int
+text_copy(const char *p, size_t n, char **text, size_t *tlen, struct err *e)
+{
+	if (n > PARSE_TEXT_MAX)
+		return err_set(e, "generated text of %zu bytes is over the "
+		    "%d byte limit", n, PARSE_TEXT_MAX);
+	if ((*text = malloc(n + 1)) == NULL)
+		return err_errno(e, "cannot copy the generated text");
+	if (n > 0)
+		memcpy(*text, p, n);
+	(*text)[n] = '\0';
+	*tlen = n;
+	return 0;
+}
+
+int
+parse_text(const struct parse_text_spec *spec, const char *out, size_t len,
+    char **text, size_t *tlen, struct err *e)
+{
+	const json_t *v;
+	json_error_t je;
+	json_t *root;
+	regmatch_t m[2];
+	regex_t re;
+	char *copy;
+	int rc;
+
+	*text = NULL;
+	*tlen = 0;
+	if (parse_text_check(spec, e) < 0)
+		return -1;
+	if (spec->kind == TEXT_STDOUT)
+		return text_copy(out ? out : "", out ? len : 0, text, tlen, e);
+	if ((copy = output_text(out, len, e)) == NULL)
+		return -1;
+	if (spec->kind == TEXT_JSON) {
+		root = json_loads(copy, JSON_DECODE_ANY, &je);
+		free(copy);
+		if (root == NULL)
+			return err_set(e, "output is not valid JSON: line %d "
+			    "column %d: %s", je.line, je.column, je.text);
+		rc = json_follow(root, spec->arg, &v, e);
+		if (rc == 0 && !json_is_string(v))
+			rc = err_set(e, "json path '%s' is not a string",
+			    spec->arg);
+		if (rc == 0)
+			rc = text_copy(json_string_value(v),
+			    json_string_length(v), text, tlen, e);
+		json_decref(root);
+		return rc;
+	}
+	if (regex_compile(spec->arg, &re, e) < 0) {
+		free(copy);
+		return -1;
+	}
+	rc = regexec(&re, copy, 2, m, 0);
+	regfree(&re);
+	if (rc != 0)
+		rc = err_set(e, "regex '%s' did not match", spec->arg);
+	else if (m[1].rm_so < 0)
+		rc = err_set(e, "regex '%s' matched but its first group "
+		    "captured nothing", spec->arg);
+	else
+		rc = text_copy(copy + m[1].rm_so, (size_t)(m[1].rm_eo -
+		    m[1].rm_so), text, tlen, e);
+	free(copy);
+	return rc;
+}

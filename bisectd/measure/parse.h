@@ -78,4 +78,31 @@ int parse_output(const struct parse_spec *spec, const struct parse_cell *cell,
 /* Free what res holds; leaves it empty and reusable. */
 void parse_result_release(struct parse_result *res);
 
+/*
+ * Generated text, for the output canary: how to pick it out of a run's
+ * stdout (the config's canary-parser).
+ */
+struct parse_text_spec {
+	enum conf_text_parser kind;
+	const char *arg;	/* json path or regex; NULL for stdout; not
+				 * owned */
+};
+
+/* Longest generated text kept; more is a failed canary run. */
+#define PARSE_TEXT_MAX (64 * 1024)
+
+/* Check spec->arg as parse_check() does.  Returns 0 or -1 with e set. */
+int parse_text_check(const struct parse_text_spec *spec, struct err *e);
+
+/*
+ * The generated text in len bytes of stdout: all of it (TEXT_STDOUT,
+ * NUL bytes included), the string at a json path (TEXT_JSON: a string,
+ * not a number), or the first capture of a regex (TEXT_REGEX, on the
+ * output up to its first NUL).  Returns 0 with *text (malloced,
+ * NUL-terminated, *tlen bytes before it), or -1 with e set: no match,
+ * not a string, more than PARSE_TEXT_MAX bytes.
+ */
+int parse_text(const struct parse_text_spec *spec, const char *out,
+    size_t len, char **text, size_t *tlen, struct err *e);
+
 #endif

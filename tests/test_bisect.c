@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bisectd/analysis/bisect.h"
 #include "check.h"
@@ -802,6 +803,93 @@ test_run_unit(void)
 	}
 }
 
+/*
+ * Drive the yes/no bisection over truth[] (1: the property changed),
+ * with skip[] releases that cannot be judged; count the probes.
+ */
+static struct flag_step
+flag_run(const int *truth, const int *skip, size_t n, int *probes)
+{
+	enum flag_state st[MAXREL];
+	struct flag_step step;
+	const char *why;
+
+	for (size_t i = 0; i < n; i++)
+		st[i] = FLAG_UNKNOWN;
+	st[0] = FLAG_GOOD;
+	*probes = 0;
+	for (;;) {
+		if (bisect_flag_next(st, n, &step, &why) < 0 || step.done)
+			return step;
+		CHECK(step.probe > 0 && step.probe < n);
+		CHECK(st[step.probe] == FLAG_UNKNOWN);
+		if (step.probe == 0 || step.probe >= n ||
+		    st[step.probe] != FLAG_UNKNOWN || ++*probes > MAXREL)
+			return step;
+		st[step.probe] = skip[step.probe] ? FLAG_SKIP :
+		    truth[step.probe] ? FLAG_BAD : FLAG_GOOD;
+	}
+}
+
+/* The output canary's bisection: exact answers, one probe each. */
+static void
+test_flag(void)
+{
+	int truth[MAXREL], skip[MAXREL] = { 0 }, probes;
+	enum flag_state st[4] = { FLAG_GOOD, FLAG_UNKNOWN, FLAG_UNKNOWN,
+	    FLAG_SKIP };
+	struct flag_step step;
+	const char *why;
+
+	/* Every change point among 16 releases, found in at most 5 probes
+	 * (the bad end, then log2 of 15 rounded up). */
+	for (size_t k = 1; k < 16; k++) {
+		for (size_t i = 0; i < 16; i++)
+			truth[i] = i >= k;
+		step = flag_run(truth, skip, 16, &probes);
+		CHECK(step.done);
+		CHECK_INT(step.first_bad, k);
+		CHECK_INT(step.last_good, k - 1);
+		CHECK_INT(step.first_candidate, k);
+		CHECK(probes <= 5);
+	}
+	/* Nothing changed: one probe, the bad end. */
+	for (size_t i = 0; i < 16; i++)
+		truth[i] = 0;
+	step = flag_run(truth, skip, 16, &probes);
+	CHECK(step.done);
+	CHECK(step.first_bad == SIZE_MAX);
+	CHECK_INT(probes, 1);
+	/* A skipped release just before the change: the answer is the pair
+	 * of candidates, from the last good release. */
+	for (size_t i = 0; i < 7; i++)
+		truth[i] = i >= 4;
+	skip[3] = 1;
+	step = flag_run(truth, skip, 7, &probes);
+	CHECK(step.done);
+	CHECK_INT(step.last_good, 2);
+	CHECK_INT(step.first_candidate, 3);
+	CHECK_INT(step.first_bad, 4);
+	/* Skipped releases are stepped over, not probed twice: 0..9 with
+	 * 4, 5 and 6 skipped and the change at 6. */
+	memset(skip, 0, sizeof(skip));
+	for (size_t i = 0; i < 10; i++)
+		truth[i] = i >= 6;
+	skip[4] = skip[5] = skip[6] = 1;
+	step = flag_run(truth, skip, 10, &probes);
+	CHECK(step.done);
+	CHECK_INT(step.last_good, 3);
+	CHECK_INT(step.first_candidate, 4);
+	CHECK_INT(step.first_bad, 7);
+	/* Invalid input is refused with a reason. */
+	CHECK_INT(bisect_flag_next(st, 4, &step, &why), -1);
+	CHECK(why != NULL);
+	st[3] = FLAG_BAD;
+	st[0] = FLAG_SKIP;
+	CHECK_INT(bisect_flag_next(st, 4, &step, &why), -1);
+	CHECK_INT(bisect_flag_next(st, 1, &step, &why), -1);
+}
+
 int
 main(void)
 {
@@ -818,5 +906,6 @@ main(void)
 	test_probe_unknown();
 	test_invalid();
 	test_run_unit();
+	test_flag();
 	return check_done();
 }

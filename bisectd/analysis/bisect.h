@@ -195,4 +195,40 @@ int bisect_metric_estimate(const struct bisect_release *r,
     const struct bisect_params *p, int confirm, size_t count,
     struct estimate *out);
 
+/*
+ * The yes/no bisection, as git bisect does it for a property that is
+ * known exactly once a release is measured (the output canary: the same
+ * text as the good end, or not).  No statistics: one measurement per
+ * probe, and what it says is final.
+ */
+enum flag_state {
+	FLAG_UNKNOWN,		/* not measured yet */
+	FLAG_GOOD,		/* has the good end's property */
+	FLAG_BAD,		/* does not */
+	FLAG_SKIP		/* cannot be judged (not run, not decided) */
+};
+
+struct flag_step {
+	int done;		/* 1: the answer below; 0: measure probe */
+	size_t probe;
+	/* done: last_good, and first_bad (SIZE_MAX when the bad end has
+	 * the property: nothing changed).  The releases that may be the
+	 * first bad one are the skipped ones after last_good, then
+	 * first_bad: indices first_candidate .. first_bad. */
+	size_t last_good, first_bad, first_candidate;
+};
+
+/*
+ * The next step over states[0..n-1], oldest first: states[0] must be
+ * FLAG_GOOD.  The bad end is measured first; then the unknown release
+ * nearest the middle of the last good and the first bad (the lower on
+ * a tie) is probed, skipped releases stepped over.  A good release
+ * after a bad one is ignored: the answer is the first change after the
+ * last good before it, as git bisect's.  Returns 0, or -1 (with
+ * *why static) when n < 2, states[0] is not FLAG_GOOD or the bad end
+ * is skipped.
+ */
+int bisect_flag_next(const enum flag_state *states, size_t n,
+    struct flag_step *out, const char **why);
+
 #endif

@@ -25,6 +25,15 @@
  *                         samples_ns measure
  *   fail                  none, crash, hang, hang-ignore-term,
  *                         setsid-linger, garbage, exit
+ *   generate_seed         --generate: the text is a function of the
+ *                         prompt and this number (default 0), so a
+ *                         release that changes it "computes" differently
+ *   generate_jitter       --generate: 1 makes the text differ from run to
+ *                         run (a nondeterministic release)
+ *
+ * --generate reads a prompt from stdin (or --content FILE) and prints
+ * the text it "generates" from it, greedy and seeded: 24 words, plain,
+ * or {"content": TEXT, "tokens": 24} with -o json.
  *
  * Environment: FAKE_ENGINE_PIDFILE (fail = setsid-linger, below);
  * FAKE_ENGINE_PRINT_ENV set: the whole environment goes to stderr first,
@@ -98,6 +107,8 @@ struct release {
 	double load_us;
 	int clock_cpu;		/* samples in thread CPU time, not wall */
 	enum fail_mode fail;
+	long generate_seed;	/* --generate: what the text depends on */
+	int generate_jitter;	/* --generate: differ from run to run */
 };
 
 struct opts {
@@ -109,9 +120,11 @@ struct opts {
 	int threads;
 	int reps;
 	int jsonl;
+	int output;		/* -o was given */
 	const char *content;
 	const char *release_path;
 	int server;
+	int generate;
 	int port;
 	const char *port_file;
 };
@@ -264,6 +277,10 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		if (strcmp(val, "cpu") != 0 && strcmp(val, "wall") != 0)
 			die("%s:%d: clock: expected wall or cpu", path, line);
 		rel->clock_cpu = strcmp(val, "cpu") == 0;
+	} else if (strcmp(key, "generate_seed") == 0) {
+		rel->generate_seed = (long)conf_number(path, line, key, val);
+	} else if (strcmp(key, "generate_jitter") == 0) {
+		rel->generate_jitter = conf_number(path, line, key, val) != 0;
 	} else if (strcmp(key, "fail") == 0) {
 		for (i = 0; i < sizeof(fail_names) / sizeof(fail_names[0]); i++)
 			if (strcmp(val, fail_names[i]) == 0)
@@ -942,8 +959,71 @@ usage(void)
 	    "                   [--content FILE] [--release FILE]\n"
 	    "       fake-engine --server -m FILE (--port N | --port-file FILE)"
 	    " [--release FILE]\n"
+	    "       fake-engine --generate -m FILE [-o json] [--content FILE]"
+	    " [--release FILE]\n"
 	    "       fake-engine --version [--release FILE]\n", stderr);
 	exit(2);
+}
+
+/*
+ * --generate: 24 words drawn from a small vocabulary by a hash of the
+ * prompt and, from the ninth word, the release's seed, as greedy
+ * decoding with a fixed seed would: the same prompt and release always
+ * give the same text.
+ */
+static int
+generate(const struct release *rel, const struct opts *o)
+{
+	static const char *const words[] = {
+		"the", "keeper", "climbed", "stairs", "light", "harbour",
+		"ships", "evening", "wick", "lens", "tide", "boats", "log",
+		"morning", "sailors", "town", "grew", "weather", "routine",
+		"distance", "polished", "great", "watched", "counting",
+	};
+	char prompt[CONTENT_MAX];
+	size_t n = 0, got;
+	uint64_t h = 1469598103934665603ULL;
+	FILE *in = stdin;
+	json_t *out;
+	char text[1024];
+	size_t used = 0;
+
+	if (o->content && (in = fopen(o->content, "r")) == NULL)
+		die("cannot read '%s': %s", o->content, strerror(errno));
+	while ((got = fread(prompt + n, 1, sizeof(prompt) - n, in)) > 0)
+		n += got;
+	if (in != stdin)
+		fclose(in);
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)prompt[i]) * 1099511628211ULL;
+	text[0] = '\0';
+	for (int i = 0; i < 24; i++) {
+		const char *w;
+
+		/* The seed and the jitter take effect part-way, so texts of
+		 * two releases share their first words, as real ones do. */
+		if (i == 8)
+			h ^= (uint64_t)rel->generate_seed *
+			    0x9e3779b97f4a7c15ULL;
+		if (i == 12 && rel->generate_jitter)
+			h ^= rng_state;
+
+		h ^= h >> 33;
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 33;
+		w = words[h % (sizeof(words) / sizeof(words[0]))];
+		used += (size_t)snprintf(text + used, sizeof(text) - used,
+		    "%s%s", i ? " " : "", w);
+	}
+	if (!o->output || o->jsonl) {
+		printf("%s\n", text);
+		return 0;
+	}
+	out = json_pack("{s:s,s:i}", "content", text, "tokens", 24);
+	json_dumpf(out, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(out);
+	return 0;
 }
 
 /* Allocate and touch mb MiB, kept until exit. */
@@ -976,6 +1056,7 @@ main(int argc, char **argv)
 		{ "content", required_argument, NULL, 'c' },
 		{ "release", required_argument, NULL, 'R' },
 		{ "server", no_argument, NULL, 'S' },
+		{ "generate", no_argument, NULL, 'G' },
 		{ "port", required_argument, NULL, 'P' },
 		{ "port-file", required_argument, NULL, 'F' },
 		{ "version", no_argument, NULL, 'V' },
@@ -1017,6 +1098,7 @@ main(int argc, char **argv)
 			    strcmp(optarg, "jsonl") != 0)
 				die("-o: only json and jsonl are supported");
 			o.jsonl = strcmp(optarg, "jsonl") == 0;
+			o.output = 1;
 			break;
 		case 'c':
 			o.content = optarg;
@@ -1026,6 +1108,9 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			o.server = 1;
+			break;
+		case 'G':
+			o.generate = 1;
 			break;
 		case 'P':
 			o.port = parse_count(optarg, "--port", 0);
@@ -1069,5 +1154,7 @@ main(int argc, char **argv)
 	fail_early(&rel);
 	if (o.server)
 		return serve(&rel, &o);
+	if (o.generate)
+		return generate(&rel, &o);
 	return bench(&rel, &o, model_size);
 }

@@ -298,3 +298,9 @@ cron_next(const struct cron *c, time_t after, time_t *next)
 	}
 	return -1;
 }
+
+int
+cron_next_due(const struct cron *c, time_t last, time_t now, time_t *next)
+{
+	return cron_next(c, last > 0 ? last : now, next);
+}

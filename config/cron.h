@@ -36,4 +36,13 @@ int cron_parse(const char *expr, struct cron *c, const char **why);
  */
 int cron_next(const struct cron *c, time_t after, time_t *next);
 
+/*
+ * When a schedule fires next, counted as the daemon counts: from its
+ * last fire time `last`, or from `now` when it never fired (last 0).
+ * *next <= now means it is due now: missed while no daemon ran, it runs
+ * at the daemon's start.  0, or -1 as cron_next().
+ */
+int cron_next_due(const struct cron *c, time_t last, time_t now,
+    time_t *next);
+
 #endif

@@ -60,13 +60,36 @@ store_job_release(struct store_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
+/* Append the rows of st (STORE_JOB_COLUMNS) to out; finalizes st. */
+static int
+job_rows(struct store *s, sqlite3_stmt *st, struct store_jobs *out,
+    struct err *e)
+{
+	size_t alloc = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0) {
+			sqlite3_finalize(st);
+			store_jobs_release(out);
+			return err_set(e, "out of memory");
+		}
+		store_job_row(st, &out->v[out->n++]);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		store_jobs_release(out);
+		return store_fail(s, e, "list jobs");
+	}
+	return 0;
+}
+
 int
 store_job_list(struct store *s, int recent, struct store_jobs *out,
     struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	out->v = NULL;
 	out->n = 0;
@@ -78,24 +101,62 @@ store_job_list(struct store *s, int recent, struct store_jobs *out,
 	    " ORDER BY grp, state = 'queued', priority DESC, id", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int(st, 1, recent);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_job *j;
+	return job_rows(s, st, out, e);
+}
 
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_jobs_release(out);
-			return err_set(e, "out of memory");
-		}
-		j = &out->v[out->n++];
-		store_job_row(st, j);
-	}
+int
+store_job_recent(struct store *s, int64_t limit, struct store_jobs *out,
+    int64_t *total, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	*total = 0;
+	if (store_prepare(s, "SELECT count(*) FROM job", &st, e) < 0)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*total = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		store_jobs_release(out);
-		return store_fail(s, e, "list jobs");
-	}
-	return 0;
+	if (rc != SQLITE_ROW)
+		return store_fail(s, e, "count jobs");
+	if (store_prepare(s, "SELECT " STORE_JOB_COLUMNS " FROM job"
+	    " ORDER BY id DESC LIMIT ?1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, limit);
+	return job_rows(s, st, out, e);
+}
+
+int
+store_job_prune(struct store *s, int64_t before, int64_t *n, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	*n = 0;
+	if (store_begin(s, e) < 0)
+		return -1;
+	/* A bisect outlives its job: it is the record of what was
+	 * measured, and a report reads it. */
+	if (store_prepare(s, "UPDATE bisect SET job_id = NULL WHERE job_id IN"
+	    " (SELECT id FROM job WHERE state NOT IN ('queued', 'running')"
+	    " AND finished < ?1)", &st, e) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, before);
+	if (store_step_done(s, st, "prune jobs", e) < 0)
+		goto fail;
+	if (store_prepare(s, "DELETE FROM job WHERE state NOT IN ('queued',"
+	    " 'running') AND finished < ?1", &st, e) < 0)
+		goto fail;
+	sqlite3_bind_int64(st, 1, before);
+	if (store_step_done(s, st, "prune jobs", e) < 0)
+		goto fail;
+	*n = sqlite3_changes(s->db);
+	return store_commit(s, e);
+fail:
+	store_rollback(s);
+	return -1;
 }
 
 void

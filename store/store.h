@@ -368,6 +368,21 @@ int store_job_list(struct store *s, int recent, struct store_jobs *out,
     struct err *e);
 void store_jobs_release(struct store_jobs *j);
 
+/*
+ * The newest `limit` jobs (all when limit < 0), newest first; *total
+ * gets how many jobs the store holds.
+ */
+int store_job_recent(struct store *s, int64_t limit, struct store_jobs *out,
+    int64_t *total, struct err *e);
+
+/*
+ * Delete the jobs that ended (done, failed, cancelled) before `before`
+ * (epoch seconds), in one transaction; their bisects and probes stay,
+ * no longer tied to a job.  *n gets how many were deleted.
+ */
+int store_job_prune(struct store *s, int64_t before, int64_t *n,
+    struct err *e);
+
 /* --- the daemon's side of the queue (store/queue.c) --- */
 
 /*

@@ -45,15 +45,24 @@ test_text(void)
 	json_t *v = json_loads(verdict_json, 0, NULL);
 	char buf[512];
 
-	CHECK_STR(alert_regression_text("basert", "per-token", v, buf,
-	    sizeof(buf)), "basert 0.2.4: per-token prefill cost +2.36 ms "
-	    "(x3.56) since 0.2.3, confirmed");
+	struct alert_where w = { "bisectctl -c /etc/b.conf report basert "
+	    "0.2.0..0.2.6", "bench1 (Some CPU)" };
+
+	/* One named figure (the confirmation's, not the search's x3.50),
+	 * the machine and the command that shows the report. */
+	CHECK_STR(alert_regression_text("basert", "per-token", v, &w, buf,
+	    sizeof(buf)), "basert 0.2.4: per-token cost x3.56 since 0.2.3 "
+	    "(confirm_change, interleaved re-measurement), confirmed, on "
+	    "bench1 (Some CPU); report: bisectctl -c /etc/b.conf report "
+	    "basert 0.2.0..0.2.6");
 	json_object_set_new(v, "confirmed", json_false());
+	json_object_del(v, "confirm_change");
 	json_object_set_new(v, "candidates", json_pack("[s,s]", "0.2.3a",
 	    "0.2.4"));
-	alert_regression_text("basert", "pp512", v, buf, sizeof(buf));
+	alert_regression_text("basert", "pp512", v, NULL, buf, sizeof(buf));
 	CHECK_STR(buf, "basert 0.2.4 (or an earlier candidate: 0.2.3a): "
-	    "pp512 time x3.56 since 0.2.3, not confirmed");
+	    "pp512 time x3.50 since 0.2.3 (metric_change, the search's "
+	    "samples), not confirmed");
 	json_decref(v);
 }
 
@@ -97,9 +106,9 @@ test_webhook_and_dedup(void)
 	/* The same regression twice (a later, wider search finds it
 	 * again): one alert. */
 	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
-	    "per-token", v, &e), 0);
+	    "per-token", v, NULL, &e), 0);
 	CHECK_INT(alert_record_regression(s, "basert", "0.2.3..0.2.5",
-	    "per-token", v, &e), 1);
+	    "per-token", v, NULL, &e), 1);
 	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
 	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
 	CHECK(file_exists(ts.root) && file_exists("hooks") == 0);
@@ -111,8 +120,8 @@ test_webhook_and_dedup(void)
 	doc = body ? json_loads(body, 0, NULL) : NULL;
 	CHECK(doc != NULL);
 	CHECK_STR(json_string_value(json_object_get(doc, "text")),
-	    "basert 0.2.4: per-token prefill cost +2.36 ms (x3.56) since "
-	    "0.2.3, confirmed");
+	    "basert 0.2.4: per-token cost x3.56 since 0.2.3 (confirm_change, "
+	    "interleaved re-measurement), confirmed");
 	CHECK_STR(json_string_value(json_object_get(doc, "kind")),
 	    "regression");
 	CHECK_STR(json_string_value(json_object_get(doc, "engine")), "basert");
@@ -153,7 +162,7 @@ test_webhook_and_dedup(void)
 		    getenv("BISECTCTL"));
 		CHECK_INT(check_run(text, &body), 0);
 		CHECK_CONTAINS(body, "regression");
-		CHECK_CONTAINS(body, "basert 0.2.4: per-token prefill cost");
+		CHECK_CONTAINS(body, "basert 0.2.4: per-token cost x3.56");
 		CHECK_CONTAINS(body, "hook -> http://127.0.0.1:");
 		CHECK_CONTAINS(body, "delivered at ");
 		CHECK_CONTAINS(body, "(1 attempt)");

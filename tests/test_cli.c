@@ -419,6 +419,7 @@ test_read_only_status(void)
 	CHECK_INT(r.status, 0);
 	CHECK_CONTAINS(r.out, "daemon: not running");
 	CHECK_CONTAINS(r.out, "(the queue is empty)");
+	CHECK_CONTAINS(r.out, "daemon: not running (no socket at ");
 	if (r.status != 0)
 		fprintf(stderr, "status: %s", r.err);
 	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
@@ -428,6 +429,137 @@ test_read_only_status(void)
 	free(before);
 	store_close(s);
 	chmod("rd", 0755);
+}
+
+/* A job as the daemon leaves it: queued, then ended with a result. */
+static int64_t
+job_ended(struct store *s, const char *kind, const char *args,
+    const char *state, int code, const char *result)
+{
+	struct err e = ERR_INIT;
+	int64_t id = 0;
+
+	CHECK_INT(store_job_enqueue(s, kind, "basert", args, 0, &id, &e), 0);
+	if (state)
+		CHECK_INT(store_job_finish(s, id, state, code, result, &e), 0);
+	return id;
+}
+
+/*
+ * status lists the newest jobs first, a default number of them, with
+ * their arguments as a command line and each verdict in words; jobs
+ * prune deletes the old ones that ended, and nothing else.
+ */
+static void
+test_status_jobs_and_prune(void)
+{
+	struct store *s;
+	struct store_bisect b;
+	struct err e = ERR_INIT;
+	struct result r;
+	int64_t eid = 0, first, resumed_id;
+	int resumed;
+
+	write_config("jobs.conf", "jobs.db");
+	CHECK_INT(store_open("jobs.db", &s, &e), 0);
+	if (s == NULL)
+		return;
+	first = job_ended(s, "bisect", "{\"range\":\"0.2.0..0.2.6\","
+	    "\"threshold\":\"3%\",\"metric\":\"pp512\",\"all\":true}", "done",
+	    3, "{\"status\":\"regression\",\"first_bad\":\"b4744\","
+	    "\"last_good\":\"b4743\",\"candidates\":[\"b4744\"],\"kind\":"
+	    "\"per-token\",\"confirmed\":true,\"change_points\":[{}]}");
+	/* A bisect row of that job outlives the prune. */
+	CHECK_INT(store_engine_ensure(s, "basert", "dir:releases", &eid, &e),
+	    0);
+	memset(&b, 0, sizeof(b));
+	b.job_id = first;
+	b.engine_id = eid;
+	b.good = "0.2.0";
+	b.bad = "0.2.6";
+	b.metric = "pp512";
+	b.threshold = 0.03;
+	CHECK_INT(store_bisect_open(s, &b, &resumed, &e), 0);
+	resumed_id = b.id;
+	job_ended(s, "watch", "{}", "done", 0, "{\"watch\":\"basert\","
+	    "\"exit_code\":0,\"range\":\"0.2.5..0.2.6\",\"verdict\":"
+	    "{\"status\":\"no-regression\",\"endpoints_change\":0.012,"
+	    "\"change_points\":[]}}");
+	job_ended(s, "bisect", "{\"range\":\"1..2\"}", "failed", 1,
+	    "cannot download 1: \033]0;owned\007 refused");
+	for (int i = 0; i < 9; i++)
+		job_ended(s, "fetch", "{\"version\":\"0.2.1\"}", NULL, 0,
+		    NULL);
+	job_ended(s, "watch", "{}", "running", 0, NULL);
+	store_close(s);
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
+	    NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "jobs: newest 10 of 13 (--limit N or --all");
+	/* Newest first: the last queued fetch above the first. */
+	CHECK(strstr(r.out, "    13  ") && strstr(r.out, "    12  ") &&
+	    strstr(r.out, "    13  ") < strstr(r.out, "    12  "));
+	CHECK(strstr(r.out, "     1  bisect") == NULL);
+	CHECK_CONTAINS(r.out, "fetch   basert     queued");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
+	    "--all", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "jobs: all 13, newest first");
+	CHECK_CONTAINS(r.out, "0.2.0..0.2.6 --all --metric pp512 --threshold "
+	    "3%: regression at b4744, per-token, confirmed");
+	CHECK_CONTAINS(r.out, "no regression (+1.2% end to end) over "
+	    "0.2.5..0.2.6");
+	CHECK_CONTAINS(r.out, "1..2: failed: cannot download 1: \\x1b]0;owned"
+	    "\\x07 refused");
+	CHECK(strchr(r.out, '\033') == NULL);
+	CHECK(strstr(r.out, "{\"range\"") == NULL);
+	/* A job left running with no daemon: interrupted, it resumes. */
+	CHECK_CONTAINS(r.out, "watch   basert     interrupted");
+	CHECK_CONTAINS(r.out, "resume when the daemon starts");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
+	    "--limit", "2", "--format", "json", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "\"jobs_total\": 13");
+	CHECK_CONTAINS(r.out, "\"interrupted\": true");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
+	    "--limit", "0", NULL });
+	CHECK_INT(r.status, 2);
+
+	/* Nothing ended 90 days ago; bad ages are usage errors. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "jobs",
+	    "prune", "--before", "90d", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "pruned 0 jobs");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "jobs",
+	    "prune", "--before", "soon", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "--before: expected an age");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "jobs",
+	    "prune", NULL });
+	CHECK_INT(r.status, 2);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "jobs",
+	    "list", "--before", "1d", NULL });
+	CHECK_INT(r.status, 2);
+	/* A second later everything that ended is older than 0 s; the
+	 * queued and the interrupted jobs stay. */
+	check_sleep_ms(1100);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "jobs",
+	    "prune", "--before", "0s", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "pruned 3 jobs");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
+	    "--all", NULL });
+	CHECK_CONTAINS(r.out, "jobs: all 10, newest first");
+	CHECK(strstr(r.out, "b4744") == NULL);
+	CHECK_INT(store_open("jobs.db", &s, &e), 0);
+	if (s) {
+		b.job_id = 0;
+		CHECK_INT(store_bisect_open(s, &b, &resumed, &e), 0);
+		CHECK_INT(resumed, 1);
+		CHECK_INT(b.id, resumed_id);
+		store_close(s);
+	}
 }
 
 int
@@ -451,5 +583,6 @@ main(void)
 	test_secret_env();
 	test_file_size_limit();
 	test_read_only_status();
+	test_status_jobs_and_prune();
 	return check_done();
 }

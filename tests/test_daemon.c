@@ -394,7 +394,8 @@ wait_progress(int min_run)
 static void
 test_crash_resume(void)
 {
-	char buf[64], *log, *ok;
+	char buf[128], cmd[4300], *log, *ok, *out;
+	int64_t wid;
 	struct store *s;
 	struct store_job j;
 	struct store_release_list rels;
@@ -425,6 +426,14 @@ test_crash_resume(void)
 	kill(pid, SIGKILL);
 	CHECK_INT(check_wait_exit(pid, 20), 128 + SIGKILL);
 	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "running");
+	/* What a user sees meanwhile: the socket left behind, the job
+	 * interrupted (not "running"), to resume at the next start. */
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "daemon: not running (stale socket at ");
+	CHECK_CONTAINS(out, " bisect  basert     interrupted ");
+	CHECK_CONTAINS(out, "interrupted jobs resume when the daemon starts");
+	free(out);
 
 	/* Restart: the job is recovered and the bisect finishes. */
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
@@ -436,6 +445,31 @@ test_crash_resume(void)
 	}
 	CHECK_STR(job_state(id, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 3);
+	/* The finished job's verdict in words; then a watch shows its
+	 * progress as a bisect does (cancelled once it has). */
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "0.2.0..0.2.6: regression at 0.2.4, ");
+	CHECK_CONTAINS(out, ", confirmed");
+	free(out);
+	wid = enqueue("watch", "{}");
+	free(raw_request("wake\n", 5));
+	CHECK(wait_progress(1));
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	snprintf(buf, sizeof(buf), "running: job %lld, watch basert, for ",
+	    (long long)wid);
+	CHECK_CONTAINS(out, buf);
+	CHECK_CONTAINS(out, "  release 0.2.");
+	CHECK_CONTAINS(out, ", ETA ");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel %lld", ctl,
+	    (long long)wid);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	for (int i = 0; i < 600 && strcmp(job_state(wid, buf, sizeof(buf),
+	    NULL), "cancelled") != 0; i++)
+		check_sleep_ms(100);
+	CHECK_STR(job_state(wid, buf, sizeof(buf), NULL), "cancelled");
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 	log = check_read_file("daemon.log");

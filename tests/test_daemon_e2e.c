@@ -268,6 +268,13 @@ test_watch_alert(void)
 	text = json_string_value(json_object_get(hook, "text"));
 	CHECK_CONTAINS(text, "basert 0.2.4");
 	CHECK_CONTAINS(text, "since 0.2.3");
+	/* The headline names its figure, the machine and the report. */
+	CHECK_CONTAINS(text, "(confirm_change, interleaved re-measurement)");
+	CHECK_CONTAINS(text, ", on ");
+	CHECK_CONTAINS(text, " report basert ");
+	CHECK(json_string_value(json_object_get(hook, "machine")) != NULL);
+	CHECK_CONTAINS(json_string_value(json_object_get(hook, "report")),
+	    "bisectctl -c ");
 	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
 	    "0.2.4");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(hook,

@@ -79,7 +79,7 @@ count_alerts(struct store *s, const char *kind, struct store_alert_rows *keep)
 static void
 test_watch(void)
 {
-	struct watch_opts o = { NULL, log_line, NULL, 0 };
+	struct watch_opts o = { .log = log_line };
 	struct store_alert_rows rows;
 	struct err e = ERR_INIT;
 	struct store *s = NULL;
@@ -166,7 +166,7 @@ static void
 yardstick_case(const char *name, const char *ys_version,
     const char *other_version, int other_weights, int expect)
 {
-	struct watch_opts o = { NULL, log_line, NULL, 0 };
+	struct watch_opts o = { .log = log_line };
 	struct store_alert_rows rows;
 	struct err e = ERR_INIT;
 	struct store *s = NULL;

@@ -8,13 +8,15 @@
 #define BISECTD_CTL_H
 
 #include <stdio.h>
+#include <time.h>
 
 #include "config/conf.h"
 
+struct err;
 struct json_t;
 struct store;
 
-/* Exit codes, as DESIGN.md and --help document them. */
+/* Exit codes, as the README and --help document them. */
 enum {
 	EXIT_OK = 0,		/* success, or no regression */
 	EXIT_FAIL = 1,		/* the tool or the infrastructure failed */
@@ -40,7 +42,12 @@ struct ctl {
 	const char *threshold;
 	const char *prompts;
 	int reps;
+	long long limit;	/* status: jobs shown; 0: the default */
+	const char *before;	/* jobs prune: an age such as "90d" */
 };
+
+/* Jobs `status` shows without --limit or --all. */
+#define CTL_STATUS_JOBS	10
 
 /* Print "bisectctl: MSG" on stderr; returns EXIT_FAIL. */
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -90,6 +97,19 @@ int cmd_alerts(struct ctl *c);
 int cmd_status(struct ctl *c);
 int cmd_cancel(struct ctl *c);
 int cmd_watch(struct ctl *c);
+int cmd_jobs(struct ctl *c);
+
+/*
+ * When engine g's scheduled watch fires next (*next, epoch seconds), as
+ * the daemon counts it from the store's last fire time (s may be NULL:
+ * counted from now).  0, 1 when g has no schedule, -1 with e set.
+ */
+int ctl_next_watch(const struct conf_engine *g, struct store *s, time_t now,
+    time_t *next, struct err *e);
+
+/* A next fire time in words: "2026-12-02 03:00 CET (in 13h58m)", or
+ * "due now ...".  Returns buf. */
+const char *ctl_next_text(time_t next, time_t now, char *buf, size_t len);
 
 /* Tell the daemon a job was queued (a note on stderr if none runs). */
 void ctl_wake(struct ctl *c);

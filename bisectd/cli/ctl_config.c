@@ -109,6 +109,8 @@ engine_json(const struct conf_engine *g)
 {
 	char metric[32], parser[512];
 	json_t *o = json_object(), *env = json_array(), *contents = json_array();
+	struct err e = ERR_INIT;
+	time_t next;
 
 	for (size_t i = 0; i < g->env.n; i++)
 		json_array_append_new(env, json_string(g->env.v[i]));
@@ -156,6 +158,9 @@ engine_json(const struct conf_engine *g)
 		json_object_set_new(o, "canary", k);
 	} else
 		json_object_set_new(o, "canary", json_null());
+	json_object_set_new(o, "next_watch", g->schedule &&
+	    ctl_next_watch(g, NULL, time(NULL), &next, &e) == 0 ?
+	    json_integer(next) : json_null());
 	return o;
 }
 
@@ -163,7 +168,9 @@ int
 cmd_check_config(struct ctl *c)
 {
 	const struct conf *cf = c->conf;
-	char a[256], b[256], m[32];
+	struct err e = ERR_INIT;
+	time_t now = time(NULL), next;
+	char a[256], b[256], m[32], when[96];
 
 	if (check_canaries(cf) > 0)
 		return EXIT_FAIL;
@@ -237,7 +244,11 @@ cmd_check_config(struct ctl *c)
 		printf("  analysis  fit over %s, metric %s, threshold %.3g%%, "
 		    "max-cv %.3g%%\n", a, conf_metric_name(&g->metric, m,
 		    sizeof(m)), g->threshold * 100, g->max_cv * 100);
-		if (g->schedule)
+		if (g->schedule && ctl_next_watch(g, NULL, now, &next,
+		    &e) == 0)
+			printf("  schedule  %s, next watch %s\n", g->schedule,
+			    ctl_next_text(next, now, when, sizeof(when)));
+		else if (g->schedule)
 			printf("  schedule  %s\n", g->schedule);
 		if (g->canary)
 			printf("  canary    %s\n            prompt %s, sha256 %s, "

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -16,6 +17,9 @@
 #include "ctl.h"
 #include "common/err.h"
 #include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/watch.h"
+#include "bisectd/output/verdict_json.h"
+#include "config/cron.h"
 #include "store/store.h"
 
 void
@@ -69,7 +73,9 @@ print_duration(char *buf, size_t len, double s)
 {
 	long long t = (long long)s;
 
-	if (t >= 3600)
+	if (t >= 86400)
+		snprintf(buf, len, "%lldd%02lldh", t / 86400, t / 3600 % 24);
+	else if (t >= 3600)
 		snprintf(buf, len, "%lldh%02lldm", t / 3600, t / 60 % 60);
 	else if (t >= 60)
 		snprintf(buf, len, "%lldm%02llds", t / 60, t % 60);
@@ -77,11 +83,117 @@ print_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%llds", t);
 }
 
+/*
+ * A job's arguments as the command line that would queue them ("0.2.0..
+ * 0.2.6 --all --threshold 5%"), escaped for the terminal; raw JSON only
+ * when they are not what a job of that kind holds.
+ */
+static const char *
+job_args_text(const char *kind, const char *args, char *buf, size_t len)
+{
+	json_t *a = json_loads(args ? args : "", 0, NULL);
+	const char *range, *version, *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (!json_is_object(a)) {
+		json_decref(a);
+		snprintf(buf, len, "%s", ctl_safe(args ? args : ""));
+		return buf;
+	}
+	range = json_string_value(json_object_get(a, "range"));
+	version = json_string_value(json_object_get(a, "version"));
+	if (strcmp(kind, "bisect") == 0 && range) {
+		off = (size_t)snprintf(buf, len, "%s", ctl_safe(range));
+		if (json_is_true(json_object_get(a, "all")) && off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+			    " --all");
+		if ((v = json_string_value(json_object_get(a, "metric"))) &&
+		    off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+			    " --metric %s", ctl_safe(v));
+		if ((v = json_string_value(json_object_get(a,
+		    "threshold"))) && off < len)
+			snprintf(buf + off, len - off, " --threshold %s",
+			    ctl_safe(v));
+	} else if (strcmp(kind, "watch") == 0) {
+		if (json_is_true(json_object_get(a, "yardstick")))
+			snprintf(buf, len, "yardstick check");
+	} else if (version) {
+		off = (size_t)snprintf(buf, len, "%s", ctl_safe(version));
+		if ((v = json_string_value(json_object_get(a, "prompts"))) &&
+		    off < len)
+			off += (size_t)snprintf(buf + off, len - off,
+			    " --prompts %s", ctl_safe(v));
+		if (json_integer_value(json_object_get(a, "reps")) > 0 &&
+		    off < len)
+			snprintf(buf + off, len - off, " --reps %lld",
+			    (long long)json_integer_value(json_object_get(a,
+			    "reps")));
+	} else
+		snprintf(buf, len, "%s", ctl_safe(args));
+	json_decref(a);
+	return buf;
+}
+
+/* How a finished job ended, in words, escaped for the terminal. */
+static const char *
+job_outcome_text(const struct store_job *j, char *buf, size_t len)
+{
+	const char *range, *sha;
+	char raw[1024], words[768];
+	json_t *r, *v;
+
+	buf[0] = raw[0] = '\0';
+	if (strcmp(j->state, "cancelled") == 0) {
+		snprintf(buf, len, "cancelled");
+		return buf;
+	}
+	if (strcmp(j->state, "done") != 0 && strcmp(j->state, "failed") != 0)
+		return buf;
+	r = json_loads(j->result ? j->result : "", 0, NULL);
+	if (!json_is_object(r))
+		/* A failure's message, or a result from an older bisectd. */
+		snprintf(raw, sizeof(raw), "%s%s", strcmp(j->state,
+		    "failed") == 0 ? "failed: " : "", j->result ? j->result :
+		    "no result");
+	else if (strcmp(j->kind, "bisect") == 0)
+		verdict_words(r, raw, sizeof(raw));
+	else if (strcmp(j->kind, "watch") == 0 &&
+	    json_object_get(r, "yardstick"))
+		snprintf(raw, sizeof(raw), "%s", j->exit_code == 0 ?
+		    "the yardstick is the fastest" : j->exit_code == 3 ?
+		    "another engine is faster than the yardstick" :
+		    "inconclusive");
+	else if (strcmp(j->kind, "watch") == 0 &&
+	    json_is_object(v = json_object_get(r, "verdict"))) {
+		range = json_string_value(json_object_get(r, "range"));
+		snprintf(raw, sizeof(raw), "%s over %s", verdict_words(v,
+		    words, sizeof(words)), range ? range : "?");
+	} else if (strcmp(j->kind, "watch") == 0)
+		snprintf(raw, sizeof(raw), "nothing new to compare");
+	else if (strcmp(j->kind, "bench") == 0)
+		snprintf(raw, sizeof(raw), "%lld runs, %lld failed",
+		    (long long)json_integer_value(json_object_get(r, "runs")),
+		    (long long)json_integer_value(json_object_get(r,
+		    "failed")));
+	else if (strcmp(j->kind, "fetch") == 0) {
+		sha = json_string_value(json_object_get(r, "sha256"));
+		snprintf(raw, sizeof(raw), "%s, sha256 %.12s",
+		    json_is_true(json_object_get(r, "downloaded")) ?
+		    "downloaded" : "in the cache", sha ? sha : "?");
+	}
+	json_decref(r);
+	/* Versions and messages in the words are upstream text. */
+	snprintf(buf, len, "%s", ctl_safe(raw));
+	return buf;
+}
+
 static void
 print_daemon(json_t *d)
 {
 	json_t *job = json_object_get(d, "job"), *p;
-	char up[32], el[32], eta[32];
+	char up[32], el[32], eta[32], args[512];
 
 	print_duration(up, sizeof(up), (double)json_integer_value(
 	    json_object_get(d, "uptime")));
@@ -94,21 +206,27 @@ print_daemon(json_t *d)
 	}
 	print_duration(el, sizeof(el), (double)json_integer_value(
 	    json_object_get(job, "elapsed")));
-	printf("running: job %lld, %s %s %s, for %s\n",
+	job_args_text(json_string_value(json_object_get(job, "kind")),
+	    json_string_value(json_object_get(job, "args")), args,
+	    sizeof(args));
+	printf("running: job %lld, %s %s%s%s, for %s\n",
 	    (long long)json_integer_value(json_object_get(job, "id")),
 	    json_string_value(json_object_get(job, "kind")),
 	    json_string_value(json_object_get(job, "engine")),
-	    json_string_value(json_object_get(job, "args")), el);
-	if (!json_is_object(p = json_object_get(job, "progress")))
+	    args[0] ? " " : "", args, el);
+	if (!json_is_object(p = json_object_get(job, "progress"))) {
+		printf("  (no run started yet: listing or downloading "
+		    "releases)\n");
 		return;
+	}
 	if (json_is_real(json_object_get(p, "eta_s")))
 		print_duration(eta, sizeof(eta), json_real_value(
 		    json_object_get(p, "eta_s")));
 	else
 		snprintf(eta, sizeof(eta), "unknown");
 	printf("  release %s, cell %s (%lld/%lld), %s %lld/%lld, run %lld/%lld, "
-	    "ETA %s\n", json_string_value(json_object_get(p, "release")),
-	    json_string_value(json_object_get(p, "cell")),
+	    "ETA %s\n", ctl_safe(json_string_value(json_object_get(p,
+	    "release"))), json_string_value(json_object_get(p, "cell")),
 	    (long long)json_integer_value(json_object_get(p, "cell_no")),
 	    (long long)json_integer_value(json_object_get(p, "cells")),
 	    json_is_true(json_object_get(p, "warmup")) ? "warm-up" : "rep",
@@ -121,14 +239,112 @@ print_daemon(json_t *d)
 		    "waiting")));
 }
 
-static json_t *
-job_json(const struct store_job *j)
+/* "2026-12-02 03:00 CET", local time. */
+static const char *
+local_time(time_t t, char *buf, size_t len)
 {
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M %Z", &tm);
+	return buf;
+}
+
+int
+ctl_next_watch(const struct conf_engine *g, struct store *s, time_t now,
+    time_t *next, struct err *e)
+{
+	struct cron cron;
+	const char *why;
+	char name[300];
+	int64_t last = 0;
+	int rc;
+
+	if (g->schedule == NULL)
+		return 1;
+	if (cron_parse(g->schedule, &cron, &why) < 0)
+		return err_set(e, "engine %s: schedule '%s': %s", g->name,
+		    g->schedule, why);
+	snprintf(name, sizeof(name), "engine:%s", g->name);
+	if (s && (rc = store_schedule_last(s, name, &last, e)) < 0)
+		return -1;
+	if (cron_next_due(&cron, (time_t)last, now, next) < 0)
+		return err_set(e, "engine %s: schedule '%s' never fires",
+		    g->name, g->schedule);
+	return 0;
+}
+
+const char *
+ctl_next_text(time_t next, time_t now, char *buf, size_t len)
+{
+	char when[64], in[32];
+
+	if (next <= now)
+		snprintf(buf, len, "due now (missed while no daemon ran)");
+	else {
+		print_duration(in, sizeof(in), (double)(next - now));
+		snprintf(buf, len, "%s (in %s)", local_time(next, when,
+		    sizeof(when)), in);
+	}
+	return buf;
+}
+
+/* The schedules' next fire times, as text or into the JSON array a. */
+static int
+schedules(struct ctl *c, struct store *s, json_t *a)
+{
+	time_t now = time(NULL), next;
+	struct err e = ERR_INIT;
+	int64_t when;
+	char text[128];
+	int rc, shown = 0;
+
+	for (size_t i = 0; i < c->conf->nengines; i++) {
+		const struct conf_engine *g = &c->conf->engines[i];
+
+		if ((rc = ctl_next_watch(g, s, now, &next, &e)) == 1)
+			continue;
+		if (rc < 0)
+			return ctl_error("%s", e.msg);
+		if (a) {
+			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,"
+			    "s:b}", "job", "watch", "engine", g->name,
+			    "schedule", g->schedule, "next", (json_int_t)next,
+			    "due", next <= now));
+			continue;
+		}
+		if (shown++ == 0)
+			printf("next scheduled:\n");
+		printf("  watch %-12s %s  (%s)\n", g->name, ctl_next_text(next,
+		    now, text, sizeof(text)), g->schedule);
+	}
+	if (c->conf->yardstick_engine == NULL)
+		return 0;
+	if (yardstick_next(c->conf, s, &when, &e) < 0)
+		return ctl_error("%s", e.msg);
+	if (a) {
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:b}", "job",
+		    "yardstick", "engine", c->conf->yardstick_engine, "next",
+		    (json_int_t)when, "due", when <= now));
+		return 0;
+	}
+	if (shown++ == 0)
+		printf("next scheduled:\n");
+	printf("  yardstick %-8s %s\n", c->conf->yardstick_engine,
+	    ctl_next_text((time_t)when, now, text, sizeof(text)));
+	return 0;
+}
+
+static json_t *
+job_json(const struct store_job *j, int interrupted)
+{
+	char text[1024];
 	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:I}", "id",
 	    (json_int_t)j->id, "kind", j->kind, "engine", j->engine, "args",
 	    j->args, "priority", j->priority, "state", j->state, "created",
 	    (json_int_t)j->created);
 
+	json_object_set_new(o, "interrupted", json_boolean(interrupted));
 	json_object_set_new(o, "started", j->started ?
 	    json_integer(j->started) : json_null());
 	json_object_set_new(o, "finished", j->finished ?
@@ -137,7 +353,19 @@ job_json(const struct store_job *j)
 	    json_integer(j->exit_code) : json_null());
 	json_object_set_new(o, "result", j->result ? json_string(j->result) :
 	    json_null());
+	job_outcome_text(j, text, sizeof(text));
+	json_object_set_new(o, "outcome", text[0] ? json_string(text) :
+	    json_null());
 	return o;
+}
+
+/* Whether the daemon's socket file is there (a daemon that died left it). */
+static int
+socket_left(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 int
@@ -146,59 +374,129 @@ cmd_status(struct ctl *c)
 	struct store_jobs jobs;
 	struct err e = ERR_INIT;
 	struct store *s;
-	json_t *d = NULL;
-	int rc;
+	json_t *d = NULL, *sched = NULL;
+	int64_t total, limit = c->all ? -1 : c->limit > 0 ? c->limit :
+	    CTL_STATUS_JOBS;
+	int rc, stale = 0;
 
 	rc = ask(c, "status", &d);
 	if (rc < 0)
 		return EXIT_FAIL;
+	if (rc == 1)
+		stale = socket_left(c->conf->socket);
 	if ((s = ctl_store_readonly(c)) == NULL) {
 		json_decref(d);
 		return EXIT_FAIL;
 	}
-	rc = store_job_list(s, 10, &jobs, &e);
-	store_close(s);
+	rc = store_job_recent(s, limit, &jobs, &total, &e);
 	if (rc < 0) {
+		store_close(s);
 		json_decref(d);
 		return ctl_error("%s", e.msg);
 	}
 	if (c->format == FORMAT_JSON) {
 		json_t *a = json_array();
 
+		sched = json_array();
+		if (schedules(c, s, sched) != EXIT_OK) {
+			store_close(s);
+			store_jobs_release(&jobs);
+			json_decref(sched);
+			json_decref(a);
+			json_decref(d);
+			return EXIT_FAIL;
+		}
 		for (size_t i = 0; i < jobs.n; i++)
-			json_array_append_new(a, job_json(&jobs.v[i]));
+			json_array_append_new(a, job_json(&jobs.v[i], d == NULL &&
+			    strcmp(jobs.v[i].state, "running") == 0));
 		if (d)
 			json_object_del(d, "ok");
-		ctl_print_json(json_pack("{s:o,s:o}", "daemon", d ? d :
-		    json_null(), "jobs", a));
+		ctl_print_json(json_pack("{s:o,s:b,s:o,s:o,s:I}", "daemon", d ?
+		    d : json_null(), "stale_socket", stale, "schedules",
+		    sched, "jobs", a, "jobs_total", (json_int_t)total));
+		store_close(s);
 		store_jobs_release(&jobs);
 		return EXIT_OK;
 	}
 	if (d)
 		print_daemon(d);
+	else if (stale)
+		printf("daemon: not running (stale socket at %s: the daemon "
+		    "stopped without removing it)\n", c->conf->socket);
 	else
 		printf("daemon: not running (no socket at %s)\n",
 		    c->conf->socket);
 	json_decref(d);
-	printf("%6s  %-7s %-12s %-10s %-19s %4s  %s\n", "JOB", "KIND", "ENGINE",
-	    "STATE", "CREATED", "EXIT", "ARGS");
+	rc = schedules(c, s, NULL);
+	store_close(s);
+	if (rc != EXIT_OK) {
+		store_jobs_release(&jobs);
+		return rc;
+	}
+	if (jobs.n == 0)
+		printf("jobs: none (the queue is empty)\n");
+	else if ((int64_t)jobs.n < total)
+		printf("jobs: newest %zu of %lld (--limit N or --all for "
+		    "more)\n", jobs.n, (long long)total);
+	else
+		printf("jobs: all %lld, newest first\n", (long long)total);
+	if (jobs.n > 0)
+		printf("%6s  %-7s %-10s %-11s %-16s  %s\n", "JOB", "KIND",
+		    "ENGINE", "STATE", "CREATED", "ARGS / OUTCOME");
 	for (size_t i = 0; i < jobs.n; i++) {
 		const struct store_job *j = &jobs.v[i];
 		time_t t = (time_t)j->created;
-		char when[32], code[16] = "-";
+		char when[32], args[512], outcome[1024];
+		const char *state = j->state;
 		struct tm tm;
 
 		localtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
-		if (j->exit_code >= 0)
-			snprintf(code, sizeof(code), "%d", j->exit_code);
-		printf("%6lld  %-7s %-12s %-10s %-19s %4s  %s\n",
-		    (long long)j->id, j->kind, j->engine, j->state, when, code,
-		    j->args);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		/* Left running by a daemon that is gone: the next daemon
+		 * puts it back in the queue and it resumes. */
+		if (d == NULL && strcmp(state, "running") == 0)
+			state = "interrupted";
+		job_args_text(j->kind, j->args, args, sizeof(args));
+		job_outcome_text(j, outcome, sizeof(outcome));
+		printf("%6lld  %-7s %-10s %-11s %-16s  %s%s%s\n",
+		    (long long)j->id, j->kind, ctl_safe(j->engine), state, when,
+		    args, args[0] && outcome[0] ? ": " : "", outcome);
 	}
-	if (jobs.n == 0)
-		printf("(the queue is empty)\n");
+	for (size_t i = 0; i < jobs.n; i++)
+		if (d == NULL && strcmp(jobs.v[i].state, "running") == 0) {
+			printf("(interrupted jobs resume when the daemon "
+			    "starts)\n");
+			break;
+		}
 	store_jobs_release(&jobs);
+	return EXIT_OK;
+}
+
+int
+cmd_jobs(struct ctl *c)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	int64_t ms, n;
+	int rc;
+
+	if (strcmp(c->argv[0], "prune") != 0)
+		return ctl_usage_error("jobs: expected 'prune', got '%s'",
+		    c->argv[0]);
+	if (c->before == NULL)
+		return ctl_usage_error("jobs prune: --before AGE is needed "
+		    "(e.g. --before 90d)");
+	if (conf_parse_duration(c->before, &ms) < 0)
+		return ctl_usage_error("--before: expected an age such as "
+		    "90d, 12h or 30m, got '%s'", c->before);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	rc = store_job_prune(s, (int64_t)time(NULL) - ms / 1000, &n, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	printf("pruned %lld job%s that ended more than %s ago\n",
+	    (long long)n, n == 1 ? "" : "s", c->before);
 	return EXIT_OK;
 }
 

@@ -40,13 +40,16 @@ static const struct command commands[] = {
 	  "ENGINE GOOD..BAD",
 	  "queue a bisect, or run it now", "nmta", 2, 2 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
-	  "[--format text|markdown|json|csv]",
+	  "[--all] [--format text|markdown|json|csv]",
 	  "table, fit, verdict and how to reproduce", "mta", 2, 2 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0 },
-	{ "status", cmd_status, "[--format text|json]",
-	  "the daemon, its running job with progress, and the queue", "",
-	  0, 0 },
+	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
+	  "the daemon, its running job with progress, the next scheduled "
+	  "runs, and the newest jobs", "la", 0, 0 },
+	{ "jobs", cmd_jobs, "prune --before AGE",
+	  "delete the rows of jobs that ended more than AGE ago (90d, 12h)",
+	  "b", 1, 1 },
 	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", "",
 	  1, 1 },
 	{ "watch", cmd_watch, "ENGINE",
@@ -57,7 +60,7 @@ static const struct command commands[] = {
 };
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
-	OPT_NOW, OPT_ALL };
+	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -71,6 +74,8 @@ static const struct option long_options[] = {
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "prompts", required_argument, NULL, OPT_PROMPTS },
 	{ "reps", required_argument, NULL, OPT_REPS },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -87,6 +92,8 @@ option_key(int opt)
 	case OPT_PROMPTS: return 'p';
 	case OPT_REPS: return 'R';
 	case OPT_FORMAT: return 'f';
+	case OPT_LIMIT: return 'l';
+	case OPT_BEFORE: return 'b';
 	default: return 0;
 	}
 }
@@ -239,6 +246,20 @@ main(int argc, char **argv)
 			if (c.reps <= 0)
 				return ctl_usage_error("--reps: expected a "
 				    "positive integer, got '%s'", optarg);
+			break;
+		case OPT_LIMIT: {
+			char *end;
+
+			errno = 0;
+			c.limit = strtoll(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || end == optarg ||
+			    c.limit <= 0)
+				return ctl_usage_error("--limit: expected a "
+				    "positive integer, got '%s'", optarg);
+			break;
+		}
+		case OPT_BEFORE:
+			c.before = optarg;
 			break;
 		case '?':
 			if (optopt)

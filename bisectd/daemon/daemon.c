@@ -329,6 +329,35 @@ run_schedules(struct daemon *d, time_t *next, struct err *e)
 	return 0;
 }
 
+/* Say when each schedule fires next: at start-up and after a reload. */
+static void
+log_next_runs(struct daemon *d)
+{
+	struct err e = ERR_INIT;
+	time_t now = time(NULL), next;
+	char when[64];
+	struct tm tm;
+
+	for (size_t i = 0; i < d->nsched; i++) {
+		const struct schedule *sc = &d->sched[i];
+		int64_t last = 0;
+
+		if (store_schedule_last(d->store, sc->name, &last, &e) < 0 ||
+		    cron_next_due(&sc->cron, (time_t)last, now, &next) < 0)
+			continue;
+		if (next <= now) {
+			logm(d, DAEMON_LOG_INFO, "schedule: the watch of %s "
+			    "is due now (missed while no daemon ran)",
+			    sc->engine);
+			continue;
+		}
+		localtime_r(&next, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M %Z", &tm);
+		logm(d, DAEMON_LOG_INFO, "schedule: the next watch of %s is "
+		    "at %s", sc->engine, when);
+	}
+}
+
 /* --- the worker --- */
 
 static void
@@ -721,6 +750,7 @@ reload(struct daemon *d)
 	d->conf = c;
 	logm(d, DAEMON_LOG_INFO, "configuration reloaded: %zu engines, %zu "
 	    "schedules", c->nengines, d->nsched);
+	log_next_runs(d);
 }
 
 static int
@@ -920,6 +950,7 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	logm(&d, DAEMON_LOG_INFO, "started: pid %ld, config '%s', database "
 	    "'%s', socket '%s'", (long)getpid(), d.config_path, d.database,
 	    d.conf->socket);
+	log_next_runs(&d);
 	rc = loop(&d, e);
 	if (d.busy) {
 		/* A store failure in the loop: stop the job and wait. */

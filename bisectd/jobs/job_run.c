@@ -170,19 +170,33 @@ run_watch(const struct conf *c, const struct conf_engine *g,
     struct job_run_opts *o, char **result, struct err *e)
 {
 	struct watch_opts w;
-	json_t *r;
+	json_t *r, *verdict = NULL;
+	char *compared = NULL;
 	int rc, yard = json_is_true(json_object_get(args, "yardstick"));
 
 	memset(&w, 0, sizeof(w));
 	w.stop = o->stop;
 	w.log = o->log;
 	w.arg = o->arg;
+	w.progress = o->progress;
 	w.job_id = job->id;
+	w.compared = &compared;
+	w.verdict = &verdict;
 	rc = yard ? yardstick_run(c, s, &w, e) : watch_run(c, g, s, &w, e);
-	if (rc < 0)
+	if (rc < 0) {
+		json_decref(verdict);
+		free(compared);
 		return -1;
+	}
 	r = json_pack("{s:s,s:i}", yard ? "yardstick" : "watch", g->name,
 	    "exit_code", rc);
+	/* What the watch compared and found, for `bisectctl status`. */
+	if (compared && verdict) {
+		json_object_set_new(r, "range", json_string(compared));
+		json_object_set_new(r, "verdict", verdict);
+	} else
+		json_decref(verdict);
+	free(compared);
 	*result = json_dumps(r, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(r);
 	return rc;

@@ -19,6 +19,7 @@
 #include "bisectd/output/alert_sink.h"
 #include "bench_release.h"
 #include "bisectd/analysis/bisect.h"
+#include "bisectd/measure/hygiene.h"
 #include "config/conf.h"
 #include "driver.h"
 #include "verdict.h"
@@ -37,6 +38,15 @@ note_line(void *arg, const char *line)
 	const struct watch_opts *o = arg;
 
 	wlog(o, ALERT_LOG_INFO, "%s", line);
+}
+
+static void
+progress_line(void *arg, const struct bench_progress *p)
+{
+	const struct watch_opts *o = arg;
+
+	if (o->progress)
+		o->progress(o->arg, p);
 }
 
 struct refused_ctx {
@@ -93,6 +103,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	d.threshold = -1;
 	d.job_id = o->job_id;
 	d.note = note_line;
+	d.progress = progress_line;
 	d.arg = (void *)(uintptr_t)o;
 	d.stop = o->stop;
 	*fresh = 0;
@@ -101,8 +112,24 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 		return err_prefix(e, "watch %s over %s", eng->name, spec);
 	conf_metric_name(&eng->metric, metric, sizeof(metric));
 	if (*status == BISECT_REGRESSION) {
+		struct alert_where w;
+		struct machine m;
+		struct err me = ERR_INIT;
+		char report[1024], machine[600];
+
+		/* The command a reader pastes to see the whole report, and
+		 * the machine the figure belongs to. */
+		snprintf(report, sizeof(report), "bisectctl -c %s report %s "
+		    "%s", c->path, eng->name, spec);
+		w.report = report;
+		w.machine = NULL;
+		if (hygiene_machine(NULL, &m, &me) == 0) {
+			snprintf(machine, sizeof(machine), "%s (%s)",
+			    m.hostname, m.cpu_model);
+			w.machine = machine;
+		}
 		rc = alert_record_regression(s, eng->name, spec, metric,
-		    verdict, e);
+		    verdict, &w, e);
 		if (rc < 0) {
 			json_decref(verdict);
 			return -1;
@@ -116,7 +143,13 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	} else
 		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
 		    bisect_status_name(*status), spec);
-	json_decref(verdict);
+	if (o->verdict && o->compared) {
+		json_decref(*o->verdict);
+		free(*o->compared);
+		*o->verdict = verdict;
+		*o->compared = strdup(spec);
+	} else
+		json_decref(verdict);
 	return 0;
 }
 
@@ -251,6 +284,8 @@ measure_standing(const struct conf *c, struct store *s,
 	j.gens = ng ? gens : NULL;
 	j.ngens = ng;
 	j.stop = o->stop;
+	j.progress = progress_line;
+	j.progress_arg = (void *)(uintptr_t)o;
 	wlog(o, ALERT_LOG_INFO, "yardstick: measuring %s %s", eng->name,
 	    st->version);
 	if (bench_release(c, eng, s, st->version, &j, e) < 0)

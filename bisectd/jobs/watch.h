@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <time.h>
 
+struct bench_progress;
 struct conf;
 struct conf_engine;
 struct err;
+struct json_t;
 struct store;
 
 struct watch_opts {
@@ -22,7 +24,14 @@ struct watch_opts {
 	 * may be NULL. */
 	void (*log)(void *arg, int level, const char *msg);
 	void *arg;
+	/* Each run's progress, as a bisect's (with arg); may be NULL. */
+	void (*progress)(void *arg, const struct bench_progress *p);
 	int64_t job_id;			/* the queue's job, or 0 */
+	/* When not NULL: the last comparison's range ("GOOD..BAD") and
+	 * verdict JSON (new reference), left NULL when nothing was
+	 * compared.  The caller frees both. */
+	char **compared;
+	struct json_t **verdict;
 };
 
 /*

@@ -460,18 +460,10 @@ jstr(const json_t *o, const char *key, const char *dflt)
 	return v ? v : dflt;
 }
 
-/* The change point's factor on the metric: confirmation's if taken. */
-static double
-factor(const json_t *v)
-{
-	double ch = jnum(v, "confirm_change", jnum(v, "metric_change", 0));
-
-	return 1 + ch;
-}
-
 const char *
 alert_regression_text(const char *engine, const char *metric,
-    const json_t *verdict, char *buf, size_t len)
+    const json_t *verdict, const struct alert_where *w, char *buf,
+    size_t len)
 {
 	const json_t *v = verdict;
 	const char *bad = jstr(v, "first_bad", "?");
@@ -479,43 +471,51 @@ alert_regression_text(const char *engine, const char *metric,
 	const char *conf = json_is_true(json_object_get(v, "confirmed")) ?
 	    "confirmed" : "not confirmed";
 	const json_t *cand = json_object_get(v, "candidates");
-	char what[160], also[200] = "";
-	size_t ncand = json_array_size(cand);
+	const int confirm = json_is_number(json_object_get(v,
+	    "confirm_change"));
+	char what[96], also[200] = "", where[1200] = "";
+	size_t ncand = json_array_size(cand), off;
 
 	if (strcmp(metric, "per-token") == 0)
-		snprintf(what, sizeof(what), "per-token prefill cost %+.3g ms "
-		    "(x%.2f)", jnum(v, "per_token_delta_ms", 0), factor(v));
+		snprintf(what, sizeof(what), "per-token cost");
 	else if (strcmp(metric, "fixed") == 0)
-		snprintf(what, sizeof(what), "fixed overhead %+.3g ms (x%.2f)",
-		    jnum(v, "fixed_delta_ms", 0), factor(v));
+		snprintf(what, sizeof(what), "fixed overhead");
 	else
-		snprintf(what, sizeof(what), "%s time x%.2f", metric,
-		    factor(v));
+		snprintf(what, sizeof(what), "%s time", metric);
 	if (ncand > 1) {
-		size_t off = (size_t)snprintf(also, sizeof(also),
+		off = (size_t)snprintf(also, sizeof(also),
 		    " (or an earlier candidate:");
-
 		for (size_t i = 0; i + 1 < ncand && off < sizeof(also); i++)
 			off += (size_t)snprintf(also + off, sizeof(also) - off,
 			    " %s", json_string_value(json_array_get(cand, i)));
 		if (off < sizeof(also))
 			snprintf(also + off, sizeof(also) - off, ")");
 	}
-	snprintf(buf, len, "%s %s%s: %s since %s, %s", engine, bad, also,
-	    what, good, conf);
+	off = 0;
+	if (w && w->machine)
+		off = (size_t)snprintf(where, sizeof(where), ", on %s",
+		    w->machine);
+	if (w && w->report && off < sizeof(where))
+		snprintf(where + off, sizeof(where) - off, "; report: %s",
+		    w->report);
+	snprintf(buf, len, "%s %s%s: %s x%.2f since %s (%s), %s%s", engine,
+	    bad, also, what, 1 + jnum(v, confirm ? "confirm_change" :
+	    "metric_change", 0), good, confirm ? "confirm_change, "
+	    "interleaved re-measurement" : "metric_change, the search's "
+	    "samples", conf, where);
 	return buf;
 }
 
 int
 alert_record_regression(struct store *s, const char *engine,
     const char *spec, const char *metric, const json_t *verdict,
-    struct err *e)
+    const struct alert_where *w, struct err *e)
 {
 	const json_t *v = verdict;
 	const char *bad = jstr(v, "first_bad", NULL);
 	const char *good = jstr(v, "last_good", NULL);
 	const char *dots = strstr(spec, "..");
-	char key[512], text[512];
+	char key[512], text[2048];
 	json_t *o, *range;
 	char *body;
 	int rc;
@@ -527,7 +527,7 @@ alert_record_regression(struct store *s, const char *engine,
 	 * regression found again by a later, wider search is not news. */
 	snprintf(key, sizeof(key), "regression:%s:%s..%s:%s", engine, good,
 	    bad, metric);
-	alert_regression_text(engine, metric, verdict, text, sizeof(text));
+	alert_regression_text(engine, metric, verdict, w, text, sizeof(text));
 	o = json_object();
 	range = json_object();
 	json_object_set_new(range, "from", dots ? json_stringn(spec,
@@ -543,6 +543,10 @@ alert_record_regression(struct store *s, const char *engine,
 	json_object_set_new(o, "change", json_string(jstr(v, "kind",
 	    "unknown")));
 	json_object_set_new(o, "verdict", json_deep_copy(v));
+	if (w && w->report)
+		json_object_set_new(o, "report", json_string(w->report));
+	if (w && w->machine)
+		json_object_set_new(o, "machine", json_string(w->machine));
 	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	if (body == NULL)

@@ -62,23 +62,35 @@ int alert_deliver_at(const struct conf *c, struct store *s,
 int alert_next_due(const struct conf *c, struct store *s, int64_t *when,
     struct err *e);
 
+/* Where a regression alert points its reader; either may be NULL. */
+struct alert_where {
+	const char *report;	/* the command that shows the report */
+	const char *machine;	/* "HOST (CPU model)" */
+};
+
 /*
  * Record the alert for a regression verdict (as jobs/driver.h's driver_bisect
  * returns it) of eng over spec "GOOD..BAD", once per engine, range and
- * metric (the dedup key).  The summary is one line such as "basert
- * 0.2.4: per-token prefill cost +2.36 ms (x3.56) since 0.2.3,
- * confirmed".  Returns 0 when recorded, 1 when that regression had been
- * alerted already, -1 on error.
+ * metric (the dedup key).  The summary is alert_regression_text()'s
+ * line; the body also carries `report` and `machine` from w.  Returns 0
+ * when recorded, 1 when that regression had been alerted already, -1 on
+ * error.
  */
 int alert_record_regression(struct store *s, const char *engine,
     const char *spec, const char *metric, const struct json_t *verdict,
-    struct err *e);
+    const struct alert_where *w, struct err *e);
 
 /*
- * The one-line summary of a regression verdict, into buf (len bytes).
- * Returns buf.
+ * The one-line summary of a regression verdict, into buf (len bytes),
+ * with one named figure: the metric's factor from `confirm_change` (the
+ * interleaved re-measurement of the boundary) when there is one, else
+ * from `metric_change` (the search's samples), e.g. "basert 0.2.4:
+ * per-token cost x3.56 since 0.2.3 (confirm_change, interleaved
+ * re-measurement), confirmed, on HOST (CPU); report: bisectctl -c CONF
+ * report basert 0.2.0..0.2.6".  w may be NULL.  Returns buf.
  */
 const char *alert_regression_text(const char *engine, const char *metric,
-    const struct json_t *verdict, char *buf, size_t len);
+    const struct json_t *verdict, const struct alert_where *w, char *buf,
+    size_t len);
 
 #endif

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -164,4 +165,71 @@ verdict_json(const struct bisect_verdict *v, const struct store_release *r)
 		    json_null());
 	json_object_set_new(o, "change_points", points);
 	return o;
+}
+
+/* One change point: "at V, KIND, confirmed", or its candidates. */
+static void
+change_words(const json_t *c, int with_confirm, char *buf, size_t len)
+{
+	const char *bad = json_string_value(json_object_get(c, "first_bad"));
+	const char *kind = json_string_value(json_object_get(c, "kind"));
+	const json_t *cand = json_object_get(c, "candidates");
+	size_t n = json_array_size(cand), off;
+
+	if (n > 1) {
+		off = (size_t)snprintf(buf, len, "among %zu candidates", n);
+		for (size_t i = 0; i < n && off < len; i++)
+			off += (size_t)snprintf(buf + off, len - off, "%s%s",
+			    i ? ", " : " ", json_string_value(
+			    json_array_get(cand, i)));
+	} else
+		off = (size_t)snprintf(buf, len, "at %s", bad ? bad : "?");
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, ", %s",
+		    kind ? kind : "kind unknown");
+	if (with_confirm && off < len)
+		snprintf(buf + off, len - off, ", %s", json_is_true(
+		    json_object_get(c, "confirmed")) ? "confirmed" :
+		    "not confirmed");
+}
+
+const char *
+verdict_words(const json_t *v, char *buf, size_t len)
+{
+	const char *status = json_string_value(json_object_get(v, "status"));
+	const json_t *points = json_object_get(v, "change_points");
+	const json_t *ch = json_object_get(v, "endpoints_change");
+	size_t n = json_array_size(points), off;
+	char one[512];
+
+	if (len == 0)
+		return buf;
+	if (status == NULL) {
+		snprintf(buf, len, "no verdict");
+	} else if (strcmp(status, "regression") == 0 && n > 1) {
+		off = (size_t)snprintf(buf, len, "%zu regressions:", n);
+		for (size_t i = 0; i < n && off < len; i++) {
+			change_words(json_array_get(points, i), 0, one,
+			    sizeof(one));
+			off += (size_t)snprintf(buf + off, len - off, "%s %s",
+			    i ? ";" : "", one);
+		}
+	} else if (strcmp(status, "regression") == 0) {
+		change_words(v, 1, one, sizeof(one));
+		snprintf(buf, len, "regression %s", one);
+	} else if (strcmp(status, "no-regression") == 0) {
+		if (json_is_number(ch))
+			snprintf(buf, len, "no regression (%+.1f%% end to "
+			    "end)", 100 * json_number_value(ch));
+		else
+			snprintf(buf, len, "no regression");
+	} else {
+		const char *why = json_string_value(json_object_get(v,
+		    "reason"));
+
+		snprintf(buf, len, "%s%s%s%s", status, why && why[0] ?
+		    " (" : "", why && why[0] ? why : "", why && why[0] ?
+		    ")" : "");
+	}
+	return buf;
 }

@@ -19,6 +19,16 @@ struct store_release;
 struct json_t *verdict_json(const struct bisect_verdict *v,
     const struct store_release *rel);
 
+/*
+ * A verdict object (as verdict_json() makes it) in a few words, into buf:
+ * "regression at b4744, per-token, confirmed", "2 regressions: at 0.2.2
+ * (fixed-overhead), at 0.2.4 (per-token)", "no regression (+1.2%)",
+ * "unknown (...)".  Versions are upstream text: the caller escapes buf
+ * for its terminal.  Returns buf.
+ */
+const char *verdict_words(const struct json_t *verdict, char *buf,
+    size_t len);
+
 /* A number, or null where it is not finite: never a made-up zero. */
 struct json_t *out_num(double x);
 /* [lo, hi] as two out_num()s. */

@@ -303,3 +303,25 @@ store_alert_record(struct store *s, const char *kind, const char *engine,
 		return -1;
 	return sqlite3_changes(s->db) > 0 ? 0 : 1;
 }
+
+int
+store_release_info(struct store *s, int64_t release_id, char **info,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*info = NULL;
+	if (store_prepare(s, "SELECT info FROM run WHERE release_id = ?1"
+	    " AND info IS NOT NULL AND failure IS NULL ORDER BY id DESC"
+	    " LIMIT 1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, release_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*info = store_column_dup(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, e, "read a release's engine info");
+	return 0;
+}

@@ -286,6 +286,12 @@ struct store_run_rows {
 
 int store_run_list(struct store *s, int64_t release_id,
     struct store_run_rows *out, struct err *e);
+
+/* What the engine last reported about itself in a successful run of the
+ * release (the run's info JSON: build, model, threads), or *info NULL
+ * when none did.  *info is malloced. */
+int store_release_info(struct store *s, int64_t release_id, char **info,
+    struct err *e);
 void store_run_rows_release(struct store_run_rows *r);
 
 /*

@@ -188,6 +188,40 @@ test_demo_bisect(void)
 		CHECK_CONTAINS(out, "verdict: regression: first bad 0.2.4, "
 		    "last good 0.2.3");
 		free(out);
+
+		/* Reproduce carries the options that decided the verdict. */
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6 --threshold 20%% --metric per-token", ctl);
+		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_CONTAINS(out, "demo.conf bisect --now --metric "
+		    "per-token --threshold 20% basert 0.2.0..0.2.6");
+		CHECK_CONTAINS(out, "demo.conf report --metric per-token "
+		    "--threshold 20% basert 0.2.0..0.2.6");
+		free(out);
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6 --all --threshold 20%%", ctl);
+		check_run(cmd, &out);
+		CHECK_CONTAINS(out, "report --all --threshold 20% basert");
+		free(out);
+
+		/* For upstream: no local path, what a maintainer asks. */
+		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+		    "0.2.0..0.2.6 --format markdown --for-upstream", ctl);
+		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_CONTAINS(out, "- `bisectctl bisect --now basert "
+		    "0.2.0..0.2.6`");
+		CHECK(out && strstr(out, "demo.conf") == NULL);
+		CHECK(out && strstr(out, build) == NULL);
+		CHECK(out && strstr(out, ", host ") == NULL);
+		CHECK_CONTAINS(out, "- tool bisectd ");
+		CHECK_CONTAINS(out, "- engine 0.2.3: build ");
+		CHECK_CONTAINS(out, "- engine 0.2.4: build ");
+		CHECK_CONTAINS(out, "- model fake 1B Q4_0, ");
+		CHECK_CONTAINS(out, "- threads ");
+		CHECK_CONTAINS(out, " runs per cell");
+		CHECK_CONTAINS(out, "- CPU ");
+		CHECK_CONTAINS(out, "flags: ");
+		free(out);
 	}
 
 	/*

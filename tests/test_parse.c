@@ -154,9 +154,12 @@ test_llama_json(void)
 	    556120540, &res);
 	if (res.n == 5)
 		CHECK_INT(res.samples[4].engine_ns, 551709370);
+	/* What an upstream report shows: build, model, threads, CPU. */
 	CHECK_STR(res.meta, "{\"build_commit\":\"5f2a1b07\","
 	    "\"build_number\":6412,\"backend\":\"Metal,BLAS\",\"n_threads\":8,"
-	    "\"avg_ns\":551806480,\"stddev_ns\":3046171}");
+	    "\"avg_ns\":551806480,\"stddev_ns\":3046171,\"cpu_info\":"
+	    "\"Apple M1 Max\",\"model_type\":\"qwen3moe 30B.A3B Q4_K - Medium\","
+	    "\"model_size\":18556686336,\"model_n_params\":30532122624}");
 	parse_result_release(&res);
 	CHECK(res.samples == NULL && res.meta == NULL);
 

@@ -44,6 +44,7 @@ struct ctl {
 	int reps;
 	long long limit;	/* status: jobs shown; 0: the default */
 	const char *before;	/* jobs prune: an age such as "90d" */
+	int upstream;		/* report --for-upstream */
 };
 
 /* Jobs `status` shows without --limit or --all. */

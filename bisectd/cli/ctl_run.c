@@ -705,6 +705,7 @@ cmd_report(struct ctl *c)
 	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
 		return rc;
 	o.all = c->all;
+	o.upstream = c->upstream;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &code, &e);

@@ -40,8 +40,8 @@ static const struct command commands[] = {
 	  "ENGINE GOOD..BAD",
 	  "queue a bisect, or run it now", "nmta", 2, 2 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
-	  "[--all] [--format text|markdown|json|csv]",
-	  "table, fit, verdict and how to reproduce", "mta", 2, 2 },
+	  "[--all] [--for-upstream] [--format text|markdown|json|csv]",
+	  "table, fit, verdict and how to reproduce", "mtau", 2, 2 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
@@ -60,7 +60,8 @@ static const struct command commands[] = {
 };
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
-	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE };
+	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE,
+	OPT_UPSTREAM };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -76,6 +77,7 @@ static const struct option long_options[] = {
 	{ "reps", required_argument, NULL, OPT_REPS },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "before", required_argument, NULL, OPT_BEFORE },
+	{ "for-upstream", no_argument, NULL, OPT_UPSTREAM },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -94,6 +96,7 @@ option_key(int opt)
 	case OPT_FORMAT: return 'f';
 	case OPT_LIMIT: return 'l';
 	case OPT_BEFORE: return 'b';
+	case OPT_UPSTREAM: return 'u';
 	default: return 0;
 	}
 }
@@ -260,6 +263,9 @@ main(int argc, char **argv)
 		}
 		case OPT_BEFORE:
 			c.before = optarg;
+			break;
+		case OPT_UPSTREAM:
+			c.upstream = 1;
 			break;
 		case '?':
 			if (optopt)

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "bisectd/measure/bench.h"
+#include "bisectd/measure/hygiene.h"
 #include "driver.h"
 #include "range.h"
 #include "verdict.h"
@@ -315,9 +317,66 @@ machine_json(const struct store_machine *m)
 	return o;
 }
 
+/*
+ * The options that decide a verdict, as the command line that asked for
+ * it: " --all --metric pp512 --threshold 3%".  Without them a pasted
+ * command gives another answer.
+ */
+static void
+options_text(const struct report_opts *o, char *buf, size_t len)
+{
+	char metric[32];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (o->all)
+		off = (size_t)snprintf(buf, len, " --all");
+	if ((int)o->metric.kind >= 0 && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " --metric %s",
+		    conf_metric_name(&o->metric, metric, sizeof(metric)));
+	if (o->threshold >= 0 && off < len)
+		snprintf(buf + off, len - off, " --threshold %.6g%%",
+		    100 * o->threshold);
+}
+
+/* A command template with every absolute path cut to ".../NAME": what
+ * is local to this machine means nothing upstream. */
+static void
+strip_paths(const char *cmd, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (*cmd && off + 1 < len) {
+		const char *end, *slash;
+
+		if (*cmd != '/' || (off > 0 && buf[off - 1] != ' ' &&
+		    buf[off - 1] != '=')) {
+			buf[off++] = *cmd++;
+			continue;
+		}
+		end = cmd + strcspn(cmd, " ");
+		for (slash = end; slash > cmd && slash[-1] != '/'; slash--)
+			;
+		off += (size_t)snprintf(buf + off, len - off, ".../%.*s",
+		    (int)(end - slash), slash);
+		if (off >= len)
+			off = len - 1;
+		cmd = end;
+	}
+	buf[off] = '\0';
+}
+
+static int
+is_remote(const char *url)
+{
+	return url && (strncmp(url, "https://", 8) == 0 ||
+	    strncmp(url, "http://", 7) == 0);
+}
+
 static json_t *
 reproduce_json(const struct conf *conf, const struct conf_engine *eng,
-    const struct range *r, const char *spec, json_t *verdict)
+    const struct range *r, const char *spec, const struct report_opts *ro,
+    json_t *verdict)
 {
 	json_t *o = json_object(), *archives = json_array();
 	json_t *commands = json_array();
@@ -325,7 +384,7 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 	    "first_bad"));
 	const char *last_good = json_string_value(json_object_get(verdict,
 	    "last_good"));
-	char line[4096];
+	char line[4096], opts[128], config[4200] = "";
 
 	for (size_t i = r->lo; i <= r->hi; i++) {
 		const struct store_release *rel = &r->list.v[i];
@@ -339,21 +398,118 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 			continue;
 		a = json_object();
 		json_object_set_new(a, "version", json_string(rel->version));
-		json_object_set_new(a, "url", rel->url ? json_string(rel->url) :
+		json_object_set_new(a, "url", rel->url && (!ro->upstream ||
+		    is_remote(rel->url)) ? json_string(rel->url) :
 		    json_null());
 		json_object_set_new(a, "sha256",
 		    json_string(rel->archive_sha256));
 		json_array_append_new(archives, a);
 	}
-	snprintf(line, sizeof(line), "bisectctl -c %s bisect --now %s %s",
-	    conf->path, eng->name, spec);
+	options_text(ro, opts, sizeof(opts));
+	if (!ro->upstream)
+		snprintf(config, sizeof(config), " -c %s", conf->path);
+	snprintf(line, sizeof(line), "bisectctl%s bisect --now%s %s %s",
+	    config, opts, eng->name, spec);
 	json_array_append_new(commands, json_string(line));
-	snprintf(line, sizeof(line), "bisectctl -c %s report %s %s",
-	    conf->path, eng->name, spec);
+	snprintf(line, sizeof(line), "bisectctl%s report%s %s %s", config,
+	    opts, eng->name, spec);
 	json_array_append_new(commands, json_string(line));
-	json_array_append_new(commands, json_string(eng->command));
+	if (ro->upstream) {
+		strip_paths(eng->command, line, sizeof(line));
+		json_array_append_new(commands, json_string(line));
+	} else
+		json_array_append_new(commands, json_string(eng->command));
+	json_object_set_new(o, "options", json_string(opts[0] ? opts + 1 :
+	    ""));
 	json_object_set_new(o, "archives", archives);
 	json_object_set_new(o, "commands", commands);
+	return o;
+}
+
+/* A member of the engine's info, copied into to when it is there. */
+static void
+copy_info(json_t *to, const char *as, const json_t *info, const char *key)
+{
+	json_t *v = json_object_get(info, key);
+
+	if (v && !json_is_null(v))
+		json_object_set(to, as, v);
+}
+
+/*
+ * What a maintainer upstream asks for: bisectd's version, the engine's
+ * own build of each end of the change, the model, threads, runs, the
+ * CPU and its flags.
+ */
+static json_t *
+about_json(const struct conf_engine *eng, struct store *s,
+    const struct range *r, const struct store_machine *m, json_t *verdict,
+    struct err *e)
+{
+	const char *ends[2] = {
+		json_string_value(json_object_get(verdict, "last_good")),
+		json_string_value(json_object_get(verdict, "first_bad")),
+	};
+	json_t *o = json_object(), *builds = json_array(), *model = NULL;
+	json_t *threads = NULL;
+	char flags[4096];
+	struct stat st;
+
+	if (ends[0] == NULL || ends[1] == NULL) {
+		ends[0] = r->list.v[r->lo].version;
+		ends[1] = r->list.v[r->hi].version;
+	}
+	json_object_set_new(o, "bisectd", json_string(BISECTD_VERSION));
+	for (size_t i = r->lo; i <= r->hi; i++) {
+		const struct store_release *rel = &r->list.v[i];
+		json_t *info, *b;
+		char *text;
+
+		if (strcmp(rel->version, ends[0]) != 0 &&
+		    strcmp(rel->version, ends[1]) != 0)
+			continue;
+		if (store_release_info(s, rel->id, &text, e) < 0) {
+			json_decref(o);
+			json_decref(builds);
+			json_decref(model);
+			return NULL;
+		}
+		info = json_loads(text ? text : "", 0, NULL);
+		free(text);
+		b = json_pack("{s:s}", "version", rel->version);
+		copy_info(b, "build_commit", info, "build_commit");
+		copy_info(b, "build_number", info, "build_number");
+		copy_info(b, "backend", info, "backend");
+		json_array_append_new(builds, b);
+		if (model == NULL && json_object_get(info, "model_type")) {
+			model = json_object();
+			copy_info(model, "type", info, "model_type");
+			copy_info(model, "size_bytes", info, "model_size");
+			copy_info(model, "params", info, "model_n_params");
+		}
+		if (threads == NULL && json_is_integer(json_object_get(info,
+		    "n_threads")))
+			threads = json_incref(json_object_get(info,
+			    "n_threads"));
+		json_decref(info);
+	}
+	json_object_set_new(o, "engine_builds", builds);
+	if (model == NULL)
+		model = json_object();
+	json_object_set_new(model, "weights", json_string(eng->weights->name));
+	if (eng->weights->path && stat(eng->weights->path, &st) == 0)
+		json_object_set_new(model, "file_bytes",
+		    json_integer((json_int_t)st.st_size));
+	json_object_set_new(o, "model", model);
+	json_object_set_new(o, "threads", threads ? threads :
+	    eng->threads > 0 ? json_integer(eng->threads) : json_null());
+	json_object_set_new(o, "reps", json_integer(eng->reps));
+	json_object_set_new(o, "max_reps", json_integer(eng->max_reps));
+	json_object_set_new(o, "warmup", json_integer(eng->warmup));
+	json_object_set_new(o, "cpu_model", json_string(m->cpu_model ?
+	    m->cpu_model : "unknown"));
+	json_object_set_new(o, "cpu_flags", hygiene_cpu_flags(NULL, flags,
+	    sizeof(flags)) == 0 ? json_string(flags) : json_null());
 	return o;
 }
 
@@ -429,7 +585,15 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	judgement_release(&j);
 	json_object_set_new(rep, "verdict", verdict);
 	json_object_set_new(rep, "reproduce", reproduce_json(conf, eng, &r,
-	    spec, verdict));
+	    spec, o, verdict));
+	if (o->upstream) {
+		json_t *about = about_json(eng, s, &r, &m, verdict, e);
+
+		if (about == NULL)
+			goto fail;
+		json_object_set_new(rep, "about", about);
+		json_object_del(json_object_get(rep, "machine"), "hostname");
+	}
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);

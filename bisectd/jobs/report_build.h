@@ -20,6 +20,11 @@ struct report_opts {
 	struct conf_metric metric;	/* kind -1: the engine's */
 	double threshold;		/* < 0: the engine's */
 	int all;
+	/* For pasting upstream: no local path (the config, archive files,
+	 * absolute paths in the command) and no hostname; an "about"
+	 * object with bisectd's version, the engine's build, the model,
+	 * threads, runs per cell, the CPU model and its flags. */
+	int upstream;
 };
 
 /*

@@ -258,6 +258,35 @@ copy_clean(char *out, size_t len, const char *value)
 	out[n] = '\0';
 }
 
+int
+hygiene_cpu_flags(const char *cpuinfo, char *buf, size_t len)
+{
+	char *line = NULL, *colon, *v;
+	size_t cap = 0;
+	FILE *f;
+	int rc = 1;
+
+	if (len == 0)
+		return 1;
+	buf[0] = '\0';
+	if ((f = fopen(cpuinfo ? cpuinfo : "/proc/cpuinfo", "re")) == NULL)
+		return 1;
+	while (rc == 1 && getline(&line, &cap, f) > 0) {
+		if ((strncmp(line, "flags", 5) != 0 &&
+		    strncmp(line, "Features", 8) != 0) ||
+		    (colon = strchr(line, ':')) == NULL)
+			continue;
+		for (v = colon + 1; *v == ' ' || *v == '\t'; v++)
+			;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		rc = 0;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /*
  * The CPU's name from a cpuinfo file: "model name" (x86, many others),
  * else the first of the keys other architectures use, else ARM's

@@ -134,6 +134,14 @@ int hygiene_machine(const struct machine_sources *src, struct machine *m,
     struct err *e);
 
 /*
+ * The CPU's feature flags from a cpuinfo file (NULL: /proc/cpuinfo):
+ * x86's "flags" or ARM's "Features" line of the first CPU, as written,
+ * into buf (truncated to len).  0, or 1 with buf empty when there is
+ * none.
+ */
+int hygiene_cpu_flags(const char *cpuinfo, char *buf, size_t len);
+
+/*
  * The hardware identity as one canonical text, "cpu=...\ncores=...\n
  * mem_gib=...\narch=...\n", into buf; hw_key is its sha256.  Returns buf.
  */

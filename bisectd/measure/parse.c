@@ -270,7 +270,8 @@ llama_meta(const json_t *rec, struct err *e)
 {
 	static const char *const keys[] = {
 		"build_commit", "build_number", "backends", "backend",
-		"n_threads", "avg_ns", "stddev_ns",
+		"n_threads", "avg_ns", "stddev_ns", "cpu_info",
+		"model_type", "model_size", "model_n_params",
 	};
 	json_t *meta, *v;
 	char *s;

@@ -264,6 +264,54 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	print_power(v, out, md);
 }
 
+/* report --for-upstream: what a maintainer asks for first. */
+static void
+print_about(const json_t *a, FILE *out, int md)
+{
+	const json_t *model = json_object_get(a, "model"), *b;
+	const char *li = md ? "- " : "";
+	size_t i;
+
+	if (!json_is_object(a))
+		return;
+	fprintf(out, "%stool bisectd %s\n", li, str(a, "bisectd"));
+	json_array_foreach(json_object_get(a, "engine_builds"), i, b) {
+		fprintf(out, "%sengine %s: build %s", li, str(b, "version"),
+		    json_object_get(b, "build_commit") ?
+		    str(b, "build_commit") : "not reported");
+		if (json_is_integer(json_object_get(b, "build_number")))
+			fprintf(out, " (b%lld)", (long long)json_integer_value(
+			    json_object_get(b, "build_number")));
+		if (json_object_get(b, "backend"))
+			fprintf(out, ", backend %s", str(b, "backend"));
+		fputc('\n', out);
+	}
+	fprintf(out, "%smodel %s", li, json_object_get(model, "type") ?
+	    str(model, "type") : str(model, "weights"));
+	if (json_object_get(model, "size_bytes"))
+		fprintf(out, ", %.2f GiB", (double)json_integer_value(
+		    json_object_get(model, "size_bytes")) / (1 << 30));
+	else if (json_object_get(model, "file_bytes"))
+		fprintf(out, ", file %.2f GiB", (double)json_integer_value(
+		    json_object_get(model, "file_bytes")) / (1 << 30));
+	if (json_object_get(model, "params"))
+		fprintf(out, ", %.3g B parameters", (double)json_integer_value(
+		    json_object_get(model, "params")) / 1e9);
+	fputc('\n', out);
+	if (json_is_integer(json_object_get(a, "threads")))
+		fprintf(out, "%sthreads %lld", li, (long long)
+		    json_integer_value(json_object_get(a, "threads")));
+	else
+		fprintf(out, "%sthreads: the engine's default", li);
+	fprintf(out, ", %lld runs per cell (up to %lld), %lld warm-up\n",
+	    (long long)json_integer_value(json_object_get(a, "reps")),
+	    (long long)json_integer_value(json_object_get(a, "max_reps")),
+	    (long long)json_integer_value(json_object_get(a, "warmup")));
+	fprintf(out, "%sCPU %s; flags: %s\n", li, str(a, "cpu_model"),
+	    json_is_string(json_object_get(a, "cpu_flags")) ?
+	    str(a, "cpu_flags") : "not reported");
+}
+
 static void
 print_header(const json_t *rep, FILE *out, int md)
 {
@@ -278,11 +326,13 @@ print_header(const json_t *rep, FILE *out, int md)
 	    100 * real(rep, "threshold"));
 	if (json_object_size(m))
 		fprintf(out, "%smachine %s, %lld cores, %.1f GiB, %s; %s, "
-		    "kernel %s, host %s\n", md ? "- " : "", str(m, "cpu_model"),
+		    "kernel %s%s%s\n", md ? "- " : "", str(m, "cpu_model"),
 		    (long long)json_integer_value(json_object_get(m, "cores")),
 		    (double)json_integer_value(json_object_get(m,
 		    "mem_bytes")) / (1 << 30), str(m, "arch"), str(m, "os"),
-		    str(m, "kernel"), str(m, "hostname"));
+		    str(m, "kernel"), json_object_get(m, "hostname") ?
+		    ", host " : "", str(m, "hostname"));
+	print_about(json_object_get(rep, "about"), out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
 	    str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
 	    str(w, "sha256") : "(not pinned yet)");
@@ -393,8 +443,9 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
-		fprintf(out, "%s  archive %s: %s sha256 %s\n", md ? "-" : "",
-		    str(x, "version"), str(x, "url"), str(x, "sha256"));
+		fprintf(out, "%s  archive %s: %s%ssha256 %s\n", md ? "-" : "",
+		    str(x, "version"), str(x, "url"), *str(x, "url") ? " " :
+		    "", str(x, "sha256"));
 	json_array_foreach(json_object_get(rep_, "commands"), i, x)
 		fprintf(out, md ? "- `%s`\n" : "  %s\n", json_string_value(x));
 }

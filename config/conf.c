@@ -623,6 +623,8 @@ engine_key(struct loader *ld, const struct entry *en)
 		set_str(&g->tag_pattern, v);
 	else if (strcmp(k, "command") == 0)
 		set_str(&g->command, v);
+	else if (strcmp(k, "runner") == 0)
+		set_str(&g->runner_name, v);
 	else if (strcmp(k, "env") == 0) {
 		const char *eq = strchr(v, '=');
 
@@ -824,6 +826,135 @@ alert_key(struct loader *ld, const struct entry *en)
 		    "allow-http)", en->label, en->sub);
 }
 
+static struct conf_runner *
+runner_get(struct loader *ld, const char *name, int line)
+{
+	int added;
+	struct conf_runner *r = section_get((void **)&ld->c->runners,
+	    &ld->c->nrunners, sizeof(*r), name, &added);
+
+	if (added) {
+		r->line = line;
+		r->kind = RUNNER_LOCAL;
+		r->exclusive = 1;
+		r->max_jobs = -1;
+	}
+	return r;
+}
+
+/*
+ * A value handed to sbatch as one option's argument: never a shell
+ * word, but Slurm splits some of them on commas and reads others as
+ * expressions, so only the characters its names and expressions use
+ * are taken.
+ */
+static void
+want_slurm_word(struct loader *ld, const struct entry *en, const char *extra,
+    char **field)
+{
+	const char *v = en->value;
+
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && strchr("_.-", *p) == NULL &&
+		    strchr(extra, *p) == NULL) {
+			problem(ld, en->line, "%s: expected a Slurm name%s%s, "
+			    "got '%s' ('%c' is not taken)", en->label,
+			    extra[0] ? " with " : "", extra,
+			    v, isprint((unsigned char)*p) ? *p : '?');
+			return;
+		}
+	if (v[0] == '\0' || v[0] == '-') {
+		problem(ld, en->line, "%s: expected a Slurm name, got '%s'",
+		    en->label, v);
+		return;
+	}
+	set_str(field, v);
+}
+
+static void
+runner_key(struct loader *ld, const struct entry *en)
+{
+	struct conf_runner *r = runner_get(ld, en->sub, en->line);
+	const char *k = en->key;
+
+	if (strcmp(k, "kind") == 0) {
+		if (strcmp(en->value, "local") == 0)
+			r->kind = RUNNER_LOCAL;
+		else if (strcmp(en->value, "slurm") == 0)
+			r->kind = RUNNER_SLURM;
+		else {
+			problem(ld, en->line, "%s: expected local or slurm, got "
+			    "'%s'", en->label, en->value);
+			r->kind = (enum conf_runner_kind)-1;
+		}
+	} else if (strcmp(k, "partition") == 0)
+		want_slurm_word(ld, en, "", &r->partition);
+	else if (strcmp(k, "account") == 0)
+		want_slurm_word(ld, en, "", &r->account);
+	else if (strcmp(k, "gres") == 0)
+		want_slurm_word(ld, en, ":,", &r->gres);
+	else if (strcmp(k, "constraint") == 0)
+		want_slurm_word(ld, en, ":,&|[]()*!", &r->constraint);
+	else if (strcmp(k, "exclusive") == 0)
+		want_bool(ld, en, &r->exclusive);
+	else if (strcmp(k, "time-limit") == 0) {
+		int64_t ms = 0;
+
+		want_duration(ld, en, 1, &ms);
+		if (ms > 0 && ms < 60 * 1000)
+			problem(ld, en->line, "%s: Slurm counts whole minutes; "
+			    "expected 1m or more, got '%s'", en->label,
+			    en->value);
+		else
+			r->time_limit_ms = ms;
+	} else if (strcmp(k, "max-jobs") == 0)
+		want_int(ld, en, 1, 1024, &r->max_jobs);
+	else if (strcmp(k, "spool") == 0)
+		set_path(ld, &r->spool, en->value);
+	else
+		problem(ld, en->line, "%s: unknown key in [runner \"%s\"] "
+		    "(expected kind, partition, account, gres, constraint, "
+		    "exclusive, time-limit, max-jobs or spool)", en->label,
+		    en->sub);
+}
+
+static void
+check_runner(struct loader *ld, struct conf_runner *r)
+{
+	static const char *const slurm_only[] = { "partition", "account",
+	    "gres", "constraint", "exclusive", "time-limit", "spool" };
+	char key[320];
+
+	snprintf(key, sizeof(key), "runner.%s", r->name);
+	r->line = linemap_section(ld, key);
+	if ((int)r->kind == -1)
+		return;		/* said already; its other keys are moot */
+	if (r->kind == RUNNER_SLURM) {
+		if (r->spool == NULL)
+			problem(ld, r->line, "runner.%s.spool: missing (a slurm "
+			    "runner needs a folder the daemon and the nodes "
+			    "both reach)", r->name);
+		if (r->max_jobs < 0)
+			r->max_jobs = 4;
+		return;
+	}
+	for (size_t i = 0; i < sizeof(slurm_only) / sizeof(*slurm_only);
+	    i++) {
+		int line;
+
+		snprintf(key, sizeof(key), "runner.%s.%s", r->name,
+		    slurm_only[i]);
+		if ((line = linemap_find(ld, key, 0)) > 0)
+			problem(ld, line, "%s: only kind = slurm takes it",
+			    key);
+	}
+	snprintf(key, sizeof(key), "runner.%s.max-jobs", r->name);
+	if (r->max_jobs > 1)
+		problem(ld, linemap_find(ld, key, 0), "%s: a local runner runs "
+		    "one benchmark at a time, got %d", key, r->max_jobs);
+	r->max_jobs = 1;
+}
+
 static void
 yardstick_key(struct loader *ld, const struct entry *en)
 {
@@ -917,6 +1048,14 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		problem(ld, linemap_find(ld, key, 0), "%s: no [weights \"%s\"] "
 		    "section", key, g->weights_name);
 	}
+	if (g->runner_name && (g->runner = conf_runner_find(ld->c,
+	    g->runner_name)) == NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.runner", g->name);
+		problem(ld, linemap_find(ld, key, 0), "%s: no [runner \"%s\"] "
+		    "section", key, g->runner_name);
+	}
 	if (g->nfit == 0) {
 		/* The two largest prompt lengths. */
 		int sorted[CONF_MAX_LENGTHS];
@@ -974,6 +1113,8 @@ check_all(struct loader *ld)
 			problem(ld, w->line, "weights.%s.sha256: missing (weights "
 			    "fetched by url must be pinned by hash)", w->name);
 	}
+	for (size_t i = 0; i < c->nrunners; i++)
+		check_runner(ld, &c->runners[i]);
 	if (c->unpack_max == 0)
 		c->unpack_max = c->cache_max;
 	for (size_t i = 0; i < c->nengines; i++) {
@@ -1060,7 +1201,8 @@ dispatch(struct loader *ld, const git_config_entry *ge, int nth)
 		else
 			yardstick_key(ld, &en);
 	} else if (strcmp(section, "weights") == 0 ||
-	    strcmp(section, "engine") == 0 || strcmp(section, "alert") == 0) {
+	    strcmp(section, "engine") == 0 || strcmp(section, "alert") == 0 ||
+	    strcmp(section, "runner") == 0) {
 		if (sub == NULL || sub[0] == '\0')
 			problem(ld, en.line, "%s: expected [%s \"NAME\"]", name,
 			    section);
@@ -1068,11 +1210,13 @@ dispatch(struct loader *ld, const git_config_entry *ge, int nth)
 			weights_key(ld, &en);
 		else if (section[0] == 'e')
 			engine_key(ld, &en);
+		else if (section[0] == 'r')
+			runner_key(ld, &en);
 		else
 			alert_key(ld, &en);
 	} else
 		problem(ld, en.line, "%s: unknown section [%s] (expected "
-		    "bisectd, weights, engine, alert or yardstick)", name,
+		    "bisectd, weights, engine, alert, runner or yardstick)", name,
 		    section);
 	free(sub);
 }
@@ -1203,6 +1347,15 @@ conf_engine(const struct conf *c, const char *name)
 	return NULL;
 }
 
+const struct conf_runner *
+conf_runner_find(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->nrunners; i++)
+		if (strcmp(c->runners[i].name, name) == 0)
+			return &c->runners[i];
+	return NULL;
+}
+
 const struct conf_weights *
 conf_weights_find(const struct conf *c, const char *name)
 {
@@ -1250,7 +1403,19 @@ conf_free(struct conf *c)
 		free(g->canary_prompt);
 		free(g->canary_prompt_sha256);
 		free(g->canary_parser_arg);
+		free(g->runner_name);
 	}
+	for (size_t i = 0; i < c->nrunners; i++) {
+		struct conf_runner *r = &c->runners[i];
+
+		free(r->name);
+		free(r->partition);
+		free(r->account);
+		free(r->gres);
+		free(r->constraint);
+		free(r->spool);
+	}
+	free(c->runners);
 	for (size_t i = 0; i < c->nalerts; i++) {
 		free(c->alerts[i].name);
 		free(c->alerts[i].target);

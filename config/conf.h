@@ -56,8 +56,8 @@ struct conf_metric {
 	int n;			/* prompt or gen length for METRIC_PP/TG */
 };
 
-/* conf_weights, conf_engine and conf_alert keep their name first:
- * conf.c finds sections by it. */
+/* conf_weights, conf_engine, conf_alert and conf_runner keep their name
+ * first: conf.c finds sections by it. */
 struct conf_weights {
 	char *name;		/* the subsection name */
 	char *path;		/* absolute, or NULL when url is set */
@@ -66,9 +66,35 @@ struct conf_weights {
 	int line;		/* where the section starts, for messages */
 };
 
+enum conf_runner_kind {
+	RUNNER_LOCAL,		/* on this machine, one benchmark at a time */
+	RUNNER_SLURM		/* one batch job per measurement */
+};
+
+/* Where an engine's measurements run: [runner "NAME"]. */
+struct conf_runner {
+	char *name;
+	int line;
+	enum conf_runner_kind kind;
+	char *partition;	/* sbatch --partition, or NULL */
+	char *account;		/* --account, or NULL */
+	char *gres;		/* --gres, e.g. "gpu:1", or NULL */
+	char *constraint;	/* --constraint, or NULL */
+	int exclusive;		/* --exclusive; default 1 */
+	int64_t time_limit_ms;	/* --time, whole minutes; 0: the
+				 * partition's */
+	int max_jobs;		/* measurements in flight at once; 1 local */
+	char *spool;		/* absolute: requests and results, reachable
+				 * from the daemon and every node; slurm */
+};
+
 struct conf_engine {
 	char *name;
 	int line;
+
+	char *runner_name;	/* [engine] runner, or NULL: local */
+	const struct conf_runner *runner;	/* resolved, or NULL; not
+						 * owned */
 
 	enum conf_source source;
 	char *source_spec;	/* as written: "github:o/r" */
@@ -164,6 +190,8 @@ struct conf {
 	size_t nengines;
 	struct conf_alert *alerts;
 	size_t nalerts;
+	struct conf_runner *runners;
+	size_t nrunners;
 
 	char *yardstick_engine;	/* or NULL */
 	char *yardstick_version;	/* or NULL: the engine's latest */
@@ -181,6 +209,10 @@ void conf_free(struct conf *c);
 
 /* The engine called name, or NULL. */
 const struct conf_engine *conf_engine(const struct conf *c, const char *name);
+
+/* The runner called name, or NULL. */
+const struct conf_runner *conf_runner_find(const struct conf *c,
+    const char *name);
 
 /* The weights called name, or NULL. */
 const struct conf_weights *conf_weights_find(const struct conf *c,

@@ -130,6 +130,21 @@ test_every_key(void)
 	CHECK(g != NULL && g->contents.n == 2);
 	CHECK(g != NULL && g->parser == PARSER_LLAMA_BENCH);
 	CHECK_STR(g ? g->schedule : NULL, "30 2 * * *");
+	CHECK(g != NULL && g->runner != NULL &&
+	    g->runner->kind == RUNNER_SLURM);
+	CHECK_INT(c->nrunners, 1);
+	if (c->nrunners == 1) {
+		const struct conf_runner *r = &c->runners[0];
+
+		CHECK_STR(r->partition, "bench");
+		CHECK_STR(r->account, "perf");
+		CHECK_STR(r->gres, "gpu:1");
+		CHECK_STR(r->constraint, "a100");
+		CHECK_INT(r->exclusive, 1);
+		CHECK_INT(r->time_limit_ms, 2 * 3600 * 1000);
+		CHECK_INT(r->max_jobs, 4);
+		CHECK_STR(r->spool, "/srv/bisectd/spool");
+	}
 	g = conf_engine(c, "basert");
 	CHECK(g != NULL && g->source == SOURCE_URL && g->versions.n == 7);
 	CHECK(g != NULL && g->parser == PARSER_REGEX);
@@ -648,6 +663,76 @@ test_canary(const char *dir)
 	free(probs);
 }
 
+/* [runner] sections: defaults, and each bad value with its line. */
+static void
+test_runners(void)
+{
+	char *probs, text[4096];
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "%s\trunner = s\n"
+	    "[runner \"s\"]\n\tkind = slurm\n\tspool = spool\n"
+	    "[runner \"l\"]\n\tkind = local\n", minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c) {
+		const struct conf_runner *s = conf_runner_find(c, "s");
+		const struct conf_runner *l = conf_runner_find(c, "l");
+		char want[4096];
+
+		CHECK(s != NULL && l != NULL);
+		CHECK(c->engines[0].runner == s);
+		CHECK_INT(s ? s->exclusive : -1, 1);
+		CHECK_INT(s ? s->max_jobs : -1, 4);
+		CHECK_INT(s ? s->time_limit_ms : -1, 0);
+		CHECK_INT(l ? l->max_jobs : -1, 1);
+		CHECK(getcwd(want, sizeof(want) - 8) != NULL);
+		strcat(want, "/spool");
+		CHECK_STR(s ? s->spool : NULL, want);
+		conf_free(c);
+	}
+	free(probs);
+
+	snprintf(text, sizeof(text), "%s\trunner = nope\n"	/* 7 */
+	    "[runner \"s\"]\n"			/* 8 */
+	    "\tkind = pbs\n"			/* 9 */
+	    "\tpartition = \"a b\"\n"		/* 10 */
+	    "\tgres = -gpu\n"			/* 11 */
+	    "\ttime-limit = 30s\n"		/* 12 */
+	    "\tmax-jobs = 0\n"			/* 13 */
+	    "\tnodes = 3\n"			/* 14 */
+	    "\texclusive = maybe\n"		/* 15 */
+	    "[runner \"l\"]\n"			/* 16 */
+	    "\tpartition = p\n"			/* 17 */
+	    "\tmax-jobs = 2\n"			/* 18 */
+	    "[runner \"t\"]\n"			/* 19 */
+	    "\tkind = slurm\n", minimal);	/* 20 */
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:7: engine.basert.runner: no [runner "
+	    "\"nope\"] section");
+	CHECK_CONTAINS(probs, "t.conf:9: runner.s.kind: expected local or "
+	    "slurm, got 'pbs'");
+	CHECK_CONTAINS(probs, "t.conf:10: runner.s.partition: expected a "
+	    "Slurm name, got 'a b'");
+	CHECK_CONTAINS(probs, "t.conf:11: runner.s.gres: expected a Slurm "
+	    "name, got '-gpu'");
+	CHECK_CONTAINS(probs, "t.conf:12: runner.s.time-limit: Slurm counts "
+	    "whole minutes");
+	CHECK_CONTAINS(probs, "t.conf:13: runner.s.max-jobs: expected an "
+	    "integer from 1 to 1024, got '0'");
+	CHECK_CONTAINS(probs, "t.conf:14: runner.s.nodes: unknown key in "
+	    "[runner \"s\"]");
+	CHECK_CONTAINS(probs, "t.conf:15: runner.s.exclusive: expected true "
+	    "or false");
+	CHECK_CONTAINS(probs, "t.conf:17: runner.l.partition: only kind = "
+	    "slurm takes it");
+	CHECK_CONTAINS(probs, "t.conf:18: runner.l.max-jobs: a local runner "
+	    "runs one benchmark at a time, got 2");
+	CHECK_CONTAINS(probs, "t.conf:20: runner.t.spool: missing");
+	free(probs);
+}
+
 int
 main(void)
 {
@@ -665,5 +750,6 @@ main(void)
 	test_cron_parse();
 	test_regex_bound();
 	test_canary(dir);
+	test_runners();
 	return check_done();
 }

@@ -161,7 +161,62 @@ engine_json(const struct conf_engine *g)
 	json_object_set_new(o, "next_watch", g->schedule &&
 	    ctl_next_watch(g, NULL, time(NULL), &next, &e) == 0 ?
 	    json_integer(next) : json_null());
+	json_object_set_new(o, "runner", g->runner ?
+	    json_string(g->runner->name) : json_null());
 	return o;
+}
+
+static json_t *
+runner_json(const struct conf_runner *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", json_string(r->name));
+	json_object_set_new(o, "kind", json_string(r->kind == RUNNER_SLURM ?
+	    "slurm" : "local"));
+	json_object_set_new(o, "max_jobs", json_integer(r->max_jobs));
+	if (r->kind != RUNNER_SLURM)
+		return o;
+	json_object_set_new(o, "partition", r->partition ?
+	    json_string(r->partition) : json_null());
+	json_object_set_new(o, "account", r->account ?
+	    json_string(r->account) : json_null());
+	json_object_set_new(o, "gres", r->gres ? json_string(r->gres) :
+	    json_null());
+	json_object_set_new(o, "constraint", r->constraint ?
+	    json_string(r->constraint) : json_null());
+	json_object_set_new(o, "exclusive", json_boolean(r->exclusive));
+	json_object_set_new(o, "time_limit_ms", json_integer(
+	    r->time_limit_ms));
+	json_object_set_new(o, "spool", json_string(r->spool));
+	return o;
+}
+
+/* A runner as check-config shows it: a slurm one with the options its
+ * jobs get from sbatch. */
+static void
+runner_text(const struct conf_runner *r)
+{
+	char a[64];
+
+	if (r->kind != RUNNER_SLURM) {
+		printf("runner %s: local, one benchmark at a time\n", r->name);
+		return;
+	}
+	printf("runner %s: slurm, up to %d jobs at once\n", r->name,
+	    r->max_jobs);
+	printf("  spool     %s\n", r->spool);
+	if (r->partition)
+		printf("  partition %s\n", r->partition);
+	if (r->account)
+		printf("  account   %s\n", r->account);
+	if (r->gres)
+		printf("  gres      %s\n", r->gres);
+	if (r->constraint)
+		printf("  constraint %s\n", r->constraint);
+	printf("  node      %s, time limit %s\n", r->exclusive ?
+	    "exclusive" : "shared", r->time_limit_ms ? duration_text(a,
+	    sizeof(a), r->time_limit_ms) : "the partition's");
 }
 
 int
@@ -199,6 +254,14 @@ cmd_check_config(struct ctl *c)
 		json_object_set_new(o, "socket", json_string(cf->socket));
 		json_object_set_new(o, "weights", weights);
 		json_object_set_new(o, "engines", engines);
+		{
+			json_t *runners = json_array();
+
+			for (size_t i = 0; i < cf->nrunners; i++)
+				json_array_append_new(runners,
+				    runner_json(&cf->runners[i]));
+			json_object_set_new(o, "runners", runners);
+		}
 		ctl_print_json(o);
 		return EXIT_OK;
 	}
@@ -256,7 +319,11 @@ cmd_check_config(struct ctl *c)
 			    g->canary_prompt_sha256 ? g->canary_prompt_sha256 :
 			    "(pinned on first use)", canary_parser_text(b,
 			    sizeof(b), g));
+		printf("  runner    %s\n", g->runner ? g->runner->name :
+		    "local (this machine)");
 	}
+	for (size_t i = 0; i < cf->nrunners; i++)
+		runner_text(&cf->runners[i]);
 	for (size_t i = 0; i < cf->nalerts; i++) {
 		static const char *const kinds[] = { "webhook", "command",
 		    "email" };

@@ -10,11 +10,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <git2.h>
@@ -39,6 +41,7 @@ struct loader {
 	struct linekey *keys;
 	size_t nkeys;
 	const char *file;	/* as given, for messages */
+	struct strv escapes;	/* invalid escapes, with their lines */
 };
 
 static void problem(struct loader *ld, int line, const char *fmt, ...)
@@ -62,6 +65,110 @@ problem(struct loader *ld, int line, const char *fmt, ...)
 }
 
 /*
+ * A section header at q (its '['), up to eol: its name lowercased, and
+ * ".SUBSECTION" with the subsection's escapes resolved, into section.
+ * Returns the byte after ']', or NULL (section "") when it has none.
+ */
+static const char *
+header_parse(const char *q, const char *eol, char *section, size_t size)
+{
+	const char *close = memchr(q, ']', (size_t)(eol - q));
+	const char *quote;
+	size_t n = 0;
+
+	section[0] = '\0';
+	if (close == NULL)
+		return NULL;
+	q++;
+	while (q < close && isspace((unsigned char)*q))
+		q++;
+	while (q < close && !isspace((unsigned char)*q) && *q != '"' &&
+	    n + 1 < size)
+		section[n++] = (char)tolower((unsigned char)*q++);
+	section[n] = '\0';
+	quote = memchr(q, '"', (size_t)(close - q));
+	if (quote) {
+		const char *end = quote + 1;
+
+		while (end < close && *end != '"') {
+			if (*end == '\\' && end + 1 < close)
+				end++;
+			end++;
+		}
+		if (n + 1 + (size_t)(end - quote) < size) {
+			section[n++] = '.';
+			for (const char *s = quote + 1; s < end; s++) {
+				if (*s == '\\' && s + 1 < end)
+					s++;
+				section[n++] = *s;
+			}
+			section[n] = '\0';
+		}
+	}
+	return close + 1;
+}
+
+/*
+ * The value of key name, from q (after the name) to the end of its last
+ * line, continuation lines included: *eolp and *linep move to that line.
+ * git-config knows the escapes \\ \" \n \t \b and a backslash at the
+ * end of a line; libgit2 names any other (a regex's \d) without its line
+ * or key, so the first one in each value is reported here.
+ */
+static void
+value_scan(struct loader *ld, const char *name, const char *q,
+    const char **eolp, int *linep)
+{
+	const char *eol = *eolp;
+	int quoted = 0;
+
+	while (q < eol && isspace((unsigned char)*q))
+		q++;
+	if (q == eol || *q++ != '=')
+		return;
+	for (; q < eol; q++) {
+		if (*q == '"')
+			quoted = !quoted;
+		else if (!quoted && (*q == '#' || *q == ';'))
+			return;
+		else if (*q == '\\' && q + 1 == eol && *eol == '\n') {
+			(*linep)++;
+			q = eol;	/* the loop steps to the next line */
+			if ((eol = strchr(q + 1, '\n')) == NULL)
+				eol = q + 1 + strlen(q + 1);
+			*eolp = eol;
+		} else if (*q == '\\' && q + 1 < eol &&
+		    strchr("\\\"ntb", q[1]) != NULL)
+			q++;
+		else if (*q == '\\') {
+			char msg[700];
+
+			snprintf(msg, sizeof(msg), "%s:%d: %s: invalid escape "
+			    "'\\%.1s' in the value: write a backslash as '\\\\'%s",
+			    ld->file, *linep, name, q + 1 < eol ? q + 1 : "",
+			    strstr(name, ".parser") ? " (and regex: is POSIX "
+			    "extended: a digit is [0-9], not \\d)" : "");
+			strv_push(&ld->escapes, msg);
+			return;
+		}
+	}
+}
+
+/* The line at p: its end (its '\n' or the NUL) in *eol; returns its
+ * first byte that is not blank. */
+static const char *
+line_at(const char *p, const char **eol)
+{
+	const char *q = p;
+
+	if ((*eol = strchr(p, '\n')) == NULL)
+		*eol = p + strlen(p);
+	while (q < *eol && isspace((unsigned char)*q))
+		q++;
+	return q;
+}
+
+/*
  * Scan the text the way git-config does, well enough to know on which
  * line each key is: section headers set the prefix, the first word of
  * any other line is a key.
@@ -74,50 +181,14 @@ linemap_build(struct loader *ld, const char *text)
 	int line = 1;
 
 	for (const char *p = text; *p; line++) {
-		const char *eol = strchr(p, '\n');
-		const char *q = p;
+		const char *eol;
+		const char *q = line_at(p, &eol);
 
-		if (eol == NULL)
-			eol = p + strlen(p);
-		while (q < eol && isspace((unsigned char)*q))
-			q++;
 		if (q < eol && *q == '[') {
-			const char *close = memchr(q, ']', (size_t)(eol - q));
-			const char *quote;
-			size_t n = 0;
-
-			if (close == NULL)
-				goto next;
-			q++;
-			while (q < close && isspace((unsigned char)*q))
-				q++;
-			while (q < close && !isspace((unsigned char)*q) &&
-			    *q != '"' && n + 1 < sizeof(section))
-				section[n++] = (char)tolower((unsigned char)*q++);
-			section[n] = '\0';
-			quote = memchr(q, '"', (size_t)(close - q));
-			if (quote) {
-				const char *end = quote + 1;
-
-				while (end < close && *end != '"') {
-					if (*end == '\\' && end + 1 < close)
-						end++;
-					end++;
-				}
-				if (n + 1 + (size_t)(end - quote) <
-				    sizeof(section)) {
-					section[n++] = '.';
-					for (const char *s = quote + 1; s < end;
-					    s++) {
-						if (*s == '\\' && s + 1 < end)
-							s++;
-						section[n++] = *s;
-					}
-					section[n] = '\0';
-				}
-			}
 			/* A key may follow the header on the same line. */
-			q = close + 1;
+			if ((q = header_parse(q, eol, section,
+			    sizeof(section))) == NULL)
+				goto next;
 			while (q < eol && isspace((unsigned char)*q))
 				q++;
 		}
@@ -142,18 +213,41 @@ linemap_build(struct loader *ld, const char *text)
 			ld->keys[ld->nkeys].name = strdup(name);
 			ld->keys[ld->nkeys].line = line;
 			ld->nkeys++;
-		}
-		/* A value continued with a trailing backslash. */
-		while (eol > p && eol[-1] == '\\' && *eol == '\n') {
-			p = eol + 1;
-			line++;
-			eol = strchr(p, '\n');
-			if (eol == NULL)
-				eol = p + strlen(p);
+			value_scan(ld, name, q, &eol, &line);
 		}
 next:
 		p = *eol ? eol + 1 : eol;
 	}
+}
+
+/*
+ * text with every line outside [bisectd] sections blanked, the line
+ * count kept, for conf_load_core().  Caller frees.
+ */
+static char *
+core_text(const char *text, size_t len)
+{
+	char section[256] = "";
+	char *out = malloc(len + 1), *o = out;
+
+	if (out == NULL)
+		return NULL;
+	for (const char *p = text; *p;) {
+		const char *eol;
+		const char *q = line_at(p, &eol);
+
+		if (q < eol && *q == '[')
+			header_parse(q, eol, section, sizeof(section));
+		if (strcmp(section, "bisectd") == 0) {
+			memcpy(o, p, (size_t)(eol - p));
+			o += eol - p;
+		}
+		if (*eol)
+			*o++ = '\n';
+		p = *eol ? eol + 1 : eol;
+	}
+	*o = '\0';
+	return out;
 }
 
 /* The line of the nth (from 0) occurrence of name, or 0 if unknown. */
@@ -409,16 +503,19 @@ weights_key(struct loader *ld, const struct entry *en)
 {
 	struct conf_weights *w = weights_get(ld, en->sub, en->line);
 
-	if (strcmp(en->key, "path") == 0)
+	if (strcmp(en->key, "path") == 0) {
 		set_path(ld, &w->path, en->value);
+		w->path_line = en->line;
+	}
 	else if (strcmp(en->key, "url") == 0) {
 		if (!valid_url(en->value, 0))
 			problem(ld, en->line, "%s: expected an http(s) URL, got "
 			    "'%s'", en->label, en->value);
 		set_str(&w->url, en->value);
-	} else if (strcmp(en->key, "sha256") == 0)
+	} else if (strcmp(en->key, "sha256") == 0) {
 		want_sha256(ld, en, &w->sha256);
-	else
+		w->sha256_line = en->line;
+	} else
 		problem(ld, en->line, "%s: unknown key in [weights \"%s\"] "
 		    "(expected path, url or sha256)", en->label, en->sub);
 }
@@ -490,6 +587,7 @@ engine_source(struct loader *ld, struct conf_engine *g, const struct entry *en)
 		if (strncmp(v, kinds[i].prefix, n) != 0)
 			continue;
 		g->source = kinds[i].kind;
+		g->source_line = en->line;
 		set_str(&g->source_spec, v);
 		v += n;
 		if (*v == '\0')
@@ -529,6 +627,28 @@ engine_source(struct loader *ld, struct conf_engine *g, const struct entry *en)
 	    "git:PATH-OR-URL or dir:PATH, got '%s'", en->label, en->value);
 }
 
+/* A regex:RE parser that compiles (as the parser compiles it) and has
+ * the capture group the number is read from. */
+static void
+regex_check(struct loader *ld, const struct entry *en, const char *re_text)
+{
+	regex_t re;
+	char why[256];
+	int rc;
+
+	if ((rc = regcomp(&re, re_text, REG_EXTENDED | REG_NEWLINE)) != 0) {
+		regerror(rc, &re, why, sizeof(why));
+		problem(ld, en->line, "%s: expected a regex that compiles "
+		    "(POSIX extended), got '%s': %s", en->label, re_text, why);
+		return;
+	}
+	if (re.re_nsub == 0)
+		problem(ld, en->line, "%s: expected a capture group around the "
+		    "number, as in regex:time=([0-9.]+), got '%s'", en->label,
+		    re_text);
+	regfree(&re);
+}
+
 /*
  * The json:PATH or regex:RE part of a parser key: 1 with *arg set for
  * json:, 2 for regex: (checked against conf_check_regex()), 0 for
@@ -550,6 +670,8 @@ parser_arg(struct loader *ld, const struct entry *en, char **arg)
 	*arg = xstrdup(v + 6);
 	if (conf_check_regex(v + 6, &why) < 0)
 		problem(ld, en->line, "%s: %s", en->label, why);
+	else
+		regex_check(ld, en, v + 6);
 	return 2;
 }
 
@@ -990,11 +1112,25 @@ cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The line of the engine's key, or of its section when the key is not
+ * in the file (a default). */
+static int
+engine_line(const struct loader *ld, const struct conf_engine *g,
+    const char *key, int section_line)
+{
+	char name[320];
+	int line;
+
+	snprintf(name, sizeof(name), "engine.%s.%s", g->name, key);
+	line = linemap_find(ld, name, 0);
+	return line ? line : section_line;
+}
+
 static void
 check_engine(struct loader *ld, struct conf_engine *g)
 {
 	char prefix[300];
-	int line;
+	int line, fit_line;
 
 	snprintf(prefix, sizeof(prefix), "engine.%s", g->name);
 	line = linemap_section(ld, prefix);
@@ -1030,6 +1166,11 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		problem(ld, line, "engine.%s.command: missing (the bench "
 		    "command, e.g. {bin}/bin/llama-bench -m {weights} -p "
 		    "{prompt} -n {gen} -o json)", g->name);
+	else if (strstr(g->command, "{bin}") == NULL)
+		problem(ld, engine_line(ld, g, "command", line), "engine.%s."
+		    "command: expected {bin}, the unpacked release, in the "
+		    "command (without it every release runs the same binary), "
+		    "got '%s'", g->name, g->command);
 	if (g->mode == MODE_SERVER && g->url == NULL)
 		problem(ld, line, "engine.%s.url: missing (mode = server needs "
 		    "the completions URL)", g->name);
@@ -1067,19 +1208,25 @@ check_engine(struct loader *ld, struct conf_engine *g)
 			g->fit[g->nfit++] = sorted[i];
 	}
 	if (g->max_reps < g->reps)
-		problem(ld, line, "engine.%s.max-reps: %d is fewer than reps "
+		problem(ld, engine_line(ld, g, "max-reps", line),
+		    "engine.%s.max-reps: %d is fewer than reps "
 		    "(%d)", g->name, g->max_reps, g->reps);
+	/* Without a fit key, the fit is the prompts' two largest: a
+	 * problem with it is the prompts'. */
+	fit_line = engine_line(ld, g, "fit", engine_line(ld, g, "prompts",
+	    line));
 	if (g->nfit < 2)
-		problem(ld, line, "engine.%s.fit: the fit needs two or more "
+		problem(ld, fit_line, "engine.%s.fit: the fit needs two or more "
 		    "prompt lengths", g->name);
 	for (size_t i = 0; i < g->nfit; i++)
 		if (!contains(g->prompts, g->nprompts, g->fit[i]))
-			problem(ld, line, "engine.%s.fit: %d is not one of the "
-			    "prompt lengths", g->name, g->fit[i]);
+			problem(ld, fit_line, "engine.%s.fit: %d is not one of "
+			    "the prompt lengths", g->name, g->fit[i]);
 	for (size_t i = 0; i < g->nprompts; i++)
 		if (g->prompts[i] == 0)
-			problem(ld, line, "engine.%s.prompts: a prefill length "
-			    "must be positive", g->name);
+			problem(ld, engine_line(ld, g, "prompts", line),
+			    "engine.%s.prompts: a prefill length must be "
+			    "positive", g->name);
 	if (g->canary && g->canary_prompt == NULL)
 		problem(ld, line, "engine.%s.canary-prompt: missing (a canary "
 		    "generates from a prompt file, given to it as {content} "
@@ -1090,12 +1237,14 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		    "and canary-parser describe a canary command)", g->name);
 	if (g->metric.kind == METRIC_PP &&
 	    !contains(g->prompts, g->nprompts, g->metric.n))
-		problem(ld, line, "engine.%s.metric: pp%d needs %d among the "
-		    "prompt lengths", g->name, g->metric.n, g->metric.n);
+		problem(ld, engine_line(ld, g, "metric", line), "engine.%s."
+		    "metric: pp%d needs %d among the prompt lengths", g->name,
+		    g->metric.n, g->metric.n);
 	if (g->metric.kind == METRIC_TG && !contains(g->gen, g->ngen,
 	    g->metric.n))
-		problem(ld, line, "engine.%s.metric: tg%d needs %d among the "
-		    "gen lengths", g->name, g->metric.n, g->metric.n);
+		problem(ld, engine_line(ld, g, "metric", line), "engine.%s."
+		    "metric: tg%d needs %d among the gen lengths", g->name,
+		    g->metric.n, g->metric.n);
 }
 
 static void
@@ -1234,8 +1383,54 @@ seen_before(struct strv *seen, const char *name)
 	return n;
 }
 
-int
-conf_load(const char *path, struct conf **out, struct strv *problems)
+/*
+ * libgit2 opens files only: conf_load_core() gives it the filtered text
+ * through a memory file, so nothing is written to disk.  The caller
+ * closes *fd.  Returns the path to open, or NULL.
+ */
+static const char *
+core_file(const char *filtered, int *fd, char *path, size_t size)
+{
+	size_t n = strlen(filtered);
+
+	if ((*fd = memfd_create("bisectd-core.conf", MFD_CLOEXEC)) < 0 ||
+	    (n > 0 && write(*fd, filtered, n) != (ssize_t)n))
+		return NULL;
+	snprintf(path, size, "/proc/self/fd/%d", *fd);
+	return path;
+}
+
+/* The line a problem names after "FILE:", or 0. */
+static long
+problem_line(const struct loader *ld, const char *msg)
+{
+	size_t n = strlen(ld->file);
+
+	if (strncmp(msg, ld->file, n) != 0 || msg[n] != ':')
+		return 0;
+	return strtol(msg + n + 1, NULL, 10);
+}
+
+/* Problems in the order of the file's lines (a stable insertion sort:
+ * the few found are already mostly in order), those without a line
+ * first. */
+static void
+sort_by_line(const struct loader *ld, char **v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		char *p = v[i];
+		long line = problem_line(ld, p);
+		size_t j = i;
+
+		for (; j > 0 && problem_line(ld, v[j - 1]) > line; j--)
+			v[j] = v[j - 1];
+		v[j] = p;
+	}
+}
+
+static int
+load(const char *path, int core, conf_check_fn *check, void *arg,
+    struct conf **out, struct strv *problems)
 {
 	struct loader ld = { 0 };
 	struct buf text = BUF_INIT(CONF_MAX_BYTES);
@@ -1244,9 +1439,11 @@ conf_load(const char *path, struct conf **out, struct strv *problems)
 	git_config *gc = NULL;
 	git_config_iterator *it = NULL;
 	git_config_entry *ge;
-	char abspath[PATH_MAX];
+	char abspath[PATH_MAX], memfile[64];
+	char *filtered = NULL;
+	const char *open_path, *scan;
 	size_t before = problems->n;
-	int rc;
+	int rc, memfd = -1;
 
 	*out = NULL;
 	ld.problems = problems;
@@ -1273,6 +1470,7 @@ conf_load(const char *path, struct conf **out, struct strv *problems)
 	}
 	if ((ld.c = calloc(1, sizeof(*ld.c))) == NULL)
 		abort();
+	ld.c->file = xstrdup(path);
 	ld.c->path = xstrdup(abspath);
 	ld.c->dir = xstrdup(abspath);
 	*strrchr(ld.c->dir, '/') = '\0';
@@ -1280,34 +1478,55 @@ conf_load(const char *path, struct conf **out, struct strv *problems)
 		set_str(&ld.c->dir, "/");
 	conf_defaults(ld.c);
 
+	open_path = abspath;
+	scan = text.data ? text.data : "";
+	if (core && ((scan = filtered = core_text(scan, text.len)) == NULL ||
+	    (open_path = core_file(filtered, &memfd, memfile,
+	    sizeof(memfile))) == NULL)) {
+		err_errno(&e, "cannot read the [bisectd] section of '%s'", path);
+		strv_push(problems, e.msg);
+		goto fail;
+	}
+	linemap_build(&ld, scan);
 	git_libgit2_init();
-	if (git_config_open_ondisk(&gc, abspath) < 0) {
+	if (git_config_open_ondisk(&gc, open_path) < 0) {
 		const git_error *ge_ = git_error_last();
 		const char *msg = ge_ ? ge_->message : "cannot parse";
 		const char *colon = strstr(msg, "config file: ");
 		char clean[512];
 
+		/* libgit2 stops at the first error and may not say where:
+		 * the escapes the scan found are named with their lines. */
+		if (ld.escapes.n > 0) {
+			for (size_t i = 0; i < ld.escapes.n; i++)
+				strv_push(problems, ld.escapes.v[i]);
+			goto fail_git;
+		}
 		/* "failed to parse config file: X (in F:N)" -> "F:N: X" */
 		snprintf(clean, sizeof(clean), "%s", colon ? colon + 13 : msg);
 		if (strstr(clean, " (in "))
 			*strstr(clean, " (in ") = '\0';
 		problem(&ld, git_error_line(msg), "syntax error: %s", clean);
-		goto fail;
+		goto fail_git;
 	}
-	linemap_build(&ld, text.data ? text.data : "");
 	if (git_config_iterator_new(&it, gc) < 0) {
 		problem(&ld, 0, "cannot read: %s", git_error_last() ?
 		    git_error_last()->message : "libgit2 failed");
-		goto fail;
+		goto fail_git;
 	}
 	while ((rc = git_config_next(&ge, it)) == 0)
 		dispatch(&ld, ge, seen_before(&seen, ge->name));
 	if (rc != GIT_ITEROVER)
 		problem(&ld, 0, "cannot read: %s", git_error_last() ?
 		    git_error_last()->message : "libgit2 failed");
-	check_all(&ld);
-	if (problems->n > before)
-		goto fail;
+	if (!core)
+		check_all(&ld);
+	if (check != NULL)
+		check(ld.c, problems, arg);
+	if (problems->n > before) {
+		sort_by_line(&ld, problems->v + before, problems->n - before);
+		goto fail_git;
+	}
 	if (ld.c->socket == NULL) {
 		char *dir = xstrdup(ld.c->database);
 
@@ -1315,27 +1534,59 @@ conf_load(const char *path, struct conf **out, struct strv *problems)
 		ld.c->socket = fs_join(dir[0] ? dir : "/", "bisectd.sock");
 		free(dir);
 	}
-	git_config_iterator_free(it);
-	git_config_free(gc);
-	git_libgit2_shutdown();
-	for (size_t i = 0; i < ld.nkeys; i++)
-		free(ld.keys[i].name);
-	free(ld.keys);
-	strv_clear(&seen);
-	buf_release(&text);
 	*out = ld.c;
-	return 0;
-fail:
+	ld.c = NULL;
+fail_git:
 	git_config_iterator_free(it);
 	git_config_free(gc);
 	git_libgit2_shutdown();
+fail:
+	if (memfd >= 0)
+		close(memfd);
+	free(filtered);
 	for (size_t i = 0; i < ld.nkeys; i++)
 		free(ld.keys[i].name);
 	free(ld.keys);
+	strv_clear(&ld.escapes);
 	strv_clear(&seen);
 	buf_release(&text);
 	conf_free(ld.c);
-	return -1;
+	return *out ? 0 : -1;
+}
+
+int
+conf_load(const char *path, struct conf **out, struct strv *problems)
+{
+	return load(path, 0, NULL, NULL, out, problems);
+}
+
+int
+conf_load_checked(const char *path, conf_check_fn *check, void *arg,
+    struct conf **out, struct strv *problems)
+{
+	return load(path, 0, check, arg, out, problems);
+}
+
+int
+conf_load_core(const char *path, struct conf **out, struct strv *problems)
+{
+	return load(path, 1, NULL, NULL, out, problems);
+}
+
+void
+conf_problem(const struct conf *c, struct strv *problems, int line,
+    const char *fmt, ...)
+{
+	struct loader ld = { 0 };
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ld.problems = problems;
+	ld.file = c->file;
+	problem(&ld, line, "%s", msg);
 }
 
 const struct conf_engine *
@@ -1425,6 +1676,7 @@ conf_free(struct conf *c)
 	free(c->weights);
 	free(c->engines);
 	free(c->alerts);
+	free(c->file);
 	free(c->path);
 	free(c->dir);
 	free(c->database);

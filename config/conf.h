@@ -64,6 +64,7 @@ struct conf_weights {
 	char *url;		/* or NULL */
 	char *sha256;		/* 64 lowercase hex digits, or NULL */
 	int line;		/* where the section starts, for messages */
+	int path_line, sha256_line;	/* where those keys are, or 0 */
 };
 
 enum conf_runner_kind {
@@ -99,6 +100,7 @@ struct conf_engine {
 	enum conf_source source;
 	char *source_spec;	/* as written: "github:o/r" */
 	char *source_arg;	/* after the prefix; a path is absolute */
+	int source_line;	/* where source is, or 0 */
 	char *asset;		/* pattern with {version}, or NULL */
 	struct strv versions;	/* explicit list for url: sources */
 	char *sha256sums;	/* URL or NULL */
@@ -171,6 +173,8 @@ struct conf_alert {
 };
 
 struct conf {
+	char *file;		/* the file as conf_load() was given it, for
+				 * messages */
 	char *path;		/* the file, absolute */
 	char *dir;		/* its folder */
 
@@ -205,7 +209,38 @@ struct conf {
  */
 int conf_load(const char *path, struct conf **out, struct strv *problems);
 
+/*
+ * A check beyond the file itself, such as fetch_check_local()'s look at
+ * the disk.  It sees the configuration as resolved so far, even when the
+ * file has other problems (a field may then be NULL), and pushes what it
+ * finds onto problems.
+ */
+typedef void conf_check_fn(const struct conf *c, struct strv *problems,
+    void *arg);
+
+/* conf_load() that also runs check(c, problems, arg) before judging, so
+ * that one run reports every problem. */
+int conf_load_checked(const char *path, conf_check_fn *check, void *arg,
+    struct conf **out, struct strv *problems);
+
+/*
+ * The same for commands that need only the [bisectd] section (the
+ * database, the cache, the socket) while the rest of the file may be
+ * broken: every other section is skipped, syntax errors in it included,
+ * and *out has no weights, engines, alerts or yardstick.  Returns 0, or
+ * -1 with the problems of the [bisectd] section itself.
+ */
+int conf_load_core(const char *path, struct conf **out,
+    struct strv *problems);
+
 void conf_free(struct conf *c);
+
+/*
+ * Push one problem found in c after conf_load(), in conf_load()'s form:
+ * "FILE:LINE: MSG", or "FILE: MSG" when line is 0.
+ */
+void conf_problem(const struct conf *c, struct strv *problems, int line,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* The engine called name, or NULL. */
 const struct conf_engine *conf_engine(const struct conf *c, const char *name);

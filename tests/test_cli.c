@@ -192,7 +192,7 @@ test_bad_configs(void)
 
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "missing.conf",
 	    "check-config", NULL });
-	CHECK_INT(r.status, 1);
+	CHECK_INT(r.status, 2);
 	CHECK_CONTAINS(r.err, "'missing.conf'");
 	CHECK_INT(lines(r.err), 1);
 
@@ -200,14 +200,14 @@ test_bad_configs(void)
 	    "[engine \"bas");
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "trunc.conf",
 	    "check-config", NULL });
-	CHECK_INT(r.status, 1);
+	CHECK_INT(r.status, 2);
 	CHECK_CONTAINS(r.err, "trunc.conf:3: syntax error");
 	CHECK_INT(lines(r.err), 1);
 
 	check_write_file("garbage.conf", "}}}} not a config {{{{\n");
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "garbage.conf",
 	    "check-config", NULL });
-	CHECK_INT(r.status, 1);
+	CHECK_INT(r.status, 2);
 	CHECK_CONTAINS(r.err, "garbage.conf:1:");
 	CHECK_INT(lines(r.err), 1);
 
@@ -562,6 +562,190 @@ test_status_jobs_and_prune(void)
 	}
 }
 
+/* Run the daemon's binary instead of bisectctl. */
+static void
+run_daemon(struct result *r, const char *const *args)
+{
+	const char *saved = ctl;
+
+	ctl = getenv("BISECTD");
+	run(r, 0, AS_ROOT, args);
+	ctl = saved;
+}
+
+/*
+ * What would fail hours later is caught by check-config and bisectd -n,
+ * every problem in one run, each as FILE:LINE: key: what was expected,
+ * in the file's order: a weights hash that does not match (hashed), a
+ * weights path or a dir: folder that does not exist, a command without
+ * {bin}, a regex that does not compile or has no group, a fit length
+ * that is no prompt length (named at the fit line).
+ */
+static void
+test_check_config_problems(void)
+{
+	static const char *const want[] = {
+		"p.conf:5: weights.w.sha256: expected the hash of '",
+		"p.conf:7: weights.gone.path: expected an existing file or "
+		    "folder, but '",
+		"p.conf:9: engine.a.source: expected an existing folder of "
+		    "release archives, but '",
+		"p.conf:12: engine.a.command: expected {bin}",
+		"p.conf:13: engine.a.parser: expected a regex that compiles",
+		"p.conf:15: engine.a.fit: 4096 is not one of the prompt lengths",
+		"p.conf:21: engine.b.parser: expected a capture group",
+	};
+	struct result r;
+	const char *at;
+
+	check_write_file("p.conf",
+	    "[bisectd]\n"					/* 1 */
+	    "\tdatabase = p.db\n"				/* 2 */
+	    "[weights \"w\"]\n"				/* 3 */
+	    "\tpath = w.bin\n"				/* 4 */
+	    "\tsha256 = 00000000000000000000000000000000"
+	    "00000000000000000000000000000000\n"		/* 5 */
+	    "[weights \"gone\"]\n"				/* 6 */
+	    "\tpath = gone.bin\n"				/* 7 */
+	    "[engine \"a\"]\n"				/* 8 */
+	    "\tsource = dir:no-such-folder\n"			/* 9 */
+	    "\tasset = a-{version}.tgz\n"			/* 10 */
+	    "\tweights = w\n"					/* 11 */
+	    "\tcommand = /usr/bin/true -p {prompt}\n"		/* 12 */
+	    "\tparser = \"regex:t=([0-9]+\"\n"		/* 13 */
+	    "\tprompts = 128,512\n"				/* 14 */
+	    "\tfit = 128,4096\n"				/* 15 */
+	    "[engine \"b\"]\n"				/* 16 */
+	    "\tsource = dir:releases\n"			/* 17 */
+	    "\tasset = b-{version}.tgz\n"			/* 18 */
+	    "\tweights = gone\n"				/* 19 */
+	    "\tcommand = {bin}/x -p {prompt}\n"		/* 20 */
+	    "\tparser = \"regex:t=[0-9]+\"\n");		/* 21 */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 0)
+			run(&r, 0, AS_ROOT, (const char *[]){ "-c", "p.conf",
+			    "check-config", NULL });
+		else
+			run_daemon(&r, (const char *[]){ "-n", "-c", "p.conf",
+			    NULL });
+		CHECK_INT(r.status, 2);
+		CHECK_INT(lines(r.err), 7);
+		at = r.err;
+		for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
+			const char *hit = strstr(at, want[i]);
+
+			CHECK_CONTAINS(at, want[i]);
+			if (hit != NULL)
+				at = hit;
+		}
+		/* The hash found is named: sha256 of "weights". */
+		CHECK_CONTAINS(r.err, "which is 9a129038d9a00aed");
+	}
+
+	/* A single backslash: the line, the key and how to write it. */
+	check_write_file("esc.conf",
+	    "[bisectd]\n\tdatabase = p.db\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"e\"]\n\tsource = dir:releases\n"
+	    "\tasset = e-{version}.tgz\n\tcommand = {bin}/x\n"
+	    "\tparser = \"regex:t=(\\d+)\"\n");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf",
+	    "check-config", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "esc.conf:9: engine.e.parser: invalid escape "
+	    "'\\d' in the value: write a backslash as '\\\\'");
+	CHECK_INT(lines(r.err), 1);
+
+	/* The commands that need only [bisectd] run on a broken file. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "p.conf", "status",
+	    NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "daemon: not running");
+	CHECK_CONTAINS(r.err, "warning: p.conf:13: engine.a.parser");
+	CHECK_CONTAINS(r.err, "warning: 'p.conf' has errors; status reads its "
+	    "[bisectd] section alone");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf", "alerts",
+	    NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.err, "warning: esc.conf:9:");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf", "cancel", "7",
+	    NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "no job 7");
+	/* A broken [bisectd] itself locks out as before. */
+	check_write_file("core.conf", "[bisectd]\n\tdatabase = \"a\\qb\"\n");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "core.conf", "status",
+	    NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "core.conf:2: bisectd.database: invalid escape");
+}
+
+/* bisectd's own options: --help is help, not an unknown option. */
+static void
+test_daemon_options(void)
+{
+	struct result r;
+
+	run_daemon(&r, (const char *[]){ "--help", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "usage: bisectd");
+	CHECK_CONTAINS(r.out, "2  usage error, or a configuration with "
+	    "problems");
+	run_daemon(&r, (const char *[]){ "--version", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "bisectd ");
+	run_daemon(&r, (const char *[]){ "--bogus", NULL });
+	CHECK_INT(r.status, 2);
+	run_daemon(&r, (const char *[]){ "--check", "-c", "ok.conf", NULL });
+	CHECK_INT(r.status, 0);
+}
+
+/*
+ * A --format a command cannot print is refused (exit 2), not silently
+ * replaced by text; a range given backwards is a usage error too.
+ */
+static void
+test_usage_errors(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char text[2048];
+	struct result r;
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
+	    "basert", "--format", "csv", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "versions does not take --format csv");
+	CHECK_STR(r.out, "");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "status",
+	    "--format", "markdown", NULL });
+	CHECK_INT(r.status, 2);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "gc",
+	    "--format", "json", NULL });
+	CHECK_INT(r.status, 2);
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = rev.db\n\tcache = revcache\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -p {prompt}\n", build, build);
+	check_write_file("rev.conf", text);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "versions",
+	    "basert", "--refresh", NULL });
+	CHECK_INT(r.status, 0);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
+	    "basert", "0.2.6..0.2.0", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "'0.2.6' must be an older release than '0.2.0'");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "bisect",
+	    "basert", "0.2.6..0.2.0", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK(strstr(r.out, "queued") == NULL);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
+	    "basert", "0.2.6", NULL });
+	CHECK_INT(r.status, 2);
+}
+
 int
 main(void)
 {
@@ -575,6 +759,7 @@ main(void)
 	chmod(dir, 0755);
 	write_config("ok.conf", "state/bisectd.db");
 	check_write_file("w.bin", "weights");
+	mkdir("releases", 0755);
 	test_help_and_usage();
 	test_check_config();
 	test_bad_configs();
@@ -584,5 +769,8 @@ main(void)
 	test_file_size_limit();
 	test_read_only_status();
 	test_status_jobs_and_prune();
+	test_check_config_problems();
+	test_daemon_options();
+	test_usage_errors();
 	return check_done();
 }

@@ -177,7 +177,7 @@ test_values(void)
 	    "[engine \"e\"]\n"
 	    "\tsource = url:http://127.0.0.1:9/e-{version}.tgz\n"
 	    "\tversions = 1.0, 1.1 ,2.0\n"
-	    "\tcommand = x\n"
+	    "\tcommand = {bin}/x\n"
 	    "\tparser = \"regex:took ([0-9.]+)\\\\s*ms\"\n"
 	    "\tregex-unit = us\n"
 	    "\tprompts = 64,256,1024\n"
@@ -224,7 +224,7 @@ test_max_memory(void)
 	char *probs = NULL;
 	const char *base = "[weights \"w\"]\n\tpath = w.bin\n"
 	    "[engine \"e\"]\n\tsource = dir:r\n\tasset = e-{version}.tgz\n"
-	    "\tcommand = x\n";
+	    "\tcommand = {bin}/x\n";
 	char text[1024];
 	struct conf *c;
 
@@ -407,7 +407,9 @@ test_structure_errors(void)
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "t.conf:4: engine.e.source: expected github:");
 	CHECK_CONTAINS(probs, "engine.e.url: missing (mode = server");
-	CHECK_CONTAINS(probs, "engine.e.fit: 4096 is not one of the prompt lengths");
+	/* At the fit line, not the source line. */
+	CHECK_CONTAINS(probs, "t.conf:7: engine.e.fit: 4096 is not one of the "
+	    "prompt lengths");
 	free(probs);
 }
 
@@ -545,7 +547,7 @@ test_regex_bound(void)
 	static const char *const good[] = {
 		"(.*){1,333}", "prefill_ms=([0-9.]+)", "took ([0-9.]+)\\\\s*ms",
 		"([0-9]{1,20}(\\\\.[0-9]{1,20})?) ms", "a{,5}([0-9]+)",
-		"[]{}()*+?|]{1,900}([0-9]+)", "([[:digit:]]+)[[.hyphen.]]",
+		"[]{}()*+?|]{1,900}([0-9]+)", "([[:digit:]]+)[[.-.]]",
 	};
 	char text[4096], want[256], *probs, *re;
 	struct conf *c;

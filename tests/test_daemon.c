@@ -240,6 +240,23 @@ test_idle_clients_and_flood(pid_t pid)
 	free(log);
 }
 
+/* The daemon's status once it reports a failed reload (failed) or none
+ * (!failed), 10 s at most; NULL when it does not. */
+static json_t *
+reload_seen(int failed)
+{
+	for (int i = 0; i < 200; i++) {
+		json_t *st = status();
+		json_t *r = json_object_get(st, "reload_failed");
+
+		if (failed ? json_is_object(r) : json_is_null(r))
+			return st;
+		json_decref(st);
+		check_sleep_ms(50);
+	}
+	return NULL;
+}
+
 static void
 test_control(void)
 {
@@ -348,17 +365,48 @@ test_control(void)
 	CHECK_STR(job_state(quick, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 0);
 
-	/* SIGHUP with a bad file: logged, the old configuration kept. */
-	check_write_file("d.conf", "[bisectd]\n\tnosuchkey = 1\n");
+	/*
+	 * SIGHUP with a bad file (a regex's single backslash, which
+	 * libgit2 refuses as a syntax error): logged, the old configuration
+	 * kept, and status says so.  The commands that need only [bisectd]
+	 * still work on the broken file, with a warning.
+	 */
+	write_config("d.conf", "\tparser = \"regex:t=(\\d+)\"\n");
 	kill(pid, SIGHUP);
-	check_sleep_ms(500);
-	st = status();
+	st = reload_seen(1);
 	CHECK(st != NULL);
+	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(st,
+	    "reload_failed"), "error")), "d.conf:15: engine.basert.parser: "
+	    "invalid escape '\\d'");
+	CHECK(json_integer_value(json_object_get(json_object_get(st,
+	    "reload_failed"), "at")) > 0);
 	json_decref(st);
-	write_config("d.conf", "");
+	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(path, &out), 0);
+	CHECK_CONTAINS(out, "warning: d.conf:15: engine.basert.parser");
+	CHECK_CONTAINS(out, "daemon: running");
+	CHECK_CONTAINS(out, "last reload failed at ");
+	CHECK_CONTAINS(out, ": d.conf:15: engine.basert.parser: invalid "
+	    "escape");
+	free(out);
+	snprintf(path, sizeof(path), "%s -c d.conf alerts", ctl);
+	CHECK_INT(check_run(path, NULL), 0);
+	snprintf(path, sizeof(path), "%s -c d.conf cancel 999", ctl);
+	CHECK_INT(check_run(path, &out), 1);
+	CHECK_CONTAINS(out, "no job 999");
+	free(out);
+	/* A command that needs the engines refuses the broken file. */
+	snprintf(path, sizeof(path), "%s -c d.conf versions basert", ctl);
+	CHECK_INT(check_run(path, NULL), 2);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "old one stays in force");
 	free(log);
+	/* A good reload clears it. */
+	write_config("d.conf", "");
+	kill(pid, SIGHUP);
+	st = reload_seen(0);
+	CHECK(st != NULL);
+	json_decref(st);
 
 	/* bisectctl status through the socket. */
 	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);

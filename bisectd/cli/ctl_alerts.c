@@ -118,8 +118,6 @@ cmd_alerts(struct ctl *c)
 	struct err e = ERR_INIT;
 	struct store *s;
 
-	if (c->format != FORMAT_TEXT && c->format != FORMAT_JSON)
-		return ctl_usage_error("alerts: --format is text or json");
 	if ((s = ctl_store_readonly(c)) == NULL)
 		return EXIT_FAIL;
 	if (store_alert_list(s, ALERTS_SHOWN, &rows, &e) < 0) {

@@ -193,6 +193,7 @@ static void
 print_daemon(json_t *d)
 {
 	json_t *job = json_object_get(d, "job"), *p;
+	json_t *failed = json_object_get(d, "reload_failed");
 	char up[32], el[32], eta[32], args[512];
 
 	print_duration(up, sizeof(up), (double)json_integer_value(
@@ -200,6 +201,19 @@ print_daemon(json_t *d)
 	printf("daemon: running, pid %lld, up %s, config %s\n",
 	    (long long)json_integer_value(json_object_get(d, "pid")), up,
 	    json_string_value(json_object_get(d, "config")));
+	if (json_is_object(failed)) {
+		time_t t = (time_t)json_integer_value(json_object_get(failed,
+		    "at"));
+		char when[32];
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("last reload failed at %s: %s\n  (the configuration "
+		    "loaded before it stays in force)\n", when,
+		    ctl_safe(json_string_value(json_object_get(failed,
+		    "error"))));
+	}
 	if (!json_is_object(job)) {
 		printf("running: nothing\n");
 		return;

@@ -19,6 +19,7 @@
 #include "fetch/cache.h"
 #include "ctl.h"
 #include "bisectd/jobs/driver.h"
+#include "bisectd/jobs/range.h"
 #include "common/clock.h"
 #include "common/err.h"
 #include "bisectd/measure/parse.h"
@@ -689,6 +690,32 @@ print_report(struct ctl *c, json_t *rep, int code)
 	return code;
 }
 
+/*
+ * A range that is no range, or is given backwards, is a usage error (exit
+ * 2), found before anything is queued or measured.  Ends not known yet
+ * are left to the job, which asks the source.  Returns 0 or EXIT_USAGE.
+ */
+static int
+range_usage(struct ctl *c, struct store *s, const struct conf_engine *g)
+{
+	struct err e = ERR_INIT;
+	struct range r;
+	int64_t id = 0;
+	int rc;
+
+	if (strstr(c->argv[1], "..") == NULL)
+		return ctl_usage_error("expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", c->argv[1]);
+	if (store_engine_find(s, g->name, &id, &e) != 0)
+		return 0;
+	rc = range_resolve(s, id, c->argv[1], &r, &e);
+	if (rc == RANGE_BAD)
+		return ctl_usage_error("%s", e.msg);
+	if (rc == 0)
+		range_release(&r);
+	return 0;
+}
+
 int
 cmd_report(struct ctl *c)
 {
@@ -708,6 +735,10 @@ cmd_report(struct ctl *c)
 	o.upstream = c->upstream;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
+	if ((rc = range_usage(c, s, g)) != 0) {
+		store_close(s);
+		return rc;
+	}
 	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &code, &e);
 	store_close(s);
 	if (rc < 0)
@@ -733,12 +764,13 @@ cmd_bisect(struct ctl *c)
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
 		return rc;
-	if (strstr(c->argv[1], "..") == NULL)
-		return ctl_usage_error("expected a range GOOD..BAD such as "
-		    "0.2.0..0.2.6, got '%s'", c->argv[1]);
 	o.all = c->all;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
+	if ((rc = range_usage(c, s, g)) != 0) {
+		store_close(s);
+		return rc;
+	}
 	if (!c->now) {
 		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b}", "range",
 		    c->argv[1], "metric", c->metric, "threshold", c->threshold,

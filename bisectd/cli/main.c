@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "fetch/check.h"
 
 struct command {
 	const char *name;
@@ -18,45 +19,50 @@ struct command {
 	const char *usage;	/* operands and options after the name */
 	const char *summary;
 	const char *options;	/* short options the command takes, as in
-				 * the long option table below */
+				 * the long option table below; j, M and C
+				 * for the --format json, markdown and csv
+				 * it takes besides text */
 	int min_args, max_args;
+	int core;		/* needs only the [bisectd] section: runs,
+				 * with a warning, when the rest is broken */
 };
 
 static const struct command commands[] = {
 	{ "check-config", cmd_check_config, "",
 	  "validate the configuration and print the resolved engines",
-	  "", 0, 0 },
+	  "j", 0, 0, 0 },
 	{ "versions", cmd_versions, "ENGINE [--refresh]",
-	  "list releases in order with their state", "r", 1, 1 },
+	  "list releases in order with their state", "rj", 1, 1, 0 },
 	{ "fetch", cmd_fetch, "ENGINE VERSION",
-	  "download, verify and unpack a release", "", 2, 2 },
+	  "download, verify and unpack a release", "j", 2, 2, 0 },
 	{ "bench", cmd_bench, "ENGINE VERSION [--prompts L] [--reps N]",
-	  "run the benchmark matrix and print a summary", "pR", 2, 2 },
+	  "run the benchmark matrix and print a summary", "pRj", 2, 2, 0 },
 	{ "runs", cmd_runs, "ENGINE VERSION",
-	  "stored runs with failure reasons and stderr tails", "", 2, 2 },
+	  "stored runs with failure reasons and stderr tails", "j", 2, 2, 0 },
 	{ "reparse", cmd_reparse, "ENGINE [VERSION]",
-	  "re-read stored output with the current parser", "", 1, 2 },
+	  "re-read stored output with the current parser", "", 1, 2, 0 },
 	{ "bisect", cmd_bisect, "[--now] [--metric M] [--threshold P] [--all] "
 	  "ENGINE GOOD..BAD",
-	  "queue a bisect, or run it now", "nmta", 2, 2 },
+	  "queue a bisect, or run it now", "nmtajMC", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--format text|markdown|json|csv]",
-	  "table, fit, verdict and how to reproduce", "mtau", 2, 2 },
+	  "table, fit, verdict and how to reproduce", "mtaujMC", 2, 2, 0 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
-	  0, 0 },
+	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
 	  "the daemon, its running job with progress, the next scheduled "
-	  "runs, and the newest jobs", "la", 0, 0 },
+	  "runs, and the newest jobs", "laj", 0, 0, 1 },
 	{ "jobs", cmd_jobs, "prune --before AGE",
 	  "delete the rows of jobs that ended more than AGE ago (90d, 12h)",
-	  "b", 1, 1 },
+	  "b", 1, 1, 1 },
 	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", "",
-	  1, 1 },
+	  1, 1, 1 },
 	{ "watch", cmd_watch, "ENGINE",
-	  "queue a watch of the engine's source now", "", 1, 1 },
+	  "queue a watch of the engine's source now", "", 1, 1, 0 },
 	{ "alerts", cmd_alerts, "[--format text|json]",
-	  "alerts recorded, and their delivery to each sink", "", 0, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, 0, 0 }
+	  "alerts recorded, and their delivery to each sink", "j", 0, 0,
+	  1 },
+	{ NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
 };
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
@@ -118,8 +124,8 @@ usage(FILE *f)
 	    "options:\n"
 	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, then\n"
 	    "                     /etc/bisectd.conf)\n"
-	    "  --format FORMAT    text or json for listings; report also takes\n"
-	    "                     markdown and csv\n"
+	    "  --format FORMAT    text or json for listings; report and bisect\n"
+	    "                     also take markdown and csv\n"
 	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
 	    "  -V, --version      print the version\n"
 	    "\n"
@@ -135,7 +141,8 @@ usage(FILE *f)
 	    "  0  success, or no regression\n"
 	    "  1  the tool or the infrastructure failed (download, run, store),\n"
 	    "     or an end of the range has no samples or cannot be measured\n"
-	    "  2  usage error\n"
+	    "  2  usage error: a bad option or --format, an unknown command or\n"
+	    "     engine, a range backwards, or a configuration with problems\n"
 	    "  3  regression found (also when the culprit is a range)\n"
 	    "  4  unknown: the comparison was inconclusive, the boundary did\n"
 	    "     not confirm, or the stored samples do not decide yet\n");
@@ -157,14 +164,16 @@ command_find(const char *name)
 	return NULL;
 }
 
+/* By enum ctl_format, and the letter a command lists in its options. */
+static const char *const format_names[] = { "text", "json", "markdown",
+    "csv" };
+static const char format_key[] = "tjMC";
+
 static int
 parse_format(struct ctl *c, const char *v)
 {
-	static const char *const names[] = { "text", "json", "markdown",
-	    "csv" };
-
 	for (int i = 0; i < 4; i++)
-		if (strcmp(v, names[i]) == 0) {
+		if (strcmp(v, format_names[i]) == 0) {
 			c->format = (enum ctl_format)i;
 			c->format_given = 1;
 			return 0;
@@ -172,12 +181,56 @@ parse_format(struct ctl *c, const char *v)
 	return -1;
 }
 
+static void
+print_lines(const char *prefix, const struct strv *lines)
+{
+	for (size_t i = 0; i < lines->n; i++)
+		fprintf(stderr, "bisectctl: %s%s\n", prefix, lines->v[i]);
+}
+
+/*
+ * Load the configuration cmd needs into c->conf; -1 after printing every
+ * problem.  check-config also checks the disk (fetch/check.h).  A command
+ * that needs only [bisectd] runs on that section when the rest of the
+ * file is broken, so that a bad edit does not lock anyone out of status,
+ * alerts or cancel; the problems are shown as warnings.
+ */
+static int
+load_config(struct ctl *c, const struct command *cmd)
+{
+	struct strv problems = STRV_INIT, notes = STRV_INIT, core = STRV_INIT;
+	int rc;
+
+	if (c->config_path == NULL)
+		c->config_path = getenv("BISECTD_CONFIG");
+	if (c->config_path == NULL || c->config_path[0] == '\0')
+		c->config_path = "/etc/bisectd.conf";
+	if (cmd->fn == cmd_check_config)
+		rc = conf_load_checked(c->config_path, fetch_check_local,
+		    &notes, &c->conf, &problems);
+	else
+		rc = conf_load(c->config_path, &c->conf, &problems);
+	print_lines("", &notes);
+	if (rc < 0 && cmd->core &&
+	    conf_load_core(c->config_path, &c->conf, &core) == 0) {
+		print_lines("warning: ", &problems);
+		fprintf(stderr, "bisectctl: warning: '%s' has errors; %s reads "
+		    "its [bisectd] section alone\n", c->config_path,
+		    cmd->name);
+		rc = 0;
+	} else if (rc < 0)
+		print_lines("", &problems);
+	strv_clear(&problems);
+	strv_clear(&notes);
+	strv_clear(&core);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct ctl c;
 	const struct command *cmd = NULL;
-	struct strv problems = STRV_INIT;
 	char used[16] = "";
 	int opt, help = 0, rc;
 
@@ -299,20 +352,20 @@ main(int argc, char **argv)
 			return ctl_usage_error("'%s' does not take that option",
 			    cmd->name);
 		}
+	if (c.format != FORMAT_TEXT && strchr(cmd->options,
+	    format_key[c.format]) == NULL) {
+		free(c.argv);
+		return ctl_usage_error("%s does not take --format %s",
+		    cmd->name, format_names[c.format]);
+	}
 	if (c.argc < cmd->min_args || c.argc > cmd->max_args) {
 		command_usage(stderr, cmd);
+		free(c.argv);
 		return EXIT_USAGE;
 	}
-	if (c.config_path == NULL)
-		c.config_path = getenv("BISECTD_CONFIG");
-	if (c.config_path == NULL || c.config_path[0] == '\0')
-		c.config_path = "/etc/bisectd.conf";
-	if (conf_load(c.config_path, &c.conf, &problems) < 0) {
-		for (size_t i = 0; i < problems.n; i++)
-			fprintf(stderr, "bisectctl: %s\n", problems.v[i]);
-		strv_clear(&problems);
+	if (load_config(&c, cmd) < 0) {
 		free(c.argv);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	rc = cmd->fn(&c);
 	conf_free(c.conf);

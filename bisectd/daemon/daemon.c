@@ -87,6 +87,10 @@ struct daemon {
 	int64_t log_quiet_until;	/* control log lines muted until */
 	unsigned log_muted;		/* lines dropped meanwhile */
 	time_t started;
+	/* The last reload that failed, until one succeeds: when, and its
+	 * first problem, for status. */
+	time_t reload_failed_at;
+	char reload_error[1024];
 	int stopping;
 	int queued;			/* a schedule queued a job */
 
@@ -512,6 +516,9 @@ status_json(struct daemon *d)
 	    (json_int_t)(time(NULL) - d->started), "config", d->config_path,
 	    "database", d->database);
 
+	json_object_set_new(o, "reload_failed", d->reload_failed_at ?
+	    json_pack("{s:I,s:s}", "at", (json_int_t)d->reload_failed_at,
+	    "error", d->reload_error) : json_null());
 	if (d->busy) {
 		struct progress g;
 		json_t *j = json_pack("{s:I,s:s,s:s,s:s,s:I}", "id",
@@ -708,6 +715,13 @@ clients_timeout(const struct daemon *d, int ms)
 /* --- reload, start, stop --- */
 
 static void
+reload_failed(struct daemon *d, const char *first)
+{
+	d->reload_failed_at = time(NULL);
+	snprintf(d->reload_error, sizeof(d->reload_error), "%.1000s", first);
+}
+
+static void
 reload(struct daemon *d)
 {
 	struct strv problems = STRV_INIT;
@@ -720,16 +734,21 @@ reload(struct daemon *d)
 			logm(d, DAEMON_LOG_ERR, "%s", problems.v[i]);
 		logm(d, DAEMON_LOG_ERR, "the configuration has errors; the old "
 		    "one stays in force");
+		reload_failed(d, problems.n > 0 ? problems.v[0] :
+		    "the configuration has errors");
 		strv_clear(&problems);
 		return;
 	}
 	if (load_schedules(d, c, &e) < 0) {
 		logm(d, DAEMON_LOG_ERR, "%s; the old configuration stays in "
 		    "force", e.msg);
+		reload_failed(d, e.msg);
 		conf_free(c);
 		load_schedules(d, d->conf, &e);
 		return;
 	}
+	d->reload_failed_at = 0;
+	d->reload_error[0] = '\0';
 	if (strcmp(c->database, d->database) != 0 ||
 	    strcmp(c->socket, d->conf->socket) != 0)
 		logm(d, DAEMON_LOG_WARNING, "database and socket changes take "

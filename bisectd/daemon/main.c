@@ -11,18 +11,30 @@
 #include "config/conf.h"
 #include "daemon.h"
 #include "common/err.h"
+#include "fetch/check.h"
 
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: bisectd [-n] [-c FILE]\n"
-	    "  -c FILE  configuration (default $BISECTD_CONFIG, then "
-	    "/etc/bisectd.conf)\n"
-	    "  -n       check the configuration and exit\n"
+	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, "
+	    "then\n"
+	    "                     /etc/bisectd.conf)\n"
+	    "  -n, --check        check the configuration, the release folders\n"
+	    "                     and the weights (hashed), and exit\n"
+	    "  -h, --help         this help\n"
+	    "  -V, --version      print the version\n"
 	    "\n"
 	    "Runs in the foreground and logs to stderr.  SIGTERM or SIGINT\n"
 	    "stop it after the current run; SIGHUP reloads the "
-	    "configuration.\n");
+	    "configuration\n"
+	    "(a bad file is logged, the old one stays, and 'bisectctl status'\n"
+	    "says so).\n"
+	    "\n"
+	    "exit status:\n"
+	    "  0  stopped by a signal, or -n: the configuration is good\n"
+	    "  1  the daemon failed (store, lock, socket)\n"
+	    "  2  usage error, or a configuration with problems\n");
 }
 
 static void
@@ -48,13 +60,22 @@ int
 main(int argc, char **argv)
 {
 	const char *path = getenv("BISECTD_CONFIG");
-	struct strv problems = STRV_INIT;
+	struct strv problems = STRV_INIT, notes = STRV_INIT;
 	struct daemon_opts o = { log_line, NULL };
 	struct err e = ERR_INIT;
 	struct conf *c;
-	int opt, check = 0;
+	int opt, rc, check = 0;
 
-	while ((opt = getopt(argc, argv, "c:nhV")) != -1) {
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+
+	while ((opt = getopt_long(argc, argv, "c:nhV", longopts, NULL)) !=
+	    -1) {
 		switch (opt) {
 		case 'c':
 			path = optarg;
@@ -80,12 +101,16 @@ main(int argc, char **argv)
 	if (path == NULL || path[0] == '\0')
 		path = "/etc/bisectd.conf";
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	if (conf_load(path, &c, &problems) < 0) {
-		for (size_t i = 0; i < problems.n; i++)
-			fprintf(stderr, "bisectd: %s\n", problems.v[i]);
-		strv_clear(&problems);
-		return 1;
-	}
+	rc = check ? conf_load_checked(path, fetch_check_local, &notes, &c,
+	    &problems) : conf_load(path, &c, &problems);
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(stderr, "bisectd: %s\n", notes.v[i]);
+	for (size_t i = 0; i < problems.n; i++)
+		fprintf(stderr, "bisectd: %s\n", problems.v[i]);
+	strv_clear(&notes);
+	strv_clear(&problems);
+	if (rc < 0)
+		return 2;
 	if (check) {
 		printf("bisectd: %s: ok\n", c->path);
 		conf_free(c);

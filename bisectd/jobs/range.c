@@ -30,8 +30,11 @@ range_resolve(struct store *s, int64_t engine_id, const char *spec,
 	if (dots == NULL || dots == spec || dots[2] == '\0' ||
 	    (size_t)(dots - spec) >= sizeof(good) || strlen(dots + 2) >=
 	    sizeof(bad))
-		return err_set(e, "expected a range GOOD..BAD such as "
-		    "0.2.0..0.2.6, got '%s'", spec);
+	{
+		err_set(e, "expected a range GOOD..BAD such as 0.2.0..0.2.6, "
+		    "got '%s'", spec);
+		return RANGE_BAD;
+	}
 	snprintf(good, sizeof(good), "%.*s", (int)(dots - spec), spec);
 	snprintf(bad, sizeof(bad), "%s", dots + 2);
 	if (store_release_list(s, engine_id, &r->list, e) < 0)
@@ -46,9 +49,9 @@ range_resolve(struct store *s, int64_t engine_id, const char *spec,
 	}
 	if (r->lo >= r->hi) {
 		err_set(e, "'%s' must be an older release than '%s' in version "
-		    "order", good, bad);
+		    "order (the range is GOOD..BAD)", good, bad);
 		range_release(r);
-		return -1;
+		return RANGE_BAD;
 	}
 	return 0;
 }

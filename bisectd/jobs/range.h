@@ -23,8 +23,13 @@ struct range {
 	size_t lo, hi;			/* indices of GOOD and BAD in list */
 };
 
-/* Parse "A..B" and find both ends in the store's order (asking the source
- * when one is unknown).  Errors name the missing version. */
+/* range_resolve()'s answer to text that is no range, or a range given
+ * backwards: the caller's mistake, not the store's. */
+#define RANGE_BAD	(-2)
+
+/* Parse "A..B" and find both ends in the store's order.  Returns 0, -1
+ * (the store failed, or an end is not known yet: errors name the missing
+ * version) or RANGE_BAD. */
 int range_resolve(struct store *s, int64_t engine_id, const char *spec,
     struct range *r, struct err *e);
 void range_release(struct range *r);

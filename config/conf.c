@@ -1077,6 +1077,59 @@ check_runner(struct loader *ld, struct conf_runner *r)
 	r->max_jobs = 1;
 }
 
+static struct conf_ablation *
+ablation_get(struct loader *ld, const char *name, int line)
+{
+	int added;
+	struct conf_ablation *a = section_get((void **)&ld->c->ablations,
+	    &ld->c->nablations, sizeof(*a), name, &added);
+
+	if (added) {
+		a->line = line;
+		a->control_min = -1;
+	}
+	return a;
+}
+
+static void
+ablation_key(struct loader *ld, const struct entry *en)
+{
+	struct conf_ablation *a = ablation_get(ld, en->sub, en->line);
+	const char *k = en->key, *v = en->value;
+
+	if (strcmp(k, "engine") == 0)
+		set_str(&a->engine_name, v);
+	else if (strcmp(k, "env") == 0) {
+		const char *eq = strchr(v, '=');
+
+		if (eq == NULL || eq == v)
+			problem(ld, en->line, "%s: expected NAME=VALUE, got '%s'",
+			    en->label, v);
+		else
+			strv_push(&a->env, v);
+	} else if (strcmp(k, "args") == 0) {
+		if (v[0] == '\0' || strcmp(v, "true") == 0)
+			problem(ld, en->line, "%s: expected the extra arguments, "
+			    "such as --skip moe", en->label);
+		else
+			strv_push(&a->args, v);
+	} else if (strcmp(k, "control") == 0)
+		want_bool(ld, en, &a->control);
+	else if (strcmp(k, "control-min") == 0) {
+		double f;
+
+		if (conf_parse_percent(v, &f) < 0 || f <= 0 || f >= 1)
+			problem(ld, en->line, "%s: expected a percentage above "
+			    "0%% and below 100%% such as 20%%, got '%s'",
+			    en->label, v);
+		else
+			a->control_min = f;
+	} else
+		problem(ld, en->line, "%s: unknown key in [ablation \"%s\"] "
+		    "(expected engine, env, args, control or control-min)",
+		    en->label, en->sub);
+}
+
 static void
 yardstick_key(struct loader *ld, const struct entry *en)
 {
@@ -1247,6 +1300,77 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		    g->metric.n, g->metric.n);
 }
 
+/* Each switch names a known engine and turns something on; each engine
+ * with switches has exactly one control. */
+static void
+check_ablations(struct loader *ld)
+{
+	struct conf *c = ld->c;
+
+	for (size_t i = 0; i < c->nablations; i++) {
+		struct conf_ablation *a = &c->ablations[i];
+		char key[320];
+
+		if (a->engine_name == NULL)
+			problem(ld, a->line, "ablation.%s.engine: missing (the "
+			    "engine whose component the switch turns off)",
+			    a->name);
+		else if ((a->engine = conf_engine(c, a->engine_name)) ==
+		    NULL) {
+			snprintf(key, sizeof(key), "ablation.%s.engine",
+			    a->name);
+			problem(ld, linemap_find(ld, key, 0), "%s: no [engine "
+			    "\"%s\"] section", key, a->engine_name);
+		}
+		if (a->env.n == 0 && a->args.n == 0)
+			problem(ld, a->line, "ablation.%s: expected env "
+			    "(NAME=VALUE) or args, what turns the component "
+			    "off", a->name);
+		snprintf(key, sizeof(key), "ablation.%s.control-min", a->name);
+		if (!a->control && a->control_min >= 0)
+			problem(ld, linemap_find(ld, key, 0), "%s: only the "
+			    "control switch (control = yes) takes a "
+			    "control-min", key);
+		if (a->control_min < 0)
+			a->control_min = CONF_CONTROL_MIN;
+	}
+	for (size_t i = 0; i < c->nablations; i++) {
+		const struct conf_ablation *a = &c->ablations[i], *first = NULL;
+		size_t k, controls = 0;
+
+		if (a->engine == NULL)
+			continue;
+		for (k = 0; k < i; k++)
+			if (c->ablations[k].engine == a->engine)
+				break;
+		if (k < i)
+			continue;	/* the engine was checked already */
+		for (k = i; k < c->nablations; k++) {
+			const struct conf_ablation *b = &c->ablations[k];
+			char key[320];
+
+			if (b->engine != a->engine || !b->control)
+				continue;
+			if (controls++ == 0) {
+				first = b;
+				continue;
+			}
+			snprintf(key, sizeof(key), "ablation.%s.control",
+			    b->name);
+			problem(ld, linemap_find(ld, key, 0), "%s: engine %s "
+			    "has its control already ([ablation \"%s\"]); "
+			    "exactly one switch per engine is the control",
+			    key, a->engine->name, first->name);
+		}
+		if (controls == 0)
+			problem(ld, a->line, "ablation.%s: engine %s has no "
+			    "control: mark one switch of a component known to "
+			    "be heavy with control = yes, so that a switch that "
+			    "does nothing is not read as a component that costs "
+			    "nothing", a->name, a->engine->name);
+	}
+}
+
 static void
 check_all(struct loader *ld)
 {
@@ -1289,6 +1413,7 @@ check_all(struct loader *ld)
 		problem(ld, linemap_find(ld, "yardstick.engine", 0),
 		    "yardstick.engine: no [engine \"%s\"] section",
 		    c->yardstick_engine);
+	check_ablations(ld);
 	if (c->yardstick_version && c->yardstick_engine == NULL)
 		problem(ld, linemap_find(ld, "yardstick.version", 0),
 		    "yardstick.engine: missing (a yardstick names its engine)");
@@ -1351,6 +1476,7 @@ dispatch(struct loader *ld, const git_config_entry *ge, int nth)
 			yardstick_key(ld, &en);
 	} else if (strcmp(section, "weights") == 0 ||
 	    strcmp(section, "engine") == 0 || strcmp(section, "alert") == 0 ||
+	    strcmp(section, "ablation") == 0 ||
 	    strcmp(section, "runner") == 0) {
 		if (sub == NULL || sub[0] == '\0')
 			problem(ld, en.line, "%s: expected [%s \"NAME\"]", name,
@@ -1359,14 +1485,16 @@ dispatch(struct loader *ld, const git_config_entry *ge, int nth)
 			weights_key(ld, &en);
 		else if (section[0] == 'e')
 			engine_key(ld, &en);
+		else if (strcmp(section, "ablation") == 0)
+			ablation_key(ld, &en);
 		else if (section[0] == 'r')
 			runner_key(ld, &en);
 		else
 			alert_key(ld, &en);
 	} else
 		problem(ld, en.line, "%s: unknown section [%s] (expected "
-		    "bisectd, weights, engine, alert, runner or yardstick)", name,
-		    section);
+		    "bisectd, weights, engine, alert, runner, ablation or "
+		    "yardstick)", name, section);
 	free(sub);
 }
 
@@ -1607,6 +1735,16 @@ conf_runner_find(const struct conf *c, const char *name)
 	return NULL;
 }
 
+const struct conf_ablation *
+conf_ablation_control(const struct conf *c, const char *engine)
+{
+	for (size_t i = 0; i < c->nablations; i++)
+		if (c->ablations[i].control && c->ablations[i].engine &&
+		    strcmp(c->ablations[i].engine->name, engine) == 0)
+			return &c->ablations[i];
+	return NULL;
+}
+
 const struct conf_weights *
 conf_weights_find(const struct conf *c, const char *name)
 {
@@ -1673,6 +1811,13 @@ conf_free(struct conf *c)
 		free(c->alerts[i].smtp);
 		free(c->alerts[i].from);
 	}
+	for (size_t i = 0; i < c->nablations; i++) {
+		free(c->ablations[i].name);
+		free(c->ablations[i].engine_name);
+		strv_clear(&c->ablations[i].env);
+		strv_clear(&c->ablations[i].args);
+	}
+	free(c->ablations);
 	free(c->weights);
 	free(c->engines);
 	free(c->alerts);

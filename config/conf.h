@@ -56,8 +56,8 @@ struct conf_metric {
 	int n;			/* prompt or gen length for METRIC_PP/TG */
 };
 
-/* conf_weights, conf_engine, conf_alert and conf_runner keep their name
- * first: conf.c finds sections by it. */
+/* conf_weights, conf_engine, conf_alert, conf_runner and conf_ablation keep
+ * their name first: conf.c finds sections by it. */
 struct conf_weights {
 	char *name;		/* the subsection name */
 	char *path;		/* absolute, or NULL when url is set */
@@ -160,6 +160,27 @@ struct conf_engine {
 	char *canary_parser_arg;	/* json path or regex, or NULL */
 };
 
+/*
+ * One switch of an engine for `bisectctl ablate`: an environment and
+ * extra arguments that turn a component off.  One switch per engine is
+ * the positive control: a component known to be heavy, whose switch
+ * must move the runtime before any other switch is believed.
+ */
+struct conf_ablation {
+	char *name;		/* the subsection name */
+	int line;
+	char *engine_name;
+	const struct conf_engine *engine;	/* resolved; not owned */
+	struct strv env;	/* NAME=VALUE, for this switch's runs only */
+	struct strv args;	/* template words appended to the command */
+	int control;		/* the known-heavy one */
+	double control_min;	/* fraction of the runtime the control must
+				 * remove (0.20); read on the control */
+};
+
+/* The default of control-min. */
+#define CONF_CONTROL_MIN 0.20
+
 enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL };
 
 struct conf_alert {
@@ -194,6 +215,8 @@ struct conf {
 	size_t nengines;
 	struct conf_alert *alerts;
 	size_t nalerts;
+	struct conf_ablation *ablations;	/* in the file's order */
+	size_t nablations;
 	struct conf_runner *runners;
 	size_t nrunners;
 
@@ -248,6 +271,10 @@ const struct conf_engine *conf_engine(const struct conf *c, const char *name);
 /* The runner called name, or NULL. */
 const struct conf_runner *conf_runner_find(const struct conf *c,
     const char *name);
+
+/* The control switch of engine, or NULL when it has no switches. */
+const struct conf_ablation *conf_ablation_control(const struct conf *c,
+    const char *engine);
 
 /* The weights called name, or NULL. */
 const struct conf_weights *conf_weights_find(const struct conf *c,

@@ -158,6 +158,10 @@ test_every_key(void)
 	CHECK_STR(c->yardstick_engine, "basert");
 	CHECK_STR(c->yardstick_version, "0.2.0");
 	CHECK(c->alerts[2].kind == ALERT_EMAIL);
+	CHECK_INT(c->nablations, 3);
+	CHECK(conf_ablation_control(c, "basert") == &c->ablations[0]);
+	CHECK_STR(c->ablations[2].args.n ? c->ablations[2].args.v[0] : NULL,
+	    "--skip lm-head");
 	conf_free(c);
 }
 
@@ -735,6 +739,102 @@ test_runners(void)
 	free(probs);
 }
 
+/* [ablation] switches: parsed with their defaults, and every mistake
+ * reported at its line in one run. */
+static void
+test_ablation(void)
+{
+	char text[2048], *probs = NULL;
+	const struct conf_ablation *a;
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "%s"
+	    "[ablation \"moe\"]\n"
+	    "\tengine = basert\n"
+	    "\tenv = BASERT_SKIP_MOE=1\n"
+	    "\tenv = BASERT_TOKEN=s3cret\n"
+	    "\tcontrol = yes\n"
+	    "[ablation \"attn\"]\n"
+	    "\tengine = basert\n"
+	    "\targs = --skip 'attention heads'\n", minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (probs)
+		fprintf(stderr, "%s", probs);
+	free(probs);
+	if (c == NULL)
+		return;
+	CHECK_INT(c->nablations, 2);
+	a = conf_ablation_control(c, "basert");
+	CHECK(a == &c->ablations[0]);
+	CHECK(a != NULL && a->engine == conf_engine(c, "basert"));
+	CHECK_INT(a ? a->env.n : 0, 2);
+	CHECK_STR(a ? a->env.v[1] : NULL, "BASERT_TOKEN=s3cret");
+	CHECK_NEAR(a ? a->control_min : 0, 0.20, 1e-12);
+	CHECK(!c->ablations[1].control);
+	CHECK_INT(c->ablations[1].args.n, 1);
+	CHECK_STR(c->ablations[1].args.v[0], "--skip 'attention heads'");
+	CHECK(conf_ablation_control(c, "nope") == NULL);
+	conf_free(c);
+
+	snprintf(text, sizeof(text), "%s"		/* 1-6 */
+	    "[ablation \"a\"]\n"			/* 7 */
+	    "\tenv = X=1\n"				/* 8 */
+	    "[ablation \"b\"]\n"			/* 9 */
+	    "\tengine = nope\n"				/* 10 */
+	    "\tenv = NOEQUALS\n"			/* 11 */
+	    "[ablation \"c\"]\n"			/* 12 */
+	    "\tengine = basert\n"			/* 13 */
+	    "\tcontrol-min = 20%%\n"			/* 14 */
+	    "[ablation \"d\"]\n"			/* 15 */
+	    "\tengine = basert\n"			/* 16 */
+	    "\tcontrol = maybe\n"			/* 17 */
+	    "\tcolour = red\n"				/* 18 */
+	    "[ablation \"e\"]\n"			/* 19 */
+	    "\tengine = basert\n"			/* 20 */
+	    "\tenv = Y=2\n"				/* 21 */
+	    "\tcontrol = yes\n"				/* 22 */
+	    "\tcontrol-min = 120%%\n"			/* 23 */
+	    "[ablation \"f\"]\n"			/* 24 */
+	    "\tengine = basert\n"			/* 25 */
+	    "\tenv = Z=3\n"				/* 26 */
+	    "\tcontrol = true\n", minimal);		/* 27 */
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:8: ablation.a.engine: missing");
+	CHECK_CONTAINS(probs, "t.conf:10: ablation.b.engine: no [engine "
+	    "\"nope\"] section");
+	CHECK_CONTAINS(probs, "t.conf:11: ablation.b.env: expected NAME=VALUE");
+	CHECK_CONTAINS(probs, "t.conf:13: ablation.c: expected env");
+	CHECK_CONTAINS(probs, "t.conf:14: ablation.c.control-min: only the "
+	    "control switch");
+	CHECK_CONTAINS(probs, "t.conf:17: ablation.d.control: expected true "
+	    "or false");
+	CHECK_CONTAINS(probs, "t.conf:18: ablation.d.colour: unknown key in "
+	    "[ablation \"d\"]");
+	CHECK_CONTAINS(probs, "t.conf:23: ablation.e.control-min: expected a "
+	    "percentage above 0%");
+	CHECK_CONTAINS(probs, "t.conf:27: ablation.f.control: engine basert "
+	    "has its control already ([ablation \"e\"])");
+	CHECK_INT(count_lines(probs), 11);
+	if (count_lines(probs) != 11)
+		fprintf(stderr, "%s", probs);
+	free(probs);
+
+	/* Switches without a control would read "did nothing" as "costs
+	 * nothing". */
+	snprintf(text, sizeof(text), "%s"
+	    "[ablation \"moe\"]\n"			/* 7 */
+	    "\tengine = basert\n"			/* 8 */
+	    "\tenv = BASERT_SKIP_MOE=1\n", minimal);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:8: ablation.moe: engine basert has no "
+	    "control");
+	CHECK_INT(count_lines(probs), 1);
+	free(probs);
+}
+
 int
 main(void)
 {
@@ -753,5 +853,6 @@ main(void)
 	test_regex_bound();
 	test_canary(dir);
 	test_runners();
+	test_ablation();
 	return check_done();
 }

@@ -104,8 +104,60 @@ check_canaries(const struct conf *cf)
 	return problems;
 }
 
+/*
+ * The switches of engine g, as check-config shows them: an env entry by
+ * its name alone, since its value may be a credential meant for the
+ * switch's own runs.
+ */
 static json_t *
-engine_json(const struct conf_engine *g)
+ablations_json(const struct conf *cf, const struct conf_engine *g)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < cf->nablations; i++) {
+		const struct conf_ablation *a = &cf->ablations[i];
+		json_t *o, *env = json_array(), *args = json_array();
+
+		if (a->engine != g)
+			continue;
+		for (size_t k = 0; k < a->env.n; k++)
+			json_array_append_new(env, json_stringn(a->env.v[k],
+			    strcspn(a->env.v[k], "=")));
+		for (size_t k = 0; k < a->args.n; k++)
+			json_array_append_new(args, json_string(a->args.v[k]));
+		o = json_pack("{s:s,s:o,s:o,s:b}", "name", a->name, "env", env,
+		    "args", args, "control", a->control);
+		if (a->control)
+			json_object_set_new(o, "control_min",
+			    json_real(a->control_min));
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static void
+ablations_text(const struct conf *cf, const struct conf_engine *g)
+{
+	for (size_t i = 0; i < cf->nablations; i++) {
+		const struct conf_ablation *a = &cf->ablations[i];
+
+		if (a->engine != g)
+			continue;
+		printf("  ablation  %s:", a->name);
+		for (size_t k = 0; k < a->env.n; k++)
+			printf(" %.*s=...", (int)strcspn(a->env.v[k], "="),
+			    a->env.v[k]);
+		for (size_t k = 0; k < a->args.n; k++)
+			printf(" %s", a->args.v[k]);
+		if (a->control)
+			printf(" (the control: must remove %.3g%% or more)",
+			    a->control_min * 100);
+		printf("\n");
+	}
+}
+
+static json_t *
+engine_json(const struct conf *cf, const struct conf_engine *g)
 {
 	char metric[32], parser[512];
 	json_t *o = json_object(), *env = json_array(), *contents = json_array();
@@ -163,6 +215,7 @@ engine_json(const struct conf_engine *g)
 	    json_integer(next) : json_null());
 	json_object_set_new(o, "runner", g->runner ?
 	    json_string(g->runner->name) : json_null());
+	json_object_set_new(o, "ablations", ablations_json(cf, g));
 	return o;
 }
 
@@ -247,7 +300,7 @@ cmd_check_config(struct ctl *c)
 		}
 		for (size_t i = 0; i < cf->nengines; i++)
 			json_array_append_new(engines,
-			    engine_json(&cf->engines[i]));
+			    engine_json(cf, &cf->engines[i]));
 		json_object_set_new(o, "config", json_string(cf->path));
 		json_object_set_new(o, "database", json_string(cf->database));
 		json_object_set_new(o, "cache", json_string(cf->cache));
@@ -321,6 +374,7 @@ cmd_check_config(struct ctl *c)
 			    sizeof(b), g));
 		printf("  runner    %s\n", g->runner ? g->runner->name :
 		    "local (this machine)");
+		ablations_text(cf, g);
 	}
 	for (size_t i = 0; i < cf->nrunners; i++)
 		runner_text(&cf->runners[i]);

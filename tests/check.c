@@ -15,6 +15,22 @@ int check_failures;
 int check_count;
 static char tmpdir[PATH_MAX];
 
+double
+check_normal(uint64_t *state)
+{
+	uint64_t z[2];
+
+	for (int i = 0; i < 2; i++) {
+		uint64_t x = (*state += 0x9e3779b97f4a7c15ULL);
+
+		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+		z[i] = x ^ (x >> 31);
+	}
+	return sqrt(-2 * log(((double)(z[0] >> 11) + 0.5) / 0x1p53)) *
+	    cos(2 * M_PI * ((double)(z[1] >> 11) / 0x1p53));
+}
+
 const char *
 check_tmpdir(const char *test_name)
 {

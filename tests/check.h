@@ -10,6 +10,7 @@
 #define TESTS_CHECK_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,10 @@ extern int check_count;
 		    check_sub_); \
 	} \
 } while (0)
+
+/* A standard normal number from the seeded stream *state (splitmix64 and
+ * Box-Muller): the same numbers on every machine. */
+double check_normal(uint64_t *state);
 
 /* Create and chdir into a fresh temporary directory; returns its path. */
 const char *check_tmpdir(const char *test_name);

@@ -12,23 +12,13 @@
 
 #define MS 1e6
 
-/* Seeded standard normal numbers (splitmix64 + Box-Muller). */
+/* Seeded standard normal numbers. */
 static uint64_t rng_state;
 
 static double
 normal(void)
 {
-	uint64_t z[2];
-
-	for (int i = 0; i < 2; i++) {
-		uint64_t x = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-		z[i] = x ^ (x >> 31);
-	}
-	return sqrt(-2 * log(((double)(z[0] >> 11) + 0.5) / 0x1p53)) *
-	    cos(2 * M_PI * ((double)(z[1] >> 11) / 0x1p53));
+	return check_normal(&rng_state);
 }
 
 /* reps samples per length of fixed + per_token * n, noise cv. */

@@ -197,8 +197,8 @@ fit_ratio(const double *a_ns, size_t na, const double *b_ns, size_t nb,
 	return 0;
 }
 
-static const struct fit_cell *
-find_cell(const struct fit_cell *c, size_t n, int tokens)
+const struct fit_cell *
+fit_cell_find(const struct fit_cell *c, size_t n, int tokens)
 {
 	for (size_t i = 0; i < n; i++)
 		if (c[i].tokens == tokens)
@@ -268,7 +268,7 @@ fit_compare(const struct fit_cell *a, size_t na,
 		return -1;
 	out->nratios = 0;
 	for (size_t i = 0; i < na; i++) {
-		const struct fit_cell *bc = find_cell(b, nb, a[i].tokens);
+		const struct fit_cell *bc = fit_cell_find(b, nb, a[i].tokens);
 		struct length_ratio *r = &out->ratios[out->nratios];
 		int use = fit_lengths == NULL;
 

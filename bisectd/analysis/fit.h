@@ -129,6 +129,10 @@ int fit_compare(const struct fit_cell *a, size_t na,
 int fit_ratio(const double *a_ns, size_t na, const double *b_ns, size_t nb,
     struct estimate *out);
 
+/* The cell of c[0..n-1] at tokens, or NULL. */
+const struct fit_cell *fit_cell_find(const struct fit_cell *c, size_t n,
+    int tokens);
+
 /* "per-token", "fixed-overhead", "both", "none": the report's words. */
 const char *fit_kind_name(enum change_kind k);
 

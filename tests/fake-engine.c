@@ -30,6 +30,14 @@
  *                         release that changes it "computes" differently
  *   generate_jitter       --generate: 1 makes the text differ from run to
  *                         run (a nondeterministic release)
+ *   component             NAME PREFILL_US FIXED_US (repeatable): a part
+ *                         of the work above (per prompt token, fixed)
+ *                         that a switch turns off: --skip NAME or the
+ *                         environment variable FAKE_ENGINE_SKIP_NAME
+ *                         (NAME in upper case) set to anything but 0
+ *   switches              honored (default) or ignored: a build whose
+ *                         switches are not wired up, which accepts them
+ *                         and does all the work anyway
  *
  * --generate reads a prompt from stdin (or --content FILE) and prints
  * the text it "generates" from it, greedy and seeded: 24 words, plain,
@@ -45,6 +53,7 @@
  * cost, so CPU time is exact on a loaded machine while wall time grows.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -73,6 +82,8 @@
 #define HEADER_MAX (16 * 1024)
 #define BODY_MAX (1024 * 1024)
 #define LINGER_SECONDS 1000
+#define MAX_COMPONENTS 8
+#define MAX_SKIPS 8
 
 extern char **environ;
 static char *touch_kept;	/* touch_memory()'s block, held to exit */
@@ -94,6 +105,13 @@ static const char *const fail_names[] = {
 	"garbage", "exit"
 };
 
+/* A part of the work a switch can turn off. */
+struct component {
+	char name[32];
+	double prefill_us;	/* per prompt token */
+	double fixed_us;
+};
+
 struct release {
 	char version[64];
 	char build_commit[16];
@@ -109,6 +127,9 @@ struct release {
 	enum fail_mode fail;
 	long generate_seed;	/* --generate: what the text depends on */
 	int generate_jitter;	/* --generate: differ from run to run */
+	struct component components[MAX_COMPONENTS];
+	size_t ncomponents;
+	int switches_ignored;
 };
 
 struct opts {
@@ -127,6 +148,8 @@ struct opts {
 	int generate;
 	int port;
 	const char *port_file;
+	const char *skips[MAX_SKIPS];	/* --skip NAME */
+	size_t nskips;
 };
 
 static volatile sig_atomic_t stopping;
@@ -288,8 +311,61 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		if (i == sizeof(fail_names) / sizeof(fail_names[0]))
 			die("%s:%d: fail: unknown mode '%s'", path, line, val);
 		rel->fail = (enum fail_mode)i;
+	} else if (strcmp(key, "component") == 0) {
+		struct component *c = &rel->components[rel->ncomponents];
+		char extra;
+
+		if (rel->ncomponents == MAX_COMPONENTS)
+			die("%s:%d: more than %d components", path, line,
+			    MAX_COMPONENTS);
+		if (sscanf(val, "%31s %lf %lf %c", c->name, &c->prefill_us,
+		    &c->fixed_us, &extra) != 3 || c->prefill_us < 0 ||
+		    c->fixed_us < 0)
+			die("%s:%d: component: expected NAME PREFILL_US "
+			    "FIXED_US, not '%s'", path, line, val);
+		rel->ncomponents++;
+	} else if (strcmp(key, "switches") == 0) {
+		if (strcmp(val, "honored") != 0 && strcmp(val, "ignored") != 0)
+			die("%s:%d: switches: expected honored or ignored", path,
+			    line);
+		rel->switches_ignored = strcmp(val, "ignored") == 0;
 	} else {
 		die("%s:%d: unknown key '%s'", path, line, key);
+	}
+}
+
+/* A component is switched off by --skip NAME or FAKE_ENGINE_SKIP_NAME. */
+static int
+skipped(const struct opts *o, const char *name)
+{
+	char var[64];
+	const char *v;
+	size_t i;
+
+	for (i = 0; i < o->nskips; i++)
+		if (strcmp(o->skips[i], name) == 0)
+			return 1;
+	snprintf(var, sizeof(var), "FAKE_ENGINE_SKIP_%s", name);
+	for (i = sizeof("FAKE_ENGINE_SKIP_") - 1; var[i]; i++)
+		var[i] = var[i] == '-' ? '_' :
+		    (char)toupper((unsigned char)var[i]);
+	v = getenv(var);
+	return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+}
+
+/* Take the work of switched-off components away, unless this build
+ * ignores its switches. */
+static void
+apply_switches(struct release *rel, const struct opts *o)
+{
+	for (size_t i = 0; i < rel->ncomponents && !rel->switches_ignored;
+	    i++) {
+		const struct component *c = &rel->components[i];
+
+		if (!skipped(o, c->name))
+			continue;
+		rel->prefill_us = fmax(0, rel->prefill_us - c->prefill_us);
+		rel->fixed_us = fmax(0, rel->fixed_us - c->fixed_us);
 	}
 }
 
@@ -956,7 +1032,7 @@ usage(void)
 {
 	fputs("usage: fake-engine -m FILE [-p N,...] [-n N,...] [-t N] "
 	    "[-r N] [-o json|jsonl]\n"
-	    "                   [--content FILE] [--release FILE]\n"
+	    "                   [--content FILE] [--release FILE] [--skip NAME]...\n"
 	    "       fake-engine --server -m FILE (--port N | --port-file FILE)"
 	    " [--release FILE]\n"
 	    "       fake-engine --generate -m FILE [-o json] [--content FILE]"
@@ -1060,6 +1136,7 @@ main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "port-file", required_argument, NULL, 'F' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "skip", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1121,6 +1198,11 @@ main(int argc, char **argv)
 		case 'V':
 			version = 1;
 			break;
+		case 'k':
+			if (o.nskips == MAX_SKIPS)
+				die("--skip: at most %d", MAX_SKIPS);
+			o.skips[o.nskips++] = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -1129,6 +1211,7 @@ main(int argc, char **argv)
 		usage();
 
 	release_find(&rel, o.release_path);
+	apply_switches(&rel, &o);
 	if (version) {
 		printf("fake-engine %s (%s)\n", rel.version, rel.build_commit);
 		return 0;

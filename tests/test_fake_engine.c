@@ -335,6 +335,61 @@ test_fit(void)
 	run_release(&r);
 }
 
+/* The pp200 time (CPU clock, ms) of the release in conf, with extra
+ * arguments (NULL or one "--skip NAME" pair). */
+static double
+switched_ms(const char *conf, const char *skip)
+{
+	const char *argv[] = { engine, "--release", conf, "-m", "w.bin",
+	    "-p", "200", "-n", "0", "-r", "2", skip ? "--skip" : NULL, skip,
+	    NULL };
+	json_t *all;
+	struct run r;
+	double ms = NAN;
+
+	run(argv, &r);
+	CHECK(exited(&r, 0));
+	if (exited(&r, 0))
+		ms = rec_number(json_record(r.out, 0, &all), "avg_ns") / 1e6;
+	if (exited(&r, 0))
+		json_decref(all);
+	run_release(&r);
+	return ms;
+}
+
+/*
+ * Switches: a component's work goes when --skip NAME or
+ * FAKE_ENGINE_SKIP_NAME asks, in a build that honours them; a build
+ * that ignores them does all the work whatever is asked.  25 ms of work
+ * (5 ms + 200 x 0.1 ms), of which "moe" is 4 ms + 200 x 0.08 ms.
+ */
+static void
+test_switches(void)
+{
+	const char *base = "fixed_us = 5000\nprefill_us_per_token = 100\n"
+	    "component = moe 80 4000\ncomponent = attn-core 10 0\n"
+	    "clock = cpu\n";
+	char text[512];
+
+	check_write_file("on.conf", base);
+	snprintf(text, sizeof(text), "%sswitches = ignored\n", base);
+	check_write_file("off.conf", text);
+	CHECK_NEAR(switched_ms("on.conf", NULL), 25, 2.5);
+	CHECK_NEAR(switched_ms("on.conf", "moe"), 5, 1);
+	CHECK_NEAR(switched_ms("on.conf", "attn-core"), 23, 2.3);
+	CHECK_NEAR(switched_ms("on.conf", "nothing-of-that-name"), 25, 2.5);
+	setenv("FAKE_ENGINE_SKIP_MOE", "1", 1);
+	CHECK_NEAR(switched_ms("on.conf", NULL), 5, 1);
+	CHECK_NEAR(switched_ms("off.conf", NULL), 25, 2.5);
+	setenv("FAKE_ENGINE_SKIP_MOE", "0", 1);
+	CHECK_NEAR(switched_ms("on.conf", NULL), 25, 2.5);
+	unsetenv("FAKE_ENGINE_SKIP_MOE");
+	setenv("FAKE_ENGINE_SKIP_ATTN_CORE", "yes", 1);
+	CHECK_NEAR(switched_ms("on.conf", NULL), 23, 2.3);
+	unsetenv("FAKE_ENGINE_SKIP_ATTN_CORE");
+	CHECK_NEAR(switched_ms("off.conf", "moe"), 25, 2.5);
+}
+
 static void
 test_jsonl(void)
 {
@@ -890,6 +945,7 @@ main(void)
 
 	test_costs();
 	test_fit();
+	test_switches();
 	test_jsonl();
 	test_content_speedup();
 	test_noise();

@@ -746,6 +746,169 @@ test_usage_errors(void)
 	CHECK_INT(r.status, 2);
 }
 
+/*
+ * What bash offers after the words typed: the installed completion
+ * script run by bash itself on COMP_WORDS (the last word the partial
+ * one), one candidate a line in *out.
+ */
+static int
+complete(const char *script, const char *words, char **out)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), "set -e\nsource '%s'\n"
+	    "COMP_WORDS=('%s' %s)\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
+	    "_bisectctl\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n", script, ctl,
+	    words);
+	check_write_file("complete.sh", text);
+	return check_run("bash complete.sh", out);
+}
+
+/*
+ * cmake --install puts the bash completion where bash-completion looks,
+ * and it completes commands, options, option values, engine names and
+ * versions from the store (env.conf's, filled by test_secret_env).
+ */
+static void
+test_completion(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char cmd[4096], script[4200], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "cmake --install '%s' --prefix "
+	    "\"$PWD/inst\" >/dev/null", build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	snprintf(script, sizeof(script),
+	    "inst/share/bash-completion/completions/bisectctl");
+	CHECK(access(script, R_OK) == 0);
+	CHECK_INT(complete(script, "ver", &out), 0);
+	CHECK_STR(out, "versions\n");
+	free(out);
+	CHECK_INT(complete(script, "re", &out), 0);
+	CHECK_STR(out, "reparse\nreport\n");
+	free(out);
+	CHECK_INT(complete(script, "report --f", &out), 0);
+	CHECK_STR(out, "--format\n--for-upstream\n");
+	free(out);
+	CHECK_INT(complete(script, "status --format ''", &out), 0);
+	CHECK_STR(out, "text\njson\n");
+	free(out);
+	CHECK_INT(complete(script, "-c env.conf runs b", &out), 0);
+	CHECK_STR(out, "basert\n");
+	free(out);
+	CHECK_INT(complete(script, "-c env.conf fetch basert 0.2.", &out), 0);
+	CHECK_STR(out, "0.2.0\n0.2.1\n0.2.2\n0.2.3\n0.2.4\n0.2.5\n0.2.6\n");
+	free(out);
+	CHECK_INT(complete(script, "--config=env.conf bisect --all basert "
+	    "0.2.3..0.2.", &out), 0);
+	CHECK_STR(out, "0.2.3..0.2.0\n0.2.3..0.2.1\n0.2.3..0.2.2\n"
+	    "0.2.3..0.2.3\n0.2.3..0.2.4\n0.2.3..0.2.5\n0.2.3..0.2.6\n");
+	free(out);
+	/* A broken configuration completes nothing, and says nothing. */
+	check_write_file("broken.conf", "[engine \"x\"\n");
+	CHECK_INT(complete(script, "-c broken.conf fetch ''", &out), 0);
+	CHECK_STR(out, "\n");
+	free(out);
+}
+
+/* bisect --dry-run: the releases and the exact first commands, and
+ * nothing fetched or run. */
+static void
+test_dry_run(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	struct result r;
+	char line[8192], cwd[4096];
+
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "bisect",
+	    "--dry-run", "--threshold", "10%", "basert", "0.2.0..0.2.6",
+	    NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "bisect basert 0.2.0..0.2.6: metric per-token, "
+	    "threshold 10%; 7 releases (nothing is fetched or run)");
+	CHECK_CONTAINS(r.out, ", the good end\n");
+	CHECK_CONTAINS(r.out, "  0.2.3                listed\n");
+	CHECK_CONTAINS(r.out, "  0.2.6                listed, the bad end\n");
+	snprintf(line, sizeof(line), "  0.2.6 pp128: %s/envcache/releases/"
+	    "basert/0.2.6/bin/fake-engine -m %s/demo/weights.bin -p 128 -n 0 "
+	    "-t 1 -r 1 -o json\n", getcwd(cwd, sizeof(cwd)) ? cwd : "?",
+	    build);
+	CHECK_CONTAINS(r.out, line);
+	CHECK_CONTAINS(r.out, "about 3 probes");
+	CHECK(access("envcache/releases/basert/0.2.6", F_OK) < 0);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "runs",
+	    "basert", "0.2.6", NULL });
+	CHECK(strstr(r.out, "pp128") == NULL);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "bisect",
+	    "--dry-run", "--now", "basert", "0.2.0..0.2.6", NULL });
+	CHECK_INT(r.status, 2);
+}
+
+/*
+ * The README's command table and bisectctl's --help agree: every
+ * command --help lists has the row "| `NAME USAGE` |" with the usage
+ * its own --help prints, and the table has no other command.
+ */
+static void
+test_readme_agrees(void)
+{
+	const char *src = getenv("BISECTD_SOURCE_DIR");
+	char path[4096], *readme, *p, *table;
+	struct result help, one;
+	int commands = 0;
+
+	snprintf(path, sizeof(path), "%s/README.md", src ? src : ".");
+	readme = check_read_file(path);
+	CHECK(readme != NULL);
+	if (readme == NULL)
+		return;
+	table = strstr(readme, "| command | does |");
+	CHECK(table != NULL);
+	if (table && (p = strstr(table, "\n\n")) != NULL)
+		p[1] = '\0';
+	/* Markdown writes a "|" inside a cell as "\|". */
+	for (p = table; p && *p; p++)
+		if (p[0] == '\\' && p[1] == '|')
+			memmove(p, p + 1, strlen(p));
+	run(&help, 0, AS_ROOT, (const char *[]){ "--help", NULL });
+	p = strstr(help.out, "commands:\n");
+	CHECK(p != NULL);
+	for (p = p ? p + 10 : NULL; p && p[0] == ' ' && p[1] == ' '; ) {
+		char name[64], row[512], *u;
+
+		if (sscanf(p, " %63s", name) != 1)
+			break;
+		run(&one, 0, AS_ROOT, (const char *[]){ name, "--help", NULL });
+		CHECK_INT(one.status, 0);
+		/* "usage: bisectctl [-c FILE] NAME USAGE\n" */
+		u = strstr(one.out, "] ");
+		if (u) {
+			u[strcspn(u, "\n")] = '\0';
+			while (u[0] && u[strlen(u) - 1] == ' ')
+				u[strlen(u) - 1] = '\0';
+			snprintf(row, sizeof(row), "| `%s` |", u + 2);
+			if (table == NULL || strstr(table, row) == NULL)
+				fprintf(stderr, "README lacks the row %s\n",
+				    row);
+			CHECK(table != NULL && strstr(table, row) != NULL);
+		}
+		commands++;
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	CHECK(commands >= 14);
+	/* No row for a command --help does not list. */
+	for (p = table; p && (p = strstr(p, "\n| `")) != NULL; p += 4) {
+		char name[64], want[80];
+
+		if (sscanf(p + 4, "%63[a-z-]", name) != 1)
+			continue;
+		snprintf(want, sizeof(want), "  %s ", name);
+		CHECK_CONTAINS(help.out, want);
+	}
+	free(readme);
+}
+
 int
 main(void)
 {
@@ -772,5 +935,8 @@ main(void)
 	test_check_config_problems();
 	test_daemon_options();
 	test_usage_errors();
+	test_completion();
+	test_dry_run();
+	test_readme_agrees();
 	return check_done();
 }

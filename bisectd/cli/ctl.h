@@ -45,10 +45,42 @@ struct ctl {
 	long long limit;	/* status: jobs shown; 0: the default */
 	const char *before;	/* jobs prune: an age such as "90d" */
 	int upstream;		/* report --for-upstream */
+	int dry_run;		/* bisect --dry-run */
 };
 
 /* Jobs `status` shows without --limit or --all. */
 #define CTL_STATUS_JOBS	10
+
+/* One entry of bisectctl's command table (main.c). */
+struct command {
+	const char *name;
+	int (*fn)(struct ctl *);
+	const char *usage;	/* operands and options after the name */
+	const char *summary;
+	const char *options;	/* short options the command takes, as in
+				 * main.c's long option table; j, M and C
+				 * for the --format json, markdown and csv
+				 * it takes besides text */
+	int min_args, max_args;
+	int core;		/* needs only the [bisectd] section: runs,
+				 * with a warning, when the rest is broken */
+};
+
+struct option;
+
+/*
+ * `bisectctl __complete WORD...`, for the bash completion: the words
+ * typed after `bisectctl`, the last one the word being completed (maybe
+ * empty).  Prints the candidates that start with it, one a line:
+ * commands, the command's options, values of --format and --metric,
+ * engine names from the configuration, versions from the store (with
+ * ".." appended, or after "GOOD..", for a range).  Prints nothing where
+ * it knows nothing (a broken configuration, no store).  key() maps a
+ * long option's value to the letter in struct command's options.
+ * Always returns EXIT_OK.
+ */
+int ctl_complete(int nwords, char **words, const struct command *cmds,
+    const struct option *longopts, char (*key)(int));
 
 /* Print "bisectctl: MSG" on stderr; returns EXIT_FAIL. */
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -746,6 +746,50 @@ cmd_report(struct ctl *c)
 	return print_report(c, rep, code);
 }
 
+/* bisect --dry-run: the releases and the first commands, run nowhere. */
+static int
+print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
+    const struct driver_opts *o)
+{
+	struct err e = ERR_INIT;
+	json_t *plan, *x;
+	size_t i, n;
+
+	if (driver_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
+		return ctl_error("%s", e.msg);
+	if (c->format == FORMAT_JSON) {
+		ctl_print_json(plan);
+		return EXIT_OK;
+	}
+	n = json_array_size(json_object_get(plan, "releases"));
+	printf("bisect %s %s: metric %s, threshold %.3g%%%s; %zu releases "
+	    "(nothing is fetched or run)\n", g->name, ctl_safe(c->argv[1]),
+	    json_string_value(json_object_get(plan, "metric")), 100 *
+	    json_real_value(json_object_get(plan, "threshold")),
+	    json_is_true(json_object_get(plan, "all")) ? ", every change "
+	    "(--all)" : "", n);
+	json_array_foreach(json_object_get(plan, "releases"), i, x)
+		printf("  %-20s %s%s\n", ctl_safe(json_string_value(
+		    json_object_get(x, "version"))), json_string_value(
+		    json_object_get(x, "state")), i == 0 ? ", the good end" :
+		    i + 1 == n ? ", the bad end" : "");
+	printf("it starts by measuring both ends, %lld warm-up and %lld runs "
+	    "per cell, interleaved, with these commands:\n",
+	    (long long)json_integer_value(json_object_get(plan, "warmup")),
+	    (long long)json_integer_value(json_object_get(plan, "reps")));
+	json_array_foreach(json_object_get(plan, "commands"), i, x)
+		printf("  %s %s: %s\n", ctl_safe(json_string_value(
+		    json_object_get(x, "version"))), json_string_value(
+		    json_object_get(x, "cell")), ctl_safe(json_string_value(
+		    json_object_get(x, "command"))));
+	if (n > 2)
+		printf("then it measures the releases between them, halving "
+		    "the range each time (about %d probes).\n", (int)ceil(
+		    log2((double)(n - 1))));
+	json_decref(plan);
+	return EXIT_OK;
+}
+
 int
 cmd_bisect(struct ctl *c)
 {
@@ -765,9 +809,16 @@ cmd_bisect(struct ctl *c)
 	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
 		return rc;
 	o.all = c->all;
+	if (c->now && c->dry_run)
+		return ctl_usage_error("--now and --dry-run: choose one");
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
+		store_close(s);
+		return rc;
+	}
+	if (c->dry_run) {
+		rc = print_plan(c, g, s, &o);
 		store_close(s);
 		return rc;
 	}

@@ -13,20 +13,6 @@
 #include "ctl.h"
 #include "fetch/check.h"
 
-struct command {
-	const char *name;
-	int (*fn)(struct ctl *);
-	const char *usage;	/* operands and options after the name */
-	const char *summary;
-	const char *options;	/* short options the command takes, as in
-				 * the long option table below; j, M and C
-				 * for the --format json, markdown and csv
-				 * it takes besides text */
-	int min_args, max_args;
-	int core;		/* needs only the [bisectd] section: runs,
-				 * with a warning, when the rest is broken */
-};
-
 static const struct command commands[] = {
 	{ "check-config", cmd_check_config, "",
 	  "validate the configuration and print the resolved engines",
@@ -41,9 +27,10 @@ static const struct command commands[] = {
 	  "stored runs with failure reasons and stderr tails", "j", 2, 2, 0 },
 	{ "reparse", cmd_reparse, "ENGINE [VERSION]",
 	  "re-read stored output with the current parser", "", 1, 2, 0 },
-	{ "bisect", cmd_bisect, "[--now] [--metric M] [--threshold P] [--all] "
-	  "ENGINE GOOD..BAD",
-	  "queue a bisect, or run it now", "nmtajMC", 2, 2, 0 },
+	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
+	  "[--threshold P] [--all] ENGINE GOOD..BAD",
+	  "queue a bisect, run it now, or show what it would run",
+	  "nmtadjMC", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--format text|markdown|json|csv]",
 	  "table, fit, verdict and how to reproduce", "mtaujMC", 2, 2, 0 },
@@ -67,7 +54,7 @@ static const struct command commands[] = {
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
 	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE,
-	OPT_UPSTREAM };
+	OPT_UPSTREAM, OPT_DRY_RUN };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -84,6 +71,7 @@ static const struct option long_options[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "for-upstream", no_argument, NULL, OPT_UPSTREAM },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -103,6 +91,7 @@ option_key(int opt)
 	case OPT_LIMIT: return 'l';
 	case OPT_BEFORE: return 'b';
 	case OPT_UPSTREAM: return 'u';
+	case OPT_DRY_RUN: return 'd';
 	default: return 0;
 	}
 }
@@ -239,6 +228,9 @@ main(int argc, char **argv)
 	 * be reported, not kill the process half-way through a command.
 	 */
 	signal(SIGXFSZ, SIG_IGN);
+	if (argc > 1 && strcmp(argv[1], "__complete") == 0)
+		return ctl_complete(argc - 2, argv + 2, commands,
+		    long_options, option_key);
 	memset(&c, 0, sizeof(c));
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:c:hVr", long_options,
@@ -319,6 +311,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_UPSTREAM:
 			c.upstream = 1;
+			break;
+		case OPT_DRY_RUN:
+			c.dry_run = 1;
 			break;
 		case '?':
 			if (optopt)

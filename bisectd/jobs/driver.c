@@ -12,6 +12,10 @@
 
 #include "acquire.h"
 #include "bisectd/measure/bench.h"
+#include "bisectd/measure/template.h"
+#include "common/buf.h"
+#include "common/strv.h"
+#include "fetch/cache.h"
 #include "driver.h"
 #include "common/err.h"
 #include "range.h"
@@ -358,11 +362,21 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 			goto done;
 		}
 		if (j.act.kind == BISECT_MEASURE) {
+			int fresh;
+
 			idx[0] = j.act.release;
+			fresh = b.got[idx[0]].dir == NULL;
 			if ((rc2 = ensure_release(&b, idx[0], e)) != 0) {
 				judgement_release(&j);
 				if (rc2 < 0)
 					goto done;
+				continue;
+			}
+			if (fresh) {
+				/* Its archive's hash is known now: a release
+				 * with the same archive may have measured it
+				 * already.  Judge again before running. */
+				judgement_release(&j);
 				continue;
 			}
 			note(&b, "measure %s to %d runs per cell",
@@ -398,5 +412,129 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 	}
 done:
 	bisect_teardown(&b);
+	return rc;
+}
+
+/* One cell's command for a release, expanded and quoted as a shell
+ * would read it back. */
+static int
+plan_command(const struct conf_engine *eng, const char *dir,
+    const char *version, const char *weights, const struct bench_cell *c,
+    char **line, struct err *e)
+{
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	struct strv argv = STRV_INIT;
+	struct buf out;
+	int rc;
+
+	v.bin = dir;
+	v.version = version;
+	v.weights = weights;
+	v.content = c->content_path ? c->content_path : "";
+	v.prompt = c->prompt;
+	v.gen = c->gen;
+	v.threads = eng->threads;
+	buf_init(&out, TMPL_MAX_LEN * 2);
+	rc = tmpl_expand(eng->command, &v, &argv, e);
+	if (rc == 0 && tmpl_quote_argv((const char *const *)argv.v,
+	    &out) < 0)
+		rc = err_set(e, "%s: the command of %s is too long",
+		    eng->name, version);
+	strv_clear(&argv);
+	if (rc < 0) {
+		buf_release(&out);
+		return -1;
+	}
+	*line = buf_take(&out);
+	return *line ? 0 : err_set(e, "out of memory");
+}
+
+int
+driver_plan(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct driver_opts *o,
+    json_t **plan, struct err *e)
+{
+	struct acquire acq;
+	struct range r;
+	struct bisect_params p;
+	struct bench_cell *cells = NULL;
+	size_t ncells = 0;
+	json_t *out = NULL, *rels, *cmds;
+	char metric[32], name[CACHE_DIRNAME_MAX], dir[8192];
+	const char *weights = eng->weights->path ? eng->weights->path :
+	    "{weights}";
+	int rc = -1;
+
+	*plan = NULL;
+	memset(&r, 0, sizeof(r));
+	if (acquire_init(&acq, conf, eng, s, e) < 0)
+		return -1;
+	acq.stop = o->stop;
+	if (range_resolve(s, acq.engine_id, spec, &r, e) < 0) {
+		struct err re = ERR_INIT;
+
+		if (acquire_refresh(&acq, NULL, NULL, &re) < 0)
+			return err_set(e, "%s", re.msg);
+		if (range_resolve(s, acq.engine_id, spec, &r, e) < 0)
+			return -1;
+	}
+	if (range_params(eng, &o->metric, o->threshold, o->all, &p, e) < 0)
+		goto done;
+	if (p.metric.kind == BISECT_METRIC_TG)
+		rc = bench_cells(conf, eng, NULL, 0, p.lengths, p.nlengths, 1,
+		    &cells, &ncells, e);
+	else
+		rc = bench_cells(conf, eng, p.lengths, p.nlengths, NULL, 0, 1,
+		    &cells, &ncells, e);
+	if (rc < 0)
+		goto done;
+	rc = -1;
+	out = json_pack("{s:s,s:{s:s,s:s},s:s,s:f,s:b,s:i,s:i}", "engine",
+	    eng->name, "range", "from", r.list.v[r.lo].version, "to",
+	    r.list.v[r.hi].version, "metric", conf_metric_name(
+	    (int)o->metric.kind >= 0 ? &o->metric : &eng->metric, metric,
+	    sizeof(metric)), "threshold", p.threshold, "all", p.all, "reps",
+	    eng->reps, "warmup", eng->warmup);
+	rels = json_array();
+	cmds = json_array();
+	json_object_set_new(out, "releases", rels);
+	json_object_set_new(out, "commands", cmds);
+	for (size_t i = r.lo; i <= r.hi; i++)
+		json_array_append_new(rels, json_pack("{s:s,s:s}", "version",
+		    r.list.v[i].version, "state", store_release_state_name(
+		    r.list.v[i].state)));
+	for (int end = 0; end < 2; end++) {
+		const char *version = r.list.v[end ? r.hi : r.lo].version;
+
+		if (cache_release_dirname(version, name) < 0) {
+			err_set(e, "%s: version '%s' cannot name a folder",
+			    eng->name, version);
+			goto done;
+		}
+		snprintf(dir, sizeof(dir), "%s/releases/%s/%s", conf->cache,
+		    eng->name, name);
+		for (size_t c = 0; c < ncells; c++) {
+			char cell[64], *line;
+
+			if (plan_command(eng, dir, version, weights, &cells[c],
+			    &line, e) < 0)
+				goto done;
+			snprintf(cell, sizeof(cell), "%s%d%s%s", cells[c].kind,
+			    strcmp(cells[c].kind, "pp") == 0 ? cells[c].prompt :
+			    cells[c].gen, cells[c].content[0] ? "/" : "",
+			    cells[c].content);
+			json_array_append_new(cmds, json_pack("{s:s,s:s,s:s}",
+			    "version", version, "cell", cell, "command", line));
+			free(line);
+		}
+	}
+	*plan = out;
+	out = NULL;
+	rc = 0;
+done:
+	json_decref(out);
+	if (cells)
+		bench_cells_free(cells, ncells);
+	range_release(&r);
 	return rc;
 }

@@ -42,4 +42,18 @@ int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct driver_opts *o,
     struct json_t **verdict, enum bisect_status *status, struct err *e);
 
+/*
+ * What driver_bisect() would start with, without fetching or running
+ * anything: the range's releases as the store knows them (the source is
+ * asked when an end is unknown, as the bisect does), the parameters,
+ * and for both ends the exact command of each cell, with {bin} the
+ * folder the release unpacks to.  *plan (new reference): {"engine",
+ * "range", "metric", "threshold", "all", "reps", "warmup", "releases":
+ * [{"version", "state"}], "commands": [{"version", "cell", "command"}]}.
+ * Returns 0, or -1 with e set.
+ */
+int driver_plan(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct driver_opts *o,
+    struct json_t **plan, struct err *e);
+
 #endif

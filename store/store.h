@@ -204,7 +204,7 @@ int store_alert_record(struct store *s, const char *kind, const char *engine,
 
 /* --- samples for analysis --- */
 
-/* Which runs' samples to read: comparability (DESIGN.md) is the same
+/* Which runs' samples to read: comparability (the README's) is the same
  * release, the same weights hash and the same hardware identity, and
  * the same measurement definition (which names those two and the cell
  * again, with the command, parser, mode, env and timing method). */

@@ -2,7 +2,7 @@
  * test_bisect.c: the bisection state machine driven to its verdict on
  * synthetic releases (t = fixed + per_token * n, seeded noise that depends
  * only on the release, cell and repetition, as a real store's samples
- * would): the seed's BaseRT story, `all` mode, skipped releases, an A/A
+ * would): the demo's BaseRT story, `all` mode, skipped releases, an A/A
  * range, resuming from every stored state, reuse of stored samples,
  * confirmation, inconclusive probes, the metrics, and invalid input.
  */
@@ -180,7 +180,7 @@ world_init(struct world *w, size_t n, double cv, uint64_t seed)
 	w->fake_bad = SIZE_MAX;
 }
 
-/* The seed's seven releases 0.2.0 .. 0.2.6. */
+/* The demo's seven releases 0.2.0 .. 0.2.6. */
 static void
 basert(struct world *w, double cv)
 {

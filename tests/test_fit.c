@@ -1,6 +1,6 @@
 /*
- * test_fit.c: the fixed + per-token line against the seed's section 3
- * numbers, its intervals, least squares, and the classification of a
+ * test_fit.c: the fixed + per-token line against the README's example
+ * release pair (docs/statistics.md, "The fit"), its intervals, least squares, and the classification of a
  * change between two releases on synthetic samples from
  * t = fixed + per_token * n with seeded noise.
  */
@@ -37,7 +37,8 @@ synth(double fixed_ms, double per_token_ms, double cv, const int *len,
 	}
 }
 
-/* The seed's table: one figure per length (a mean), in ns. */
+/* docs/statistics.md's example pair: one figure per length (a mean),
+ * in ns. */
 static double v023[4] = { 129.8 * MS, 257.5 * MS, 636.4 * MS, 2050.7 * MS };
 static double v024[4] = { 223.9 * MS, 610.2 * MS, 1836.6 * MS, 6869.0 * MS };
 static const int seed_len[4] = { 32, 128, 512, 2048 };
@@ -215,7 +216,7 @@ test_seed_compare(void)
 	CHECK_INT(fit_compare(a, 4, &b[3], 1, NULL, 0, 0.2, &cmp), -1);
 }
 
-/* The seed's story with replicates: per-token jump, ratio rising. */
+/* That pair with replicates: per-token jump, ratio rising. */
 static void
 test_compare_replicates(void)
 {

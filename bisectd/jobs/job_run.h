@@ -37,7 +37,7 @@ enum job_run_outcome {
 
 /*
  * Run job with the configuration c and the store s.  Returns an enum
- * job_run_outcome; on JOB_RUN_FINISHED, *exit_code is DESIGN.md's exit code
+ * job_run_outcome; on JOB_RUN_FINISHED, *exit_code is the exit code the README documents
  * (1 when the job failed) and *result the verdict JSON of a bisect, a
  * short JSON summary of other kinds, or the error message (malloced,
  * caller frees).  Arguments that do not parse or an engine the

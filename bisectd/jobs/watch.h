@@ -44,7 +44,7 @@ struct watch_opts {
  * one alert (kind "regression", deduplicated by engine, range and
  * metric); no regression moves the last known good to the newest.
  *
- * Returns DESIGN.md's exit code: 0 (nothing new, or no regression), 3
+ * Returns the exit code the README documents: 0 (nothing new, or no regression), 3
  * (a regression), 4 (inconclusive; the last known good stays); or -1
  * with e set when the source, a download or the store failed (no alert
  * is recorded for that: the next scheduled watch tries again).

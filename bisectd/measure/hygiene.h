@@ -4,7 +4,7 @@
  * the previous run started, this process's own CPU time and its runs'
  * taken out (struct hygiene_watch), or over a short window of sleep when
  * there is no such time yet or the machine was busy; the machine's
- * identity decides which runs may be compared (DESIGN.md,
+ * identity decides which runs may be compared (the README,
  * "Comparability").
  */
 #ifndef BISECTD_HYGIENE_H

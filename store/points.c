@@ -16,8 +16,14 @@
 	" FROM run r JOIN weights w ON w.id = r.weights_id" \
 	" JOIN machine m ON m.id = r.machine_id" \
 	" JOIN definition d ON d.id = r.definition_id"
+/* A release's runs and those of every release of its engine whose
+ * archive has the same sha256: identical archives are identical
+ * binaries, measured once. */
 #define CELL_WHERE \
-	" WHERE r.release_id = ?1 AND w.sha256 = ?2 AND m.hw_key = ?3" \
+	" WHERE r.release_id IN (SELECT ?1 UNION SELECT t.id FROM release t" \
+	" JOIN release o ON o.engine_id = t.engine_id" \
+	" AND o.archive_sha256 = t.archive_sha256 WHERE o.id = ?1)" \
+	" AND w.sha256 = ?2 AND m.hw_key = ?3" \
 	" AND r.kind = ?4 AND r.prompt_tokens = ?5 AND r.gen_tokens = ?6" \
 	" AND r.content = ?7 AND d.key = ?8"
 /* The figure a sample gives under its run's definition: never one

@@ -157,6 +157,36 @@ test_demo_bisect(void)
 	CHECK_INT(rc, 3);
 	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
 	CHECK_STR(vstr(rep, "verdict", "kind"), kind);
+	/* The confirmation's interleaved runs are shown apart: the cell's
+	 * n counts the first runs alone. */
+	{
+		json_t *cell = json_object_get(json_object_get(release(rep,
+		    "0.2.4"), "pp"), "512"), *runs = NULL, *x;
+		long long first = 0, confirm = 0, n, cn;
+		size_t i;
+
+		CHECK_INT(ctl_json("-c demo.conf runs basert 0.2.4 --format "
+		    "json", &runs), 0);
+		json_array_foreach(runs, i, x) {
+			json_t *c = json_object_get(x, "cell");
+
+			if (strcmp(vstr(c, "kind", NULL), "pp") != 0 ||
+			    json_integer_value(json_object_get(c, "prompt")) !=
+			    512 || json_is_true(json_object_get(x, "warmup")))
+				continue;
+			if (json_is_true(json_object_get(x, "confirm")))
+				confirm++;
+			else
+				first++;
+		}
+		json_decref(runs);
+		n = json_integer_value(json_object_get(cell, "n"));
+		cn = json_integer_value(json_object_get(json_object_get(cell,
+		    "confirm"), "n"));
+		CHECK(confirm >= 3);
+		CHECK(n >= 3 && n <= first);
+		CHECK(cn >= 3 && cn <= confirm);
+	}
 	json_decref(rep);
 	CHECK_INT(count_runs("demo.conf", "0.2.4"), before);
 
@@ -187,6 +217,8 @@ test_demo_bisect(void)
 		CHECK_INT(check_run(cmd, &out), 3);
 		CHECK_CONTAINS(out, "verdict: regression: first bad 0.2.4, "
 		    "last good 0.2.3");
+		CHECK_CONTAINS(out, "\nconfirmation runs (interleaved with the "
+		    "other end; not in the table, no flags):\n  0.2.3 pp");
 		free(out);
 
 		/* Reproduce carries the options that decided the verdict. */
@@ -569,6 +601,46 @@ test_server_mode(void)
 	json_decref(rep);
 }
 
+/*
+ * Two releases with the same archive (a tag moved, a release re-cut
+ * without change): the second is not measured again, its cells are the
+ * first's, and the report says so.
+ */
+static void
+test_same_archive(void)
+{
+	char cmd[8192], *out = NULL;
+	json_t *rep, *runs;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p twin && cp %s/demo/releases/"
+	    "basert-0.2.3.tar.gz twin/ && cp %s/demo/releases/"
+	    "basert-0.2.3.tar.gz twin/basert-0.2.3b.tar.gz", build, build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	write_config("twin.conf", "twin", "twin.db");
+	snprintf(cmd, sizeof(cmd), "%s -c twin.conf bench basert 0.2.3 "
+	    "--reps 5", ctl);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	rc = ctl_json("-c twin.conf bisect --now basert 0.2.3..0.2.3b "
+	    "--format json", &rep);
+	CHECK_INT(rc, 0);
+	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
+	CHECK_STR(vstr(release(rep, "0.2.3b"), "same_archive_as", NULL),
+	    "0.2.3");
+	CHECK_STR(vstr(release(rep, "0.2.3b"), "status", NULL), "measured");
+	json_decref(rep);
+	/* Fetched to learn its hash, never run. */
+	runs = runs_of("twin.conf", "0.2.3b");
+	CHECK(runs != NULL);
+	CHECK_INT(json_array_size(runs), 0);
+	json_decref(runs);
+	snprintf(cmd, sizeof(cmd), "%s -c twin.conf report basert "
+	    "0.2.3..0.2.3b", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "0.2.3b: same archive as 0.2.3 (sha256 ");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -587,6 +659,7 @@ main(void)
 	write_config("resume.conf", releases, "resume.db");
 	test_demo_bisect();
 	test_skip();
+	test_same_archive();
 	test_resume();
 	test_bench_accuracy();
 	test_server_mode();

@@ -29,6 +29,11 @@ struct cellsum {
 	struct run_stats runs;
 	int ok;
 	int busy, lower_bound;
+	/* The boundary's interleaved confirmation runs, apart: taken
+	 * later, beside another release, they describe the comparison,
+	 * not the release's first measurement, and set none of its flags. */
+	struct run_stats confirm;
+	int confirm_ok;
 };
 
 static int
@@ -54,13 +59,26 @@ load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
 		store_points_release(&pts);
 		return err_set(e, "out of memory");
 	}
-	for (size_t i = 0; i < pts.n; i++) {
-		x[i] = (double)pts.v[i].time_ns;
-		run[i] = pts.v[i].run_id;
-		cs->busy |= pts.v[i].busy;
-		cs->lower_bound |= pts.v[i].lower_bound;
+	for (int confirm = 0; confirm < 2; confirm++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < pts.n; i++) {
+			if (pts.v[i].confirm != confirm)
+				continue;
+			x[n] = (double)pts.v[i].time_ns;
+			run[n++] = pts.v[i].run_id;
+			if (!confirm) {
+				cs->busy |= pts.v[i].busy;
+				cs->lower_bound |= pts.v[i].lower_bound;
+			}
+		}
+		if (confirm)
+			cs->confirm_ok = n > 0 && stats_runs(x, run, n,
+			    RUN_MEAN, &cs->confirm) == 0;
+		else
+			cs->ok = n > 0 && stats_runs(x, run, n, RUN_MEAN,
+			    &cs->runs) == 0;
 	}
-	cs->ok = stats_runs(x, run, pts.n, RUN_MEAN, &cs->runs) == 0;
 	cs->st = cs->runs.values;
 	free(x);
 	free(run);
@@ -121,6 +139,13 @@ cell_json(int tokens, const struct cellsum *cs)
 	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
 	if (cs->lower_bound)
 		json_object_set_new(o, "lower_bound", json_true());
+	if (cs->confirm_ok && stats_throughput(tokens, &cs->confirm.values,
+	    &t) == 0)
+		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
+		    "s:I}", "tps", out_num(t.tps), "n", (json_int_t)t.n, "ms",
+		    out_num(cs->confirm.values.mean / 1e6), "ms_sd",
+		    out_num(cs->confirm.values.sd / 1e6), "samples",
+		    (json_int_t)cs->confirm.samples));
 	return o;
 }
 
@@ -223,6 +248,19 @@ release_json(struct store *s, const struct conf_engine *eng,
 		    wsha, hw, &q, e) < 0 || store_cell_points(s, &q, &pts,
 		    e) < 0)
 			goto fail;
+		if (pts.n == 0) {
+			store_points_release(&pts);
+			continue;
+		}
+		/* The release's own first runs, as its table shows them. */
+		{
+			size_t k = 0;
+
+			for (size_t m = 0; m < pts.n; m++)
+				if (!pts.v[m].confirm)
+					pts.v[k++] = pts.v[m];
+			pts.n = k;
+		}
 		if (pts.n == 0) {
 			store_points_release(&pts);
 			continue;
@@ -569,12 +607,21 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	if (judge_range(s, &r, &p, eng, wsha ? wsha : "", hw, &j, e) < 0)
 		goto fail;
 	for (size_t i = r.lo; i <= r.hi; i++) {
+		const char *sha = r.list.v[i].archive_sha256;
 		json_t *rj;
 
 		rj = release_json(s, eng, &r.list.v[i], wsha ? wsha : "", hw,
 		    e);
 		if (rj == NULL)
 			goto fail;
+		/* Its samples are the first release's with its archive. */
+		for (size_t k = 0; sha && k < i; k++)
+			if (r.list.v[k].archive_sha256 &&
+			    strcmp(r.list.v[k].archive_sha256, sha) == 0) {
+				json_object_set_new(rj, "same_archive_as",
+				    json_string(r.list.v[k].version));
+				break;
+			}
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));

@@ -338,6 +338,41 @@ print_header(const json_t *rep, FILE *out, int md)
 	    str(w, "sha256") : "(not pinned yet)");
 }
 
+/* The boundary's confirmation runs, apart from the table they would
+ * otherwise blur. */
+static void
+print_confirm(const json_t *rels, FILE *out, int md)
+{
+	static const char *const groups[] = { "pp", "tg" };
+	const json_t *r, *c, *k;
+	const char *key;
+	size_t i;
+	int shown = 0;
+
+	json_array_foreach(rels, i, r)
+		for (int g = 0; g < 2; g++)
+			json_object_foreach(json_object_get(r, groups[g]), key,
+			    c) {
+				if (!json_is_object(k = json_object_get(c,
+				    "confirm")))
+					continue;
+				if (shown++ == 0)
+					fprintf(out, md ? "\n**Confirmation "
+					    "runs** (interleaved with the other "
+					    "end; not in the table, no flags)\n"
+					    "\n" : "\nconfirmation runs "
+					    "(interleaved with the other end; not "
+					    "in the table, no flags):\n");
+				fprintf(out, "%s%s %s%s: %lld runs, %.4g ms "
+				    "(sd %.3g), %.1f tok/s; first runs %.4g "
+				    "ms\n", md ? "- " : "  ", str(r, "version"),
+				    groups[g], key, (long long)
+				    json_integer_value(json_object_get(k,
+				    "n")), real(k, "ms"), real(k, "ms_sd"),
+				    real(k, "tps"), real(c, "ms"));
+			}
+}
+
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
@@ -436,10 +471,17 @@ print_text(const json_t *rep, FILE *out, int md)
 		}
 	}
 	json_array_foreach(rels, i, r)
+		if (*str(r, "same_archive_as"))
+			fprintf(out, "%s%s: same archive as %s (sha256 %.12s): "
+			    "measured once, the same samples\n", md ? "\n" : "",
+			    str(r, "version"), str(r, "same_archive_as"),
+			    str(r, "sha256"));
+	json_array_foreach(rels, i, r)
 		if (*str(r, "fixed_not_estimable"))
 			fprintf(out, "%s%s: fixed overhead not estimable: %s\n",
 			    md ? "\n" : "", str(r, "version"),
 			    str(r, "fixed_not_estimable"));
+	print_confirm(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)

@@ -283,6 +283,10 @@ test_watch_alert(void)
 	    "confirmed")));
 	change = json_string_value(json_object_get(json_object_get(hook,
 	    "verdict"), "kind"));
+	if (change == NULL || (strcmp(change, "per-token") != 0 &&
+	    strcmp(change, "both") != 0))
+		fprintf(stderr, "kind: %s\n%s\n", change ? change : "(none)",
+		    text ? text : "");
 	CHECK(change && (strcmp(change, "per-token") == 0 ||
 	    strcmp(change, "both") == 0));
 	CHECK_STR(json_string_value(json_object_get(hook, "change")), change);

@@ -178,7 +178,8 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	    " r.failure_detail, r.stdout, r.stderr_tail, r.parser, r.mode,"
 	    " r.user_ns, r.sys_ns, r.max_rss_kb, r.busy_share,"
 	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id),"
-	    " d.key, d.text FROM run r LEFT JOIN definition d"
+	    " d.key, d.text, (SELECT avg(x.engine_ns) / 1e6 FROM sample x"
+	    " WHERE x.run_id = r.id), d.clock FROM run r LEFT JOIN definition d"
 	    " ON d.id = r.definition_id WHERE r.release_id = ?1 ORDER BY r.id",
 	    &st, e) < 0)
 		return -1;
@@ -221,6 +222,9 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 		r->nsamples = sqlite3_column_int(st, 23);
 		r->definition = store_column_dup(st, 24);
 		r->definition_text = store_column_dup(st, 25);
+		r->engine_ms = sqlite3_column_type(st, 26) == SQLITE_NULL ?
+		    -1 : sqlite3_column_double(st, 26);
+		r->clock = store_column_dup(st, 27);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -244,6 +248,7 @@ store_run_rows_release(struct store_run_rows *rows)
 		free(r->err_tail);
 		free(r->parser);
 		free(r->mode);
+		free(r->clock);
 		free(r->definition);
 		free(r->definition_text);
 	}

@@ -275,6 +275,11 @@ struct store_run_row {
 	int64_t user_ns, sys_ns, max_rss_kb;
 	double busy_share;	/* -1 if not sampled */
 	int nsamples;
+	double engine_ms;	/* the mean of its samples' engine figures
+				 * (ms), or -1 when the engine gave none */
+	char *clock;		/* the figure the analysis reads under its
+				 * definition: "engine", "wall" or "ttft";
+				 * NULL without a definition */
 	char *definition;	/* its definition's key, or NULL */
 	char *definition_text;	/* and canonical text, or NULL */
 };

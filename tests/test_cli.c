@@ -362,6 +362,19 @@ test_secret_env(void)
 	CHECK_INT(r.status, 0);
 	CHECK_CONTAINS(r.out, "FAKE_ENGINE_PRINT_ENV=1");
 	CHECK_CONTAINS(r.out, "BISECTD_RUN_ID=");
+	/* Repetitions count from 1, as the progress line does; both clocks
+	 * are shown, and which one the analysis reads. */
+	CHECK_CONTAINS(r.out, "\"rep\": 1,");
+	CHECK(strstr(r.out, "\"rep\": 0,") == NULL);
+	CHECK_CONTAINS(r.out, "\"analysis_reads\": \"engine\"");
+	CHECK_CONTAINS(r.out, "\"engine_ms\": ");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "runs",
+	    "basert", "0.2.0", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "WALL ms   ENGINE ms READS");
+	CHECK_CONTAINS(r.out, "READS the one the analysis uses");
+	CHECK(strstr(r.out, "    0  run") == NULL);
+	CHECK_CONTAINS(r.out, "    1  run     ");
 	CHECK(strstr(r.out, "tok-must-not-leak") == NULL);
 	CHECK(strstr(r.out, "BISECTD_TEST_TOKEN") == NULL);
 	/* The cache, which holds what runs, is the owner's alone. */
@@ -733,6 +746,16 @@ test_usage_errors(void)
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "versions",
 	    "basert", "--refresh", NULL });
 	CHECK_INT(r.status, 0);
+	/* A dir: source's first fetch unpacks from its folder: nothing
+	 * came from a cache; the second finds it unpacked. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "fetch",
+	    "basert", "0.2.0", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "(unpacked from the release folder)");
+	CHECK(strstr(r.out, "cache)") == NULL);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "fetch",
+	    "basert", "0.2.0", NULL });
+	CHECK_CONTAINS(r.out, "(already unpacked)");
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
 	    "basert", "0.2.6..0.2.0", NULL });
 	CHECK_INT(r.status, 2);

@@ -522,6 +522,11 @@ test_crash_resume(void)
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "put back in the queue");
+	/* The log numbers jobs only: the resumed bisect is named by its
+	 * range, not by a second number that reads as another job's. */
+	CHECK_CONTAINS(log, "resuming the bisect of 0.2.0..0.2.6 from its "
+	    "stored probes");
+	CHECK(strstr(log, "resuming bisect ") == NULL);
 	free(log);
 
 	s = open_store();

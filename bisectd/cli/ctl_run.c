@@ -238,11 +238,19 @@ cmd_fetch(struct ctl *c)
 		json_object_set_new(o, "dir", json_string(got.dir));
 		json_object_set_new(o, "downloaded",
 		    json_boolean(got.downloaded));
+		json_object_set_new(o, "unpacked", json_boolean(got.unpacked));
 		ctl_print_json(o);
-	} else
-		printf("%s %s: sha256 %s%s\n  unpacked in %s\n", g->name,
-		    c->argv[1], got.sha256, got.downloaded ? " (downloaded)" :
-		    " (from the cache)", got.dir);
+	} else {
+		/* A dir: source's archive is never downloaded: what matters
+		 * is whether this fetch unpacked it. */
+		const char *how = got.downloaded ? "downloaded and unpacked" :
+		    !got.unpacked ? "already unpacked" :
+		    got.url && got.url[0] == '/' ? "unpacked from the release "
+		    "folder" : "archive from the cache, unpacked";
+
+		printf("%s %s: sha256 %s (%s)\n  unpacked in %s\n", g->name,
+		    c->argv[1], got.sha256, how, got.dir);
+	}
 	acquired_release(&got);
 	return EXIT_OK;
 }
@@ -476,7 +484,8 @@ cmd_runs(struct ctl *c)
 			json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,"
 			    "s:s}", "kind", r->kind, "prompt", r->prompt_tokens,
 			    "gen", r->gen_tokens, "content", r->content));
-			json_object_set_new(o, "rep", json_integer(r->rep));
+			/* From 1, as the progress line counts. */
+			json_object_set_new(o, "rep", json_integer(r->rep + 1));
 			json_object_set_new(o, "warmup", json_boolean(r->warmup));
 			json_object_set_new(o, "confirm",
 			    json_boolean(r->confirm));
@@ -484,6 +493,10 @@ cmd_runs(struct ctl *c)
 			    r->started));
 			json_object_set_new(o, "wall_ns", r->wall_ns >= 0 ?
 			    json_integer(r->wall_ns) : json_null());
+			json_object_set_new(o, "engine_ms", r->engine_ms >= 0 ?
+			    json_real(r->engine_ms) : json_null());
+			json_object_set_new(o, "analysis_reads", r->clock ?
+			    json_string(r->clock) : json_null());
 			json_object_set_new(o, "user_ns", r->user_ns >= 0 ?
 			    json_integer(r->user_ns) : json_null());
 			json_object_set_new(o, "sys_ns", r->sys_ns >= 0 ?
@@ -511,12 +524,12 @@ cmd_runs(struct ctl *c)
 		}
 		ctl_print_json(a);
 	} else {
-		printf("%6s  %-14s %4s  %-7s %11s %8s %5s  %-8s  %s\n", "RUN",
-		    "CELL", "REP", "KIND", "WALL ms", "SAMPLES", "BUSY",
-		    "DEFN", "RESULT");
+		printf("%6s  %-14s %4s  %-7s %11s %11s %-6s %7s %5s  %-8s  "
+		    "%s\n", "RUN", "CELL", "REP", "KIND", "WALL ms",
+		    "ENGINE ms", "READS", "SAMPLES", "BUSY", "DEFN", "RESULT");
 		for (size_t i = 0; i < rows.n; i++) {
 			const struct store_run_row *r = &rows.v[i];
-			char cell[64], wall[32];
+			char cell[64], wall[32], own[32];
 
 			snprintf(cell, sizeof(cell), "%s%d%s%s", r->kind,
 			    r->prompt_tokens ? r->prompt_tokens :
@@ -524,10 +537,13 @@ cmd_runs(struct ctl *c)
 			    r->content);
 			snprintf(wall, sizeof(wall), r->wall_ns >= 0 ? "%.2f" :
 			    "-", (double)r->wall_ns / 1e6);
-			printf("%6lld  %-14s %4d  %-7s %11s %8d %4.0f%%  %-8.8s  "
-			    "%s%s%s\n", (long long)r->id, cell, r->rep,
-			    r->warmup ? "warm-up" : r->confirm ? "confirm" :
-			    "run", wall, r->nsamples, r->busy_share >= 0 ?
+			snprintf(own, sizeof(own), r->engine_ms >= 0 ? "%.2f" :
+			    "-", r->engine_ms);
+			printf("%6lld  %-14s %4d  %-7s %11s %11s %-6s %7d "
+			    "%4.0f%%  %-8.8s  %s%s%s\n", (long long)r->id, cell,
+			    r->rep + 1, r->warmup ? "warm-up" : r->confirm ?
+			    "confirm" : "run", wall, own, r->clock ? r->clock :
+			    "-", r->nsamples, r->busy_share >= 0 ?
 			    100 * r->busy_share : 0, r->definition ?
 			    r->definition : "-", r->failure ? r->failure : "ok",
 			    r->failure_detail ? ": " : "", r->failure_detail ?
@@ -544,6 +560,11 @@ cmd_runs(struct ctl *c)
 				    len, r->err_len - len, 1));
 			}
 		}
+		printf("WALL is the runner's clock for the whole process; "
+		    "ENGINE the mean of the\nengine's own figures in its "
+		    "output; READS the one the analysis uses\n(the "
+		    "definition's clock: engine, wall, or ttft, the time to "
+		    "the first token).\n");
 		print_definitions(&rows);
 	}
 	store_run_rows_release(&rows);

@@ -217,8 +217,10 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 		int64_t *ids = NULL;
 		size_t nids = 0;
 
-		note(b, "resuming bisect %lld from its stored probes",
-		    (long long)sb.id);
+		/* Logs number jobs; the stored bisect's own id would read
+		 * as another job's. */
+		note(b, "resuming the bisect of %s..%s from its stored probes",
+		    sb.good, sb.bad);
 		/* Skips logged before are not logged again. */
 		if (store_probe_skipped(b->s, sb.id, &ids, &nids, e) < 0)
 			return -1;

@@ -14,6 +14,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "store/store.h"
+#include "bisectd/output/listing_json.h"
 #include "bisectd/output/text_escape.h"
 
 static void say(const char *fmt, va_list ap)
@@ -139,11 +140,10 @@ ctl_safe(const char *s)
 void
 ctl_print_json(json_t *json)
 {
-	char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-	    JSON_REAL_PRECISION(10));
+	char *s = listing_json_text(json);
 
 	if (s) {
-		puts(s);
+		fputs(s, stdout);
 		free(s);
 	}
 	json_decref(json);

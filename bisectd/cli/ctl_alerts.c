@@ -7,8 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include <jansson.h>
-
+#include "bisectd/output/listing_json.h"
 #include "ctl.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -26,50 +25,6 @@ when(int64_t t, char *buf, size_t len)
 	localtime_r(&tt, &tm);
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
 	return buf;
-}
-
-static json_t *
-try_json(const struct store_alert_try *t)
-{
-	json_t *o = json_pack("{s:I,s:b,s:I}", "at", (json_int_t)t->at, "ok",
-	    t->ok, "duration_ms", (json_int_t)t->duration_ms);
-
-	if (t->http_status >= 0)
-		json_object_set_new(o, "http_status",
-		    json_integer(t->http_status));
-	if (t->exit_code >= 0)
-		json_object_set_new(o, "exit_code", json_integer(t->exit_code));
-	if (t->error)
-		json_object_set_new(o, "error", json_string(t->error));
-	return o;
-}
-
-static json_t *
-row_json(const struct store_alert_row *r)
-{
-	json_t *o, *sinks = json_array(), *body;
-
-	for (size_t i = 0; i < r->nsinks; i++) {
-		const struct store_alert_sink *k = &r->sinks[i];
-		json_t *tries = json_array();
-
-		for (size_t j = 0; j < k->ntries; j++)
-			json_array_append_new(tries, try_json(&k->tries[j]));
-		json_array_append_new(sinks, json_pack("{s:s,s:s,s:s,s:i,"
-		    "s:I,s:I,s:o}", "sink", k->sink, "target", k->target,
-		    "state", k->state, "attempts", k->attempts, "next_at",
-		    (json_int_t)(strcmp(k->state, "pending") == 0 ?
-		    k->next_at : 0), "delivered", (json_int_t)k->delivered,
-		    "tries", tries));
-	}
-	body = json_loads(r->alert.body, 0, NULL);
-	o = json_pack("{s:I,s:I,s:s,s:s,s:s,s:s,s:o}", "id",
-	    (json_int_t)r->alert.id, "created", (json_int_t)r->alert.created,
-	    "kind", r->alert.kind, "engine", r->alert.engine, "key",
-	    r->alert.dedup_key, "summary", r->alert.summary, "sinks", sinks);
-	json_object_set_new(o, "body", body ? body : json_string(
-	    r->alert.body));
-	return o;
 }
 
 static void
@@ -124,13 +79,9 @@ cmd_alerts(struct ctl *c)
 		store_close(s);
 		return ctl_error("%s", e.msg);
 	}
-	if (c->format == FORMAT_JSON) {
-		json_t *a = json_array();
-
-		for (size_t i = 0; i < rows.n; i++)
-			json_array_append_new(a, row_json(&rows.v[i]));
-		ctl_print_json(a);
-	} else
+	if (c->format == FORMAT_JSON)
+		ctl_print_json(listing_alerts_json(&rows));
+	else
 		print_text(&rows);
 	store_alert_rows_release(&rows);
 	store_close(s);

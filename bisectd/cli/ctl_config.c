@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "bisectd/output/listing_json.h"
 #include "ctl.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/measure/template.h"
@@ -418,26 +419,9 @@ cmd_versions(struct ctl *c)
 		store_close(s);
 		return ctl_error("%s", e.msg);
 	}
-	if (c->format == FORMAT_JSON) {
-		json_t *a = json_array();
-
-		for (size_t i = 0; i < l.n; i++) {
-			json_t *o = json_object();
-			const struct store_release *r = &l.v[i];
-
-			json_object_set_new(o, "version", json_string(r->version));
-			json_object_set_new(o, "state", json_string(
-			    store_release_state_name(r->state)));
-			json_object_set_new(o, "url", r->url ?
-			    json_string(r->url) : json_null());
-			json_object_set_new(o, "sha256", r->archive_sha256 ?
-			    json_string(r->archive_sha256) : json_null());
-			json_object_set_new(o, "failure", r->failure ?
-			    json_string(r->failure) : json_null());
-			json_array_append_new(a, o);
-		}
-		ctl_print_json(a);
-	} else if (l.n == 0)
+	if (c->format == FORMAT_JSON)
+		ctl_print_json(listing_releases_json(&l));
+	else if (l.n == 0)
 		printf("no releases of %s known yet; 'bisectctl versions %s "
 		    "--refresh' asks its source\n", g->name, g->name);
 	else {

@@ -24,6 +24,7 @@
 #include "common/err.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/jobs/report_build.h"
+#include "bisectd/output/listing_json.h"
 #include "bisectd/output/report_print.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
@@ -473,57 +474,9 @@ cmd_runs(struct ctl *c)
 		store_close(s);
 		return ctl_error("%s", e.msg);
 	}
-	if (c->format == FORMAT_JSON) {
-		json_t *a = json_array();
-
-		for (size_t i = 0; i < rows.n; i++) {
-			const struct store_run_row *r = &rows.v[i];
-			json_t *o = json_object();
-
-			json_object_set_new(o, "id", json_integer(r->id));
-			json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,"
-			    "s:s}", "kind", r->kind, "prompt", r->prompt_tokens,
-			    "gen", r->gen_tokens, "content", r->content));
-			/* From 1, as the progress line counts. */
-			json_object_set_new(o, "rep", json_integer(r->rep + 1));
-			json_object_set_new(o, "warmup", json_boolean(r->warmup));
-			json_object_set_new(o, "confirm",
-			    json_boolean(r->confirm));
-			json_object_set_new(o, "started", json_integer(
-			    r->started));
-			json_object_set_new(o, "wall_ns", r->wall_ns >= 0 ?
-			    json_integer(r->wall_ns) : json_null());
-			json_object_set_new(o, "engine_ms", r->engine_ms >= 0 ?
-			    json_real(r->engine_ms) : json_null());
-			json_object_set_new(o, "analysis_reads", r->clock ?
-			    json_string(r->clock) : json_null());
-			json_object_set_new(o, "user_ns", r->user_ns >= 0 ?
-			    json_integer(r->user_ns) : json_null());
-			json_object_set_new(o, "sys_ns", r->sys_ns >= 0 ?
-			    json_integer(r->sys_ns) : json_null());
-			json_object_set_new(o, "max_rss_kb", r->max_rss_kb >= 0 ?
-			    json_integer(r->max_rss_kb) : json_null());
-			json_object_set_new(o, "busy_share", r->busy_share >= 0 ?
-			    json_real(r->busy_share) : json_null());
-			json_object_set_new(o, "busy", json_boolean(r->busy));
-			json_object_set_new(o, "samples",
-			    json_integer(r->nsamples));
-			json_object_set_new(o, "definition", r->definition ?
-			    json_string(r->definition) : json_null());
-			json_object_set_new(o, "definition_text",
-			    r->definition_text ? json_string(
-			    r->definition_text) : json_null());
-			json_object_set_new(o, "failure", r->failure ?
-			    json_string(r->failure) : json_null());
-			json_object_set_new(o, "detail", r->failure_detail ?
-			    json_string(r->failure_detail) : json_null());
-			json_object_set_new(o, "stderr_tail", r->err_tail ?
-			    json_stringn_nocheck(r->err_tail, r->err_len) :
-			    json_null());
-			json_array_append_new(a, o);
-		}
-		ctl_print_json(a);
-	} else {
+	if (c->format == FORMAT_JSON)
+		ctl_print_json(listing_runs_json(&rows));
+	else {
 		printf("%6s  %-14s %4s  %-7s %11s %11s %-6s %7s %5s  %-8s  "
 		    "%s\n", "RUN", "CELL", "REP", "KIND", "WALL ms",
 		    "ENGINE ms", "READS", "SAMPLES", "BUSY", "DEFN", "RESULT");

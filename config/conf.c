@@ -424,6 +424,30 @@ valid_url(const char *v, int allow_file)
 	    (allow_file && strncmp(v, "file://", 7) == 0);
 }
 
+/* Where a browser reaches the daemon's HTTP server: an http(s) URL with
+ * a host and nothing a link could not carry as it is. */
+static void
+want_public_url(struct loader *ld, const struct entry *en)
+{
+	const char *v = en->value, *host = strstr(v, "://");
+	size_t n = strlen(v);
+	int bad = !valid_url(v, 0) || host == NULL || host[3] == '\0' ||
+	    host[3] == '/' || strchr(v, '?') || strchr(v, '#');
+
+	for (const char *p = v; *p && !bad; p++)
+		bad = (unsigned char)*p <= ' ' || *p == '"' || *p == '<' ||
+		    *p == '>' || *p == '\\' || *p == 0x7f;
+	if (bad) {
+		problem(ld, en->line, "%s: expected an http:// or https:// URL "
+		    "such as https://bisectd.example.com, got '%s'", en->label,
+		    v);
+		return;
+	}
+	set_str(&ld->c->public_url, v);
+	while (n > 0 && ld->c->public_url[n - 1] == '/')
+		ld->c->public_url[--n] = '\0';
+}
+
 /* --- sections --- */
 
 static void
@@ -451,10 +475,21 @@ bisectd_key(struct loader *ld, const struct entry *en)
 		set_path(ld, &c->socket, en->value);
 	else if (strcmp(en->key, "socket-group") == 0)
 		set_str(&c->socket_group, en->value);
+	else if (strcmp(en->key, "http") == 0) {
+		if (conf_parse_listen(en->value, c->http_address,
+		    sizeof(c->http_address), &c->http_port) < 0)
+			problem(ld, en->line, "%s: expected a numeric address "
+			    "and a port such as 127.0.0.1:8088 or [::1]:8088, "
+			    "got '%s'", en->label, en->value);
+		else
+			set_str(&c->http, en->value);
+	} else if (strcmp(en->key, "public-url") == 0)
+		want_public_url(ld, en);
 	else
 		problem(ld, en->line, "%s: unknown key in [bisectd] (expected "
 		    "database, cache, cache-max, unpack-max, download-deadline, "
-		    "max-busy, max-wait, socket or socket-group)", en->label);
+		    "max-busy, max-wait, socket, socket-group, http or "
+		    "public-url)", en->label);
 }
 
 /*
@@ -1828,6 +1863,8 @@ conf_free(struct conf *c)
 	free(c->cache);
 	free(c->socket);
 	free(c->socket_group);
+	free(c->http);
+	free(c->public_url);
 	free(c->yardstick_engine);
 	free(c->yardstick_version);
 	free(c);

@@ -208,6 +208,10 @@ struct conf {
 	int64_t max_wait_ms;
 	char *socket;
 	char *socket_group;	/* or NULL: socket mode 0600 */
+	char *http;		/* "ADDRESS:PORT" as written, or NULL: off */
+	char http_address[64];	/* numeric, without IPv6's brackets */
+	int http_port;		/* 0: any free port */
+	char *public_url;	/* or NULL; no trailing '/' */
 
 	struct conf_weights *weights;
 	size_t nweights;
@@ -294,6 +298,9 @@ int conf_parse_percent(const char *s, double *fraction);	/* "20%" */
 int conf_parse_size(const char *s, uint64_t *bytes);	/* "20G", "512M" */
 int conf_parse_lengths(const char *s, int *out, size_t max, size_t *n);
 int conf_parse_metric(const char *s, struct conf_metric *m);
+/* "127.0.0.1:8088" or "[::1]:8088": a numeric address and a port from 0
+ * to 65535; address gets the address without brackets. */
+int conf_parse_listen(const char *s, char *address, size_t len, int *port);
 
 /*
  * Bounds on a regex:RE parser, so compiling it takes bounded memory and

@@ -1,8 +1,9 @@
 /*
  * values.c: parsers for the value types of the configuration and the
- * command line: durations, percentages, sizes, lists of lengths, metrics;
- * the bound on a regex parser's size.
+ * command line: durations, percentages, sizes, lists of lengths, metrics,
+ * listen addresses; the bound on a regex parser's size.
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -366,4 +367,40 @@ conf_unit_name(enum conf_unit u)
 	static const char *const names[] = { "ns", "us", "ms", "s", "tps" };
 
 	return names[u];
+}
+
+int
+conf_parse_listen(const char *s, char *address, size_t len, int *port)
+{
+	const char *colon = strrchr(s, ':'), *host = s;
+	unsigned char bin[16];
+	size_t hlen;
+	char *end;
+	long v;
+	int family = AF_INET;
+
+	if (colon == NULL)
+		return -1;
+	hlen = (size_t)(colon - s);
+	if (s[0] == '[') {
+		if (hlen < 2 || s[hlen - 1] != ']')
+			return -1;
+		host = s + 1;
+		hlen -= 2;
+		family = AF_INET6;
+	}
+	if (hlen == 0 || hlen >= len)
+		return -1;
+	memcpy(address, host, hlen);
+	address[hlen] = '\0';
+	if (inet_pton(family, address, bin) != 1)
+		return -1;
+	if (colon[1] < '0' || colon[1] > '9')
+		return -1;
+	errno = 0;
+	v = strtol(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || v > 65535)
+		return -1;
+	*port = (int)v;
+	return 0;
 }

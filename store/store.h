@@ -448,6 +448,30 @@ int store_schedule_last(struct store *s, const char *name, int64_t *when,
 int store_schedule_set(struct store *s, const char *name, int64_t when,
     struct err *e);
 
+/* --- counts for the daemon's /metrics (store/tally.c) --- */
+
+struct store_tally_row {
+	char *key[3];		/* malloced, or NULL */
+	int64_t n, sum;
+};
+
+struct store_tally {
+	struct store_tally_row *v;
+	size_t n;
+};
+
+/* Runs by engine, outcome ("ok" or the failure reason) and kind
+ * ("run", "warmup", "confirm"): n runs. */
+int store_tally_runs(struct store *s, struct store_tally *out, struct err *e);
+/* Jobs by kind and state: n jobs, sum of seconds from start to finish
+ * (0 for those not finished). */
+int store_tally_jobs(struct store *s, struct store_tally *out, struct err *e);
+/* Each engine's newest finished bisect: engine, status, "GOOD..BAD"; n
+ * is when it finished (Unix time), sum its number. */
+int store_tally_verdicts(struct store *s, struct store_tally *out,
+    struct err *e);
+void store_tally_release(struct store_tally *t);
+
 /* --- alert delivery, watch and yardstick state (store/alert.c) --- */
 
 struct store_alert {

@@ -473,6 +473,47 @@ test_command(void)
 	conf_free(c);
 }
 
+/* With public-url, a regression's alert links its report: the range's
+ * parts percent-encoded, so a tag cannot bend the link. */
+static void
+test_report_link(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	json_t *v;
+	char text[8192], cwd[1024], *got;
+
+	check_tmpdir("test_alert_link");
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	check_write_file("sink.sh", "#!/bin/sh\ncat >> \"$1\"\n");
+	chmod("sink.sh", 0755);
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "\tpublic-url = https://b.example.com/bisectd/\n"
+	    "[alert \"cmd\"]\n\tcommand = %s/sink.sh %s/got.json\n", cwd,
+	    cwd);
+	c = check_conf_load(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	v = json_pack("{s:s,s:s,s:s,s:b}", "status", "regression",
+	    "first_bad", "0.2.4<x>", "last_good", "0.2.3", "confirmed", 1);
+	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.4<x>",
+	    "per-token", v, NULL, &e), 0);
+	json_decref(v);
+	CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+	got = check_read_file("got.json");
+	CHECK_CONTAINS(got, "\"report_url\":\"https://b.example.com/bisectd"
+	    "/report/basert/0.2.0..0.2.4%3Cx%3E\"");
+	CHECK_CONTAINS(got, "\\nhttps://b.example.com/bisectd/report/"
+	    "basert/0.2.0..0.2.4%3Cx%3E\",");
+	free(got);
+	store_close(s);
+	conf_free(c);
+}
+
 static void
 test_email(void)
 {
@@ -532,6 +573,7 @@ main(void)
 	snprintf(closed, sizeof(closed), "http://127.0.0.1:1/hook");
 	test_retries(closed, "test_alert_down");
 	test_command();
+	test_report_link();
 	test_email();
 	testserver_stop(&ts);
 	return check_done();

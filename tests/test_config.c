@@ -162,6 +162,8 @@ test_every_key(void)
 	CHECK(conf_ablation_control(c, "basert") == &c->ablations[0]);
 	CHECK_STR(c->ablations[2].args.n ? c->ablations[2].args.v[0] : NULL,
 	    "--skip lm-head");
+	CHECK_STR(c->http, "127.0.0.1:8088");
+	CHECK_STR(c->public_url, "https://bisectd.example.com");
 	conf_free(c);
 }
 
@@ -343,6 +345,71 @@ test_duration_ranges(void)
 	    NULL);
 	free(probs);
 	conf_free(c);
+}
+
+/* [bisectd] KEY = "VALUE" is refused with "bisectd.KEY: WHY, got 'VALUE'". */
+static void
+refused(const char *key, const char *value, const char *why)
+{
+	char text[1024], want[512], *probs = NULL;
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "%s[bisectd]\n\t%s = \"%s\"\n", minimal,
+	    key, value);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	snprintf(want, sizeof(want), "bisectd.%s: %s, got '%s'", key, why,
+	    value);
+	CHECK_CONTAINS(probs, want);
+	conf_free(c);
+	free(probs);
+}
+
+/* [bisectd] http and public-url: what is taken, what is refused and how
+ * it is said; off unless set. */
+static void
+test_http_keys(void)
+{
+	static const char *const bad_http[] = { "localhost:8088",
+	    "127.0.0.1", "127.0.0.1:65536", "127.0.0.1:-1", "::1:80",
+	    "[::1:80", "127.0.0.1:80x", "[]:80", "999.0.0.1:80" };
+	static const char *const bad_url[] = { "ftp://x", "https://",
+	    "https:///x", "bisectd.example.com", "https://x/a b",
+	    "https://x/?q=1", "https://x/<b>" };
+	char text[1024];
+	char *probs = NULL;
+	struct conf *c;
+
+	c = load(minimal, &probs);
+	CHECK(c != NULL && c->http == NULL && c->public_url == NULL);
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s[bisectd]\n\thttp = [::1]:0\n"
+	    "\tpublic-url = https://b.example.com/bisectd//\n", minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		CHECK_STR(c->http, "[::1]:0");
+		CHECK_STR(c->http_address, "::1");
+		CHECK_INT(c->http_port, 0);
+		CHECK_STR(c->public_url, "https://b.example.com/bisectd");
+	}
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s[bisectd]\n\thttp = 127.0.0.1:8088\n",
+	    minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL && c->http_port == 8088);
+	if (c != NULL)
+		CHECK_STR(c->http_address, "127.0.0.1");
+	conf_free(c);
+	free(probs);
+	for (size_t i = 0; i < sizeof(bad_http) / sizeof(*bad_http); i++)
+		refused("http", bad_http[i], "expected a numeric address and "
+		    "a port such as 127.0.0.1:8088 or [::1]:8088");
+	for (size_t i = 0; i < sizeof(bad_url) / sizeof(*bad_url); i++)
+		refused("public-url", bad_url[i], "expected an http:// or "
+		    "https:// URL such as https://bisectd.example.com");
 }
 
 static void
@@ -846,6 +913,7 @@ main(void)
 	test_max_memory();
 	test_semantic_errors();
 	test_duration_ranges();
+	test_http_keys();
 	test_structure_errors();
 	test_syntax_errors();
 	test_value_parsers();

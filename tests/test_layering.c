@@ -62,6 +62,7 @@ static const struct home {
 	{ "git2.h", { "config", "fetch", NULL } },
 	{ "git2/", { "config", "fetch", NULL } },
 	{ "openssl/", { "fetch/sha256.c", NULL } },
+	{ "microhttpd.h", { "bisectd/daemon/http.c", NULL } },
 	{ "jansson.h", { "fetch", "bisectd/measure", "bisectd/output",
 	    "bisectd/jobs", "bisectd/daemon", "bisectd/cli" } },
 };

@@ -48,9 +48,6 @@ struct ctl {
 	int dry_run;		/* bisect --dry-run */
 };
 
-/* Jobs `status` shows without --limit or --all. */
-#define CTL_STATUS_JOBS	10
-
 /* One entry of bisectctl's command table (main.c). */
 struct command {
 	const char *name;
@@ -131,14 +128,6 @@ int cmd_status(struct ctl *c);
 int cmd_cancel(struct ctl *c);
 int cmd_watch(struct ctl *c);
 int cmd_jobs(struct ctl *c);
-
-/*
- * When engine g's scheduled watch fires next (*next, epoch seconds), as
- * the daemon counts it from the store's last fire time (s may be NULL:
- * counted from now).  0, 1 when g has no schedule, -1 with e set.
- */
-int ctl_next_watch(const struct conf_engine *g, struct store *s, time_t now,
-    time_t *next, struct err *e);
 
 /* A next fire time in words: "2026-12-02 03:00 CET (in 13h58m)", or
  * "due now ...".  Returns buf. */

@@ -12,8 +12,6 @@
 #include "common/err.h"
 #include "store/store.h"
 
-#define ALERTS_SHOWN 100
-
 static const char *
 when(int64_t t, char *buf, size_t len)
 {
@@ -75,7 +73,7 @@ cmd_alerts(struct ctl *c)
 
 	if ((s = ctl_store_readonly(c)) == NULL)
 		return EXIT_FAIL;
-	if (store_alert_list(s, ALERTS_SHOWN, &rows, &e) < 0) {
+	if (store_alert_list(s, LISTING_ALERTS, &rows, &e) < 0) {
 		store_close(s);
 		return ctl_error("%s", e.msg);
 	}

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "bisectd/output/listing_json.h"
+#include "bisectd/jobs/status.h"
 #include "ctl.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/measure/template.h"
@@ -212,7 +213,7 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	} else
 		json_object_set_new(o, "canary", json_null());
 	json_object_set_new(o, "next_watch", g->schedule &&
-	    ctl_next_watch(g, NULL, time(NULL), &next, &e) == 0 ?
+	    status_next_watch(g, NULL, time(NULL), &next, &e) == 0 ?
 	    json_integer(next) : json_null());
 	json_object_set_new(o, "runner", g->runner ?
 	    json_string(g->runner->name) : json_null());
@@ -306,6 +307,10 @@ cmd_check_config(struct ctl *c)
 		json_object_set_new(o, "database", json_string(cf->database));
 		json_object_set_new(o, "cache", json_string(cf->cache));
 		json_object_set_new(o, "socket", json_string(cf->socket));
+		json_object_set_new(o, "http", cf->http ? json_string(cf->http) :
+		    json_null());
+		json_object_set_new(o, "public_url", cf->public_url ?
+		    json_string(cf->public_url) : json_null());
 		json_object_set_new(o, "weights", weights);
 		json_object_set_new(o, "engines", engines);
 		{
@@ -324,6 +329,10 @@ cmd_check_config(struct ctl *c)
 	printf("  cache     %s (unpacked releases up to %.1f GiB)\n", cf->cache,
 	    (double)cf->cache_max / (1 << 30));
 	printf("  socket    %s\n", cf->socket);
+	if (cf->http)
+		printf("  http      %s, read-only%s%s\n", cf->http,
+		    cf->public_url ? ", public at " : "",
+		    cf->public_url ? cf->public_url : "");
 	printf("  quiet     run when CPU busy < %.0f%%, waiting up to %s\n",
 	    cf->max_busy * 100, duration_text(a, sizeof(a), cf->max_wait_ms));
 	for (size_t i = 0; i < cf->nweights; i++) {
@@ -361,7 +370,7 @@ cmd_check_config(struct ctl *c)
 		printf("  analysis  fit over %s, metric %s, threshold %.3g%%, "
 		    "max-cv %.3g%%\n", a, conf_metric_name(&g->metric, m,
 		    sizeof(m)), g->threshold * 100, g->max_cv * 100);
-		if (g->schedule && ctl_next_watch(g, NULL, now, &next,
+		if (g->schedule && status_next_watch(g, NULL, now, &next,
 		    &e) == 0)
 			printf("  schedule  %s, next watch %s\n", g->schedule,
 			    ctl_next_text(next, now, when, sizeof(when)));

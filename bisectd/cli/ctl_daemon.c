@@ -17,6 +17,7 @@
 #include "ctl.h"
 #include "common/err.h"
 #include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
 #include "bisectd/output/verdict_json.h"
 #include "config/cron.h"
@@ -136,59 +137,6 @@ job_args_text(const char *kind, const char *args, char *buf, size_t len)
 	return buf;
 }
 
-/* How a finished job ended, in words, escaped for the terminal. */
-static const char *
-job_outcome_text(const struct store_job *j, char *buf, size_t len)
-{
-	const char *range, *sha;
-	char raw[1024], words[768];
-	json_t *r, *v;
-
-	buf[0] = raw[0] = '\0';
-	if (strcmp(j->state, "cancelled") == 0) {
-		snprintf(buf, len, "cancelled");
-		return buf;
-	}
-	if (strcmp(j->state, "done") != 0 && strcmp(j->state, "failed") != 0)
-		return buf;
-	r = json_loads(j->result ? j->result : "", 0, NULL);
-	if (!json_is_object(r))
-		/* A failure's message, or a result from an older bisectd. */
-		snprintf(raw, sizeof(raw), "%s%s", strcmp(j->state,
-		    "failed") == 0 ? "failed: " : "", j->result ? j->result :
-		    "no result");
-	else if (strcmp(j->kind, "bisect") == 0)
-		verdict_words(r, raw, sizeof(raw));
-	else if (strcmp(j->kind, "watch") == 0 &&
-	    json_object_get(r, "yardstick"))
-		snprintf(raw, sizeof(raw), "%s", j->exit_code == 0 ?
-		    "the yardstick is the fastest" : j->exit_code == 3 ?
-		    "another engine is faster than the yardstick" :
-		    "inconclusive");
-	else if (strcmp(j->kind, "watch") == 0 &&
-	    json_is_object(v = json_object_get(r, "verdict"))) {
-		range = json_string_value(json_object_get(r, "range"));
-		snprintf(raw, sizeof(raw), "%s over %s", verdict_words(v,
-		    words, sizeof(words)), range ? range : "?");
-	} else if (strcmp(j->kind, "watch") == 0)
-		snprintf(raw, sizeof(raw), "nothing new to compare");
-	else if (strcmp(j->kind, "bench") == 0)
-		snprintf(raw, sizeof(raw), "%lld runs, %lld failed",
-		    (long long)json_integer_value(json_object_get(r, "runs")),
-		    (long long)json_integer_value(json_object_get(r,
-		    "failed")));
-	else if (strcmp(j->kind, "fetch") == 0) {
-		sha = json_string_value(json_object_get(r, "sha256"));
-		snprintf(raw, sizeof(raw), "%s, sha256 %.12s",
-		    json_is_true(json_object_get(r, "downloaded")) ?
-		    "downloaded" : "in the cache", sha ? sha : "?");
-	}
-	json_decref(r);
-	/* Versions and messages in the words are upstream text. */
-	snprintf(buf, len, "%s", ctl_safe(raw));
-	return buf;
-}
-
 static void
 print_daemon(json_t *d)
 {
@@ -264,30 +212,6 @@ local_time(time_t t, char *buf, size_t len)
 	return buf;
 }
 
-int
-ctl_next_watch(const struct conf_engine *g, struct store *s, time_t now,
-    time_t *next, struct err *e)
-{
-	struct cron cron;
-	const char *why;
-	char name[300];
-	int64_t last = 0;
-	int rc;
-
-	if (g->schedule == NULL)
-		return 1;
-	if (cron_parse(g->schedule, &cron, &why) < 0)
-		return err_set(e, "engine %s: schedule '%s': %s", g->name,
-		    g->schedule, why);
-	snprintf(name, sizeof(name), "engine:%s", g->name);
-	if (s && (rc = store_schedule_last(s, name, &last, e)) < 0)
-		return -1;
-	if (cron_next_due(&cron, (time_t)last, now, next) < 0)
-		return err_set(e, "engine %s: schedule '%s' never fires",
-		    g->name, g->schedule);
-	return 0;
-}
-
 const char *
 ctl_next_text(time_t next, time_t now, char *buf, size_t len)
 {
@@ -303,9 +227,9 @@ ctl_next_text(time_t next, time_t now, char *buf, size_t len)
 	return buf;
 }
 
-/* The schedules' next fire times, as text or into the JSON array a. */
+/* The schedules' next fire times. */
 static int
-schedules(struct ctl *c, struct store *s, json_t *a)
+schedules(struct ctl *c, struct store *s)
 {
 	time_t now = time(NULL), next;
 	struct err e = ERR_INIT;
@@ -316,17 +240,10 @@ schedules(struct ctl *c, struct store *s, json_t *a)
 	for (size_t i = 0; i < c->conf->nengines; i++) {
 		const struct conf_engine *g = &c->conf->engines[i];
 
-		if ((rc = ctl_next_watch(g, s, now, &next, &e)) == 1)
+		if ((rc = status_next_watch(g, s, now, &next, &e)) == 1)
 			continue;
 		if (rc < 0)
 			return ctl_error("%s", e.msg);
-		if (a) {
-			json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,"
-			    "s:b}", "job", "watch", "engine", g->name,
-			    "schedule", g->schedule, "next", (json_int_t)next,
-			    "due", next <= now));
-			continue;
-		}
 		if (shown++ == 0)
 			printf("next scheduled:\n");
 		printf("  watch %-12s %s  (%s)\n", g->name, ctl_next_text(next,
@@ -336,41 +253,11 @@ schedules(struct ctl *c, struct store *s, json_t *a)
 		return 0;
 	if (yardstick_next(c->conf, s, &when, &e) < 0)
 		return ctl_error("%s", e.msg);
-	if (a) {
-		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:b}", "job",
-		    "yardstick", "engine", c->conf->yardstick_engine, "next",
-		    (json_int_t)when, "due", when <= now));
-		return 0;
-	}
 	if (shown++ == 0)
 		printf("next scheduled:\n");
 	printf("  yardstick %-8s %s\n", c->conf->yardstick_engine,
 	    ctl_next_text((time_t)when, now, text, sizeof(text)));
 	return 0;
-}
-
-static json_t *
-job_json(const struct store_job *j, int interrupted)
-{
-	char text[1024];
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:I}", "id",
-	    (json_int_t)j->id, "kind", j->kind, "engine", j->engine, "args",
-	    j->args, "priority", j->priority, "state", j->state, "created",
-	    (json_int_t)j->created);
-
-	json_object_set_new(o, "interrupted", json_boolean(interrupted));
-	json_object_set_new(o, "started", j->started ?
-	    json_integer(j->started) : json_null());
-	json_object_set_new(o, "finished", j->finished ?
-	    json_integer(j->finished) : json_null());
-	json_object_set_new(o, "exit_code", j->exit_code >= 0 ?
-	    json_integer(j->exit_code) : json_null());
-	json_object_set_new(o, "result", j->result ? json_string(j->result) :
-	    json_null());
-	job_outcome_text(j, text, sizeof(text));
-	json_object_set_new(o, "outcome", text[0] ? json_string(text) :
-	    json_null());
-	return o;
 }
 
 /* Whether the daemon's socket file is there (a daemon that died left it). */
@@ -388,9 +275,9 @@ cmd_status(struct ctl *c)
 	struct store_jobs jobs;
 	struct err e = ERR_INIT;
 	struct store *s;
-	json_t *d = NULL, *sched = NULL;
+	json_t *d = NULL;
 	int64_t total, limit = c->all ? -1 : c->limit > 0 ? c->limit :
-	    CTL_STATUS_JOBS;
+	    STATUS_JOBS;
 	int rc, stale = 0;
 
 	rc = ask(c, "status", &d);
@@ -402,35 +289,21 @@ cmd_status(struct ctl *c)
 		json_decref(d);
 		return EXIT_FAIL;
 	}
+	if (c->format == FORMAT_JSON) {
+		json_t *o;
+
+		rc = status_json(c->conf, s, d, stale, limit, &o, &e);
+		store_close(s);
+		if (rc < 0)
+			return ctl_error("%s", e.msg);
+		ctl_print_json(o);
+		return EXIT_OK;
+	}
 	rc = store_job_recent(s, limit, &jobs, &total, &e);
 	if (rc < 0) {
 		store_close(s);
 		json_decref(d);
 		return ctl_error("%s", e.msg);
-	}
-	if (c->format == FORMAT_JSON) {
-		json_t *a = json_array();
-
-		sched = json_array();
-		if (schedules(c, s, sched) != EXIT_OK) {
-			store_close(s);
-			store_jobs_release(&jobs);
-			json_decref(sched);
-			json_decref(a);
-			json_decref(d);
-			return EXIT_FAIL;
-		}
-		for (size_t i = 0; i < jobs.n; i++)
-			json_array_append_new(a, job_json(&jobs.v[i], d == NULL &&
-			    strcmp(jobs.v[i].state, "running") == 0));
-		if (d)
-			json_object_del(d, "ok");
-		ctl_print_json(json_pack("{s:o,s:b,s:o,s:o,s:I}", "daemon", d ?
-		    d : json_null(), "stale_socket", stale, "schedules",
-		    sched, "jobs", a, "jobs_total", (json_int_t)total));
-		store_close(s);
-		store_jobs_release(&jobs);
-		return EXIT_OK;
 	}
 	if (d)
 		print_daemon(d);
@@ -441,7 +314,7 @@ cmd_status(struct ctl *c)
 		printf("daemon: not running (no socket at %s)\n",
 		    c->conf->socket);
 	json_decref(d);
-	rc = schedules(c, s, NULL);
+	rc = schedules(c, s);
 	store_close(s);
 	if (rc != EXIT_OK) {
 		store_jobs_release(&jobs);
@@ -471,7 +344,7 @@ cmd_status(struct ctl *c)
 		if (d == NULL && strcmp(state, "running") == 0)
 			state = "interrupted";
 		job_args_text(j->kind, j->args, args, sizeof(args));
-		job_outcome_text(j, outcome, sizeof(outcome));
+		status_job_outcome(j, outcome, sizeof(outcome));
 		printf("%6lld  %-7s %-10s %-11s %-16s  %s%s%s\n",
 		    (long long)j->id, j->kind, ctl_safe(j->engine), state, when,
 		    args, args[0] && outcome[0] ? ": " : "", outcome);

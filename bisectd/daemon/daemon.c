@@ -28,6 +28,7 @@
 #include "control.h"
 #include "config/cron.h"
 #include "daemon.h"
+#include "http.h"
 #include "common/clock.h"
 #include "common/err.h"
 #include "common/logto.h"
@@ -92,6 +93,9 @@ struct daemon {
 	time_t reload_failed_at;
 	char reload_error[1024];
 	int stopping;
+	struct http_server *http;	/* or NULL: [bisectd] http unset */
+	/* Guards conf against a reload while the HTTP server reads it. */
+	pthread_mutex_t conf_mu;
 	int queued;			/* a schedule queued a job */
 
 	struct schedule *sched;
@@ -109,7 +113,9 @@ struct daemon {
 	char *result;			/* malloced */
 	time_t job_started;
 
-	pthread_mutex_t mu;		/* guards prog */
+	/* Guards prog, and busy with the job it names, for the HTTP
+	 * server's thread; the loop alone writes busy and job. */
+	pthread_mutex_t mu;
 	struct progress prog;
 };
 
@@ -458,7 +464,9 @@ start_next(struct daemon *d, struct err *e)
 		store_job_release(&d->job);
 		return -1;
 	}
+	pthread_mutex_lock(&d->mu);
 	d->busy = 1;
+	pthread_mutex_unlock(&d->mu);
 	return 0;
 }
 
@@ -470,7 +478,9 @@ finish_job(struct daemon *d, struct err *e)
 	int asked = 0, rc;
 
 	pthread_join(d->thread, NULL);
+	pthread_mutex_lock(&d->mu);
 	d->busy = 0;
+	pthread_mutex_unlock(&d->mu);
 	for (size_t i = 0; i < d->nretired; i++)
 		conf_free(d->retired[i]);
 	free(d->retired);
@@ -511,7 +521,10 @@ finish_job(struct daemon *d, struct err *e)
 static json_t *
 status_json(struct daemon *d)
 {
-	json_t *o = json_pack("{s:b,s:I,s:I,s:I,s:s,s:s}", "ok", 1, "pid",
+	json_t *o;
+
+	pthread_mutex_lock(&d->mu);
+	o = json_pack("{s:b,s:I,s:I,s:I,s:s,s:s}", "ok", 1, "pid",
 	    (json_int_t)getpid(), "started", (json_int_t)d->started, "uptime",
 	    (json_int_t)(time(NULL) - d->started), "config", d->config_path,
 	    "database", d->database);
@@ -526,9 +539,7 @@ status_json(struct daemon *d)
 		    d->job.engine, "args", d->job.args, "elapsed",
 		    (json_int_t)(time(NULL) - d->job_started));
 
-		pthread_mutex_lock(&d->mu);
 		g = d->prog;
-		pthread_mutex_unlock(&d->mu);
 		if (g.valid) {
 			json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:i,s:i,s:b,"
 			    "s:I,s:I,s:f}", "release", g.version, "cell", g.cell,
@@ -548,7 +559,66 @@ status_json(struct daemon *d)
 		json_object_set_new(o, "job", j);
 	} else
 		json_object_set_new(o, "job", json_null());
+	pthread_mutex_unlock(&d->mu);
 	return o;
+}
+
+/* --- what the HTTP server's thread asks --- */
+
+static json_t *
+http_status(void *arg)
+{
+	return status_json(arg);
+}
+
+static const struct conf *
+http_conf_hold(void *arg)
+{
+	struct daemon *d = arg;
+
+	pthread_mutex_lock(&d->conf_mu);
+	return d->conf;
+}
+
+static void
+http_conf_release(void *arg)
+{
+	struct daemon *d = arg;
+
+	pthread_mutex_unlock(&d->conf_mu);
+}
+
+static void
+http_log(void *arg, int level, const char *msg)
+{
+	struct daemon *d = arg;
+
+	d->o->log(d->o->arg, level, msg);
+}
+
+static int
+http_listen(struct daemon *d, struct err *e)
+{
+	struct http_opts ho;
+	int port;
+
+	if (d->conf->http == NULL)
+		return 0;
+	memset(&ho, 0, sizeof(ho));
+	ho.address = d->conf->http_address;
+	ho.port = d->conf->http_port;
+	ho.database = d->database;
+	ho.status = http_status;
+	ho.conf_hold = http_conf_hold;
+	ho.conf_release = http_conf_release;
+	ho.log = http_log;
+	ho.arg = d;
+	if (http_start(&ho, &d->http, &port, e) < 0)
+		return -1;
+	logm(d, DAEMON_LOG_INFO, "http: serving %s%s%s port %d, read-only",
+	    strchr(ho.address, ':') ? "[" : "", ho.address,
+	    strchr(ho.address, ':') ? "]" : "", port);
+	return 0;
 }
 
 static json_t *
@@ -750,13 +820,17 @@ reload(struct daemon *d)
 	d->reload_failed_at = 0;
 	d->reload_error[0] = '\0';
 	if (strcmp(c->database, d->database) != 0 ||
-	    strcmp(c->socket, d->conf->socket) != 0)
-		logm(d, DAEMON_LOG_WARNING, "database and socket changes take "
-		    "effect at the next start");
+	    strcmp(c->socket, d->conf->socket) != 0 ||
+	    (c->http == NULL) != (d->conf->http == NULL) ||
+	    (c->http && strcmp(c->http, d->conf->http) != 0))
+		logm(d, DAEMON_LOG_WARNING, "database, socket and http changes "
+		    "take effect at the next start");
+	pthread_mutex_lock(&d->conf_mu);
 	if (d->busy) {
 		/* The running job keeps the configuration it started with. */
 		r = realloc(d->retired, (d->nretired + 1) * sizeof(*r));
 		if (r == NULL) {
+			pthread_mutex_unlock(&d->conf_mu);
 			conf_free(c);
 			load_schedules(d, d->conf, &e);
 			logm(d, DAEMON_LOG_ERR, "reload: out of memory");
@@ -767,6 +841,7 @@ reload(struct daemon *d)
 	} else
 		conf_free(d->conf);
 	d->conf = c;
+	pthread_mutex_unlock(&d->conf_mu);
 	logm(d, DAEMON_LOG_INFO, "configuration reloaded: %zu engines, %zu "
 	    "schedules", c->nengines, d->nsched);
 	log_next_runs(d);
@@ -817,7 +892,7 @@ start(struct daemon *d, struct err *e)
 		return -1;
 	if (make_pipe(d->done_pipe, e) < 0)
 		return -1;
-	return 0;
+	return http_listen(d, e);
 }
 
 static void
@@ -954,6 +1029,7 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	d.lock.fd = -1;
 	d.started = time(NULL);
 	pthread_mutex_init(&d.mu, NULL);
+	pthread_mutex_init(&d.conf_mu, NULL);
 	got_term = got_hup = 0;
 	job_stop = 0;
 	d.database = strdup(c->database);
@@ -971,6 +1047,8 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	    d.conf->socket);
 	log_next_runs(&d);
 	rc = loop(&d, e);
+	http_stop(d.http);
+	d.http = NULL;
 	if (d.busy) {
 		/* A store failure in the loop: stop the job and wait. */
 		job_stop = 1;
@@ -982,6 +1060,7 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	if (rc == 0)
 		logm(&d, DAEMON_LOG_INFO, "stopped");
 out:
+	http_stop(d.http);
 	for (size_t i = 0; i < DAEMON_CLIENTS_MAX; i++)
 		if (d.clients[i].fd >= 0)
 			control_client_end(&d.clients[i]);
@@ -1003,5 +1082,6 @@ out:
 	free(d.config_path);
 	conf_free(d.conf);
 	pthread_mutex_destroy(&d.mu);
+	pthread_mutex_destroy(&d.conf_mu);
 	return rc;
 }

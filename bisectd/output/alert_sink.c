@@ -49,6 +49,39 @@ backoff_s(int attempts)
 }
 
 /*
+ * With [bisectd] public-url, an alert over a range links the daemon's
+ * page of its report: "report_url", and at the end of "text".  The link
+ * is built here, not stored: a changed public-url applies to retries.
+ */
+static int
+report_url(json_t *o, const char *public_url)
+{
+	const json_t *range = json_object_get(o, "range");
+	const char *engine = json_string_value(json_object_get(o, "engine"));
+	const char *from = json_string_value(json_object_get(range, "from"));
+	const char *to = json_string_value(json_object_get(range, "to"));
+	char *path, *url, *text;
+	int rc = -1;
+
+	if (engine == NULL || from == NULL || to == NULL)
+		return 0;
+	if ((path = text_report_path(engine, from, to)) == NULL)
+		return -1;
+	if (asprintf(&url, "%s%s", public_url, path) >= 0) {
+		if (asprintf(&text, "%s\n%s", json_string_value(
+		    json_object_get(o, "text")), url) >= 0) {
+			json_object_set_new(o, "report_url", json_string(url));
+			json_object_set_new(o, "text", json_string(text));
+			free(text);
+			rc = 0;
+		}
+		free(url);
+	}
+	free(path);
+	return rc;
+}
+
+/*
  * The document a sink receives: the stored body with `text` (the line a
  * Slack-compatible receiver shows), the alert's id, kind, engine and
  * time beside what the recording part put there.  For a chat receiver
@@ -56,7 +89,8 @@ backoff_s(int attempts)
  * holds upstream tags.  Malloced.
  */
 static char *
-payload(const struct store_alert *a, int pretty, int chat)
+payload(const struct store_alert *a, const char *public_url, int pretty,
+    int chat)
 {
 	json_t *o = json_loads(a->body, 0, NULL);
 	char when[32];
@@ -71,6 +105,10 @@ payload(const struct store_alert *a, int pretty, int chat)
 	}
 	if (!json_is_string(json_object_get(o, "text")))
 		json_object_set_new(o, "text", json_string(a->summary));
+	if (public_url && report_url(o, public_url) < 0) {
+		json_decref(o);
+		return NULL;
+	}
 	if (chat) {
 		char *safe = text_chat_safe(json_string_value(
 		    json_object_get(o, "text")));
@@ -305,10 +343,10 @@ scrub_url(char *msg, size_t cap, const char *url)
 
 /* One attempt of one alert through one sink. */
 static void
-deliver_one(const struct conf_alert *k, const struct store_alert *a,
-    struct outcome *r)
+deliver_one(const struct conf *c, const struct conf_alert *k,
+    const struct store_alert *a, struct outcome *r)
 {
-	char *doc = payload(a, k->kind == ALERT_EMAIL,
+	char *doc = payload(a, c->public_url, k->kind == ALERT_EMAIL,
 	    k->kind == ALERT_WEBHOOK);
 
 	memset(r, 0, sizeof(*r));
@@ -360,7 +398,7 @@ alert_deliver_at(const struct conf *c, struct store *s,
 			int64_t t0 = clock_now_ms();
 			int tries = due.v[j].attempts + 1;
 
-			deliver_one(k, a, &r);
+			deliver_one(c, k, a, &r);
 			memset(&at, 0, sizeof(at));
 			at.alert_id = a->id;
 			at.sink = k->name;

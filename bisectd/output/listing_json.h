@@ -7,6 +7,9 @@
 #ifndef BISECTD_LISTING_JSON_H
 #define BISECTD_LISTING_JSON_H
 
+/* How many alerts `alerts` shows. */
+#define LISTING_ALERTS		100
+
 struct json_t;
 struct store_alert_rows;
 struct store_release_list;

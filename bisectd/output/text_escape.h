@@ -33,4 +33,13 @@ char *text_chat_safe(const char *s);
  */
 struct json_t *text_escape_json(const struct json_t *v);
 
+/*
+ * The path of the daemon's page of a report, "/report/ENGINE/FROM..TO",
+ * each part percent-encoded but for letters, digits and "-._~", so that
+ * no tag can add a path segment, a query or markup to a link.
+ * Malloced; NULL when out of memory.
+ */
+char *text_report_path(const char *engine, const char *from,
+    const char *to);
+
 #endif

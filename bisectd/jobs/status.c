@@ -1,0 +1,179 @@
+/*
+ * status.c: the status object bisectctl prints and the daemon serves
+ * (see status.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/output/text_escape.h"
+#include "bisectd/output/verdict_json.h"
+#include "common/err.h"
+#include "config/conf.h"
+#include "config/cron.h"
+#include "status.h"
+#include "store/store.h"
+#include "watch.h"
+
+int
+status_next_watch(const struct conf_engine *g, struct store *s, time_t now,
+    time_t *next, struct err *e)
+{
+	struct cron cron;
+	const char *why;
+	char name[300];
+	int64_t last = 0;
+
+	if (g->schedule == NULL)
+		return 1;
+	if (cron_parse(g->schedule, &cron, &why) < 0)
+		return err_set(e, "engine %s: schedule '%s': %s", g->name,
+		    g->schedule, why);
+	snprintf(name, sizeof(name), "engine:%s", g->name);
+	if (s && store_schedule_last(s, name, &last, e) < 0)
+		return -1;
+	if (cron_next_due(&cron, (time_t)last, now, next) < 0)
+		return err_set(e, "engine %s: schedule '%s' never fires",
+		    g->name, g->schedule);
+	return 0;
+}
+
+const char *
+status_job_outcome(const struct store_job *j, char *buf, size_t len)
+{
+	const char *range, *sha;
+	char raw[1024], words[768], *safe;
+	json_t *r, *v;
+
+	buf[0] = raw[0] = '\0';
+	if (strcmp(j->state, "cancelled") == 0) {
+		snprintf(buf, len, "cancelled");
+		return buf;
+	}
+	if (strcmp(j->state, "done") != 0 && strcmp(j->state, "failed") != 0)
+		return buf;
+	r = json_loads(j->result ? j->result : "", 0, NULL);
+	if (!json_is_object(r))
+		/* A failure's message, or a result from an older bisectd. */
+		snprintf(raw, sizeof(raw), "%s%s", strcmp(j->state,
+		    "failed") == 0 ? "failed: " : "", j->result ? j->result :
+		    "no result");
+	else if (strcmp(j->kind, "bisect") == 0)
+		verdict_words(r, raw, sizeof(raw));
+	else if (strcmp(j->kind, "watch") == 0 &&
+	    json_object_get(r, "yardstick"))
+		snprintf(raw, sizeof(raw), "%s", j->exit_code == 0 ?
+		    "the yardstick is the fastest" : j->exit_code == 3 ?
+		    "another engine is faster than the yardstick" :
+		    "inconclusive");
+	else if (strcmp(j->kind, "watch") == 0 &&
+	    json_is_object(v = json_object_get(r, "verdict"))) {
+		range = json_string_value(json_object_get(r, "range"));
+		snprintf(raw, sizeof(raw), "%s over %s", verdict_words(v,
+		    words, sizeof(words)), range ? range : "?");
+	} else if (strcmp(j->kind, "watch") == 0)
+		snprintf(raw, sizeof(raw), "nothing new to compare");
+	else if (strcmp(j->kind, "bench") == 0)
+		snprintf(raw, sizeof(raw), "%lld runs, %lld failed",
+		    (long long)json_integer_value(json_object_get(r, "runs")),
+		    (long long)json_integer_value(json_object_get(r,
+		    "failed")));
+	else if (strcmp(j->kind, "fetch") == 0) {
+		sha = json_string_value(json_object_get(r, "sha256"));
+		snprintf(raw, sizeof(raw), "%s, sha256 %.12s",
+		    json_is_true(json_object_get(r, "downloaded")) ?
+		    "downloaded" : "in the cache", sha ? sha : "?");
+	}
+	json_decref(r);
+	/* Versions and messages in the words are upstream text. */
+	safe = text_escape(raw, 0);
+	snprintf(buf, len, "%s", safe ? safe : "(out of memory)");
+	free(safe);
+	return buf;
+}
+
+static json_t *
+job_json(const struct store_job *j, int interrupted)
+{
+	char text[1024];
+	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:I}", "id",
+	    (json_int_t)j->id, "kind", j->kind, "engine", j->engine, "args",
+	    j->args, "priority", j->priority, "state", j->state, "created",
+	    (json_int_t)j->created);
+
+	json_object_set_new(o, "interrupted", json_boolean(interrupted));
+	json_object_set_new(o, "started", j->started ?
+	    json_integer(j->started) : json_null());
+	json_object_set_new(o, "finished", j->finished ?
+	    json_integer(j->finished) : json_null());
+	json_object_set_new(o, "exit_code", j->exit_code >= 0 ?
+	    json_integer(j->exit_code) : json_null());
+	json_object_set_new(o, "result", j->result ? json_string(j->result) :
+	    json_null());
+	status_job_outcome(j, text, sizeof(text));
+	json_object_set_new(o, "outcome", text[0] ? json_string(text) :
+	    json_null());
+	return o;
+}
+
+/* Each scheduled watch and the yardstick check with its next time. */
+static int
+schedules_json(const struct conf *c, struct store *s, json_t *a,
+    struct err *e)
+{
+	time_t now = time(NULL), next;
+	int64_t when;
+	int rc;
+
+	for (size_t i = 0; i < c->nengines; i++) {
+		const struct conf_engine *g = &c->engines[i];
+
+		if ((rc = status_next_watch(g, s, now, &next, e)) == 1)
+			continue;
+		if (rc < 0)
+			return -1;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:b}",
+		    "job", "watch", "engine", g->name, "schedule", g->schedule,
+		    "next", (json_int_t)next, "due", next <= now));
+	}
+	if (c->yardstick_engine == NULL)
+		return 0;
+	if (yardstick_next(c, s, &when, e) < 0)
+		return -1;
+	json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:b}", "job",
+	    "yardstick", "engine", c->yardstick_engine, "next",
+	    (json_int_t)when, "due", when <= now));
+	return 0;
+}
+
+int
+status_json(const struct conf *c, struct store *s, json_t *daemon,
+    int stale_socket, int64_t limit, json_t **out, struct err *e)
+{
+	struct store_jobs jobs;
+	json_t *a, *sched = json_array();
+	int64_t total;
+
+	*out = NULL;
+	if (schedules_json(c, s, sched, e) < 0 ||
+	    store_job_recent(s, limit, &jobs, &total, e) < 0) {
+		json_decref(sched);
+		json_decref(daemon);
+		return -1;
+	}
+	a = json_array();
+	for (size_t i = 0; i < jobs.n; i++)
+		json_array_append_new(a, job_json(&jobs.v[i], daemon == NULL &&
+		    strcmp(jobs.v[i].state, "running") == 0));
+	store_jobs_release(&jobs);
+	if (daemon)
+		json_object_del(daemon, "ok");
+	*out = json_pack("{s:o,s:b,s:o,s:o,s:I}", "daemon", daemon ? daemon :
+	    json_null(), "stale_socket", stale_socket, "schedules", sched,
+	    "jobs", a, "jobs_total", (json_int_t)total);
+	if (*out == NULL)
+		return err_set(e, "out of memory");
+	return 0;
+}

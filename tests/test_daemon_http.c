@@ -1,0 +1,446 @@
+/*
+ * test_daemon_http.c: the daemon's HTTP server as a real process on
+ * loopback, while the daemon bisects the demo's fake-engine releases:
+ * the status page, the report, /api/ (byte for byte what bisectctl
+ * --format json prints), /metrics (accepted by promtool); and requests
+ * that are malformed, oversized, of other methods, slow, or many and
+ * idle are refused or cut off while the bisect goes on to its verdict.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "common/err.h"
+#include "store/store.h"
+
+static const char *ctl, *daemon_bin, *build;
+static char dir[80];	/* a socket path must fit in sun_path */
+static int port;
+
+static void
+write_config(void)
+{
+	char text[16384];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
+	    "\tpublic-url = https://bisectd.example.com/\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
+	    "\ttimeout = 1m\n", dir, build, build);
+	check_write_file("d.conf", text);
+}
+
+/* The port the daemon logged (20 s at most), or 0. */
+static int
+logged_port(void)
+{
+	for (int i = 0; i < 200; i++) {
+		char *log = check_read_file("daemon.log");
+		const char *p = log ? strstr(log, "http: serving 127.0.0.1 "
+		    "port ") : NULL;
+		int n = p ? atoi(p + 29) : 0;
+
+		free(log);
+		if (n > 0)
+			return n;
+		check_sleep_ms(100);
+	}
+	return 0;
+}
+
+/* GET path with curl into file; the HTTP status, or -1. */
+static int
+get(const char *path, const char *file)
+{
+	char cmd[4096], *out = NULL;
+	int code = -1;
+
+	snprintf(cmd, sizeof(cmd), "curl -sS --max-time 120 -o %s -w "
+	    "'%%{http_code}' 'http://127.0.0.1:%d%s'", file, port, path);
+	if (check_run(cmd, &out) == 0 && out)
+		code = atoi(out);
+	else
+		fprintf(stderr, "'%s': %s\n", cmd, out ? out : "");
+	free(out);
+	return code;
+}
+
+/* bisectctl -c d.conf --format json ARGS into file; its exit code. */
+static int
+ctl_to(const char *args, const char *file)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf --format json %s > %s "
+	    "2>>ctl.err", ctl, args, file);
+	return check_run(cmd, NULL);
+}
+
+/* The API's answer and bisectctl's output are the same bytes. */
+static void
+same_as_ctl(const char *path, const char *args)
+{
+	char *a, *b;
+
+	CHECK_INT(get(path, "api.out"), 200);
+	ctl_to(args, "ctl.out");
+	a = check_read_file("api.out");
+	b = check_read_file("ctl.out");
+	CHECK(b != NULL && (b[0] == '[' || b[0] == '{'));
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+}
+
+static int
+connect_port(void)
+{
+	struct sockaddr_in sa;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait up to timeout_ms for fd to be closed by the server: 1 when it
+ * was (end of stream or reset), with whatever came before in buf. */
+static int
+closed_by_server(int fd, int timeout_ms, char *buf, size_t len)
+{
+	double t0 = check_now_s();
+	size_t got = 0;
+
+	buf[0] = '\0';
+	while ((check_now_s() - t0) * 1000 < timeout_ms) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = read(fd, buf + got, len - 1 - got);
+		if (n <= 0)
+			return 1;
+		got += (size_t)n;
+		buf[got] = '\0';
+		if (got + 1 >= len)
+			got = 0;
+	}
+	return 0;
+}
+
+/* Send a request; the server's whole answer (until it closes),
+ * malloced. */
+static char *
+raw(const char *bytes)
+{
+	size_t len = strlen(bytes);
+	char *reply = calloc(1, 65536);
+	int fd = connect_port();
+
+	if (fd < 0 || reply == NULL) {
+		free(reply);
+		return NULL;
+	}
+	/* The server may close before reading it all. */
+	(void)!write(fd, bytes, len);
+	closed_by_server(fd, 60000, reply, 65536);
+	close(fd);
+	return reply;
+}
+
+static void
+bad_requests(void)
+{
+	static char big[40000];
+	char *r;
+
+	r = raw("GARBAGE\r\n\r\n");
+	CHECK(r != NULL && strstr(r, " 200 ") == NULL);
+	free(r);
+	r = raw("GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
+	CHECK_CONTAINS(r, "HTTP/1.1 400");
+	free(r);
+	r = raw("GET / HTTP/9.9\r\nHost: x\r\n\r\n");
+	CHECK_CONTAINS(r, "HTTP/1.1 505");
+	free(r);
+	r = raw("POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 2"
+	    "\r\n\r\n{}");
+	CHECK_CONTAINS(r, "HTTP/1.1 405");
+	CHECK_CONTAINS(r, "Allow: GET, HEAD");
+	free(r);
+	r = raw("DELETE / HTTP/1.1\r\nHost: x\r\n\r\n");
+	CHECK_CONTAINS(r, "HTTP/1.1 405");
+	free(r);
+	r = raw("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+	    "\r\n");
+	CHECK_CONTAINS(r, "HTTP/1.1 413");
+	free(r);
+	r = raw("HEAD /api/status HTTP/1.1\r\nHost: x\r\nConnection: close"
+	    "\r\n\r\n");
+	CHECK_CONTAINS(r, "HTTP/1.1 200");
+	CHECK(r != NULL && strstr(r, "\"daemon\"") == NULL);
+	free(r);
+	/* A request line and headers past 16 KiB. */
+	snprintf(big, sizeof(big), "GET /");
+	memset(big + 5, 'a', 30000);
+	snprintf(big + 30005, sizeof(big) - 30005, " HTTP/1.1\r\nHost: x\r\n"
+	    "\r\n");
+	r = raw(big);
+	CHECK(r != NULL && (strstr(r, "HTTP/1.1 413") ||
+	    strstr(r, "HTTP/1.1 414")));
+	free(r);
+	snprintf(big, sizeof(big), "GET / HTTP/1.1\r\nHost: x\r\nX-Big: ");
+	memset(big + strlen(big), 'b', 30000);
+	snprintf(big + strlen(big), 16, "\r\n\r\n");
+	r = raw(big);
+	CHECK(r != NULL && (strstr(r, "HTTP/1.1 413") ||
+	    strstr(r, "HTTP/1.1 431")));
+	free(r);
+	CHECK_INT(get("/nope", "x.out"), 404);
+	CHECK_INT(get("/api/versions/nope", "x.out"), 404);
+	CHECK_INT(get("/api/runs/basert/9.9.9", "x.out"), 404);
+	CHECK_INT(get("/api/report/basert/0.2.6..0.2.0", "x.out"), 404);
+	CHECK_INT(get("/report/basert/0.2.0..0.2.6?metric=fast", "x.out"), 400);
+	CHECK_INT(get("/api/versions/basert/x", "x.out"), 404);
+}
+
+/*
+ * Many idle connections and one that sends half a request and stalls,
+ * one that trickles a header forever: each is closed by the server, and
+ * a request made meanwhile is answered.
+ */
+static void
+slow_clients(void)
+{
+	int idle[24], half, trickle;
+	char buf[4096];
+	int closed = 0;
+
+	for (size_t i = 0; i < 24; i++)
+		idle[i] = connect_port();
+	half = connect_port();
+	CHECK(half >= 0 && write(half, "GET /api/status HTTP/1.1\r\nHo", 28) ==
+	    28);
+	/* Meanwhile a request is answered once idle ones are cut off: the
+	 * server holds at most 16 at once and closes any more at once. */
+	{
+		int answered = 0;
+
+		for (int i = 0; i < 120 && !answered; i++) {
+			answered = get("/api/status", "x.out") == 200;
+			if (!answered)
+				check_sleep_ms(500);
+		}
+		CHECK(answered);
+	}
+	for (size_t i = 0; i < 24; i++)
+		if (idle[i] >= 0) {
+			closed += closed_by_server(idle[i], 60000, buf,
+			    sizeof(buf));
+			close(idle[i]);
+		}
+	CHECK_INT(closed, 24);
+	CHECK(half >= 0 && closed_by_server(half, 60000, buf, sizeof(buf)));
+	close(half);
+
+	/* A byte every 300 ms keeps it from being idle, not from its
+	 * connection deadline. */
+	trickle = connect_port();
+	CHECK(trickle >= 0 && write(trickle, "GET / HTTP/1.1\r\nX-Slow: ",
+	    24) == 24);
+	{
+		double t0 = check_now_s();
+		int cut = 0;
+
+		while (!cut && check_now_s() - t0 < 120) {
+			struct pollfd p = { trickle, POLLIN, 0 };
+
+			if (send(trickle, "s", 1, MSG_NOSIGNAL) < 0 ||
+			    (poll(&p, 1, 300) > 0 && read(trickle, buf,
+			    sizeof(buf)) <= 0))
+				cut = 1;
+		}
+		CHECK(cut);
+		fprintf(stderr, "a trickling client was cut off after %.1f s\n",
+		    check_now_s() - t0);
+	}
+	close(trickle);
+}
+
+/* Wait until job 1 has ended; its state into buf and exit code. */
+static const char *
+wait_job(char *buf, size_t len, int *code)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/state/d.db", dir);
+	for (int i = 0; i < 6000; i++) {
+		struct store *s = NULL;
+		struct store_job j;
+		struct err e = ERR_INIT;
+
+		snprintf(buf, len, "%s", "");
+		if (store_open_readonly(path, &s, &e) == 0 &&
+		    store_job_get(s, 1, &j, &e) == 0) {
+			snprintf(buf, len, "%s", j.state);
+			*code = j.exit_code;
+			store_job_release(&j);
+		}
+		store_close(s);
+		if (buf[0] && strcmp(buf, "queued") != 0 &&
+		    strcmp(buf, "running") != 0)
+			break;
+		check_sleep_ms(100);
+	}
+	return buf;
+}
+
+static void
+test_http(void)
+{
+	char buf[64], cmd[4096], *page, *m, *out = NULL;
+	int code = -1, running = 0;
+	pid_t pid;
+
+	write_config();
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	port = logged_port();
+	CHECK(port > 0);
+	if (port == 0)
+		return;
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf bisect basert 0.2.0..0.2.6 "
+	    ">/dev/null 2>&1", ctl);
+	CHECK_INT(check_run(cmd, NULL), 0);
+
+	/* While it runs: the status page shows the job and its progress. */
+	for (int i = 0; i < 600 && !running; i++) {
+		CHECK_INT(get("/", "status.html"), 200);
+		page = check_read_file("status.html");
+		running = page && strstr(page, "id=\"progress\"") != NULL;
+		free(page);
+		if (!running)
+			check_sleep_ms(100);
+	}
+	CHECK(running);
+	page = check_read_file("status.html");
+	CHECK_CONTAINS(page, "<h2>Queue</h2>");
+	CHECK_CONTAINS(page, "bisect");
+	free(page);
+	CHECK_INT(get("/metrics", "running.prom"), 200);
+	m = check_read_file("running.prom");
+	CHECK_CONTAINS(m, "bisectd_job_running{kind=\"bisect\","
+	    "engine=\"basert\"} 1");
+	free(m);
+	bad_requests();
+	slow_clients();
+
+	/* The bisect was not disturbed: it reaches its verdict. */
+	CHECK_STR(wait_job(buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 3);
+
+	CHECK_INT(get("/", "status.html"), 200);
+	page = check_read_file("status.html");
+	CHECK_CONTAINS(page, "<a href=\"/report/basert/0.2.0..0.2.6\">");
+	CHECK_CONTAINS(page, "class=\"regression\"");
+	free(page);
+	CHECK_INT(get("/report/basert/0.2.0..0.2.6", "report.html"), 200);
+	page = check_read_file("report.html");
+	CHECK_CONTAINS(page, "0.2.4");
+	free(page);
+	same_as_ctl("/api/report/basert/0.2.0..0.2.6",
+	    "report basert 0.2.0..0.2.6");
+	same_as_ctl("/api/report/basert/0.2.0..0.2.6?metric=pp512&"
+	    "threshold=30%25", "report basert 0.2.0..0.2.6 --metric pp512 "
+	    "--threshold 30%");
+	same_as_ctl("/api/versions/basert", "versions basert");
+	same_as_ctl("/api/runs/basert/0.2.4", "runs basert 0.2.4");
+	same_as_ctl("/api/alerts", "alerts");
+	/* status: the same but for the daemon's clock (uptime). */
+	CHECK_INT(get("/api/status", "api.out"), 200);
+	CHECK_INT(ctl_to("status", "ctl.out"), 0);
+	{
+		json_t *a = json_load_file("api.out", 0, NULL);
+		json_t *b = json_load_file("ctl.out", 0, NULL);
+
+		CHECK(json_is_object(json_object_get(a, "daemon")));
+		json_object_del(json_object_get(a, "daemon"), "uptime");
+		json_object_del(json_object_get(b, "daemon"), "uptime");
+		CHECK(json_array_size(json_object_get(a, "jobs")) == 1);
+		CHECK(a != NULL && json_equal(a, b));
+		json_decref(a);
+		json_decref(b);
+	}
+
+	CHECK_INT(get("/metrics", "metrics.prom"), 200);
+	m = check_read_file("metrics.prom");
+	CHECK_CONTAINS(m, "# TYPE bisectd_runs_total counter");
+	CHECK_CONTAINS(m, "bisectd_runs_total{engine=\"basert\",outcome=\"ok\","
+	    "kind=\"run\"} ");
+	CHECK_CONTAINS(m, "bisectd_last_verdict{engine=\"basert\",range="
+	    "\"0.2.0..0.2.6\",status=\"regression\"} 1");
+	CHECK_CONTAINS(m, "bisectd_last_verdict{engine=\"basert\",range="
+	    "\"0.2.0..0.2.6\",status=\"unknown\"} 0");
+	CHECK_CONTAINS(m, "bisectd_per_token_seconds{engine=\"basert\","
+	    "release=\"0.2.4\"} ");
+	CHECK_CONTAINS(m, "bisectd_ceiling_tokens_per_second{engine=\"basert\","
+	    "release=\"0.2.0\"} ");
+	CHECK_CONTAINS(m, "bisectd_job_duration_seconds_count{kind=\"bisect\","
+	    "state=\"done\"} 1");
+	CHECK_CONTAINS(m, "bisectd_queue_length 0");
+	free(m);
+	/* promtool is part of the test command's packages: its absence is a
+	 * failure, not a skip. */
+	CHECK_INT(check_run("promtool check metrics < metrics.prom", &out), 0);
+	if (out && out[0])
+		fprintf(stderr, "promtool: %s\n", out);
+	free(out);
+	out = NULL;
+	CHECK_INT(check_run("promtool check metrics < running.prom", &out), 0);
+	free(out);
+
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+	m = check_read_file("daemon.log");
+	CHECK(m && strstr(m, "bisectd[error]") == NULL);
+	free(m);
+}
+
+int
+main(void)
+{
+	ctl = getenv("BISECTCTL");
+	daemon_bin = getenv("BISECTD");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
+		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
+		    "be set (run through ctest)\n");
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_http"));
+	test_http();
+	return check_done();
+}

@@ -25,7 +25,8 @@ enum {
 	EXIT_UNKNOWN = 4	/* inconclusive */
 };
 
-enum ctl_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN, FORMAT_CSV };
+enum ctl_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN, FORMAT_CSV,
+	FORMAT_HTML };
 
 struct ctl {
 	const char *config_path;

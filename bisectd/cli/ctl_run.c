@@ -656,7 +656,8 @@ print_report(struct ctl *c, json_t *rep, int code)
 {
 	report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
 	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
-	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT, stdout);
+	    c->format == FORMAT_CSV ? REPORT_CSV :
+	    c->format == FORMAT_HTML ? REPORT_HTML : REPORT_TEXT, stdout);
 	if (code == EXIT_FAIL)
 		ctl_error("%s", json_string_value(json_object_get(
 		    json_object_get(rep, "verdict"), "reason")));

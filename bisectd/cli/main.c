@@ -30,10 +30,10 @@ static const struct command commands[] = {
 	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
 	  "[--threshold P] [--all] ENGINE GOOD..BAD",
 	  "queue a bisect, run it now, or show what it would run",
-	  "nmtadjMC", 2, 2, 0 },
+	  "nmtadjMCH", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
-	  "[--all] [--for-upstream] [--format text|markdown|json|csv]",
-	  "table, fit, verdict and how to reproduce", "mtaujMC", 2, 2, 0 },
+	  "[--all] [--for-upstream] [--format text|markdown|json|csv|html]",
+	  "table, fit, verdict and how to reproduce", "mtaujMCH", 2, 2, 0 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
@@ -114,7 +114,7 @@ usage(FILE *f)
 	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, then\n"
 	    "                     /etc/bisectd.conf)\n"
 	    "  --format FORMAT    text or json for listings; report and bisect\n"
-	    "                     also take markdown and csv\n"
+	    "                     also take markdown, csv and html\n"
 	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
 	    "  -V, --version      print the version\n"
 	    "\n"
@@ -155,13 +155,13 @@ command_find(const char *name)
 
 /* By enum ctl_format, and the letter a command lists in its options. */
 static const char *const format_names[] = { "text", "json", "markdown",
-    "csv" };
-static const char format_key[] = "tjMC";
+    "csv", "html" };
+static const char format_key[] = "tjMCH";
 
 static int
 parse_format(struct ctl *c, const char *v)
 {
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strcmp(v, format_names[i]) == 0) {
 			c->format = (enum ctl_format)i;
 			c->format_given = 1;
@@ -268,7 +268,7 @@ main(int argc, char **argv)
 		case OPT_FORMAT:
 			if (parse_format(&c, optarg) < 0)
 				return ctl_usage_error("--format: expected "
-				    "text, json, markdown or csv, got '%s'",
+				    "text, json, markdown, csv or html, got '%s'",
 				    optarg);
 			break;
 		case 'r':

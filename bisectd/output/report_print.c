@@ -12,24 +12,10 @@
 #include <jansson.h>
 
 #include "bisectd/analysis/bisect.h"
+#include "report_html.h"
+#include "report_fields.h"
 #include "report_print.h"
 #include "text_escape.h"
-
-static double
-real(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *
-str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
 
 /*
  * "1234.5 ± 12.3 (5)" for a cell of 5 runs, the spread between runs;
@@ -50,13 +36,14 @@ cell_text(char *buf, size_t len, const json_t *c)
 	runs = (long long)json_integer_value(json_object_get(c, "n"));
 	samples = (long long)json_integer_value(json_object_get(c,
 	    "samples"));
-	if (samples > runs && isfinite(real(c, "cv_within")))
+	if (samples > runs && isfinite(rep_real(c, "cv_within")))
 		snprintf(buf, len, "%s%.1f ± %.1f (%lld runs/%lld, in-run "
-		    "± %.1f)", lb, real(c, "tps"), real(c, "sd"), runs,
-		    samples, real(c, "tps") * real(c, "cv_within"));
+		    "± %.1f)", lb, rep_real(c, "tps"), rep_real(c, "sd"), runs,
+		    samples, rep_real(c, "tps") * rep_real(c, "cv_within"));
 	else
-		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb, real(c, "tps"),
-		    real(c, "sd"), runs);
+		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb,
+		    rep_real(c, "tps"),
+		    rep_real(c, "sd"), runs);
 }
 
 static void
@@ -64,7 +51,7 @@ ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
 {
 	char cikey[64];
 	const json_t *ci;
-	double v = real(o, key);
+	double v = rep_real(o, key);
 
 	snprintf(cikey, sizeof(cikey), "%s_ci", key);
 	ci = json_object_get(o, cikey);
@@ -168,11 +155,11 @@ print_power(const json_t *v, FILE *out, int md)
 	long long runs = (long long)json_integer_value(json_object_get(v,
 	    "runs_per_release"));
 
-	if (isfinite(real(v, "detectable_change")))
+	if (isfinite(rep_real(v, "detectable_change")))
 		fprintf(out, "%s  power: at %lld runs per cell of each "
 		    "endpoint, a slowdown of %.1f%% or more would have been "
 		    "found (%d%% of the time)\n", md ? "\n" : "", runs,
-		    100 * real(v, "detectable_change"),
+		    100 * rep_real(v, "detectable_change"),
 		    (int)(100 * BISECT_POWER + 0.5));
 	if (json_is_integer(more))
 		fprintf(out, "%s  about %lld more runs per cell of each "
@@ -189,7 +176,7 @@ print_power(const json_t *v, FILE *out, int md)
 static void
 print_verdict_text(const json_t *v, FILE *out, int md)
 {
-	const char *status = str(v, "status");
+	const char *status = rep_str(v, "status");
 	const json_t *ratios = json_object_get(v, "ratios");
 	const json_t *cand = json_object_get(v, "candidates");
 	const json_t *points = json_object_get(v, "change_points");
@@ -202,7 +189,7 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	fprintf(out, md ? "\n**Verdict: %s**" : "\nverdict: %s", status);
 	if (strcmp(status, "regression") == 0) {
 		fprintf(out, ": first bad %s, last good %s%s\n",
-		    str(v, "first_bad"), str(v, "last_good"),
+		    rep_str(v, "first_bad"), rep_str(v, "last_good"),
 		    json_is_true(json_object_get(v, "confirmed")) ?
 		    " (confirmed by an interleaved re-measurement)" :
 		    " (not confirmed)");
@@ -215,48 +202,48 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 		}
 	} else
 		fputc('\n', out);
-	if (*str(v, "reason"))
-		fprintf(out, "%s  %s\n", md ? "\n" : "", str(v, "reason"));
-	if (isfinite(real(v, "endpoints_change")))
+	if (*rep_str(v, "reason"))
+		fprintf(out, "%s  %s\n", md ? "\n" : "", rep_str(v, "reason"));
+	if (isfinite(rep_real(v, "endpoints_change")))
 		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
-		    md ? "\n" : "", 100 * real(v, "endpoints_change"));
+		    md ? "\n" : "", 100 * rep_real(v, "endpoints_change"));
 	if (json_is_string(json_object_get(v, "kind")) &&
 	    json_object_get(v, "per_token_delta_ms")) {
 		ci_text(a, sizeof(a), v, "per_token_delta_ms", 1);
 		ci_text(b, sizeof(b), v, "fixed_delta_ms", 1);
 		fprintf(out, "%s  kind: %s\n%s  per-token cost %s ms per "
 		    "token; fixed overhead %s%s (95%% intervals)\n",
-		    md ? "\n" : "", str(v, "kind"), md ? "\n" : "", a, b,
-		    isfinite(real(v, "fixed_delta_ms")) ? " ms" : "");
-		if (*str(v, "fixed_not_estimable"))
+		    md ? "\n" : "", rep_str(v, "kind"), md ? "\n" : "", a, b,
+		    isfinite(rep_real(v, "fixed_delta_ms")) ? " ms" : "");
+		if (*rep_str(v, "fixed_not_estimable"))
 			fprintf(out, "%s  fixed overhead not estimable: %s; "
 			    "the kind rests on the per-token part and the "
 			    "ratio trend\n", md ? "\n" : "",
-			    str(v, "fixed_not_estimable"));
+			    rep_str(v, "fixed_not_estimable"));
 	}
 	if (json_object_size(ratios) > 0) {
 		fprintf(out, "%s  times slower by prompt length:",
 		    md ? "\n" : "");
 		json_object_foreach((json_t *)(uintptr_t)ratios, k, x)
 			fprintf(out, " %s: %.2fx", k, json_number_value(x));
-		fprintf(out, " (%s)\n", str(v, "ratio_trend"));
+		fprintf(out, " (%s)\n", rep_str(v, "ratio_trend"));
 	}
 	if (json_array_size(points) > 1) {
 		fprintf(out, "%s  change points:\n", md ? "\n" : "");
 		json_array_foreach(points, i, x)
 			fprintf(out, "%s    %s -> %s: %+.1f%%, %s%s\n",
-			    md ? "- " : "", str(x, "last_good"),
-			    str(x, "first_bad"),
-			    100 * real(x, "metric_change"),
+			    md ? "- " : "", rep_str(x, "last_good"),
+			    rep_str(x, "first_bad"),
+			    100 * rep_real(x, "metric_change"),
 			    json_is_string(json_object_get(x, "kind")) ?
-			    str(x, "kind") : "",
+			    rep_str(x, "kind") : "",
 			    json_is_true(json_object_get(x, "confirmed")) ?
 			    ", confirmed" : "");
 	}
 	if (json_is_object(u))
 		fprintf(out, "%s  inconclusive between %s and %s: %+.1f%% "
-		    "[%+.1f%%, %+.1f%%]\n", md ? "\n" : "", str(u, "from"),
-		    str(u, "to"), 100 * real(u, "change"),
+		    "[%+.1f%%, %+.1f%%]\n", md ? "\n" : "", rep_str(u, "from"),
+		    rep_str(u, "to"), 100 * rep_real(u, "change"),
 		    100 * json_number_value(json_array_get(
 		    json_object_get(u, "change_ci"), 0)),
 		    100 * json_number_value(json_array_get(
@@ -274,20 +261,20 @@ print_about(const json_t *a, FILE *out, int md)
 
 	if (!json_is_object(a))
 		return;
-	fprintf(out, "%stool bisectd %s\n", li, str(a, "bisectd"));
+	fprintf(out, "%stool bisectd %s\n", li, rep_str(a, "bisectd"));
 	json_array_foreach(json_object_get(a, "engine_builds"), i, b) {
-		fprintf(out, "%sengine %s: build %s", li, str(b, "version"),
+		fprintf(out, "%sengine %s: build %s", li, rep_str(b, "version"),
 		    json_object_get(b, "build_commit") ?
-		    str(b, "build_commit") : "not reported");
+		    rep_str(b, "build_commit") : "not reported");
 		if (json_is_integer(json_object_get(b, "build_number")))
 			fprintf(out, " (b%lld)", (long long)json_integer_value(
 			    json_object_get(b, "build_number")));
 		if (json_object_get(b, "backend"))
-			fprintf(out, ", backend %s", str(b, "backend"));
+			fprintf(out, ", backend %s", rep_str(b, "backend"));
 		fputc('\n', out);
 	}
 	fprintf(out, "%smodel %s", li, json_object_get(model, "type") ?
-	    str(model, "type") : str(model, "weights"));
+	    rep_str(model, "type") : rep_str(model, "weights"));
 	if (json_object_get(model, "size_bytes"))
 		fprintf(out, ", %.2f GiB", (double)json_integer_value(
 		    json_object_get(model, "size_bytes")) / (1 << 30));
@@ -307,9 +294,9 @@ print_about(const json_t *a, FILE *out, int md)
 	    (long long)json_integer_value(json_object_get(a, "reps")),
 	    (long long)json_integer_value(json_object_get(a, "max_reps")),
 	    (long long)json_integer_value(json_object_get(a, "warmup")));
-	fprintf(out, "%sCPU %s; flags: %s\n", li, str(a, "cpu_model"),
+	fprintf(out, "%sCPU %s; flags: %s\n", li, rep_str(a, "cpu_model"),
 	    json_is_string(json_object_get(a, "cpu_flags")) ?
-	    str(a, "cpu_flags") : "not reported");
+	    rep_str(a, "cpu_flags") : "not reported");
 }
 
 static void
@@ -319,23 +306,25 @@ print_header(const json_t *rep, FILE *out, int md)
 	const json_t *w = json_object_get(rep, "weights");
 	const json_t *range = json_object_get(rep, "range");
 
-	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", str(rep,
-	    "engine"), str(range, "from"), str(range, "to"));
+	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rep_str(rep,
+	    "engine"), rep_str(range, "from"), rep_str(range, "to"));
 	fprintf(out, md ? "metric %s, threshold %.3g%%\n\n" :
-	    ": metric %s, threshold %.3g%%\n", str(rep, "metric"),
-	    100 * real(rep, "threshold"));
+	    ": metric %s, threshold %.3g%%\n", rep_str(rep, "metric"),
+	    100 * rep_real(rep, "threshold"));
 	if (json_object_size(m))
 		fprintf(out, "%smachine %s, %lld cores, %.1f GiB, %s; %s, "
-		    "kernel %s%s%s\n", md ? "- " : "", str(m, "cpu_model"),
+		    "kernel %s%s%s\n", md ? "- " : "",
+		    rep_str(m, "cpu_model"),
 		    (long long)json_integer_value(json_object_get(m, "cores")),
 		    (double)json_integer_value(json_object_get(m,
-		    "mem_bytes")) / (1 << 30), str(m, "arch"), str(m, "os"),
-		    str(m, "kernel"), json_object_get(m, "hostname") ?
-		    ", host " : "", str(m, "hostname"));
+		    "mem_bytes")) / (1 << 30), rep_str(m, "arch"),
+		    rep_str(m, "os"),
+		    rep_str(m, "kernel"), json_object_get(m, "hostname") ?
+		    ", host " : "", rep_str(m, "hostname"));
 	print_about(json_object_get(rep, "about"), out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
-	    str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
-	    str(w, "sha256") : "(not pinned yet)");
+	    rep_str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
+	    rep_str(w, "sha256") : "(not pinned yet)");
 }
 
 /* The boundary's confirmation runs, apart from the table they would
@@ -365,11 +354,12 @@ print_confirm(const json_t *rels, FILE *out, int md)
 					    "in the table, no flags):\n");
 				fprintf(out, "%s%s %s%s: %lld runs, %.4g ms "
 				    "(sd %.3g), %.1f tok/s; first runs %.4g "
-				    "ms\n", md ? "- " : "  ", str(r, "version"),
-				    groups[g], key, (long long)
-				    json_integer_value(json_object_get(k,
-				    "n")), real(k, "ms"), real(k, "ms_sd"),
-				    real(k, "tps"), real(c, "ms"));
+				    "ms\n", md ? "- " : "  ",
+				    rep_str(r, "version"), groups[g], key,
+				    (long long)json_integer_value(
+				    json_object_get(k, "n")), rep_real(k, "ms"),
+				    rep_real(k, "ms_sd"), rep_real(k, "tps"),
+				    rep_real(c, "ms"));
 			}
 }
 
@@ -389,8 +379,8 @@ print_text(const json_t *rep, FILE *out, int md)
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
 	json_array_foreach(rels, i, r) {
-		if ((int)strlen(str(r, "version")) > wv)
-			wv = (int)strlen(str(r, "version"));
+		if ((int)strlen(rep_str(r, "version")) > wv)
+			wv = (int)strlen(rep_str(r, "version"));
 		for (j = 0; j < cols.n; j++) {
 			cell_text(buf, sizeof(buf), json_object_get(
 			    json_object_get(r, cols.group[j]), cols.key[j]));
@@ -425,17 +415,17 @@ print_text(const json_t *rep, FILE *out, int md)
 	}
 	json_array_foreach(rels, i, r) {
 		char flags[256];
-		double ceil = real(r, "ceiling_tps");
+		double ceil = rep_real(r, "ceiling_tps");
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
 		ci_text(per, sizeof(per), r, "per_token_ms", 0);
 		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
 		if (md)
-			fprintf(out, "| %s | %s |", str(r, "version"),
-			    str(r, "status"));
+			fprintf(out, "| %s | %s |", rep_str(r, "version"),
+			    rep_str(r, "status"));
 		else
-			fprintf(out, "%-*s  %-12s", wv, str(r, "version"),
-			    str(r, "status"));
+			fprintf(out, "%-*s  %-12s", wv, rep_str(r, "version"),
+			    rep_str(r, "status"));
 		for (j = 0; j < cols.n; j++) {
 			cell_text(buf, sizeof(buf), json_object_get(
 			    json_object_get(r, cols.group[j]), cols.key[j]));
@@ -452,7 +442,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    flags);
 			json_array_foreach(json_object_get(r, "failures"), j, x)
 				fprintf(out, "%s %s", j ? "," : "",
-				    str(x, "reason"));
+				    rep_str(x, "reason"));
 			fputs(" |\n", out);
 			continue;
 		}
@@ -467,27 +457,28 @@ print_text(const json_t *rep, FILE *out, int md)
 				break;
 			}
 			fprintf(out, "%*s  failed run: %s: %s\n", wv, "",
-			    str(x, "reason"), str(x, "detail"));
+			    rep_str(x, "reason"), rep_str(x, "detail"));
 		}
 	}
 	json_array_foreach(rels, i, r)
-		if (*str(r, "same_archive_as"))
+		if (*rep_str(r, "same_archive_as"))
 			fprintf(out, "%s%s: same archive as %s (sha256 %.12s): "
 			    "measured once, the same samples\n", md ? "\n" : "",
-			    str(r, "version"), str(r, "same_archive_as"),
-			    str(r, "sha256"));
+			    rep_str(r, "version"),
+			    rep_str(r, "same_archive_as"),
+			    rep_str(r, "sha256"));
 	json_array_foreach(rels, i, r)
-		if (*str(r, "fixed_not_estimable"))
+		if (*rep_str(r, "fixed_not_estimable"))
 			fprintf(out, "%s%s: fixed overhead not estimable: %s\n",
-			    md ? "\n" : "", str(r, "version"),
-			    str(r, "fixed_not_estimable"));
+			    md ? "\n" : "", rep_str(r, "version"),
+			    rep_str(r, "fixed_not_estimable"));
 	print_confirm(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
 		fprintf(out, "%s  archive %s: %s%ssha256 %s\n", md ? "-" : "",
-		    str(x, "version"), str(x, "url"), *str(x, "url") ? " " :
-		    "", str(x, "sha256"));
+		    rep_str(x, "version"), rep_str(x, "url"),
+		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
 	json_array_foreach(json_object_get(rep_, "commands"), i, x)
 		fprintf(out, md ? "- `%s`\n" : "  %s\n", json_string_value(x));
 }
@@ -519,8 +510,9 @@ print_csv(const json_t *rep, FILE *out)
 					break;
 				/* A release without samples still gets a row. */
 				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\"\n",
-				    str(rep, "engine"), str(r, "version"),
-				    str(r, "status"), flags);
+				    rep_str(rep, "engine"),
+				    rep_str(r, "version"),
+				    rep_str(r, "status"), flags);
 				break;
 			}
 			json_object_foreach(json_object_get(r, groups[g]), k,
@@ -528,18 +520,20 @@ print_csv(const json_t *rep, FILE *out)
 				any = 1;
 				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
 				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\"\n", str(rep, "engine"),
-				    str(r, "version"), str(r, "status"),
+				    "\"%s\"\n", rep_str(rep, "engine"),
+				    rep_str(r, "version"), rep_str(r, "status"),
 				    groups[g], k, (long long)json_integer_value(
-				    json_object_get(c, "n")), real(c, "tps"),
-				    real(c, "sd"), real(c, "ms"),
-				    real(c, "ms_sd"), real(r, "per_token_ms"),
+				    json_object_get(c, "n")),
+				    rep_real(c, "tps"),
+				    rep_real(c, "sd"), rep_real(c, "ms"),
+				    rep_real(c, "ms_sd"),
+				    rep_real(r, "per_token_ms"),
 				    json_number_value(json_array_get(pci, 0)),
 				    json_number_value(json_array_get(pci, 1)),
-				    real(r, "fixed_ms"),
+				    rep_real(r, "fixed_ms"),
 				    json_number_value(json_array_get(fci, 0)),
 				    json_number_value(json_array_get(fci, 1)),
-				    real(r, "ceiling_tps"), flags);
+				    rep_real(r, "ceiling_tps"), flags);
 			}
 		}
 	}
@@ -552,6 +546,9 @@ report_print(const json_t *rep, enum report_format f, FILE *out)
 	char *s;
 
 	switch (f) {
+	case REPORT_HTML:
+		report_html(rep, out);
+		break;
 	case REPORT_JSON:
 		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
 		    JSON_REAL_PRECISION(10));

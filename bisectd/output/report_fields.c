@@ -1,0 +1,33 @@
+/*
+ * report_fields.c: a built report's fields as numbers and strings (see
+ * report_fields.h).
+ */
+#include <math.h>
+
+#include <jansson.h>
+
+#include "report_fields.h"
+
+double
+rep_real(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double
+rep_at(const json_t *a, size_t i)
+{
+	const json_t *v = json_array_get(a, i);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *
+rep_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}

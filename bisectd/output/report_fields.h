@@ -1,0 +1,22 @@
+/*
+ * report_fields.h: reading the fields of a built report (the JSON of
+ * jobs/report_build.h) for its renderings, where a missing or null
+ * field is a NAN or an empty string, never a made-up zero.
+ */
+#ifndef BISECTD_REPORT_FIELDS_H
+#define BISECTD_REPORT_FIELDS_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/* o[key] as a number; NAN when missing, null or not a number. */
+double rep_real(const struct json_t *o, const char *key);
+
+/* a[i] as a number; NAN when missing, null or not a number. */
+double rep_at(const struct json_t *a, size_t i);
+
+/* o[key] as a string; "" when missing or not a string.  Borrowed. */
+const char *rep_str(const struct json_t *o, const char *key);
+
+#endif

@@ -1,0 +1,851 @@
+/*
+ * report_html.c: a report as one self-contained HTML page with inline SVG
+ * plots (see report_html.h).  The page is written in XHTML syntax (void
+ * elements closed, every attribute quoted, every string escaped), so a
+ * browser and an XML parser read the same tree.  Nothing in it runs: a
+ * release's plot is picked with <details>, not a script.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/analysis/bisect.h"
+#include "report_fields.h"
+#include "report_html.h"
+#include "text_escape.h"
+
+/* The plots' drawing area, in the SVG's own units (its viewBox). */
+#define PLOT_W 640
+#define PLOT_H 300
+#define PAD_L 64
+#define PAD_R 16
+#define PAD_T 16
+#define PAD_B 48
+
+static const char page_style[] =
+    "body{font:15px/1.4 system-ui,sans-serif;color:#111;background:#fff;"
+    "max-width:60em;margin:0 auto;padding:0 .75em}"
+    "h1{font-size:1.35em;margin:.6em 0 .2em}"
+    "h2{font-size:1.1em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}"
+    "p.meta{color:#444;margin:.2em 0;overflow-wrap:anywhere}"
+    ".status{font-weight:bold;padding:.1em .4em;border-radius:.2em}"
+    ".regression{background:#fbd5d5}.no-regression{background:#d5f0d5}"
+    ".unknown{background:#f5e7c0}"
+    "dl.verdict{display:grid;grid-template-columns:max-content 1fr;"
+    "gap:.15em 1em;margin:.5em 0}"
+    "dl.verdict dt{font-weight:600}dl.verdict dd{margin:0;"
+    "overflow-wrap:anywhere}"
+    "pre{background:#f4f4f4;padding:.4em;overflow-x:auto;"
+    "white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}"
+    "svg{width:100%;height:auto;max-width:42em;display:block}"
+    "svg text{font:11px system-ui,sans-serif;fill:#222}"
+    "svg .axis{stroke:#444;stroke-width:1}"
+    "svg .grid{stroke:#ddd;stroke-width:1}"
+    "svg .good{fill:#1f5fa8;stroke:#1f5fa8}"
+    "svg .bad{fill:#fff;stroke:#c0261b;stroke-width:1.5}"
+    "svg .line-good{stroke:#1f5fa8;stroke-width:2;fill:none}"
+    "svg .line-bad{stroke:#c0261b;stroke-width:2;fill:none;"
+    "stroke-dasharray:6 3}"
+    "svg .band-good{fill:#1f5fa8;fill-opacity:.15;stroke:none}"
+    "svg .band-bad{fill:#c0261b;fill-opacity:.15;stroke:none}"
+    "svg .metric{fill:#111;stroke:#111}"
+    "svg .ci{stroke:#111;stroke-width:1.2}"
+    "svg .skipped{stroke:#b26b00;stroke-width:2}"
+    "svg .failed{stroke:#c0261b;stroke-width:2}"
+    "svg .gap{fill:#999}"
+    "svg .change{stroke:#c0261b;stroke-width:1.5;stroke-dasharray:4 3}"
+    "svg .one{stroke:#888;stroke-dasharray:3 3}"
+    "svg .ratio{fill:#111;stroke:#111;stroke-width:1.5}"
+    "details{margin:.3em 0}summary{cursor:pointer}"
+    ".cells{overflow-x:auto}"
+    "table{border-collapse:collapse;font-size:.85em;"
+    "font-variant-numeric:tabular-nums}"
+    "th,td{padding:.15em .5em;border-bottom:1px solid #e4e4e4;"
+    "text-align:right;white-space:nowrap}"
+    "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
+    "td.fail{text-align:left;white-space:normal;color:#8a1a12}"
+    "@media print{body{max-width:none;font-size:11pt}"
+    "section{break-inside:avoid}details:not([open]){display:none}"
+    "pre{white-space:pre-wrap}}";
+
+/* s as HTML text or attribute value: the five characters with a meaning
+ * in markup as entities.  Control characters were written out before. */
+static void
+esc(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+/* "12.3 [11.9, 12.8]" with the interval when it is known. */
+static void
+num_ci(FILE *out, double v, const json_t *ci, int sign)
+{
+	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
+
+	if (!isfinite(v)) {
+		fputs("–", out);
+		return;
+	}
+	fprintf(out, sign ? "%+.4g" : "%.4g", v);
+	if (isfinite(lo) && isfinite(hi))
+		fprintf(out, sign ? " [%+.4g, %+.4g]" : " [%.4g, %.4g]", lo,
+		    hi);
+}
+
+/* --- plots --- */
+
+struct axes {
+	double x0, x1, y0, y1;	/* the data shown */
+};
+
+static double
+px(const struct axes *a, double x)
+{
+	return PAD_L + (x - a->x0) / (a->x1 - a->x0) * (PLOT_W - PAD_L -
+	    PAD_R);
+}
+
+static double
+py(const struct axes *a, double y)
+{
+	return PLOT_H - PAD_B - (y - a->y0) / (a->y1 - a->y0) * (PLOT_H -
+	    PAD_T - PAD_B);
+}
+
+/* A round tick step giving about five ticks over span. */
+static double
+tick_step(double span)
+{
+	double raw = span / 5, mag = pow(10, floor(log10(raw)));
+
+	if (raw / mag >= 5)
+		return 5 * mag;
+	if (raw / mag >= 2)
+		return 2 * mag;
+	return mag;
+}
+
+/* Widen [*lo, *hi] to tick steps, never to an empty span. */
+static void
+nice_range(double *lo, double *hi)
+{
+	double step;
+
+	if (!isfinite(*lo) || !isfinite(*hi)) {
+		*lo = 0;
+		*hi = 1;
+	}
+	if (*hi <= *lo)
+		*hi = *lo + (*lo != 0 ? fabs(*lo) * 0.1 : 1);
+	step = tick_step(*hi - *lo);
+	*lo = floor(*lo / step) * step;
+	*hi = ceil(*hi / step) * step;
+}
+
+static void
+svg_open(FILE *out, const char *id, const char *title)
+{
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
+	    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", id, PLOT_W,
+	    PLOT_H);
+	esc(out, title);
+	fputs("\"><title>", out);
+	esc(out, title);
+	fputs("</title>\n", out);
+}
+
+/* Axes with a grid, numeric ticks on y (and on x unless xnumeric is 0),
+ * and both axis labels, units included. */
+static void
+svg_axes(FILE *out, const struct axes *a, int xnumeric, const char *xlabel,
+    const char *ylabel)
+{
+	double step = tick_step(a->y1 - a->y0);
+
+	fputs("<g class=\"frame\">\n", out);
+	for (double y = a->y0; y <= a->y1 + step / 2; y += step)
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" "
+		    "y1=\"%.1f\" y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\" "
+		    "text-anchor=\"end\">%.4g</text>\n", PAD_L,
+		    PLOT_W - PAD_R, py(a, y), py(a, y), PAD_L - 4,
+		    py(a, y) + 4, fabs(y) < step / 1e6 ? 0 : y);
+	if (xnumeric) {
+		step = tick_step(a->x1 - a->x0);
+		for (double x = a->x0; x <= a->x1 + step / 2; x += step)
+			fprintf(out, "<line class=\"axis\" x1=\"%.1f\" "
+			    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/><text "
+			    "x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">"
+			    "%.4g</text>\n", px(a, x), px(a, x),
+			    PLOT_H - PAD_B, PLOT_H - PAD_B + 4, px(a, x),
+			    PLOT_H - PAD_B + 16, x);
+	}
+	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" "
+	    "y2=\"%d\"/><line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" "
+	    "y2=\"%d\"/>\n", PAD_L, PLOT_W - PAD_R, PLOT_H - PAD_B,
+	    PLOT_H - PAD_B, PAD_L, PAD_L, PAD_T, PLOT_H - PAD_B);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+	    (PAD_L + PLOT_W - PAD_R) / 2, PLOT_H - 6);
+	esc(out, xlabel);
+	fprintf(out, "</text><text transform=\"translate(14 %d) rotate(-90)\" "
+	    "text-anchor=\"middle\">", (PAD_T + PLOT_H - PAD_B) / 2);
+	esc(out, ylabel);
+	fputs("</text>\n</g>\n", out);
+}
+
+/* The releases a time plot shows: their points and fitted bands. */
+struct fit_series {
+	const json_t *rel;
+	const char *cls;	/* "good" or "bad" */
+};
+
+static void
+fit_extent(const struct fit_series *s, size_t n, struct axes *a)
+{
+	a->x0 = 0;
+	a->x1 = 0;
+	a->y0 = 0;
+	a->y1 = 0;
+	for (size_t k = 0; k < n; k++) {
+		const json_t *p;
+		size_t i;
+
+		json_array_foreach(json_object_get(s[k].rel, "points"), i, p) {
+			a->x1 = fmax(a->x1, rep_at(p, 0));
+			a->y1 = fmax(a->y1, rep_at(p, 1));
+		}
+		json_array_foreach(json_object_get(s[k].rel, "fit_band"), i,
+		    p) {
+			a->x1 = fmax(a->x1, rep_at(p, 0));
+			a->y1 = fmax(a->y1, rep_at(p, 3));
+		}
+	}
+	nice_range(&a->x0, &a->x1);
+	nice_range(&a->y0, &a->y1);
+}
+
+/* The band (lo up, hi back down) and the fitted line of one release. */
+static void
+fit_band(FILE *out, const struct axes *a, const struct fit_series *s)
+{
+	const json_t *band = json_object_get(s->rel, "fit_band"), *p;
+	size_t i, n = json_array_size(band);
+
+	if (n < 2)
+		return;
+	fprintf(out, "<path class=\"band-%s\" d=\"", s->cls);
+	for (i = 0; i < n; i++) {
+		p = json_array_get(band, i);
+		fprintf(out, "%c%.1f %.1f", i ? 'L' : 'M', px(a, rep_at(p, 0)),
+		    py(a, fmax(a->y0, rep_at(p, 2))));
+	}
+	for (i = n; i-- > 0;) {
+		p = json_array_get(band, i);
+		fprintf(out, "L%.1f %.1f", px(a, rep_at(p, 0)),
+		    py(a, fmin(a->y1, rep_at(p, 3))));
+	}
+	fprintf(out, "Z\"/>\n<path class=\"line-%s\" d=\"", s->cls);
+	for (i = 0; i < n; i++) {
+		p = json_array_get(band, i);
+		fprintf(out, "%c%.1f %.1f", i ? 'L' : 'M', px(a, rep_at(p, 0)),
+		    py(a, rep_at(p, 1)));
+	}
+	fputs("\"/>\n", out);
+}
+
+/* "0.2.4: 0.3281 ms/token [0.31, 0.34], ceiling 3048 tok/s". */
+static void
+fit_caption(FILE *out, const json_t *rel)
+{
+	esc(out, rep_str(rel, "version"));
+	fputs(": ", out);
+	if (!isfinite(rep_real(rel, "per_token_ms"))) {
+		fputs("no fit", out);
+		return;
+	}
+	num_ci(out, rep_real(rel, "per_token_ms"),
+	    json_object_get(rel, "per_token_ms_ci"), 0);
+	fputs(" ms/token", out);
+	if (isfinite(rep_real(rel, "ceiling_tps")))
+		fprintf(out, ", ceiling %.0f tok/s",
+		    rep_real(rel, "ceiling_tps"));
+}
+
+/*
+ * Time against prompt length for one or two releases: every process run
+ * a dot, the fitted line, its 95% band, and the per-token cost and
+ * ceiling written on it.
+ */
+static void
+fit_plot(FILE *out, const char *id, const char *title,
+    const struct fit_series *s, size_t n)
+{
+	struct axes a;
+
+	fit_extent(s, n, &a);
+	svg_open(out, id, title);
+	svg_axes(out, &a, 1, "prompt length (tokens)", "time per run (ms)");
+	for (size_t k = 0; k < n; k++)
+		fit_band(out, &a, &s[k]);
+	for (size_t k = 0; k < n; k++) {
+		const json_t *p;
+		size_t i;
+
+		fprintf(out, "<g class=\"runs\" data-release=\"%zu\">\n", k);
+		json_array_foreach(json_object_get(s[k].rel, "points"), i, p)
+			fprintf(out, "<circle class=\"run %s\" cx=\"%.1f\" "
+			    "cy=\"%.1f\" r=\"2.6\"/>\n", s[k].cls,
+			    px(&a, rep_at(p, 0)), py(&a, rep_at(p, 1)));
+		fputs("</g>\n", out);
+	}
+	for (size_t k = 0; k < n; k++) {
+		/* The legend in the upper left, where lines through zero
+		 * leave room. */
+		double y = PAD_T + 14 + 16 * (double)k;
+
+		fprintf(out, "<circle class=\"%s\" cx=\"%d\" cy=\"%.1f\" "
+		    "r=\"3.5\"/><text x=\"%d\" y=\"%.1f\">", s[k].cls,
+		    PAD_L + 12, y - 4, PAD_L + 20, y);
+		fit_caption(out, s[k].rel);
+		fputs("</text>\n", out);
+	}
+	fputs("</svg>\n", out);
+}
+
+static const json_t *
+find_release(const json_t *rels, const char *version, size_t *idx)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(rels, i, r)
+		if (*version && strcmp(rep_str(r, "version"), version) == 0) {
+			if (idx)
+				*idx = i;
+			return r;
+		}
+	return NULL;
+}
+
+static void
+section_fit(FILE *out, const json_t *rep)
+{
+	const json_t *rels = json_object_get(rep, "releases");
+	const json_t *v = json_object_get(rep, "verdict");
+	const json_t *good, *bad, *r;
+	struct fit_series s[2];
+	size_t i, shown = 0;
+
+	good = find_release(rels, rep_str(v, "last_good"), NULL);
+	bad = find_release(rels, rep_str(v, "first_bad"), NULL);
+	fputs("<section id=\"fit\">\n<h2>Time against prompt length</h2>\n",
+	    out);
+	if (good == NULL || bad == NULL) {
+		/* No boundary: the range's ends. */
+		good = json_array_get(rels, 0);
+		bad = json_array_get(rels, json_array_size(rels) - 1);
+		fputs("<p>No boundary was found: the range's ends.</p>\n", out);
+	}
+	s[0].rel = good;
+	s[0].cls = "good";
+	s[1].rel = bad;
+	s[1].cls = "bad";
+	fputs("<p>Each dot is one process run (its samples' mean); the line "
+	    "is the fit time = fixed + per-token × length, the band its "
+	    "95% interval.</p>\n", out);
+	fit_plot(out, "fit-boundary", "Time against prompt length, "
+	    "boundary pair", s, good && bad ? 2 : 0);
+	fputs("<h3>Any measured release</h3>\n", out);
+	json_array_foreach(rels, i, r) {
+		char id[48];
+
+		if (json_array_size(json_object_get(r, "points")) == 0 &&
+		    !isfinite(rep_real(r, "per_token_ms")))
+			continue;
+		snprintf(id, sizeof(id), "fit-%zu", i);
+		fputs("<details><summary>", out);
+		esc(out, rep_str(r, "version"));
+		fputs("</summary>\n", out);
+		s[0].rel = r;
+		s[0].cls = "good";
+		fit_plot(out, id, "Time against prompt length", s, 1);
+		fputs("</details>\n", out);
+		shown++;
+	}
+	if (shown == 0)
+		fputs("<p>No release of the range is measured.</p>\n", out);
+	fputs("</section>\n", out);
+}
+
+/* "per-token cost (ms/token)" and the like, for the metric's axis. */
+static void
+metric_label(const char *metric, char *buf, size_t len)
+{
+	if (strcmp(metric, "per-token") == 0)
+		snprintf(buf, len, "per-token cost (ms/token)");
+	else if (strcmp(metric, "fixed") == 0)
+		snprintf(buf, len, "fixed overhead (ms)");
+	else if (strncmp(metric, "pp", 2) == 0)
+		snprintf(buf, len, "prefill of %s tokens (ms)", metric + 2);
+	else if (strncmp(metric, "tg", 2) == 0)
+		snprintf(buf, len, "decode of %s tokens (ms)", metric + 2);
+	else
+		snprintf(buf, len, "%s", metric);
+}
+
+/* The x of the midpoint between releases i and j. */
+static double
+between(const struct axes *a, size_t i, size_t j)
+{
+	return (px(a, (double)i) + px(a, (double)j)) / 2;
+}
+
+/*
+ * The bisected metric across the range in version order: a dot and its
+ * 95% interval per measured release, a grey mark for one not measured
+ * (a gap), a cross for a skipped or failed one, and a dashed line at
+ * every change point.
+ */
+static void
+section_metric(FILE *out, const json_t *rep)
+{
+	const json_t *rels = json_object_get(rep, "releases");
+	const json_t *points = json_object_get(json_object_get(rep,
+	    "verdict"), "change_points");
+	const json_t *r, *cp;
+	size_t i, n = json_array_size(rels), every;
+	struct axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
+	char label[96];
+
+	metric_label(rep_str(rep, "metric"), label, sizeof(label));
+	json_array_foreach(rels, i, r) {
+		const json_t *ci = json_object_get(r, "metric_ms_ci");
+		double v = rep_real(r, "metric_ms");
+
+		if (!isfinite(v))
+			continue;
+		a.y0 = fmin(a.y0, isfinite(rep_at(ci, 0)) ? rep_at(ci, 0) : v);
+		a.y1 = fmax(a.y1, isfinite(rep_at(ci, 1)) ? rep_at(ci, 1) : v);
+	}
+	if (a.y0 > 0 && a.y0 < a.y1 * 0.5)
+		a.y0 = 0;
+	nice_range(&a.y0, &a.y1);
+	fputs("<section id=\"metric\">\n<h2>", out);
+	esc(out, rep_str(rep, "metric"));
+	fputs(" across the range</h2>\n<p>In version order; a dot and its "
+	    "95% interval per measured release, a grey mark for one not "
+	    "measured, a cross for one skipped or failed, a dashed line at "
+	    "each change point.</p>\n", out);
+	svg_open(out, "metric-plot", label);
+	svg_axes(out, &a, 0, "release (version order)", label);
+	/* About ten version labels, whatever the range's length. */
+	every = n > 10 ? (n + 9) / 10 : 1;
+	json_array_foreach(rels, i, r) {
+		const char *st = rep_str(r, "status");
+		const json_t *ci = json_object_get(r, "metric_ms_ci");
+		double x = px(&a, (double)i), v = rep_real(r, "metric_ms");
+
+		if (i % every == 0 || i == n - 1) {
+			fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
+			    "text-anchor=\"middle\">", x, PLOT_H - PAD_B + 16);
+			esc(out, rep_str(r, "version"));
+			fputs("</text>\n", out);
+		}
+		if (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) {
+			double y = PLOT_H - PAD_B - 8;
+
+			fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f "
+			    "%.1fM%.1f %.1fL%.1f %.1f\"><title>", st, x - 4,
+			    y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
+			esc(out, rep_str(r, "version"));
+			fprintf(out, " %s</title></path>\n", st);
+			continue;
+		}
+		if (!isfinite(v)) {
+			fprintf(out, "<rect class=\"gap\" x=\"%.1f\" y=\"%d\" "
+			    "width=\"2\" height=\"6\"/>\n", x - 1,
+			    PLOT_H - PAD_B - 6);
+			continue;
+		}
+		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
+			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
+			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x,
+			    py(&a, rep_at(ci, 0)), py(&a, rep_at(ci, 1)));
+		fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" cy=\"%.1f\" "
+		    "r=\"3\"><title>", x, py(&a, v));
+		esc(out, rep_str(r, "version"));
+		fprintf(out, ": %.4g</title></circle>\n", v);
+	}
+	json_array_foreach(points, i, cp) {
+		size_t g, b;
+
+		if (find_release(rels, rep_str(cp, "last_good"), &g) == NULL ||
+		    find_release(rels, rep_str(cp, "first_bad"), &b) == NULL)
+			continue;
+		fprintf(out, "<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" "
+		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
+		    "text-anchor=\"middle\">%+.1f%%</text>\n",
+		    between(&a, g, b), between(&a, g, b), PAD_T,
+		    PLOT_H - PAD_B, between(&a, g, b), PAD_T + 10,
+		    100 * rep_real(cp, "metric_change"));
+	}
+	fputs("</svg>\n</section>\n", out);
+}
+
+/* "Times slower" by prompt length, the main change's, and its trend. */
+static void
+section_ratios(FILE *out, const json_t *rep)
+{
+	const json_t *v = json_object_get(rep, "verdict");
+	const json_t *ratios = json_object_get(v, "ratios");
+	struct axes a = { 0, 0, 1, 1 };
+	const char *k;
+	json_t *x;
+	int first = 1;
+
+	if (json_object_size(ratios) == 0)
+		return;
+	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
+		a.x1 = fmax(a.x1, atof(k));
+		a.y0 = fmin(a.y0, json_number_value(x));
+		a.y1 = fmax(a.y1, json_number_value(x));
+	}
+	a.y0 = fmin(a.y0, 1);
+	nice_range(&a.x0, &a.x1);
+	nice_range(&a.y0, &a.y1);
+	fputs("<section id=\"ratios\">\n<h2>Times slower by prompt length"
+	    "</h2>\n<p>First bad over last good, mean time over mean time; "
+	    "trend: <strong>", out);
+	esc(out, rep_str(v, "ratio_trend"));
+	fputs("</strong> (rising: the cost per token grew; falling: a fixed "
+	    "overhead).</p>\n", out);
+	svg_open(out, "ratio-plot", "Times slower by prompt length");
+	svg_axes(out, &a, 1, "prompt length (tokens)", "times slower (×)");
+	fprintf(out, "<line class=\"one\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
+	    "y2=\"%.1f\"/>\n<path class=\"ratio\" fill=\"none\" d=\"", PAD_L,
+	    PLOT_W - PAD_R, py(&a, 1), py(&a, 1));
+	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
+		fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L', px(&a, atof(k)),
+		    py(&a, json_number_value(x)));
+		first = 0;
+	}
+	fputs("\" style=\"fill:none\"/>\n", out);
+	json_object_foreach((json_t *)(uintptr_t)ratios, k, x)
+		fprintf(out, "<circle class=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" "
+		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\" "
+		    "text-anchor=\"middle\">%.2f×</text>\n", px(&a, atof(k)),
+		    py(&a, json_number_value(x)), px(&a, atof(k)),
+		    py(&a, json_number_value(x)) - 8, json_number_value(x));
+	fputs("</svg>\n</section>\n", out);
+}
+
+/* --- the verdict and the cells --- */
+
+static void
+verdict_item(FILE *out, const char *term)
+{
+	fputs("<dt>", out);
+	esc(out, term);
+	fputs("</dt><dd>", out);
+}
+
+static void
+section_verdict(FILE *out, const json_t *rep)
+{
+	const json_t *v = json_object_get(rep, "verdict");
+	const json_t *rp = json_object_get(rep, "reproduce");
+	const json_t *x, *u = json_object_get(v, "inconclusive");
+	const char *status = rep_str(v, "status");
+	size_t i;
+
+	fputs("<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
+	    "class=\"status ", out);
+	esc(out, status);
+	fputs("\">", out);
+	esc(out, status);
+	fputs("</span> ", out);
+	esc(out, rep_str(v, "reason"));
+	fputs("</p>\n<dl class=\"verdict\">\n", out);
+	if (*rep_str(v, "first_bad")) {
+		verdict_item(out, "first bad");
+		esc(out, rep_str(v, "first_bad"));
+		fputs("</dd>\n", out);
+		verdict_item(out, "last good");
+		esc(out, rep_str(v, "last_good"));
+		fputs("</dd>\n", out);
+	}
+	if (json_array_size(json_object_get(v, "candidates")) > 1) {
+		verdict_item(out, "candidates");
+		json_array_foreach(json_object_get(v, "candidates"), i, x) {
+			fputs(i ? ", " : "", out);
+			esc(out, json_string_value(x));
+		}
+		fputs(" (releases between could not be measured)</dd>\n", out);
+	}
+	verdict_item(out, "kind");
+	esc(out, rep_str(v, "kind"));
+	fputs("</dd>\n", out);
+	if (json_object_get(v, "per_token_delta_ms")) {
+		verdict_item(out, "per-token cost");
+		num_ci(out, rep_real(v, "per_token_delta_ms"),
+		    json_object_get(v, "per_token_delta_ms_ci"), 1);
+		fputs(" ms/token (95% interval)</dd>\n", out);
+		verdict_item(out, "fixed overhead");
+		if (*rep_str(v, "fixed_not_estimable")) {
+			fputs("not estimable: ", out);
+			esc(out, rep_str(v, "fixed_not_estimable"));
+		} else {
+			num_ci(out, rep_real(v, "fixed_delta_ms"),
+			    json_object_get(v, "fixed_delta_ms_ci"), 1);
+			fputs(" ms (95% interval)", out);
+		}
+		fputs("</dd>\n", out);
+	}
+	if (isfinite(rep_real(v, "metric_change"))) {
+		verdict_item(out, "change of the metric");
+		fprintf(out, "%+.1f%%", 100 * rep_real(v, "metric_change"));
+		x = json_object_get(v, "metric_change_ci");
+		if (isfinite(rep_at(x, 0)) && isfinite(rep_at(x, 1)))
+			fprintf(out, " [%+.1f%%, %+.1f%%]", 100 * rep_at(x, 0),
+			    100 * rep_at(x, 1));
+		fputs("</dd>\n", out);
+	}
+	if (isfinite(rep_real(v, "endpoints_change"))) {
+		verdict_item(out, "ends of the range");
+		fprintf(out, "%+.1f%%</dd>\n", 100 * rep_real(v,
+		    "endpoints_change"));
+	}
+	if (isfinite(rep_real(v, "detectable_change"))) {
+		verdict_item(out, "smallest detectable change");
+		fprintf(out, "%.1f%% (%d%% of the time, at %lld runs per "
+		    "cell)</dd>\n", 100 * rep_real(v, "detectable_change"),
+		    (int)(100 * BISECT_POWER + 0.5),
+		    (long long)json_integer_value(json_object_get(v,
+		    "runs_per_release")));
+	}
+	if (json_is_integer(json_object_get(v, "more_runs_per_release"))) {
+		verdict_item(out, "to decide");
+		fprintf(out, "about %lld more runs per cell</dd>\n",
+		    (long long)json_integer_value(json_object_get(v,
+		    "more_runs_per_release")));
+	}
+	if (json_is_object(u)) {
+		verdict_item(out, "inconclusive");
+		esc(out, rep_str(u, "from"));
+		fputs(" → ", out);
+		esc(out, rep_str(u, "to"));
+		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
+	}
+	verdict_item(out, "confirmed");
+	fputs(json_is_true(json_object_get(v, "confirmed")) ?
+	    "yes, by an interleaved re-measurement" : "no", out);
+	fputs("</dd>\n</dl>\n", out);
+	if (json_array_size(json_object_get(v, "change_points")) > 1) {
+		fputs("<p>Change points:</p>\n<ul>\n", out);
+		json_array_foreach(json_object_get(v, "change_points"), i, x) {
+			fputs("<li>", out);
+			esc(out, rep_str(x, "last_good"));
+			fputs(" → ", out);
+			esc(out, rep_str(x, "first_bad"));
+			fprintf(out, ": %+.1f%%, ", 100 * rep_real(x,
+			    "metric_change"));
+			esc(out, rep_str(x, "kind"));
+			fputs(json_is_true(json_object_get(x, "confirmed")) ?
+			    ", confirmed" : "", out);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+	fputs("<h3>Reproduce</h3>\n<pre>", out);
+	json_array_foreach(json_object_get(rp, "archives"), i, x) {
+		fputs("# archive ", out);
+		esc(out, rep_str(x, "version"));
+		fputs(": ", out);
+		esc(out, rep_str(x, "url"));
+		fputs(" sha256 ", out);
+		esc(out, rep_str(x, "sha256"));
+		fputc('\n', out);
+	}
+	json_array_foreach(json_object_get(rp, "commands"), i, x) {
+		esc(out, json_string_value(x));
+		fputc('\n', out);
+	}
+	json_array_foreach(json_object_get(rp, "runs"), i, x) {
+		fputs("# ", out);
+		esc(out, rep_str(x, "version"));
+		fputc(' ', out);
+		esc(out, rep_str(x, "cell"));
+		fputc('\n', out);
+		esc(out, rep_str(x, "command"));
+		fputc('\n', out);
+	}
+	fputs("</pre>\n</section>\n", out);
+}
+
+/* One row per cell of a release; failures under it. */
+static void
+cell_rows(FILE *out, const json_t *r, size_t *nrows)
+{
+	static const char *const groups[] = { "pp", "tg" };
+	const json_t *flags = json_object_get(r, "flags");
+	const json_t *fails = json_object_get(r, "failures"), *f;
+	int any = 0;
+	size_t i;
+
+	for (int g = 0; g < 2; g++) {
+		const char *k;
+		json_t *c;
+
+		json_object_foreach(json_object_get(r, groups[g]), k, c) {
+			fputs("<tr><td>", out);
+			if (!any) {
+				esc(out, rep_str(r, "version"));
+				fputs("</td><td>", out);
+				esc(out, rep_str(r, "status"));
+			} else
+				fputs("</td><td>", out);
+			fprintf(out, "</td><td>%s", groups[g]);
+			esc(out, k);
+			fprintf(out, "</td><td>%lld</td><td>%.4g</td>"
+			    "<td>%.4g ± %.3g</td><td>%.1f%%</td><td>",
+			    (long long)json_integer_value(json_object_get(c,
+			    "n")), rep_real(c, "ms_median"), rep_real(c, "ms"),
+			    rep_real(c, "ms_sd"), 100 * rep_real(c, "cv"));
+			json_array_foreach(flags, i, f) {
+				fputs(i ? ", " : "", out);
+				esc(out, json_string_value(f));
+			}
+			fputs("</td></tr>\n", out);
+			any = 1;
+			(*nrows)++;
+		}
+	}
+	if (!any) {
+		fputs("<tr><td>", out);
+		esc(out, rep_str(r, "version"));
+		fputs("</td><td>", out);
+		esc(out, rep_str(r, "status"));
+		fputs("</td><td></td><td></td><td></td><td></td><td></td>"
+		    "<td></td></tr>\n", out);
+		(*nrows)++;
+	}
+	json_array_foreach(fails, i, f) {
+		if (i == 5) {
+			fprintf(out, "<tr><td></td><td colspan=\"7\" "
+			    "class=\"fail\">… %zu failures in all "
+			    "(bisectctl runs)</td></tr>\n",
+			    json_array_size(fails));
+			break;
+		}
+		fputs("<tr><td></td><td colspan=\"7\" class=\"fail\">failed: ",
+		    out);
+		esc(out, rep_str(f, "reason"));
+		fputs(": ", out);
+		esc(out, rep_str(f, "detail"));
+		fputs("</td></tr>\n", out);
+	}
+}
+
+static void
+section_cells(FILE *out, const json_t *rep)
+{
+	const json_t *r;
+	size_t i, nrows = 0;
+
+	fputs("<section id=\"cells\">\n<h2>Cells</h2>\n<p>Times of one "
+	    "process run (ms); n counts runs, CV is the spread between them."
+	    "</p>\n<div class=\"cells\"><table>\n<thead><tr><th>release</th>"
+	    "<th>status</th><th>cell</th><th>n</th><th>median ms</th>"
+	    "<th>mean ± sd ms</th><th>CV</th><th>flags</th></tr></thead>\n"
+	    "<tbody>\n", out);
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		cell_rows(out, r, &nrows);
+	fputs("</tbody></table></div>\n</section>\n", out);
+}
+
+/* "basert 0.2.0..0.2.6" */
+static void
+range_name(FILE *out, const json_t *rep)
+{
+	const json_t *range = json_object_get(rep, "range");
+
+	esc(out, rep_str(rep, "engine"));
+	fputc(' ', out);
+	esc(out, rep_str(range, "from"));
+	fputs("..", out);
+	esc(out, rep_str(range, "to"));
+}
+
+static void
+page_header(FILE *out, const json_t *rep)
+{
+	const json_t *m = json_object_get(rep, "machine");
+	const json_t *w = json_object_get(rep, "weights");
+
+	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+	    "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\"/>\n<title>", out);
+	range_name(out, rep);
+	fputs(": ", out);
+	esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
+	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
+	    page_style);
+	range_name(out, rep);
+	fputs("</h1>\n<p class=\"meta\">metric ", out);
+	esc(out, rep_str(rep, "metric"));
+	fprintf(out, ", threshold %.3g%%; weights ", 100 * rep_real(rep,
+	    "threshold"));
+	esc(out, rep_str(w, "name"));
+	fputs(" sha256 ", out);
+	esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
+	    "(not pinned yet)");
+	fputs("</p>\n", out);
+	if (json_object_size(m)) {
+		fputs("<p class=\"meta\">machine ", out);
+		esc(out, rep_str(m, "cpu_model"));
+		fprintf(out, ", %lld cores, %.1f GiB, ",
+		    (long long)json_integer_value(json_object_get(m, "cores")),
+		    (double)json_integer_value(json_object_get(m,
+		    "mem_bytes")) / (1 << 30));
+		esc(out, rep_str(m, "arch"));
+		fputs("; ", out);
+		esc(out, rep_str(m, "os"));
+		fputs(", kernel ", out);
+		esc(out, rep_str(m, "kernel"));
+		fputs(", host ", out);
+		esc(out, rep_str(m, "hostname"));
+		fputs("</p>\n", out);
+	}
+}
+
+int
+report_html(const json_t *report, FILE *out)
+{
+	json_t *rep;
+
+	/* Control characters written out first, as every rendering for
+	 * people does; esc() then handles markup. */
+	if ((rep = text_escape_json(report)) == NULL)
+		return -1;
+	page_header(out, rep);
+	section_verdict(out, rep);
+	section_fit(out, rep);
+	section_metric(out, rep);
+	section_ratios(out, rep);
+	section_cells(out, rep);
+	fputs("</body>\n</html>\n", out);
+	json_decref(rep);
+	return ferror(out) ? -1 : 0;
+}

@@ -152,6 +152,56 @@ test_least_squares(void)
 	CHECK_NEAR(f.per_token_ns.hi - f.per_token_ns.lo, 0, 1e-3);
 }
 
+/*
+ * The band around the line: at a measured length of a two-point fit it
+ * is that cell's mean and se; at 0 the intercept; least squares gives
+ * s^2 (1/n + (x - xbar)^2 / Sxx), narrowest at xbar.
+ */
+static void
+test_band(void)
+{
+	double s[5], l[5], d[5] = { -2, -1, 0, 1, 2 };
+	struct fit_cell c[4] = { { 512, s, 5 }, { 2048, l, 5 } };
+	struct estimate at;
+	struct fit f;
+	double xbar, sxx;
+
+	for (int i = 0; i < 5; i++) {
+		s[i] = (636.4 + d[i]) * MS;
+		l[i] = (2050.7 + 2 * d[i]) * MS;
+	}
+	CHECK_INT(fit_line(c, 2, &f), 0);
+	fit_at(&f, 512, &at);
+	CHECK_NEAR(at.value / MS, 636.4, 1e-9);
+	CHECK_NEAR(at.se / MS, sqrt(0.5), 1e-9);
+	fit_at(&f, 2048, &at);
+	CHECK_NEAR(at.value / MS, 2050.7, 1e-9);
+	CHECK_NEAR(at.se / MS, sqrt(2.0), 1e-9);
+	CHECK(at.lo < at.value && at.value < at.hi);
+	fit_at(&f, 0, &at);
+	CHECK_NEAR(at.value, f.fixed_ns.value, 1e-3);
+	CHECK_NEAR(at.se, f.fixed_ns.se, 1e-3);
+	/* between the two lengths the band is narrower than at either */
+	fit_at(&f, 1000, &at);
+	CHECK(at.se / MS < sqrt(0.5));
+
+	seed_cells(v023, c);
+	CHECK_INT(fit_line(c, 4, &f), 0);
+	fit_at(&f, 0, &at);
+	CHECK_NEAR(at.se, f.fixed_ns.se, 1e-3);
+	xbar = (32 + 128 + 512 + 2048) / 4.0;
+	sxx = 0;
+	for (int i = 0; i < 4; i++)
+		sxx += (seed_len[i] - xbar) * (seed_len[i] - xbar);
+	fit_at(&f, xbar, &at);
+	/* s^2 / n at xbar: s^2 = se(slope)^2 Sxx */
+	CHECK_NEAR(at.se / MS, sqrt(pow(f.per_token_ns.se / MS, 2) * sxx /
+	    4), 1e-6);
+	CHECK_NEAR(at.value / MS, (257.5 + 129.8 + 636.4 + 2050.7) / 4, 1e-6);
+	fit_at(&f, 3000, &at);
+	CHECK(at.se > f.fixed_ns.se);
+}
+
 static void
 test_fit_errors(void)
 {
@@ -437,6 +487,7 @@ main(void)
 	test_seed_two_point();
 	test_two_point_interval();
 	test_least_squares();
+	test_band();
 	test_fit_errors();
 	test_seed_compare();
 	test_compare_replicates();

@@ -51,6 +51,10 @@ fit_two_point(const struct fit_cell *c, struct fit *out)
 	out->fixed_ns.se = sqrt(var[0] + var[1]);
 	out->fixed_ns.df = isfinite(out->fixed_ns.se) ?
 	    stats_welch_df(var, df, 2) : 1;
+	/* fixed = (mean_s n_l - mean_l n_s) / span, per_token = (mean_l -
+	 * mean_s) / span, the two means independent. */
+	out->cov_ns2 = -((double)l->tokens * ss.se * ss.se +
+	    (double)s->tokens * ls.se * ls.se) / (span * span);
 	out->nsamples = ss.n + ls.n;
 	out->lack_of_fit_p = NAN;	/* a line through two means fits */
 	return 0;
@@ -127,6 +131,7 @@ fit_least_squares(const struct fit_cell *c, size_t ncells, struct fit *out)
 	out->fixed_ns.value = icept;
 	out->fixed_ns.se = sqrt(s2 * (1 / (double)n + xbar * xbar / sxx));
 	out->fixed_ns.df = (double)(n - 2);
+	out->cov_ns2 = -xbar * s2 / sxx;
 	out->nsamples = n;
 	out->lack_of_fit_p = lack_of_fit(c, ncells, n, rss);
 	return 0;
@@ -174,6 +179,20 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 	}
 	*out = f;
 	return 0;
+}
+
+void
+fit_at(const struct fit *f, double tokens, struct estimate *out)
+{
+	double var = f->fixed_ns.se * f->fixed_ns.se + tokens * tokens *
+	    f->per_token_ns.se * f->per_token_ns.se + 2 * tokens * f->cov_ns2;
+
+	out->value = f->fixed_ns.value + f->per_token_ns.value * tokens;
+	/* Rounding can leave a hair below zero where the band is
+	 * narrowest. */
+	out->se = isfinite(var) ? sqrt(fmax(var, 0)) : INFINITY;
+	out->df = f->per_token_ns.df;
+	stats_interval(out);
 }
 
 int

@@ -38,6 +38,9 @@ struct fit {
 	size_t nsamples;
 	struct estimate per_token_ns;	/* the slope, ns per prompt token */
 	struct estimate fixed_ns;	/* the intercept, ns */
+	/* The covariance of the intercept and slope estimates (ns^2 per
+	 * token): what fit_at() needs besides their se. */
+	double cov_ns2;
 	double ceiling_tps;	/* 1e9 / per_token_ns; NAN if the slope <= 0 */
 	double ceiling_lo;	/* from the slope's interval; 0 if unbounded */
 	double ceiling_hi;	/* INFINITY when the slope's interval reaches 0 */
@@ -108,6 +111,14 @@ struct fit_comparison {
  * least-squares fit has fewer than 3 samples.
  */
 int fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out);
+
+/*
+ * The fitted line's time at a prompt length (which need not be one of
+ * the cells'): fixed + per_token * tokens, its se from both estimates'
+ * variances and their covariance, the slope's df, and the STATS_LEVEL
+ * interval: the band around the line.  At 0 it is the intercept.
+ */
+void fit_at(const struct fit *f, double tokens, struct estimate *out);
 
 /*
  * Compare releases a and b.  Their cells are matched by tokens; the fits

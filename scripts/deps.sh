@@ -11,6 +11,10 @@ curl prometheus groff-base man-db"
 # recommends, so --no-install-recommends leaves it out.
 BISECTD_FUZZ_PACKAGES="clang libclang-rt-14-dev"
 
+# The HTML report's tests: xmllint parses the page, headless Chromium
+# takes a screenshot of it, pngtopnm (netpbm) makes that a PPM to read.
+BISECTD_BROWSER_PACKAGES="libxml2-utils chromium netpbm"
+
 # install_deps [MORE-PACKAGES...]
 install_deps() {
 	missing=""

@@ -104,6 +104,102 @@ count_runs(const char *conf, const char *version)
 	return n;
 }
 
+/* Analysed prefill runs of version: what the time plots draw a dot for. */
+static int
+count_pp_runs(const char *conf, const char *version)
+{
+	char args[512];
+	json_t *a, *r;
+	size_t i;
+	int n = 0;
+
+	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
+	    conf, version);
+	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+		json_decref(a);
+		return -1;
+	}
+	json_array_foreach(a, i, r)
+		n += strcmp(vstr(r, "cell", "kind"), "pp") == 0 &&
+		    !json_is_true(json_object_get(r, "warmup")) &&
+		    json_is_null(json_object_get(r, "failure"));
+	json_decref(a);
+	return n;
+}
+
+/* xmllint's answer to an XPath expression on file, or -1. */
+static int
+xpath_count(const char *file, const char *expr)
+{
+	char cmd[2048], *out = NULL;
+	int n = -1;
+
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, file);
+	if (check_run(cmd, &out) == 0 && out)
+		n = atoi(out);
+	free(out);
+	return n;
+}
+
+#define SVG "*[local-name()=\"svg\"]"
+#define RUN_DOT "*[local-name()=\"circle\" and contains(@class,\"run \")]"
+
+/*
+ * The HTML report of the demo, from the store alone: well-formed XML,
+ * the verdict naming 0.2.4, the time plot of the boundary pair with a
+ * dot per stored run of both, one plot per measured release with its
+ * own runs, the metric across the range.  The page is kept in the build
+ * folder for the screenshot test (test_report_screenshot).
+ */
+static void
+test_demo_html(void)
+{
+	static const char *const versions[] = { "0.2.0", "0.2.1", "0.2.2",
+	    "0.2.3", "0.2.4", "0.2.5", "0.2.6" };
+	char page[4096], cmd[8192], expr[512], *out = NULL;
+	int measured = 0;
+
+	snprintf(page, sizeof(page), "%s/report-demo.html", build);
+	snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert 0.2.0..0.2.6 "
+	    "--format html >%s 2>stderr.txt", ctl, page);
+	CHECK_INT(check_run(cmd, NULL), 3);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", page);
+	CHECK_INT(check_run(cmd, &out), 0);
+	free(out);
+	out = check_read_file(page);
+	CHECK(out != NULL && strstr(out, "<script") == NULL);
+	CHECK(out != NULL && strstr(out, "http://") == strstr(out,
+	    "http://www.w3.org/"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath 'string(//*[local-name()"
+	    "=\"dt\" and .=\"first bad\"]/following-sibling::*[1])' %s",
+	    page);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out)
+		out[strcspn(out, "\n")] = '\0';
+	CHECK_STR(out, "0.2.4");
+	free(out);
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"fit-boundary\"]//"
+	    RUN_DOT ")"), count_pp_runs("demo.conf", "0.2.3") +
+	    count_pp_runs("demo.conf", "0.2.4"));
+	CHECK(count_pp_runs("demo.conf", "0.2.4") >= 10);
+	for (size_t i = 0; i < 7; i++) {
+		int n = count_pp_runs("demo.conf", versions[i]);
+
+		snprintf(expr, sizeof(expr), "count(//" SVG "[@id=\"fit-%zu\"]"
+		    "//" RUN_DOT ")", i);
+		CHECK_INT(xpath_count(page, expr), n);
+		measured += n > 0;
+	}
+	CHECK_INT(measured, 4);
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"metric-plot\"]//"
+	    "*[local-name()=\"circle\" and @class=\"metric\"])"), measured);
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"metric-plot\"]//"
+	    "*[local-name()=\"circle\" and @class=\"gap\"])"), 7 - measured);
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"ratio-plot\"]//"
+	    "*[local-name()=\"circle\"])"), 2);
+}
+
 static void
 test_demo_bisect(void)
 {
@@ -145,6 +241,10 @@ test_demo_bisect(void)
 	CHECK_STR(vstr(release(rep, "0.2.5"), "status", NULL), "not-measured");
 	CHECK(json_array_size(json_object_get(json_object_get(rep,
 	    "reproduce"), "archives")) >= 2);
+	/* Every cell (pp128, pp512, tg16) of each archive's release. */
+	CHECK_INT(json_array_size(json_object_get(json_object_get(rep,
+	    "reproduce"), "runs")), 3 * json_array_size(json_object_get(
+	    json_object_get(rep, "reproduce"), "archives")));
 	snprintf(kind, sizeof(kind), "%s", vstr(v, "kind", NULL) ?
 	    vstr(v, "kind", NULL) : "");
 	json_decref(rep);
@@ -206,6 +306,8 @@ test_demo_bisect(void)
 		CHECK_INT(check_run(cmd, &out), 3);
 		CHECK_CONTAINS(out, "engine,version,status,cell,n,tps,");
 		CHECK_CONTAINS(out, "basert,0.2.4,measured,pp512,");
+		CHECK_CONTAINS(out,
+		    "/releases/basert/0.2.4/bin/fake-engine -m ");
 		CHECK_CONTAINS(out, "basert,0.2.5,not-measured,");
 		for (const char *p = out; p && *p; p++)
 			lines += *p == '\n';
@@ -219,6 +321,16 @@ test_demo_bisect(void)
 		    "last good 0.2.3");
 		CHECK_CONTAINS(out, "\nconfirmation runs (interleaved with the "
 		    "other end; not in the table, no flags):\n  0.2.3 pp");
+		/* Each cell's command line as run: the release's own path,
+		 * the weights and the cell expanded, no placeholder left. */
+		CHECK_CONTAINS(out, "  # 0.2.4 pp512\n  ");
+		CHECK_CONTAINS(out,
+		    "cache/releases/basert/0.2.4/bin/fake-engine -m ");
+		CHECK_CONTAINS(out,
+		    "/demo/weights.bin -p 512 -n 0 -t 1 -r 1 -o json\n");
+		CHECK_CONTAINS(out, "# 0.2.3 tg16\n");
+		CHECK(strstr(out, "{bin}") == NULL);
+		CHECK(strstr(out, "{weights}") == NULL);
 		free(out);
 
 		/* Reproduce carries the options that decided the verdict. */
@@ -248,6 +360,8 @@ test_demo_bisect(void)
 		CHECK_CONTAINS(out, "- tool bisectd ");
 		CHECK_CONTAINS(out, "- engine 0.2.3: build ");
 		CHECK_CONTAINS(out, "- engine 0.2.4: build ");
+		CHECK_CONTAINS(out, "\n.../fake-engine -m .../weights.bin -p 512 "
+		    "-n 0 ");
 		CHECK_CONTAINS(out, "- model fake 1B Q4_0, ");
 		CHECK_CONTAINS(out, "- threads ");
 		CHECK_CONTAINS(out, " runs per cell");
@@ -255,6 +369,7 @@ test_demo_bisect(void)
 		CHECK_CONTAINS(out, "flags: ");
 		free(out);
 	}
+	test_demo_html();
 
 	/*
 	 * A range with no change, from stored samples of 0.2.4 plus new ones

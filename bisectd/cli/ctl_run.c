@@ -708,6 +708,7 @@ cmd_report(struct ctl *c)
 		return rc;
 	o.all = c->all;
 	o.upstream = c->upstream;
+	o.plot = c->format == FORMAT_HTML;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -845,6 +846,7 @@ cmd_bisect(struct ctl *c)
 		ro.metric = o.metric;
 		ro.threshold = o.threshold;
 		ro.all = o.all;
+		ro.plot = c->format == FORMAT_HTML;
 		rc = report_build(c->conf, g, s, c->argv[1], &ro, &rep, &code,
 		    &e);
 		store_close(s);

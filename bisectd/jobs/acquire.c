@@ -236,20 +236,35 @@ check_version(struct acquire *a, const char *version, struct err *e)
 	return -1;
 }
 
-/* CACHE/releases/ENGINE/NAME for version, malloced in *dir. */
-static int
-release_dir(struct acquire *a, const char *version, char **dir,
-    struct err *e)
+int
+acquire_release_dir(const struct conf *conf, const struct conf_engine *eng,
+    const char *version, char **dir, struct err *e)
 {
 	char name[CACHE_DIRNAME_MAX], rel[CACHE_DIRNAME_MAX + 512];
 
+	*dir = NULL;
 	if (cache_release_dirname(version, name) < 0)
 		return err_set(e, "%s %s: cannot name its cache folder",
-		    a->eng->name, version);
-	snprintf(rel, sizeof(rel), "releases/%s/%s", a->eng->name, name);
-	if ((*dir = fs_join(a->conf->cache, rel)) == NULL)
+		    eng->name, version);
+	snprintf(rel, sizeof(rel), "releases/%s/%s", eng->name, name);
+	if ((*dir = fs_join(conf->cache, rel)) == NULL)
 		return err_set(e, "out of memory");
 	return 0;
+}
+
+char *
+acquire_weights_path(const struct conf *conf, const struct conf_weights *w,
+    const char *sha256)
+{
+	char rel[128];
+
+	if (w->path)
+		return strdup(w->path);
+	if (sha256 == NULL)
+		return NULL;
+	/* weights_fetch() keeps a download content-addressed. */
+	snprintf(rel, sizeof(rel), "archives/%s", sha256);
+	return fs_join(conf->cache, rel);
 }
 
 int
@@ -267,7 +282,7 @@ acquire_release(struct acquire *a, const char *version, struct acquired *out,
 	if ((rc = find_release(a, version, &r, e)) != 0)
 		return -1;
 	out->release_id = r.id;
-	if (release_dir(a, version, &dir, e) < 0) {
+	if (acquire_release_dir(a->conf, a->eng, version, &dir, e) < 0) {
 		store_release_release(&r);
 		return -1;
 	}

@@ -14,6 +14,7 @@
 
 struct conf;
 struct conf_engine;
+struct conf_weights;
 struct err;
 struct store;
 
@@ -67,6 +68,22 @@ void acquired_release(struct acquired *r);
  */
 int acquire_release(struct acquire *a, const char *version,
     struct acquired *out, struct err *e);
+
+/*
+ * The folder version of eng is unpacked into, CACHE/releases/ENGINE/NAME
+ * (NAME from cache_release_dirname()), in *dir (malloced); nothing is
+ * made or checked on disk.  Returns 0, or -1 with e set.
+ */
+int acquire_release_dir(const struct conf *conf, const struct conf_engine *eng,
+    const char *version, char **dir, struct err *e);
+
+/*
+ * The path {weights} stands for: the configured path, or for weights
+ * given by url their download, CACHE/archives/SHA256.  Malloced; NULL
+ * when out of memory, or for url weights without a sha256 yet.
+ */
+char *acquire_weights_path(const struct conf *conf,
+    const struct conf_weights *w, const char *sha256);
 
 struct pinned_weights {
 	int64_t weights_id;

@@ -3,6 +3,7 @@
  * (see report_build.h); output/report_print.c renders it.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,11 @@
 
 #include <jansson.h>
 
+#include "acquire.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/hygiene.h"
+#include "bisectd/measure/template.h"
+#include "common/buf.h"
 #include "driver.h"
 #include "range.h"
 #include "verdict.h"
@@ -36,9 +40,51 @@ struct cellsum {
 	int confirm_ok;
 };
 
+/* One value per process run of a cell, for the fit (caller frees *out). */
+static int
+fit_values(const struct store_points *pts, double **out, size_t *n)
+{
+	double *x = malloc(pts->n * sizeof(*x));
+	int64_t *run = malloc(pts->n * sizeof(*run));
+	int rc = -1;
+
+	*out = NULL;
+	if (x != NULL && run != NULL) {
+		for (size_t k = 0; k < pts->n; k++) {
+			x[k] = (double)pts->v[k].time_ns;
+			run[k] = pts->v[k].run_id;
+		}
+		rc = stats_run_values(x, run, pts->n, RUN_MEAN, x, n);
+	}
+	free(run);
+	if (rc < 0) {
+		free(x);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+/* Appends [tokens, ms] per process run of pts to points. */
+static int
+add_points(const struct store_points *pts, int tokens, json_t *points)
+{
+	double *v;
+	size_t n;
+
+	if (fit_values(pts, &v, &n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(points, json_pack("[i,f]", tokens,
+		    v[i] / 1e6));
+	free(v);
+	return 0;
+}
+
+/* The cell's summary; with points, also its runs as plot points. */
 static int
 load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
-    struct err *e)
+    int tokens, json_t *points, struct err *e)
 {
 	struct store_points pts;
 	int64_t *run;
@@ -82,32 +128,12 @@ load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
 	cs->st = cs->runs.values;
 	free(x);
 	free(run);
+	if ((cs->ok || cs->confirm_ok) && points &&
+	    add_points(&pts, tokens, points) < 0) {
+		store_points_release(&pts);
+		return err_set(e, "out of memory");
+	}
 	store_points_release(&pts);
-	return 0;
-}
-
-/* One value per process run of a cell, for the fit (caller frees *out). */
-static int
-fit_values(const struct store_points *pts, double **out, size_t *n)
-{
-	double *x = malloc(pts->n * sizeof(*x));
-	int64_t *run = malloc(pts->n * sizeof(*run));
-	int rc = -1;
-
-	*out = NULL;
-	if (x != NULL && run != NULL) {
-		for (size_t k = 0; k < pts->n; k++) {
-			x[k] = (double)pts->v[k].time_ns;
-			run[k] = pts->v[k].run_id;
-		}
-		rc = stats_run_values(x, run, pts->n, RUN_MEAN, x, n);
-	}
-	free(run);
-	if (rc < 0) {
-		free(x);
-		return -1;
-	}
-	*out = x;
 	return 0;
 }
 
@@ -161,13 +187,42 @@ add_flag(json_t *flags, const char *f)
 	json_array_append_new(flags, json_string(f));
 }
 
+/* The band plotted around a release's line: this many lengths from 0 to
+ * the longest prompt. */
+#define BAND_STEPS 16
+
+static json_t *
+band_json(const struct fit *f, const struct conf_engine *eng)
+{
+	json_t *band = json_array();
+	int longest = 0;
+
+	for (size_t i = 0; i < eng->nprompts; i++)
+		if (eng->prompts[i] > longest)
+			longest = eng->prompts[i];
+	for (int k = 0; k <= BAND_STEPS; k++) {
+		double tokens = (double)longest * k / BAND_STEPS;
+		struct estimate at;
+		json_t *p = json_array();
+
+		fit_at(f, tokens, &at);
+		json_array_append_new(p, json_real(tokens));
+		json_array_append_new(p, out_num(at.value / 1e6));
+		json_array_append_new(p, out_num(at.lo / 1e6));
+		json_array_append_new(p, out_num(at.hi / 1e6));
+		json_array_append_new(band, p);
+	}
+	return band;
+}
+
 static json_t *
 release_json(struct store *s, const struct conf_engine *eng,
     const struct store_release *rel, const char *wsha, const char *hw,
-    struct err *e)
+    int plot, struct err *e)
 {
 	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
 	json_t *flags = json_array(), *fails = json_array();
+	json_t *points = plot ? json_array() : NULL;
 	struct store_run_rows rows;
 	struct fit_cell fc[FIT_MAX_CELLS];
 	double *fit_x[FIT_MAX_CELLS];
@@ -186,7 +241,7 @@ release_json(struct store *s, const struct conf_engine *eng,
 
 		if (bench_cell_query(eng, "pp", eng->prompts[i], 0, "",
 		    rel->id, wsha, hw, &q, e) < 0 || load_cell(s, &q, &cs,
-		    e) < 0)
+		    eng->prompts[i], points, e) < 0)
 			goto fail;
 		if (!cs.ok)
 			continue;
@@ -213,7 +268,7 @@ release_json(struct store *s, const struct conf_engine *eng,
 
 			if (bench_cell_query(eng, "tg", 0, eng->gen[g], content,
 			    rel->id, wsha, hw, &q, e) < 0 ||
-			    load_cell(s, &q, &cs, e) < 0)
+			    load_cell(s, &q, &cs, eng->gen[g], NULL, e) < 0)
 				goto fail;
 			if (!cs.ok)
 				continue;
@@ -286,6 +341,9 @@ release_json(struct store *s, const struct conf_engine *eng,
 			json_object_set_new(o, "ceiling_tps", out_num(f.ceiling_tps));
 			json_object_set_new(o, "ceiling_ci",
 			    out_interval(f.ceiling_lo, f.ceiling_hi));
+			if (plot)
+				json_object_set_new(o, "fit_band",
+				    band_json(&f, eng));
 		} else {
 			json_object_set_new(o, "per_token_ms", json_null());
 			json_object_set_new(o, "fixed_ms", json_null());
@@ -323,6 +381,8 @@ release_json(struct store *s, const struct conf_engine *eng,
 	json_object_set_new(o, "tg", tg);
 	json_object_set_new(o, "flags", flags);
 	json_object_set_new(o, "failures", fails);
+	if (points)
+		json_object_set_new(o, "points", points);
 	for (size_t i = 0; i < nfc; i++)
 		free(fit_x[i]);
 	return o;
@@ -334,7 +394,49 @@ fail:
 	json_decref(tg);
 	json_decref(flags);
 	json_decref(fails);
+	json_decref(points);
 	return NULL;
+}
+
+/*
+ * metric_ms and metric_ms_ci of a release (k-th of the range) from the
+ * search runs the verdict was judged on, for the plot of the metric
+ * across the range.  Nothing when the release has none.
+ */
+static void
+release_metric(const struct judgement *j, const struct bisect_params *p,
+    size_t k, json_t *rj)
+{
+	const struct bisect_release *br;
+	struct estimate est;
+	size_t count = SIZE_MAX;
+
+	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0)
+		return;
+	br = &j->data.rel[k];
+	if (br->skipped)
+		return;
+	for (size_t c = 0; c < j->data.ncells; c++) {
+		const struct bisect_cell *cell = &br->cells[c];
+		size_t runs = 0;
+		int64_t last = -1;
+
+		/* A run's samples are adjacent; run 0 is a run of its own. */
+		for (size_t i = 0; i < cell->n; i++) {
+			const struct bisect_sample *x = &cell->samples[i];
+
+			if (x->confirm)
+				continue;
+			if (x->run == 0 || x->run != last)
+				runs++;
+			last = x->run;
+		}
+		if (runs < count)
+			count = runs;
+	}
+	if (count == 0 || bisect_metric_estimate(br, p, 0, count, &est) < 0)
+		return;
+	out_estimate_ms(&est, "metric_ms", rj);
 }
 
 static json_t *
@@ -411,13 +513,85 @@ is_remote(const char *url)
 	    strncmp(url, "http://", 7) == 0);
 }
 
+/*
+ * The command line of every cell of a release as a run executed it,
+ * appended to runs as { version, cell, command }: the template expanded
+ * with the release's unpacked folder, the weights' path and the cell.
+ */
+static int
+release_commands(const struct conf *conf, const struct conf_engine *eng,
+    const struct store_release *rel, const char *weights, int upstream,
+    json_t *runs, struct err *e)
+{
+	size_t nk = eng->contents.n ? eng->contents.n : 1;
+	size_t ncells = eng->nprompts + eng->ngen * nk;
+	char *dir;
+	int rc = 0;
+
+	if (acquire_release_dir(conf, eng, rel->version, &dir, e) < 0)
+		return -1;
+	for (size_t i = 0; i < ncells && rc == 0; i++) {
+		struct tmpl_vals v = TMPL_VALS_INIT;
+		struct buf line = BUF_INIT(TMPL_MAX_LEN + 4096);
+		char cell[96], *content = NULL;
+
+		v.bin = dir;
+		v.version = rel->version;
+		v.weights = weights;
+		v.threads = eng->threads;
+		/* As bench_cells() makes them: the other length is 0. */
+		v.prompt = 0;
+		v.gen = 0;
+		if (i < eng->nprompts) {
+			v.prompt = eng->prompts[i];
+			snprintf(cell, sizeof(cell), "pp%d", v.prompt);
+		} else {
+			size_t g = (i - eng->nprompts) / nk;
+			size_t k = (i - eng->nprompts) % nk;
+
+			v.gen = eng->gen[g];
+			if (eng->contents.n) {
+				content = bench_content_path(conf,
+				    eng->contents.v[k]);
+				snprintf(cell, sizeof(cell), "tg%d/%s", v.gen,
+				    eng->contents.v[k]);
+			} else
+				snprintf(cell, sizeof(cell), "tg%d", v.gen);
+			v.content = content ? content : "";
+		}
+		rc = bench_command_line(eng, &v, &line, e);
+		if (rc == 0 && upstream) {
+			/* ".../NAME" is at most 3 bytes longer per path. */
+			char *cut = malloc(2 * line.len + 16);
+
+			if (cut == NULL)
+				rc = err_set(e, "out of memory");
+			else {
+				strip_paths(line.data, cut, 2 * line.len + 16);
+				json_array_append_new(runs, json_pack(
+				    "{s:s,s:s,s:s}", "version", rel->version,
+				    "cell", cell, "command", cut));
+				free(cut);
+			}
+		} else if (rc == 0)
+			json_array_append_new(runs, json_pack("{s:s,s:s,s:s}",
+			    "version", rel->version, "cell", cell, "command",
+			    line.data));
+		free(content);
+		buf_release(&line);
+	}
+	free(dir);
+	return rc;
+}
+
 static json_t *
 reproduce_json(const struct conf *conf, const struct conf_engine *eng,
     const struct range *r, const char *spec, const struct report_opts *ro,
-    json_t *verdict)
+    const char *wsha, json_t *verdict, struct err *e)
 {
 	json_t *o = json_object(), *archives = json_array();
-	json_t *commands = json_array();
+	json_t *commands = json_array(), *runs = json_array();
+	char *weights = acquire_weights_path(conf, eng->weights, wsha);
 	const char *first_bad = json_string_value(json_object_get(verdict,
 	    "first_bad"));
 	const char *last_good = json_string_value(json_object_get(verdict,
@@ -442,7 +616,17 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 		json_object_set_new(a, "sha256",
 		    json_string(rel->archive_sha256));
 		json_array_append_new(archives, a);
+		if (release_commands(conf, eng, rel, weights ? weights : "",
+		    ro->upstream, runs, e) < 0) {
+			free(weights);
+			json_decref(o);
+			json_decref(archives);
+			json_decref(commands);
+			json_decref(runs);
+			return NULL;
+		}
 	}
+	free(weights);
 	options_text(ro, opts, sizeof(opts));
 	if (!ro->upstream)
 		snprintf(config, sizeof(config), " -c %s", conf->path);
@@ -452,15 +636,11 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 	snprintf(line, sizeof(line), "bisectctl%s report%s %s %s", config,
 	    opts, eng->name, spec);
 	json_array_append_new(commands, json_string(line));
-	if (ro->upstream) {
-		strip_paths(eng->command, line, sizeof(line));
-		json_array_append_new(commands, json_string(line));
-	} else
-		json_array_append_new(commands, json_string(eng->command));
 	json_object_set_new(o, "options", json_string(opts[0] ? opts + 1 :
 	    ""));
 	json_object_set_new(o, "archives", archives);
 	json_object_set_new(o, "commands", commands);
+	json_object_set_new(o, "runs", runs);
 	return o;
 }
 
@@ -615,7 +795,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		json_t *rj;
 
 		rj = release_json(s, eng, &r.list.v[i], wsha ? wsha : "", hw,
-		    e);
+		    o->plot, e);
 		if (rj == NULL)
 			goto fail;
 		/* Its samples are the first release's with its archive. */
@@ -626,6 +806,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 				    json_string(r.list.v[k].version));
 				break;
 			}
+		release_metric(&j, &p, i - r.lo, rj);
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));
@@ -635,8 +816,10 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	*exit_code = j.exit_code;
 	judgement_release(&j);
 	json_object_set_new(rep, "verdict", verdict);
-	json_object_set_new(rep, "reproduce", reproduce_json(conf, eng, &r,
-	    spec, o, verdict));
+	if ((w = reproduce_json(conf, eng, &r, spec, o, wsha, verdict, e)) ==
+	    NULL)
+		goto fail;
+	json_object_set_new(rep, "reproduce", w);
 	if (o->upstream) {
 		json_t *about = about_json(eng, s, &r, &m, verdict, e);
 

@@ -25,6 +25,11 @@ struct report_opts {
 	 * object with bisectd's version, the engine's build, the model,
 	 * threads, runs per cell, the CPU model and its flags. */
 	int upstream;
+	/* 1: each release also carries its runs as plot points (points,
+	 * [tokens, ms] per process run of each prompt length) and the
+	 * fitted line's 95% band (fit_band, [tokens, ms, lo, hi]), which
+	 * output/report_html.h draws. */
+	int plot;
 };
 
 /*

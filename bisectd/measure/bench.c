@@ -16,6 +16,7 @@
 #include "common/clock.h"
 #include "bench.h"
 #include "config/conf.h"
+#include "common/buf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/strv.h"
@@ -72,6 +73,50 @@ write_content(const char *path, const char *kind, struct err *e)
 	return rc;
 }
 
+char *
+bench_content_path(const struct conf *conf, const char *content)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "contents/%s.txt", content);
+	return fs_join(conf->cache, rel);
+}
+
+int
+bench_command_line(const struct conf_engine *eng, const struct tmpl_vals *v,
+    struct buf *out, struct err *e)
+{
+	struct strv argv = STRV_INIT;
+	int rc = -1;
+
+	if (eng->workdir) {
+		const char *cd[] = { "cd", eng->workdir, NULL };
+
+		if (tmpl_quote_argv(cd, out) < 0 || buf_addstr(out, " && ") < 0)
+			goto full;
+	}
+	/* The runner sets the engine's env on top of PATH, HOME and LANG. */
+	if (eng->env.n > 0 && (strv_push(&argv, "env") < 0 ||
+	    strv_extend(&argv, &eng->env) < 0)) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (tmpl_expand(eng->command, v, &argv, e) < 0) {
+		err_prefix(e, "engine %s: command", eng->name);
+		goto out;
+	}
+	if (tmpl_quote_argv((const char *const *)argv.v, out) < 0)
+		goto full;
+	rc = 0;
+	goto out;
+full:
+	err_set(e, "engine %s: the command line is too long to show",
+	    eng->name);
+out:
+	strv_clear(&argv);
+	return rc;
+}
+
 int
 bench_cells(const struct conf *conf, const struct conf_engine *eng,
     const int *prompts, size_t nprompts, const int *gens, size_t ngens,
@@ -99,11 +144,8 @@ bench_cells(const struct conf *conf, const struct conf_engine *eng,
 			c[k].gen = gens[g];
 			c[k].content = eng->contents.n ? eng->contents.v[j] : "";
 			if (eng->contents.n) {
-				char rel[128];
-
-				snprintf(rel, sizeof(rel), "contents/%s.txt",
+				c[k].content_path = bench_content_path(conf,
 				    c[k].content);
-				c[k].content_path = fs_join(conf->cache, rel);
 				if (c[k].content_path == NULL) {
 					bench_cells_free(c, k);
 					return err_set(e, "out of memory");

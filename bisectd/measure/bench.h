@@ -17,6 +17,8 @@ struct conf_engine;
 struct err;
 struct store;
 struct store_cell_query;
+struct buf;
+struct tmpl_vals;
 
 struct bench_cell {
 	const char *kind;	/* "pp" (prefill) or "tg" (decode) */
@@ -36,6 +38,20 @@ int bench_cells(const struct conf *conf, const struct conf_engine *eng,
     int one_content, struct bench_cell **cells, size_t *ncells,
     struct err *e);
 void bench_cells_free(struct bench_cell *cells, size_t n);
+
+/* The text file of a decode content kind, CACHE/contents/KIND.txt, as
+ * bench_cells() names it.  Malloced; NULL when out of memory. */
+char *bench_content_path(const struct conf *conf, const char *content);
+
+/*
+ * The command line one run of a cell executes, for people to run again:
+ * the engine's template expanded with v, preceded by "cd WORKDIR &&" and
+ * "env NAME=VALUE ..." when the engine sets them, each word quoted for a
+ * POSIX shell.  Appended to out.  Returns 0, or -1 with e set (the
+ * template does not expand, or out's limit is reached).
+ */
+int bench_command_line(const struct conf_engine *eng,
+    const struct tmpl_vals *v, struct buf *out, struct err *e);
 
 /* Most targets one bench_run() interleaves (a comparison: two). */
 #define BENCH_MAX_TARGETS 16

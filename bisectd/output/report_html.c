@@ -6,6 +6,7 @@
  * release's plot is picked with <details>, not a script.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ static const char page_style[] =
     "pre{background:#f4f4f4;padding:.4em;overflow-x:auto;"
     "white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}"
     "svg{width:100%;height:auto;max-width:42em;display:block}"
-    "svg text{font:11px system-ui,sans-serif;fill:#222}"
+    "svg text{font:12px system-ui,sans-serif;fill:#222}"
     "svg .axis{stroke:#444;stroke-width:1}"
     "svg .grid{stroke:#ddd;stroke-width:1}"
     "svg .good{fill:#1f5fa8;stroke:#1f5fa8}"
@@ -56,10 +57,11 @@ static const char page_style[] =
     "svg .ci{stroke:#111;stroke-width:1.2}"
     "svg .skipped{stroke:#b26b00;stroke-width:2}"
     "svg .failed{stroke:#c0261b;stroke-width:2}"
-    "svg .gap{fill:#999}"
+    "svg .gap{fill:none;stroke:#999;stroke-width:1.5}"
     "svg .change{stroke:#c0261b;stroke-width:1.5;stroke-dasharray:4 3}"
     "svg .one{stroke:#888;stroke-dasharray:3 3}"
-    "svg .ratio{fill:#111;stroke:#111;stroke-width:1.5}"
+    "svg .ratio{fill:#111;stroke:#111}"
+    "svg .ratio-line{fill:none;stroke:#111;stroke-width:1.5}"
     "details{margin:.3em 0}summary{cursor:pointer}"
     ".cells{overflow-x:auto}"
     "table{border-collapse:collapse;font-size:.85em;"
@@ -69,7 +71,7 @@ static const char page_style[] =
     "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
     "td.fail{text-align:left;white-space:normal;color:#8a1a12}"
     "@media print{body{max-width:none;font-size:11pt}"
-    "section{break-inside:avoid}details:not([open]){display:none}"
+    "section{break-inside:avoid}"
     "pre{white-space:pre-wrap}}";
 
 /* s as HTML text or attribute value: the five characters with a meaning
@@ -86,6 +88,27 @@ esc(FILE *out, const char *s)
 		case '\'': fputs("&#39;", out); break;
 		default: fputc(*s, out);
 		}
+}
+
+/*
+ * Markup and text in turn: the first argument and every other one after
+ * it written as they are, the ones between escaped; NULL ends the list.
+ */
+static void
+markup(FILE *out, const char *first, ...)
+{
+	const char *s = first;
+	va_list ap;
+	int text = 0;
+
+	va_start(ap, first);
+	for (; s != NULL; s = va_arg(ap, const char *), text = !text) {
+		if (text)
+			esc(out, s);
+		else
+			fputs(s, out);
+	}
+	va_end(ap);
 }
 
 /* "12.3 [11.9, 12.8]" with the interval when it is known. */
@@ -473,9 +496,10 @@ section_metric(FILE *out, const json_t *rep)
 			continue;
 		}
 		if (!isfinite(v)) {
-			fprintf(out, "<rect class=\"gap\" x=\"%.1f\" y=\"%d\" "
-			    "width=\"2\" height=\"6\"/>\n", x - 1,
-			    PLOT_H - PAD_B - 6);
+			fprintf(out, "<circle class=\"gap\" cx=\"%.1f\" "
+			    "cy=\"%d\" r=\"3\"><title>", x, PLOT_H - PAD_B - 8);
+			esc(out, rep_str(r, "version"));
+			fputs(" not measured</title></circle>\n", out);
 			continue;
 		}
 		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
@@ -533,14 +557,14 @@ section_ratios(FILE *out, const json_t *rep)
 	svg_open(out, "ratio-plot", "Times slower by prompt length");
 	svg_axes(out, &a, 1, "prompt length (tokens)", "times slower (×)");
 	fprintf(out, "<line class=\"one\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
-	    "y2=\"%.1f\"/>\n<path class=\"ratio\" fill=\"none\" d=\"", PAD_L,
+	    "y2=\"%.1f\"/>\n<path class=\"ratio-line\" d=\"", PAD_L,
 	    PLOT_W - PAD_R, py(&a, 1), py(&a, 1));
 	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
 		fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L', px(&a, atof(k)),
 		    py(&a, json_number_value(x)));
 		first = 0;
 	}
-	fputs("\" style=\"fill:none\"/>\n", out);
+	fputs("\"/>\n", out);
 	json_object_foreach((json_t *)(uintptr_t)ratios, k, x)
 		fprintf(out, "<circle class=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\" "
@@ -597,11 +621,11 @@ section_verdict(FILE *out, const json_t *rep)
 	esc(out, rep_str(v, "kind"));
 	fputs("</dd>\n", out);
 	if (json_object_get(v, "per_token_delta_ms")) {
-		verdict_item(out, "per-token cost");
+		verdict_item(out, "per-token cost change");
 		num_ci(out, rep_real(v, "per_token_delta_ms"),
 		    json_object_get(v, "per_token_delta_ms_ci"), 1);
 		fputs(" ms/token (95% interval)</dd>\n", out);
-		verdict_item(out, "fixed overhead");
+		verdict_item(out, "fixed overhead change");
 		if (*rep_str(v, "fixed_not_estimable")) {
 			fputs("not estimable: ", out);
 			esc(out, rep_str(v, "fixed_not_estimable"));
@@ -668,29 +692,26 @@ section_verdict(FILE *out, const json_t *rep)
 		fputs("</ul>\n", out);
 	}
 	fputs("<h3>Reproduce</h3>\n<pre>", out);
-	json_array_foreach(json_object_get(rp, "archives"), i, x) {
-		fputs("# archive ", out);
-		esc(out, rep_str(x, "version"));
-		fputs(": ", out);
-		esc(out, rep_str(x, "url"));
-		fputs(" sha256 ", out);
-		esc(out, rep_str(x, "sha256"));
-		fputc('\n', out);
-	}
+	json_array_foreach(json_object_get(rp, "archives"), i, x)
+		markup(out, "# archive ", rep_str(x, "version"), ": ",
+		    rep_str(x, "url"), " sha256 ", rep_str(x, "sha256"), "\n",
+		    NULL);
 	json_array_foreach(json_object_get(rp, "commands"), i, x) {
 		esc(out, json_string_value(x));
 		fputc('\n', out);
 	}
-	json_array_foreach(json_object_get(rp, "runs"), i, x) {
-		fputs("# ", out);
-		esc(out, rep_str(x, "version"));
-		fputc(' ', out);
-		esc(out, rep_str(x, "cell"));
-		fputc('\n', out);
-		esc(out, rep_str(x, "command"));
-		fputc('\n', out);
+	fputs("</pre>\n", out);
+	if (json_array_size(json_object_get(rp, "runs")) > 0) {
+		fprintf(out, "<details class=\"runs\"><summary>Each cell as a "
+		    "run executed it (%zu command lines)</summary>\n<pre>",
+		    json_array_size(json_object_get(rp, "runs")));
+		json_array_foreach(json_object_get(rp, "runs"), i, x)
+			markup(out, "# ", rep_str(x, "version"), " ",
+			    rep_str(x, "cell"), "\n", rep_str(x, "command"),
+			    "\n", NULL);
+		fputs("</pre>\n</details>\n", out);
 	}
-	fputs("</pre>\n</section>\n", out);
+	fputs("</section>\n", out);
 }
 
 /* One row per cell of a release; failures under it. */

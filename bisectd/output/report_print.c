@@ -363,6 +363,49 @@ print_confirm(const json_t *rels, FILE *out, int md)
 			}
 }
 
+/* A fence no backtick run inside the commands can close. */
+static int
+fence_len(const json_t *runs)
+{
+	int longest = 2;
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach(runs, i, x)
+		for (const char *p = rep_str(x, "command"); *p; p++) {
+			int n = 0;
+
+			while (p[n] == '`')
+				n++;
+			if (n > longest)
+				longest = n;
+			p += n ? n - 1 : 0;
+		}
+	return longest + 1;
+}
+
+/* Each cell's command line as a run executed it. */
+static void
+print_runs(const json_t *runs, FILE *out, int md)
+{
+	int fence = fence_len(runs);
+	const json_t *x;
+	size_t i;
+
+	if (json_array_size(runs) == 0)
+		return;
+	if (md)
+		fprintf(out, "\nEach cell as a run executed it:\n\n%.*s"
+		    "sh\n", fence, "````````````````````````````````");
+	json_array_foreach(runs, i, x)
+		fprintf(out, md ? "# %s %s\n%s\n" : "  # %s %s\n  %s\n",
+		    rep_str(x, "version"), rep_str(x, "cell"),
+		    rep_str(x, "command"));
+	if (md)
+		fprintf(out, "%.*s\n", fence,
+		    "````````````````````````````````");
+}
+
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
@@ -481,6 +524,38 @@ print_text(const json_t *rep, FILE *out, int md)
 		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
 	json_array_foreach(json_object_get(rep_, "commands"), i, x)
 		fprintf(out, md ? "- `%s`\n" : "  %s\n", json_string_value(x));
+	print_runs(json_object_get(rep_, "runs"), out, md);
+}
+
+/*
+ * The command line the cell's runs executed, from reproduce.runs, as a
+ * quoted CSV field and the row's end; an empty field for a release the
+ * reproduce section does not cover.
+ */
+static void
+csv_command(const json_t *rep, const char *version, const char *group,
+    const char *key, FILE *out)
+{
+	const json_t *x;
+	char cell[96];
+	size_t i;
+
+	snprintf(cell, sizeof(cell), "%s%s", group, key);
+	json_array_foreach(json_object_get(json_object_get(rep, "reproduce"),
+	    "runs"), i, x) {
+		if (strcmp(rep_str(x, "version"), version) != 0 ||
+		    strcmp(rep_str(x, "cell"), cell) != 0)
+			continue;
+		fputc('"', out);
+		for (const char *p = rep_str(x, "command"); *p; p++) {
+			if (*p == '"')
+				fputc('"', out);
+			fputc(*p, out);
+		}
+		fputc('"', out);
+		break;
+	}
+	fputc('\n', out);
 }
 
 static void
@@ -492,7 +567,7 @@ print_csv(const json_t *rep, FILE *out)
 
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
 	    "per_token_ms,per_token_lo,per_token_hi,fixed_ms,fixed_lo,"
-	    "fixed_hi,ceiling_tps,flags\n");
+	    "fixed_hi,ceiling_tps,flags,command\n");
 	json_array_foreach(rels, i, r) {
 		static const char *const groups[] = { "pp", "tg" };
 		char flags[256];
@@ -509,7 +584,7 @@ print_csv(const json_t *rep, FILE *out)
 				if (any)
 					break;
 				/* A release without samples still gets a row. */
-				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\"\n",
+				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",\n",
 				    rep_str(rep, "engine"),
 				    rep_str(r, "version"),
 				    rep_str(r, "status"), flags);
@@ -520,7 +595,7 @@ print_csv(const json_t *rep, FILE *out)
 				any = 1;
 				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
 				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\"\n", rep_str(rep, "engine"),
+				    "\"%s\",", rep_str(rep, "engine"),
 				    rep_str(r, "version"), rep_str(r, "status"),
 				    groups[g], k, (long long)json_integer_value(
 				    json_object_get(c, "n")),
@@ -534,6 +609,8 @@ print_csv(const json_t *rep, FILE *out)
 				    json_number_value(json_array_get(fci, 0)),
 				    json_number_value(json_array_get(fci, 1)),
 				    rep_real(r, "ceiling_tps"), flags);
+				csv_command(rep, rep_str(r, "version"),
+				    groups[g], k, out);
 			}
 		}
 	}

@@ -932,6 +932,51 @@ test_readme_agrees(void)
 	free(readme);
 }
 
+/* Occurrences of sub in s. */
+static int
+count_of(const char *s, const char *sub)
+{
+	int n = 0;
+
+	for (; (s = strstr(s, sub)) != NULL; s += strlen(sub))
+		n++;
+	return n;
+}
+
+/*
+ * A command whose binary is missing fails at spawn: the cell fails at
+ * once, one stored run per cell instead of one per warm-up and
+ * repetition, each saying why.
+ */
+static void
+test_spawn_failure(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char text[2048];
+	struct result r;
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = sp.db\n\tcache = spcache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/no-such-engine -p {prompt} -n {gen}\n"
+	    "\tprompts = 64,128\n\tgen = 4\n\twarmup = 1\n", build, build);
+	check_write_file("sp.conf", text);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "sp.conf", "bench",
+	    "basert", "0.2.0", "--reps", "3", NULL });
+	CHECK_INT(r.status, 1);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "sp.conf", "runs",
+	    "basert", "0.2.0", "--format", "json", NULL });
+	CHECK_INT(r.status, 0);
+	/* Three cells (pp64, pp128, tg4); 3 reps after 1 warm-up would
+	 * be 12 runs. */
+	CHECK_INT(count_of(r.out, "\"failure\": \"spawn\""), 3);
+	CHECK_INT(count_of(r.out, "\"id\": "), 3);
+	CHECK_CONTAINS(r.out, "no-such-engine");
+}
+
 int
 main(void)
 {
@@ -961,5 +1006,6 @@ main(void)
 	test_completion();
 	test_dry_run();
 	test_readme_agrees();
+	test_spawn_failure();
 	return check_done();
 }

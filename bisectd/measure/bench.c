@@ -406,6 +406,7 @@ tally_run(struct bench_ctx *b, const struct bench_target *t,
 	if (run->failure == NULL)
 		return;
 	tally->failed++;
+	tally->spawn += strcmp(run->failure, "spawn") == 0;
 	snprintf(tally->last_failure, sizeof(tally->last_failure),
 	    "%s %s %s%d: %s: %s", b->eng->name, t->version, c->kind,
 	    c->prompt ? c->prompt : c->gen, run->failure,
@@ -660,7 +661,9 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	struct bench_progress p;
 	struct hygiene_watch hw;
 	double t0 = clock_now_ns() / 1e9;
-	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, rc = 0;
+	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, spawn, rc = 0;
+	/* Targets whose run could not start in this cell. */
+	int dead[BENCH_MAX_TARGETS];
 
 	memset(&p, 0, sizeof(p));
 	hygiene_watch_init(&hw);
@@ -689,12 +692,17 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 		    e)) < 0)
 			break;
 		p.reps = most;
+		memset(dead, 0, sizeof(dead));
 		/* Warm-ups first, then A B A B ... so drift hits all alike. */
 		for (int r = -warmup; r < most && rc == 0; r++)
 			for (size_t t = 0; t < ntargets && rc == 0; t++) {
 				if (r >= reps[t * ncells + c] ||
 				    reps[t * ncells + c] == 0)
 					continue;
+				if (t < BENCH_MAX_TARGETS && dead[t]) {
+					p.done++;
+					continue;
+				}
 				if (b->stop && *b->stop) {
 					rc = err_set(e, "interrupted");
 					break;
@@ -708,12 +716,15 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				if (b->progress)
 					b->progress(b->progress_arg, &p);
 				failed = tally->failed;
+				spawn = tally->spawn;
 				rc = one_run(b, &targets[t], &cells[c],
 				    definition_id, r < 0 ? r + warmup : r,
 				    r < 0, confirm, &p, &hw, tally, e);
 				if (rc == 0 && tally->failed == failed &&
 				    t < BENCH_MAX_TARGETS)
 					ran_ok[t] = 1;
+				if (tally->spawn > spawn && t < BENCH_MAX_TARGETS)
+					dead[t] = 1;
 				p.done++;
 			}
 	}

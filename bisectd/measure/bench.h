@@ -138,6 +138,7 @@ struct bench_tally {
 	int runs;		/* runs stored, warm-ups included */
 	int failed;		/* of which failed */
 	int busy;		/* of which ran on a busy machine */
+	int spawn;		/* of which could not start (spawn) */
 	char last_failure[512];	/* the last failure's description */
 };
 
@@ -145,7 +146,9 @@ struct bench_tally {
  * Run, for each cell in order, `warmup` warm-up runs of each target, then
  * reps[t * ncells + c] analysed runs of target t, interleaved across the
  * targets.  confirm marks the runs as taken to confirm a boundary.  Every
- * run, failed or not, is stored before the next starts.  Returns 0 when
+ * run, failed or not, is stored before the next starts.  A run that
+ * cannot start (its binary is missing, say) ends its target's runs in
+ * that cell: the others would fail the same way.  Returns 0 when
  * everything ran (failures are counted in tally, not errors), -1 when it
  * could not go on (the store, the lock, or a stop request: e says which).
  */

@@ -371,6 +371,8 @@ weights_fetch(const struct conf_weights *w,
 	d.allow_http = o->allow_http;
 	d.progress = o->progress;
 	d.progress_arg = o->progress_arg;
+	d.deadline_ms = o->deadline_ms;
+	d.stop = o->stop;
 	if (fetch_download(w->url, &d, &r, e) < 0)
 		return err_prefix(e, "[weights \"%s\"]", w->name);
 	rc = weights_verify_path(r.path, w->sha256, cached, hex_out, e);

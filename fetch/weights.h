@@ -21,6 +21,7 @@
 #ifndef FETCH_WEIGHTS_H
 #define FETCH_WEIGHTS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,9 +82,12 @@ struct weights_fetch_opts {
 	int allow_http;		/* plain http, for loopback tests only */
 	http_progress_fn progress;	/* or NULL */
 	void *progress_arg;
+	long deadline_ms;	/* the whole download, as an archive's
+				 * (download_opts); 0: http's */
+	const atomic_int *stop;	/* the download ends when set; or NULL */
 };
 
-#define WEIGHTS_FETCH_OPTS_INIT { NULL, 0, NULL, NULL }
+#define WEIGHTS_FETCH_OPTS_INIT { NULL, 0, NULL, NULL, 0, NULL }
 
 /*
  * A [weights] section given by url (a single file): downloaded like a

@@ -4,6 +4,7 @@
  * the stamp that spares a re-hash, and every way a change is caught.
  */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,7 @@ test_url(void)
 	struct err e = ERR_INIT;
 	char name[] = "remote", url[256], hex[65], *path = NULL, *want, *other;
 	char cached[128];
+	static atomic_int stop;
 
 	CHECK_INT(check_run("mkdir -p www", NULL), 0);
 	check_write_file("www/model.gguf", "remote weights one\n");
@@ -328,6 +330,18 @@ test_url(void)
 	snprintf(url, sizeof(url), "%s/files/missing.gguf", ts.base);
 	CHECK_INT(weights_fetch(&w, &o, NULL, hex, &path, &e), -1);
 	CHECK_CONTAINS(e.msg, "404");
+	/* A host that never finishes: the deadline ends it, and so does
+	 * the stop flag, as for a release archive. */
+	snprintf(url, sizeof(url), "%s/hang/model.gguf", ts.base);
+	o.deadline_ms = 1000;
+	CHECK_INT(weights_fetch(&w, &o, NULL, hex, &path, &e), -1);
+	CHECK_CONTAINS(e.msg, "not done within its deadline of 1 s");
+	o.deadline_ms = 0;
+	o.stop = &stop;
+	atomic_store(&stop, 1);
+	CHECK_INT(weights_fetch(&w, &o, NULL, hex, &path, &e), -1);
+	CHECK_CONTAINS(e.msg, "stopped");
+	CHECK(path == NULL);
 	testserver_stop(&ts);
 	free(want);
 	free(other);

@@ -223,6 +223,10 @@ cmd_fetch(struct ctl *c)
 	if ((rc = open_engine(c, &g, &s, &a)) != 0)
 		return rc;
 	tty = isatty(2);
+	/* SIGINT/SIGTERM end a download where it is: its partial file
+	 * stays for the next fetch to resume. */
+	catch_stop();
+	a.stop = &stop_requested;
 	rc = acquire_release(&a, c->argv[1], &got, &e);
 	end_line();
 	store_close(s);

@@ -392,6 +392,8 @@ acquire_weights(struct acquire *a, struct pinned_weights *out, struct err *e)
 		fo.allow_http = a->eng->allow_http;
 		fo.progress = a->progress;
 		fo.progress_arg = a->progress_arg;
+		fo.deadline_ms = (long)a->eng->download_deadline_ms;
+		fo.stop = a->stop;
 		rc = weights_fetch(w, &fo, &stamp, out->sha256, &out->path, e);
 	} else
 		rc = weights_verify(w, &stamp, out->sha256, e);

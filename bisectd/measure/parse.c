@@ -684,6 +684,7 @@ parse_text(const struct parse_text_spec *spec, const char *out, size_t len,
 	regmatch_t m[2];
 	regex_t re;
 	char *copy;
+	size_t cut;
 	int rc;
 
 	*text = NULL;
@@ -714,10 +715,12 @@ parse_text(const struct parse_text_spec *spec, const char *out, size_t len,
 		free(copy);
 		return -1;
 	}
-	rc = regexec(&re, copy, 2, m, 0);
+	rc = regex_first_match(&re, copy, m, &cut);
 	regfree(&re);
 	if (rc != 0)
-		rc = err_set(e, "regex '%s' did not match", spec->arg);
+		rc = err_set(e, "regex '%s' did not match%s", spec->arg,
+		    cut > 0 ? " (a line is read up to its first 4096 bytes)" :
+		    "");
 	else if (m[1].rm_so < 0)
 		rc = err_set(e, "regex '%s' matched but its first group "
 		    "captured nothing", spec->arg);

@@ -98,9 +98,10 @@ int parse_text_check(const struct parse_text_spec *spec, struct err *e);
  * The generated text in len bytes of stdout: all of it (TEXT_STDOUT,
  * NUL bytes included), the string at a json path (TEXT_JSON: a string,
  * not a number), or the first capture of a regex (TEXT_REGEX, on the
- * output up to its first NUL).  Returns 0 with *text (malloced,
- * NUL-terminated, *tlen bytes before it), or -1 with e set: no match,
- * not a string, more than PARSE_TEXT_MAX bytes.
+ * output up to its first NUL, a line at a time as the regex:RE timing
+ * parser, each line up to its first 4096 bytes).  Returns 0 with *text
+ * (malloced, NUL-terminated, *tlen bytes before it), or -1 with e set:
+ * no match, not a string, more than PARSE_TEXT_MAX bytes.
  */
 int parse_text(const struct parse_text_spec *spec, const char *out,
     size_t len, char **text, size_t *tlen, struct err *e);

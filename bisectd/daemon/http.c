@@ -396,6 +396,7 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 
 	if (report_options(c, g, &o, r) < 0)
 		return;
+	o.plot = html;
 	if ((rc = store_engine_find(s, g->name, &id, &e)) == 1) {
 		reply_text(r, 404, "nothing is stored for %s", g->name);
 		return;
@@ -415,7 +416,7 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 		reply_text(r, 500, "out of memory");
 		return;
 	}
-	report_print(rep, html ? REPORT_TEXT : REPORT_JSON, f);
+	report_print(rep, html ? REPORT_HTML : REPORT_JSON, f);
 	json_decref(rep);
 	if (fclose(f) != 0) {
 		free(text);
@@ -423,20 +424,8 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 		return;
 	}
 	r->status = 200;
-	if (html) {
-		r->type = "text/html; charset=utf-8";
-		rc = buf_addstr(&r->body, "<!DOCTYPE html>\n<html lang=\"en\">"
-		    "<head><meta charset=\"utf-8\"><title>") < 0 ||
-		    page_html(&r->body, g->name) < 0 ||
-		    buf_addstr(&r->body, " ") < 0 ||
-		    page_html(&r->body, spec) < 0 ||
-		    buf_addstr(&r->body, "</title></head><body><pre>") < 0 ||
-		    page_html(&r->body, text) < 0 ||
-		    buf_addstr(&r->body, "</pre></body></html>\n") < 0 ? -1 : 0;
-	} else {
-		r->type = "application/json";
-		rc = buf_add(&r->body, text, len);
-	}
+	r->type = html ? "text/html; charset=utf-8" : "application/json";
+	rc = buf_add(&r->body, text, len);
 	free(text);
 	if (rc < 0)
 		reply_text(r, 500, "the report is too large");

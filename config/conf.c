@@ -588,6 +588,8 @@ engine_defaults(struct conf_engine *g)
 	g->metric.kind = METRIC_PER_TOKEN;
 	g->threshold = 0.20;
 	g->max_cv = 0.10;
+	g->build_timeout_ms = 60 * 60 * 1000;
+	g->first_parent = 1;
 }
 
 static struct conf_engine *
@@ -727,6 +729,43 @@ engine_parser(struct loader *ld, struct conf_engine *g, const struct entry *en)
 	else
 		problem(ld, en->line, "%s: expected wall, llama-bench, "
 		    "json:PATH or regex:RE, got '%s'", en->label, v);
+}
+
+/*
+ * A build line: a command template whose placeholders are {src}, {out}
+ * and {jobs} only ({{ is a literal brace).  The words are split when it
+ * runs, without a shell, as for command.
+ */
+static void
+engine_build(struct loader *ld, struct conf_engine *g, const struct entry *en)
+{
+	const char *p = en->value;
+
+	if (p[strspn(p, " \t")] == '\0') {
+		problem(ld, en->line, "%s: expected a command such as 'cc -O2 "
+		    "-o {out}/engine {src}/engine.c', got an empty value",
+		    en->label);
+		return;
+	}
+	while ((p = strchr(p, '{')) != NULL) {
+		size_t n;
+
+		if (p[1] == '{') {
+			p += 2;
+			continue;
+		}
+		n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
+		if (n > 0 && p[1 + n] == '}' && !((n == 3 && (strncmp(p + 1,
+		    "src", 3) == 0 || strncmp(p + 1, "out", 3) == 0)) ||
+		    (n == 4 && strncmp(p + 1, "jobs", 4) == 0))) {
+			problem(ld, en->line, "%s: unknown placeholder "
+			    "'{%.*s}' (known: {src} {out} {jobs}; write {{ for "
+			    "a literal brace)", en->label, (int)n, p + 1);
+			return;
+		}
+		p++;
+	}
+	strv_push(&g->build, en->value);
 }
 
 static void
@@ -883,6 +922,22 @@ engine_key(struct loader *ld, const struct entry *en)
 		want_sha256(ld, en, &g->canary_prompt_sha256);
 	else if (strcmp(k, "canary-parser") == 0)
 		engine_canary_parser(ld, g, en);
+	else if (strcmp(k, "repo") == 0) {
+		if (v[0] == '\0')
+			problem(ld, en->line, "%s: expected a git URL or path, "
+			    "got an empty value", en->label);
+		else if (strstr(v, "://") || strchr(v, '@'))
+			set_str(&g->repo, v);
+		else
+			set_path(ld, &g->repo, v);
+	} else if (strcmp(k, "build") == 0)
+		engine_build(ld, g, en);
+	else if (strcmp(k, "build-timeout") == 0)
+		want_duration(ld, en, 1, &g->build_timeout_ms);
+	else if (strcmp(k, "first-parent") == 0)
+		want_bool(ld, en, &g->first_parent);
+	else if (strcmp(k, "drill-down") == 0)
+		want_bool(ld, en, &g->drill_down);
 	else if (strcmp(k, "schedule") == 0) {
 		struct cron cr;
 		const char *why;
@@ -1294,6 +1349,25 @@ check_engine(struct loader *ld, struct conf_engine *g)
 		for (size_t i = g->nprompts >= 2 ? g->nprompts - 2 : 0;
 		    i < g->nprompts; i++)
 			g->fit[g->nfit++] = sorted[i];
+	}
+	if (g->repo == NULL && g->source_spec && g->source == SOURCE_GIT &&
+	    g->source_arg)
+		g->repo = xstrdup(g->source_arg);
+	if (g->build.n > 0 && g->repo == NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.build", g->name);
+		problem(ld, linemap_find(ld, key, 0), "engine.%s.repo: missing "
+		    "(build needs the engine's git repository; a git: source "
+		    "gives it)", g->name);
+	}
+	if (g->drill_down && (g->repo == NULL || g->build.n == 0)) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.drill-down", g->name);
+		problem(ld, linemap_find(ld, key, 0), "%s: needs %s (the "
+		    "commits between two tags are built from the repository)",
+		    key, g->repo == NULL ? "repo and build" : "build");
 	}
 	if (g->max_reps < g->reps)
 		problem(ld, engine_line(ld, g, "max-reps", line),
@@ -1828,6 +1902,8 @@ conf_free(struct conf *c)
 		free(g->canary_prompt_sha256);
 		free(g->canary_parser_arg);
 		free(g->runner_name);
+		free(g->repo);
+		strv_clear(&g->build);
 	}
 	for (size_t i = 0; i < c->nrunners; i++) {
 		struct conf_runner *r = &c->runners[i];

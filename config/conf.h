@@ -158,6 +158,16 @@ struct conf_engine {
 				 * the first hash seen is pinned */
 	enum conf_text_parser canary_parser;
 	char *canary_parser_arg;	/* json path or regex, or NULL */
+	/* Commit-level bisection (bisectctl bisect --commits, drill-down). */
+	char *repo;		/* the engine's git repository: a URL, or an
+				 * absolute path; a git: source's by
+				 * default; or NULL */
+	struct strv build;	/* argv templates with {src} {out} {jobs},
+				 * run in order to build a checkout */
+	int64_t build_timeout_ms;	/* each build line */
+	int first_parent;	/* walk first parents only (default 1) */
+	int drill_down;		/* a confirmed release regression goes on
+				 * into the commits between its tags */
 };
 
 /*

@@ -1,6 +1,7 @@
 /*
  * release.c: the store's queries over engines and their releases.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,7 +211,8 @@ store_release_list(struct store *s, int64_t engine_id,
 	out->v = NULL;
 	out->n = 0;
 	if (store_prepare(s, "SELECT " RELEASE_COLUMNS " FROM release"
-	    " WHERE engine_id = ?1 ORDER BY order_key, version", &st, e) < 0)
+	    " WHERE engine_id = ?1 AND kind = 'release'"
+	    " ORDER BY order_key, version", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, engine_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -269,4 +271,129 @@ store_release_set_archive(struct store *s, int64_t release_id,
 	sqlite3_bind_int64(st, 1, release_id);
 	store_bind_text(st, 2, sha256);
 	return store_step_done(s, st, "record a release's archive hash", e);
+}
+
+/* --- commits --- */
+
+int
+store_commit_ensure(struct store *s, int64_t engine_id,
+    const struct store_commit_info *c, int64_t *release_id, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (store_prepare(s, "INSERT INTO release (engine_id, version,"
+	    " order_key, kind, discovered) VALUES (?1, ?2, '', 'commit', ?3)"
+	    " ON CONFLICT (engine_id, version) DO NOTHING", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, engine_id);
+	store_bind_text(st, 2, c->id);
+	sqlite3_bind_int64(st, 3, store_now());
+	if (store_step_done(s, st, "record a commit", e) < 0)
+		return -1;
+	if (store_prepare(s, "SELECT id, kind FROM release WHERE engine_id = ?1"
+	    " AND version = ?2", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, engine_id);
+	store_bind_text(st, 2, c->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*release_id = sqlite3_column_int64(st, 0);
+		if (strcmp((const char *)sqlite3_column_text(st, 1),
+		    "commit") != 0)
+			rc = -2;
+	} else
+		store_fail(s, e, "read a commit");
+	sqlite3_finalize(st);
+	if (rc == -2)
+		return err_set(e, "a release is called '%s', like the commit",
+		    c->id);
+	if (rc != SQLITE_ROW)
+		return -1;
+	if (store_prepare(s, "INSERT INTO commit_build (release_id, subject,"
+	    " author, author_time) VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT (release_id) DO NOTHING", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, *release_id);
+	store_bind_text(st, 2, c->subject ? c->subject : "");
+	store_bind_text(st, 3, c->author ? c->author : "");
+	sqlite3_bind_int64(st, 4, c->author_time);
+	return store_step_done(s, st, "record a commit", e);
+}
+
+static const char *const build_states[] = { "none", "building", "built",
+    "failed" };
+
+int
+store_commit_get(struct store *s, int64_t release_id,
+    struct store_commit_info *out,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (store_prepare(s, "SELECT r.version, c.subject, c.author,"
+	    " c.author_time, c.state, c.builds, coalesce(c.build_ms, -1),"
+	    " c.log_tail FROM commit_build c JOIN release r"
+	    " ON r.id = c.release_id WHERE c.release_id = ?1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, release_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 4);
+
+		snprintf(out->id, sizeof(out->id), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+		out->subject = store_column_dup(st, 1);
+		out->author = store_column_dup(st, 2);
+		out->author_time = sqlite3_column_int64(st, 3);
+		for (size_t i = 0; i < 4; i++)
+			if (state && strcmp(state, build_states[i]) == 0)
+				out->state = (enum commit_build_state)i;
+		out->builds = sqlite3_column_int(st, 5);
+		out->build_ms = sqlite3_column_int64(st, 6);
+		out->log_tail = store_column_dup(st, 7);
+	} else if (rc != SQLITE_DONE)
+		store_fail(s, e, "read a commit");
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+void
+store_commit_info_release(struct store_commit_info *c)
+{
+	free(c->subject);
+	free(c->author);
+	free(c->log_tail);
+	c->subject = c->author = c->log_tail = NULL;
+}
+
+int
+store_commit_build_start(struct store *s, int64_t release_id, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "UPDATE commit_build SET state = 'building',"
+	    " builds = builds + 1 WHERE release_id = ?1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, release_id);
+	return store_step_done(s, st, "record a build", e);
+}
+
+int
+store_commit_build_done(struct store *s, int64_t release_id,
+    enum commit_build_state state, int64_t build_ms, const char *log_tail,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "UPDATE commit_build SET state = ?2,"
+	    " build_ms = ?3, log_tail = ?4 WHERE release_id = ?1", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, release_id);
+	store_bind_text(st, 2, build_states[state]);
+	sqlite3_bind_int64(st, 3, build_ms);
+	store_bind_text(st, 4, log_tail);
+	return store_step_done(s, st, "record a build", e);
 }

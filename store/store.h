@@ -104,6 +104,46 @@ int store_release_list(struct store *s, int64_t engine_id,
     struct store_release_list *out, struct err *e);
 void store_release_list_release(struct store_release_list *l);
 
+/* --- commits (release rows of kind 'commit') --- */
+
+enum commit_build_state { COMMIT_BUILD_NONE, COMMIT_BUILD_RUNNING,
+	COMMIT_BUILD_DONE, COMMIT_BUILD_FAILED };
+
+struct store_commit_info {
+	char id[41];		/* the commit id, also its release's version */
+	char *subject;		/* upstream text; malloced */
+	char *author;		/* upstream text; malloced */
+	int64_t author_time;	/* Unix seconds */
+	enum commit_build_state state;
+	int builds;		/* builds started, interrupted ones included */
+	int64_t build_ms;	/* the last finished build's, or -1 */
+	char *log_tail;		/* a failed build's output tail, or NULL */
+};
+
+/*
+ * Record commit c of the engine as a release of kind 'commit' (version:
+ * its id) with its description, or find it; *release_id is its row.  A
+ * release of the source's called like the commit is an error.  Releases
+ * listed by store_release_list() never include commits.
+ */
+int store_commit_ensure(struct store *s, int64_t engine_id,
+    const struct store_commit_info *c, int64_t *release_id, struct err *e);
+
+/* 0 and *out filled (free with store_commit_info_release()), 1 when the
+ * release is no commit, -1 on error. */
+int store_commit_get(struct store *s, int64_t release_id,
+    struct store_commit_info *out, struct err *e);
+void store_commit_info_release(struct store_commit_info *c);
+
+/* A build of the commit starts: state 'building', one more build. */
+int store_commit_build_start(struct store *s, int64_t release_id,
+    struct err *e);
+
+/* A build ended as state (built or failed), with its log tail. */
+int store_commit_build_done(struct store *s, int64_t release_id,
+    enum commit_build_state state, int64_t build_ms, const char *log_tail,
+    struct err *e);
+
 int store_release_set_state(struct store *s, int64_t release_id,
     enum release_state st, const char *failure, struct err *e);
 int store_release_set_archive(struct store *s, int64_t release_id,

@@ -63,6 +63,18 @@ test_text(void)
 	CHECK_STR(buf, "basert 0.2.4 (or an earlier candidate: 0.2.3a): "
 	    "pp512 time x3.50 since 0.2.3 (metric_change, the search's "
 	    "samples), not confirmed");
+	/* A drill-down names the commit as well, its subject without a
+	 * control byte. */
+	json_object_set_new(v, "commit", json_pack("{s:s,s:s,s:s}", "short",
+	    "3518294894cc", "subject", "slow:\r\nBcc: x@example.org",
+	    "url", "https://github.com/o/r/commit/3518294894cc"));
+	alert_regression_text("basert", "pp512", v, &w, buf, sizeof(buf));
+	CHECK_STR(buf, "basert 0.2.4 (or an earlier candidate: 0.2.3a): "
+	    "pp512 time x3.50 since 0.2.3 (metric_change, the search's "
+	    "samples), not confirmed; first bad commit 3518294894cc \"slow:  "
+	    "Bcc: x@example.org\" https://github.com/o/r/commit/3518294894cc, "
+	    "on bench1 (Some CPU); report: bisectctl -c /etc/b.conf report "
+	    "basert 0.2.0..0.2.6");
 	json_decref(v);
 }
 

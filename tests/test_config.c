@@ -153,6 +153,9 @@ test_every_key(void)
 	CHECK(g != NULL && g->source == SOURCE_GIT && g->parser == PARSER_JSON);
 	CHECK(g != NULL && g->canary != NULL &&
 	    g->canary_parser == TEXT_REGEX);
+	CHECK(g != NULL && g->build.n == 3 && g->drill_down &&
+	    g->first_parent && g->build_timeout_ms == 3600000);
+	CHECK_STR(g ? g->repo : NULL, "https://git.example.com/mine/engine.git");
 	g = conf_engine(c, "splash");
 	CHECK(g != NULL && g->mode == MODE_SERVER);
 	CHECK_STR(c->yardstick_engine, "basert");
@@ -248,6 +251,76 @@ test_max_memory(void)
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "t.conf:7: engine.e.max-memory: expected a "
 	    "size of 16M or more");
+	free(probs);
+}
+
+/* The commit keys: defaults, a git: source's repository, and each bad
+ * value with its line. */
+static void
+test_commit_keys(const char *dir)
+{
+	char *probs = NULL, want[4096];
+	const char *base = "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"e\"]\n\tsource = git:repo\n"
+	    "\tcommand = {bin}/engine\n";
+	char text[2048];
+	struct conf *c;
+
+	c = load(base, &probs);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		snprintf(want, sizeof(want), "%s/repo", dir);
+		CHECK_STR(c->engines[0].repo, want);
+		CHECK_INT(c->engines[0].build_timeout_ms, 3600000);
+		CHECK_INT(c->engines[0].first_parent, 1);
+		CHECK_INT(c->engines[0].drill_down, 0);
+		CHECK_INT(c->engines[0].build.n, 0);
+	}
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s\tbuild = cc -o {out}/engine "
+	    "{src}/e.c -j{jobs}\n\tbuild = touch {out}/{{x}\n"
+	    "\tbuild-timeout = 2m\n\tfirst-parent = no\n"
+	    "\tdrill-down = yes\n\trepo = https://h.example/r.git\n", base);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		const struct conf_engine *g = &c->engines[0];
+
+		CHECK_INT(g->build.n, 2);
+		CHECK_STR(g->build.v[1], "touch {out}/{{x}");
+		CHECK_INT(g->build_timeout_ms, 120000);
+		CHECK_INT(g->first_parent, 0);
+		CHECK_INT(g->drill_down, 1);
+		CHECK_STR(g->repo, "https://h.example/r.git");
+	}
+	conf_free(c);
+	free(probs);
+	snprintf(text, sizeof(text), "%s\tbuild = cc {bin}/x.c\n"
+	    "\tbuild-timeout = forever\n\tfirst-parent = maybe\n"
+	    "\tdrill-down = 2\n", base);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:6: engine.e.build: unknown placeholder "
+	    "'{bin}' (known: {src} {out} {jobs}");
+	CHECK_CONTAINS(probs, "t.conf:7: engine.e.build-timeout: expected a "
+	    "duration");
+	CHECK_CONTAINS(probs, "t.conf:8: engine.e.first-parent: expected "
+	    "true or false");
+	CHECK_CONTAINS(probs, "t.conf:9: engine.e.drill-down: expected true "
+	    "or false");
+	free(probs);
+	/* Build and drill-down need a repository; drill-down needs build. */
+	c = load("[weights \"w\"]\n\tpath = w.bin\n[engine \"e\"]\n"
+	    "\tsource = dir:r\n\tasset = e-{version}.tgz\n\tcommand = x\n"
+	    "\tbuild = make\n\tdrill-down = yes\n[engine \"f\"]\n"
+	    "\tsource = git:r\n\tcommand = x\n\tdrill-down = yes\n",
+	    &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:7: engine.e.repo: missing (build needs");
+	CHECK_CONTAINS(probs, "t.conf:8: engine.e.drill-down: needs repo and "
+	    "build");
+	CHECK_CONTAINS(probs, "t.conf:12: engine.f.drill-down: needs build");
 	free(probs);
 }
 
@@ -911,6 +984,7 @@ main(void)
 	test_every_key();
 	test_values();
 	test_max_memory();
+	test_commit_keys(dir);
 	test_semantic_errors();
 	test_duration_ranges();
 	test_http_keys();

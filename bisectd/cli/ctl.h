@@ -39,6 +39,7 @@ struct ctl {
 	int refresh;
 	int now;
 	int all;
+	int commits;		/* --commits: the range's ends are commits */
 	const char *metric;
 	const char *threshold;
 	const char *prompts;

@@ -218,6 +218,22 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	json_object_set_new(o, "runner", g->runner ?
 	    json_string(g->runner->name) : json_null());
 	json_object_set_new(o, "ablations", ablations_json(cf, g));
+	{
+		json_t *build = json_array();
+
+		for (size_t i = 0; i < g->build.n; i++)
+			json_array_append_new(build,
+			    json_string(g->build.v[i]));
+		json_object_set_new(o, "repo", g->repo ? json_string(g->repo) :
+		    json_null());
+		json_object_set_new(o, "build", build);
+		json_object_set_new(o, "build_timeout_ms",
+		    json_integer(g->build_timeout_ms));
+		json_object_set_new(o, "first_parent",
+		    json_boolean(g->first_parent));
+		json_object_set_new(o, "drill_down",
+		    json_boolean(g->drill_down));
+	}
 	return o;
 }
 
@@ -385,6 +401,15 @@ cmd_check_config(struct ctl *c)
 		printf("  runner    %s\n", g->runner ? g->runner->name :
 		    "local (this machine)");
 		ablations_text(cf, g);
+		if (g->repo)
+			printf("  commits   repo %s, %zu build line%s, "
+			    "build-timeout %s, %s, drill-down %s\n", g->repo,
+			    g->build.n, g->build.n == 1 ? "" : "s",
+			    duration_text(a, sizeof(a), g->build_timeout_ms),
+			    g->first_parent ? "first parents" : "all parents",
+			    g->drill_down ? "yes" : "no");
+		for (size_t k = 0; k < g->build.n; k++)
+			printf("  build     %s\n", g->build.v[k]);
 	}
 	for (size_t i = 0; i < cf->nrunners; i++)
 		runner_text(&cf->runners[i]);

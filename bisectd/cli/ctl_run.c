@@ -456,6 +456,42 @@ print_definitions(const struct store_run_rows *rows)
 		    "never reused\n");
 }
 
+/* A commit's build before its runs: how it went, and a failed build's
+ * last lines.  Nothing for a release. */
+static int
+print_build(struct store *s, int64_t rid, struct err *e)
+{
+	static const char *const states[] = { "not built", "interrupted "
+	    "(built again when needed)", "built", "failed" };
+	struct store_commit_info ci;
+	int rc = store_commit_get(s, rid, &ci, e);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	printf("commit %s \"%s\" by %s\n", ci.id, ctl_safe(ci.subject),
+	    ctl_safe(ci.author));
+	printf("build: %s, %d build%s started", states[ci.state], ci.builds,
+	    ci.builds == 1 ? "" : "s");
+	if (ci.build_ms >= 0 && (ci.state == COMMIT_BUILD_DONE ||
+	    ci.state == COMMIT_BUILD_FAILED))
+		printf(", the last took %.1f s", (double)ci.build_ms / 1000);
+	printf("\n");
+	if (ci.log_tail != NULL) {
+		const char *tail = ci.log_tail;
+		size_t len = strlen(tail), end = len;
+
+		/* The last lines are what explains it. */
+		for (int nl = 0; len > 0; len--)
+			if (tail[len - 1] == '\n' && ++nl > 12)
+				break;
+		printf("build log (last lines):\n%s\n", ctl_safe_n(tail + len,
+		    end - len, 1));
+	}
+	printf("\n");
+	store_commit_info_release(&ci);
+	return 0;
+}
+
 int
 cmd_runs(struct ctl *c)
 {
@@ -481,6 +517,11 @@ cmd_runs(struct ctl *c)
 	if (c->format == FORMAT_JSON)
 		ctl_print_json(listing_runs_json(&rows));
 	else {
+		if (print_build(s, rid, &e) < 0) {
+			store_run_rows_release(&rows);
+			store_close(s);
+			return ctl_error("%s", e.msg);
+		}
 		printf("%6s  %-14s %4s  %-7s %11s %11s %-6s %7s %5s  %-8s  "
 		    "%s\n", "RUN", "CELL", "REP", "KIND", "WALL ms",
 		    "ENGINE ms", "READS", "SAMPLES", "BUSY", "DEFN", "RESULT");
@@ -685,6 +726,13 @@ range_usage(struct ctl *c, struct store *s, const struct conf_engine *g)
 	if (strstr(c->argv[1], "..") == NULL)
 		return ctl_usage_error("expected a range GOOD..BAD such as "
 		    "0.2.0..0.2.6, got '%s'", c->argv[1]);
+	/* Commits are ordered by the repository, not by the store. */
+	if (c->commits) {
+		char good[RANGE_END_MAX], bad[RANGE_END_MAX];
+
+		return range_split(c->argv[1], good, bad, &e) < 0 ?
+		    ctl_usage_error("%s", e.msg) : 0;
+	}
 	if (store_engine_find(s, g->name, &id, &e) != 0)
 		return 0;
 	rc = range_resolve(s, id, c->argv[1], &r, &e);
@@ -713,6 +761,7 @@ cmd_report(struct ctl *c)
 	o.all = c->all;
 	o.upstream = c->upstream;
 	o.plot = c->format == FORMAT_HTML;
+	o.commits = c->commits;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -791,6 +840,13 @@ cmd_bisect(struct ctl *c)
 	o.all = c->all;
 	if (c->now && c->dry_run)
 		return ctl_usage_error("--now and --dry-run: choose one");
+	if (c->commits && c->dry_run)
+		return ctl_usage_error("--dry-run does not plan a bisect of "
+		    "commits yet");
+	o.commits = c->commits;
+	if (c->commits && (g->repo == NULL || g->build.n == 0))
+		return ctl_usage_error("engine %s: --commits needs its repo and "
+		    "build lines in the configuration", g->name);
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -803,9 +859,9 @@ cmd_bisect(struct ctl *c)
 		return rc;
 	}
 	if (!c->now) {
-		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b}", "range",
+		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b,s:b}", "range",
 		    c->argv[1], "metric", c->metric, "threshold", c->threshold,
-		    "all", c->all);
+		    "all", c->all, "commits", c->commits);
 		char *text = json_dumps(args, JSON_COMPACT);
 		int64_t id;
 
@@ -815,9 +871,10 @@ cmd_bisect(struct ctl *c)
 		store_close(s);
 		if (rc < 0)
 			return ctl_error("%s", e.msg);
-		printf("queued bisect of %s %s as job %lld ('bisectctl status' "
+		printf("queued %sbisect of %s %s as job %lld ('bisectctl status' "
 		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
-		    g->name, c->argv[1], (long long)id);
+		    c->commits ? "commit " : "", g->name, c->argv[1],
+		    (long long)id);
 		ctl_wake(c);
 		return EXIT_OK;
 	}
@@ -851,6 +908,7 @@ cmd_bisect(struct ctl *c)
 		ro.threshold = o.threshold;
 		ro.all = o.all;
 		ro.plot = c->format == FORMAT_HTML;
+		ro.commits = o.commits;
 		rc = report_build(c->conf, g, s, c->argv[1], &ro, &rep, &code,
 		    &e);
 		store_close(s);

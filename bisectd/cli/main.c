@@ -28,12 +28,13 @@ static const struct command commands[] = {
 	{ "reparse", cmd_reparse, "ENGINE [VERSION]",
 	  "re-read stored output with the current parser", "", 1, 2, 0 },
 	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
-	  "[--threshold P] [--all] ENGINE GOOD..BAD",
+	  "[--threshold P] [--all] [--commits] ENGINE GOOD..BAD",
 	  "queue a bisect, run it now, or show what it would run",
-	  "nmtadjMCH", 2, 2, 0 },
+	  "nmtadjMCHg", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
-	  "[--all] [--for-upstream] [--format text|markdown|json|csv|html]",
-	  "table, fit, verdict and how to reproduce", "mtaujMCH", 2, 2, 0 },
+	  "[--all] [--for-upstream] [--commits] "
+	  "[--format text|markdown|json|csv|html]",
+	  "table, fit, verdict and how to reproduce", "mtaujMCHg", 2, 2, 0 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
@@ -54,7 +55,7 @@ static const struct command commands[] = {
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
 	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE,
-	OPT_UPSTREAM, OPT_DRY_RUN };
+OPT_UPSTREAM, OPT_DRY_RUN, OPT_COMMITS };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -64,6 +65,7 @@ static const struct option long_options[] = {
 	{ "refresh", no_argument, NULL, 'r' },
 	{ "now", no_argument, NULL, OPT_NOW },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "commits", no_argument, NULL, OPT_COMMITS },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ "prompts", required_argument, NULL, OPT_PROMPTS },
@@ -83,6 +85,7 @@ option_key(int opt)
 	case 'r': return 'r';
 	case OPT_NOW: return 'n';
 	case OPT_ALL: return 'a';
+	case OPT_COMMITS: return 'g';
 	case OPT_METRIC: return 'm';
 	case OPT_THRESHOLD: return 't';
 	case OPT_PROMPTS: return 'p';
@@ -279,6 +282,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_ALL:
 			c.all = 1;
+			break;
+		case OPT_COMMITS:
+			c.commits = 1;
 			break;
 		case OPT_METRIC:
 			c.metric = optarg;

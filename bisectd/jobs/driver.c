@@ -16,6 +16,7 @@
 #include "common/buf.h"
 #include "common/strv.h"
 #include "fetch/cache.h"
+#include "commits.h"
 #include "driver.h"
 #include "common/err.h"
 #include "range.h"
@@ -74,14 +75,26 @@ static int
 ensure_release(struct bisect_run *b, size_t i, struct err *e)
 {
 	struct err fe = ERR_INIT;
+	int rc;
 
 	if (b->got[i].dir)
 		return 0;
 	if (b->fetch_failed[i])
 		return err_set(e, "cannot fetch %s %s a second time",
 		    b->eng->name, version_of(b, i));
-	if (acquire_release(&b->acq, version_of(b, i), &b->got[i], &fe) == 0)
+	if (b->o->commits)
+		rc = commits_build(b->conf, b->eng, b->s,
+		    b->r.list.v[b->r.lo + i].id, version_of(b, i), b->o->stop,
+		    &b->got[i], &fe);
+	else
+		rc = acquire_release(&b->acq, version_of(b, i), &b->got[i],
+		    &fe);
+	if (rc == 0)
 		return 0;
+	/* A stop is no failure of the release: it is fetched (or built)
+	 * again when the bisect resumes. */
+	if (b->o->stop && *b->o->stop)
+		return err_set(e, "%s", fe.msg);
 	b->fetch_failed[i] = 1;
 	note(b, "skip %s: %s", version_of(b, i), fe.msg);
 	b->noted[i] = 1;
@@ -169,7 +182,11 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	if (acquire_init(&b->acq, b->conf, b->eng, b->s, e) < 0)
 		return -1;
 	b->acq.stop = b->o->stop;
-	if (range_resolve(b->s, b->acq.engine_id, spec, &b->r, e) < 0) {
+	if (b->o->commits) {
+		if (commits_range(b->conf, b->eng, b->s, b->acq.engine_id,
+		    spec, 1, &b->r, e) < 0)
+			return -1;
+	} else if (range_resolve(b->s, b->acq.engine_id, spec, &b->r, e) < 0) {
 		/* Unknown versions: ask the source once, then try again. */
 		struct err re = ERR_INIT;
 
@@ -303,6 +320,36 @@ note_failed(struct bisect_run *b, const struct judgement *j, struct err *e)
 	return 0;
 }
 
+/*
+ * A confirmed release regression of an engine that drills down goes on
+ * into the commits between the boundary's tags, a commit bisect of its
+ * own; its verdict joins the release verdict.  A drill-down that fails
+ * leaves the release verdict standing, saying why; a stop is an error,
+ * so that the job resumes both.
+ */
+static int
+drill_down(struct bisect_run *b, json_t *v, struct err *e)
+{
+	struct driver_opts co = *b->o;
+	struct err ce = ERR_INIT;
+	enum bisect_status cst;
+	json_t *cv = NULL;
+	char spec[2 * RANGE_END_MAX + 4];
+
+	if (!commits_drill_wanted(b->eng, v, spec, sizeof(spec)))
+		return 0;
+	note(b, "drill down into the commits %s", spec);
+	co.commits = 1;
+	if (driver_bisect(b->conf, b->eng, b->s, spec, &co, &cv, &cst,
+	    &ce) < 0) {
+		if (b->o->stop && *b->o->stop)
+			return err_set(e, "%s", ce.msg);
+		note(b, "drill-down %s failed: %s", spec, ce.msg);
+	}
+	commits_drill_attach(v, spec, cv, ce.msg);
+	return 0;
+}
+
 int
 driver_bisect(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct driver_opts *o,
@@ -344,7 +391,16 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 		}
 		if (j.done) {
 			json_t *v = judgement_json(&j, &b.r);
-			char *text = json_dumps(v, JSON_COMPACT |
+			char *text;
+
+			if ((o->commits && commits_annotate(eng, s,
+			    b.acq.engine_id, v, e) < 0) || (!o->commits &&
+			    drill_down(&b, v, e) < 0)) {
+				json_decref(v);
+				judgement_release(&j);
+				goto done;
+			}
+			text = json_dumps(v, JSON_COMPACT |
 			    JSON_PRESERVE_ORDER);
 
 			*status = j.v.status;

@@ -25,6 +25,9 @@ struct driver_opts {
 	struct conf_metric metric;	/* kind -1: the engine's */
 	double threshold;		/* < 0: the engine's */
 	int all;
+	int commits;			/* spec names two commits (or tags) of
+					 * the engine's repository: bisect the
+					 * commits between, building each */
 	int64_t job_id;			/* 0: run in the foreground */
 	void (*progress)(void *arg, const struct bench_progress *p);
 	void (*note)(void *arg, const char *line);	/* probe log lines */

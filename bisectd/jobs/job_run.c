@@ -85,6 +85,7 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 	if (threshold && conf_parse_percent(threshold, &d.threshold) < 0)
 		return err_set(e, "bisect job: bad threshold '%s'", threshold);
 	d.all = json_is_true(json_object_get(args, "all"));
+	d.commits = json_is_true(json_object_get(args, "commits"));
 	d.job_id = job->id;
 	d.progress = on_progress;
 	d.note = on_note;

@@ -20,23 +20,30 @@ find_version(const struct store_release_list *l, const char *v)
 }
 
 int
+range_split(const char *spec, char good[RANGE_END_MAX],
+    char bad[RANGE_END_MAX], struct err *e)
+{
+	const char *dots = strstr(spec, "..");
+
+	if (dots == NULL || dots == spec || dots[2] == '\0' ||
+	    (size_t)(dots - spec) >= RANGE_END_MAX || strlen(dots + 2) >=
+	    RANGE_END_MAX)
+		return err_set(e, "expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", spec);
+	snprintf(good, RANGE_END_MAX, "%.*s", (int)(dots - spec), spec);
+	snprintf(bad, RANGE_END_MAX, "%s", dots + 2);
+	return 0;
+}
+
+int
 range_resolve(struct store *s, int64_t engine_id, const char *spec,
     struct range *r, struct err *e)
 {
-	const char *dots = strstr(spec, "..");
-	char good[256], bad[256];
+	char good[RANGE_END_MAX], bad[RANGE_END_MAX];
 
 	memset(r, 0, sizeof(*r));
-	if (dots == NULL || dots == spec || dots[2] == '\0' ||
-	    (size_t)(dots - spec) >= sizeof(good) || strlen(dots + 2) >=
-	    sizeof(bad))
-	{
-		err_set(e, "expected a range GOOD..BAD such as 0.2.0..0.2.6, "
-		    "got '%s'", spec);
+	if (range_split(spec, good, bad, e) < 0)
 		return RANGE_BAD;
-	}
-	snprintf(good, sizeof(good), "%.*s", (int)(dots - spec), spec);
-	snprintf(bad, sizeof(bad), "%s", dots + 2);
 	if (store_release_list(s, engine_id, &r->list, e) < 0)
 		return -1;
 	r->lo = find_version(&r->list, good);

@@ -27,6 +27,11 @@ struct range {
  * backwards: the caller's mistake, not the store's. */
 #define RANGE_BAD	(-2)
 
+/* Split "A..B" into its ends (each shorter than RANGE_END_MAX). */
+#define RANGE_END_MAX	256
+int range_split(const char *spec, char good[RANGE_END_MAX],
+    char bad[RANGE_END_MAX], struct err *e);
+
 /* Parse "A..B" and find both ends in the store's order.  Returns 0, -1
  * (the store failed, or an end is not known yet: errors name the missing
  * version) or RANGE_BAD. */

@@ -22,6 +22,7 @@
 #include "bisectd/output/verdict_json.h"
 #include "common/err.h"
 #include "bisectd/analysis/fit.h"
+#include "commits.h"
 #include "report_build.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
@@ -475,8 +476,10 @@ options_text(const struct report_opts *o, char *buf, size_t len)
 		off += (size_t)snprintf(buf + off, len - off, " --metric %s",
 		    conf_metric_name(&o->metric, metric, sizeof(metric)));
 	if (o->threshold >= 0 && off < len)
-		snprintf(buf + off, len - off, " --threshold %.6g%%",
-		    100 * o->threshold);
+		off += (size_t)snprintf(buf + off, len - off,
+		    " --threshold %.6g%%", 100 * o->threshold);
+	if (o->commits && off < len)
+		snprintf(buf + off, len - off, " --commits");
 }
 
 /* A command template with every absolute path cut to ".../NAME": what
@@ -636,6 +639,10 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 	snprintf(line, sizeof(line), "bisectctl%s report%s %s %s", config,
 	    opts, eng->name, spec);
 	json_array_append_new(commands, json_string(line));
+	/* A commit's tree is built from the repository: check it out, run
+	 * the build lines. */
+	for (size_t i = 0; ro->commits && i < eng->build.n; i++)
+		json_array_append_new(commands, json_string(eng->build.v[i]));
 	json_object_set_new(o, "options", json_string(opts[0] ? opts + 1 :
 	    ""));
 	json_object_set_new(o, "archives", archives);
@@ -731,6 +738,30 @@ about_json(const struct conf_engine *eng, struct store *s,
 	return o;
 }
 
+/* The drill-down's verdict as the store holds it, when the engine
+ * drills down and the release verdict calls for it. */
+static void
+drill_down(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const struct report_opts *o, json_t *verdict)
+{
+	struct report_opts co = *o;
+	struct err ce = ERR_INIT;
+	char spec[2 * RANGE_END_MAX + 4];
+	json_t *crep = NULL;
+	int code;
+
+	if (!commits_drill_wanted(eng, verdict, spec, sizeof(spec)))
+		return;
+	co.commits = 1;
+	if (report_build(conf, eng, s, spec, &co, &crep, &code, &ce) < 0) {
+		commits_drill_attach(verdict, spec, NULL, ce.msg);
+		return;
+	}
+	commits_drill_attach(verdict, spec, json_incref(json_object_get(crep,
+	    "verdict")), NULL);
+	json_decref(crep);
+}
+
 int
 report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,
@@ -752,7 +783,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		return err_set(e, "nothing is stored for %s yet: run "
 		    "'bisectctl bisect %s %s' first", eng->name, eng->name,
 		    spec);
-	if (range_resolve(s, engine_id, spec, &r, e) < 0)
+	if ((o->commits ? commits_range(conf, eng, s, engine_id, spec, 0, &r,
+	    e) : range_resolve(s, engine_id, spec, &r, e)) < 0)
 		return -1;
 	if (range_params(eng, &o->metric, o->threshold, o->all, &p, e) < 0)
 		goto fail;
@@ -767,6 +799,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		goto fail;
 	rep = json_object();
 	json_object_set_new(rep, "engine", json_string(eng->name));
+	json_object_set_new(rep, "points", json_string(o->commits ? "commits" :
+	    "releases"));
 	{
 		json_t *range = json_object();
 
@@ -810,9 +844,22 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));
+		if (o->commits) {
+			json_t *cj = commits_describe(eng, s, engine_id,
+			    r.list.v[i].version, e);
+
+			if (cj != NULL)
+				json_object_set_new(rj, "commit", cj);
+		}
 		json_array_append_new(rels, rj);
 	}
 	verdict = judgement_json(&j, &r);
+	if (o->commits && commits_annotate(eng, s, engine_id, verdict, e) < 0) {
+		json_decref(verdict);
+		goto fail;
+	}
+	if (!o->commits)
+		drill_down(conf, eng, s, o, verdict);
 	*exit_code = j.exit_code;
 	judgement_release(&j);
 	json_object_set_new(rep, "verdict", verdict);

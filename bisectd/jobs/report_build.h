@@ -30,6 +30,7 @@ struct report_opts {
 	 * fitted line's 95% band (fit_band, [tokens, ms, lo, hi]), which
 	 * output/report_html.h draws. */
 	int plot;
+	int commits;	/* spec names commits of the engine's repository */
 };
 
 /*

@@ -288,7 +288,7 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	/* The release's own path and version stay placeholders: they differ
 	 * between the releases compared, by design. */
 	struct tmpl_vals v = { "{bin}", "{version}", "{weights}", "{content}",
-	    prompt, gen, eng->threads };
+	    prompt, gen, eng->threads, NULL, NULL, -1 };
 	struct strv argv = STRV_INIT;
 	json_t *o, *a;
 

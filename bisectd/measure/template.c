@@ -116,6 +116,16 @@ placeholder(struct scan *s, const char *p)
 		value = number(v->gen, tmp, sizeof(tmp));
 	else if (strcmp(name, "threads") == 0)
 		value = number(v->threads, tmp, sizeof(tmp));
+	else if (strcmp(name, "src") == 0 && v->src)
+		value = v->src;
+	else if (strcmp(name, "out") == 0 && v->out)
+		value = v->out;
+	else if (strcmp(name, "jobs") == 0 && v->jobs >= 0)
+		value = number(v->jobs, tmp, sizeof(tmp));
+	else if (v->src || v->out)
+		return err_set(s->e, "build template: unknown placeholder "
+		    "'{%s}' (known: {src} {out} {jobs}; write {{ for a literal "
+		    "brace)", name);
 	else
 		return err_set(s->e, "command template: unknown placeholder "
 		    "'{%s}' (known: {bin} {version} {weights} {prompt} {gen} "
@@ -234,7 +244,8 @@ tmpl_expand(const char *tmpl, const struct tmpl_vals *v, struct strv *argv,
 int
 tmpl_check(const char *tmpl, struct err *e)
 {
-	struct tmpl_vals v = { "bin", "0", "weights", "content", 1, 1, 1 };
+	struct tmpl_vals v = { "bin", "0", "weights", "content", 1, 1, 1,
+	    NULL, NULL, -1 };
 	struct strv argv = STRV_INIT;
 	int rc;
 

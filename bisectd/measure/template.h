@@ -22,9 +22,15 @@ struct tmpl_vals {
 	int prompt;		/* {prompt}: prompt tokens */
 	int gen;		/* {gen}: tokens to generate */
 	int threads;		/* {threads} */
+	/* A build line's ({src}, {out}, {jobs}): known placeholders only
+	 * where set (non-NULL, jobs >= 0), so a bench command that names
+	 * them is refused. */
+	const char *src;	/* {src}: the clean checkout */
+	const char *out;	/* {out}: the folder that becomes {bin} */
+	int jobs;		/* {jobs}: parallel build jobs */
 };
 
-#define TMPL_VALS_INIT { NULL, NULL, NULL, NULL, -1, -1, -1 }
+#define TMPL_VALS_INIT { NULL, NULL, NULL, NULL, -1, -1, -1, NULL, NULL, -1 }
 
 /* Longest template, and most bytes one expanded argument may have. */
 #define TMPL_MAX_LEN (64 * 1024)

@@ -511,7 +511,7 @@ alert_regression_text(const char *engine, const char *metric,
 	const json_t *cand = json_object_get(v, "candidates");
 	const int confirm = json_is_number(json_object_get(v,
 	    "confirm_change"));
-	char what[96], also[200] = "", where[1200] = "";
+	char what[96], also[200] = "", where[1200] = "", commit[400] = "";
 	size_t ncand = json_array_size(cand), off;
 
 	if (strcmp(metric, "per-token") == 0)
@@ -536,11 +536,27 @@ alert_regression_text(const char *engine, const char *metric,
 	if (w && w->report && off < sizeof(where))
 		snprintf(where + off, sizeof(where) - off, "; report: %s",
 		    w->report);
-	snprintf(buf, len, "%s %s%s: %s x%.2f since %s (%s), %s%s", engine,
+	/* A drill-down names the commit too. */
+	if (json_is_object(json_object_get(v, "commit"))) {
+		const json_t *c = json_object_get(v, "commit");
+
+		snprintf(commit, sizeof(commit), "; first bad commit %s "
+		    "\"%s\"%s%s%s", jstr(c, "short", "?"),
+		    jstr(c, "subject", ""), json_array_size(
+		    json_object_get(v, "candidate_commits")) > 1 ?
+		    " (or a candidate before it)" : "",
+		    jstr(c, "url", "")[0] ? " " : "", jstr(c, "url", ""));
+		/* The subject is upstream text: no control byte reaches a
+		 * mail header or a terminal through the summary. */
+		for (char *p = commit; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
+	}
+	snprintf(buf, len, "%s %s%s: %s x%.2f since %s (%s), %s%s%s", engine,
 	    bad, also, what, 1 + jnum(v, confirm ? "confirm_change" :
 	    "metric_change", 0), good, confirm ? "confirm_change, "
 	    "interleaved re-measurement" : "metric_change, the search's "
-	    "samples", conf, where);
+	    "samples", conf, commit, where);
 	return buf;
 }
 

@@ -173,6 +173,17 @@ print_power(const json_t *v, FILE *out, int md)
 		    md ? "\n" : "");
 }
 
+/* A commit as one line: short id, subject, author, date, link. */
+static void
+print_commit(const json_t *c, FILE *out, int md, const char *label)
+{
+	fprintf(out, "%s  %s %s \"%s\" by %s, %s%s%s%s\n", md ? "\n" : "",
+	    label, rep_str(c, "short"), rep_str(c, "subject"), rep_str(c, "author"),
+	    rep_str(c, "date"), json_is_string(json_object_get(c, "url")) ? " " :
+	    "", rep_str(c, "url"), strcmp(rep_str(c, "build"), "failed") == 0 ?
+	    " (does not build)" : "");
+}
+
 static void
 print_verdict_text(const json_t *v, FILE *out, int md)
 {
@@ -194,12 +205,30 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 		    " (confirmed by an interleaved re-measurement)" :
 		    " (not confirmed)");
 		if (json_array_size(cand) > 1) {
-			fprintf(out, "%s  candidates (releases between could "
-			    "not be measured):", md ? "\n" : "");
+			fprintf(out, "%s  candidates (%s between could not be "
+			    "%s):", md ? "\n" : "", json_object_get(v,
+			    "candidate_commits") ? "commits" : "releases",
+			    json_object_get(v, "candidate_commits") ?
+			    "built or measured" : "measured");
 			json_array_foreach(cand, i, x)
 				fprintf(out, " %s", json_string_value(x));
 			fputc('\n', out);
 		}
+		if (json_is_object(json_object_get(v, "drill_down")))
+			fprintf(out, "%s  drill-down into the commits %s: %s%s%s"
+			    "\n", md ? "\n" : "", rep_str(json_object_get(v,
+			    "drill_down"), "range"), rep_str(json_object_get(v,
+			    "drill_down"), "status"), *rep_str(json_object_get(v,
+			    "drill_down"), "reason") ? ": " : "",
+			    rep_str(json_object_get(v, "drill_down"), "reason"));
+		if (json_is_object(json_object_get(v, "commit")))
+			print_commit(json_object_get(v, "commit"), out, md,
+			    "first bad commit");
+		if (json_array_size(json_object_get(v,
+		    "candidate_commits")) > 1)
+			json_array_foreach(json_object_get(v,
+			    "candidate_commits"), i, x)
+				print_commit(x, out, md, "candidate");
 	} else
 		fputc('\n', out);
 	if (*rep_str(v, "reason"))
@@ -555,27 +584,90 @@ csv_command(const json_t *rep, const char *version, const char *group,
 		fputc('"', out);
 		break;
 	}
-	fputc('\n', out);
+}
+
+/* A CSV field: quoted, its quotes doubled. */
+static void
+csv_field(char *buf, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	if (o + 1 < len)
+		buf[o++] = '"';
+	for (; *s && o + 3 < len; s++) {
+		if (*s == '"')
+			buf[o++] = '"';
+		buf[o++] = *s;
+	}
+	if (o + 1 < len)
+		buf[o++] = '"';
+	buf[o < len ? o : len - 1] = '\0';
+}
+
+/* The commit columns of a row (empty for releases): subject, author,
+ * date, url and the commit's part in the verdict. */
+static void
+commit_cells(char *buf, size_t len, int commits, const json_t *r,
+    const json_t *v)
+{
+	const json_t *c = json_object_get(r, "commit");
+	const char *version = rep_str(r, "version"), *role = "";
+	char subject[1024], author[256];
+	size_t i;
+	json_t *x;
+
+	buf[0] = '\0';
+	if (!commits && !json_is_object(json_object_get(v, "commit")))
+		return;
+	if (!commits) {
+		/* A drill-down: the first bad release's rows name the
+		 * first bad commit. */
+		if (strcmp(version, rep_str(v, "first_bad")) != 0) {
+			snprintf(buf, len, ",,,,,");
+			return;
+		}
+		c = json_object_get(v, "commit");
+		role = "first-bad-commit";
+	} else if (strcmp(version, rep_str(v, "first_bad")) == 0)
+		role = "first-bad";
+	else if (strcmp(version, rep_str(v, "last_good")) == 0)
+		role = "last-good";
+	else
+		json_array_foreach(json_object_get(v, "candidates"), i, x)
+			if (strcmp(version, json_string_value(x)) == 0)
+				role = "candidate";
+	csv_field(subject, sizeof(subject), rep_str(c, "subject"));
+	csv_field(author, sizeof(author), rep_str(c, "author"));
+	snprintf(buf, len, ",%s,%s,%s,%s,%s%s%s", subject, author,
+	    rep_str(c, "date"), rep_str(c, "url"), role, commits ? "" : " ",
+	    commits ? "" : rep_str(c, "id"));
 }
 
 static void
 print_csv(const json_t *rep, FILE *out)
 {
 	const json_t *rels = json_object_get(rep, "releases");
+	const json_t *v = json_object_get(rep, "verdict");
+	int commits = strcmp(rep_str(rep, "points"), "commits") == 0;
+	int drilled = json_is_object(json_object_get(v, "commit"));
 	json_t *r;
 	size_t i;
 
+	/* A commit range adds who and what each commit is, and its part
+	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
 	    "per_token_ms,per_token_lo,per_token_hi,fixed_ms,fixed_lo,"
-	    "fixed_hi,ceiling_tps,flags,command\n");
+	    "fixed_hi,ceiling_tps,flags,command%s\n", commits || drilled ?
+	    ",subject,author,date,url,verdict" : "");
 	json_array_foreach(rels, i, r) {
 		static const char *const groups[] = { "pp", "tg" };
-		char flags[256];
+		char flags[256], tail[2048];
 		const json_t *pci = json_object_get(r, "per_token_ms_ci");
 		const json_t *fci = json_object_get(r, "fixed_ms_ci");
 		int any = 0;
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
+		commit_cells(tail, sizeof(tail), commits, r, v);
 		for (int g = 0; g <= 2; g++) {
 			const char *k;
 			json_t *c;
@@ -584,10 +676,10 @@ print_csv(const json_t *rep, FILE *out)
 				if (any)
 					break;
 				/* A release without samples still gets a row. */
-				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",\n",
+				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",%s\n",
 				    rep_str(rep, "engine"),
 				    rep_str(r, "version"),
-				    rep_str(r, "status"), flags);
+				    rep_str(r, "status"), flags, tail);
 				break;
 			}
 			json_object_foreach(json_object_get(r, groups[g]), k,
@@ -611,6 +703,7 @@ print_csv(const json_t *rep, FILE *out)
 				    rep_real(r, "ceiling_tps"), flags);
 				csv_command(rep, rep_str(r, "version"),
 				    groups[g], k, out);
+				fprintf(out, "%s\n", tail);
 			}
 		}
 	}

@@ -21,7 +21,8 @@
 /* Values every byte of which is special somewhere: blanks, quotes,
  * backslashes, braces. */
 static const struct tmpl_vals other = {
-	"/o p/t's \"bin\"", "1.0 {version} \\ x", "w\tw", "c\nc", 7, 0, 12
+	"/o p/t's \"bin\"", "1.0 {version} \\ x", "w\tw", "c\nc", 7, 0, 12,
+	NULL, NULL, -1
 };
 
 static int
@@ -51,7 +52,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *tmpl = fuzz_line(&p, end);
 	char *bin = fuzz_line(&p, end), *version = fuzz_line(&p, end);
 	char *weights = fuzz_line(&p, end), *content = fuzz_line(&p, end);
-	struct tmpl_vals v = { bin, version, weights, content, 512, 128, 4 };
+	struct tmpl_vals v = { bin, version, weights, content, 512, 128, 4,
+	    NULL, NULL, -1 };
 	struct strv a = STRV_INIT, b = STRV_INIT, back = STRV_INIT;
 	struct buf line = BUF_INIT(1 << 24);
 	struct err e = ERR_INIT, e2 = ERR_INIT;

@@ -1,0 +1,446 @@
+/*
+ * commits.c: commit ranges from the engine's repository, and building a
+ * commit into a cached tree (see commits.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "acquire.h"
+#include "bisectd/measure/runner.h"
+#include "bisectd/measure/template.h"
+#include "commits.h"
+#include "common/buf.h"
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/strv.h"
+#include "config/conf.h"
+#include "fetch/cache.h"
+#include "fetch/gitrepo.h"
+#include "fetch/unpack.h"
+#include "store/store.h"
+
+/* What of a failed build's output is kept: its last bytes. */
+#define BUILD_LOG_TAIL	4096
+
+static int
+need_repo(const struct conf_engine *eng, struct err *e)
+{
+	if (eng->repo == NULL)
+		return err_set(e, "engine %s has no repo (set [engine \"%s\"] "
+		    "repo to its git repository)", eng->name, eng->name);
+	if (eng->build.n == 0)
+		return err_set(e, "engine %s has no build lines (set [engine "
+		    "\"%s\"] build)", eng->name, eng->name);
+	return 0;
+}
+
+/* Record the walked commits and read their rows back in walk order. */
+static int
+store_commits(struct store *s, int64_t engine_id,
+    const struct gitrepo_commits *w, struct range *r, struct err *e)
+{
+	if (store_begin(s, e) < 0)
+		return -1;
+	for (size_t i = 0; i < w->n; i++) {
+		struct store_commit_info c;
+		int64_t id;
+
+		memset(&c, 0, sizeof(c));
+		memcpy(c.id, w->v[i].id, sizeof(c.id));
+		c.subject = w->v[i].subject;
+		c.author = w->v[i].author;
+		c.author_time = w->v[i].time;
+		if (store_commit_ensure(s, engine_id, &c, &id, e) < 0) {
+			store_rollback(s);
+			return -1;
+		}
+	}
+	if (store_commit(s, e) < 0)
+		return -1;
+	if ((r->list.v = calloc(w->n, sizeof(*r->list.v))) == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < w->n; i++) {
+		if (store_release_get(s, engine_id, w->v[i].id,
+		    &r->list.v[i], e) != 0)
+			return e->msg[0] ? -1 : err_set(e, "commit %s vanished "
+			    "from the store", w->v[i].id);
+		r->list.n++;
+	}
+	r->lo = 0;
+	r->hi = w->n - 1;
+	return 0;
+}
+
+int
+commits_range(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, int64_t engine_id, const char *spec, int online,
+    struct range *r, struct err *e)
+{
+	char good[RANGE_END_MAX], bad[RANGE_END_MAX], gid[41], bid[41];
+	struct gitrepo_commits w = { NULL, 0 };
+	struct gitrepo *g = NULL;
+	int rc = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (range_split(spec, good, bad, e) < 0 || need_repo(eng, e) < 0)
+		return -1;
+	if (gitrepo_open(conf->cache, eng->name, eng->repo, online, &g, e) < 0)
+		return err_prefix(e, "engine %s", eng->name);
+	if (gitrepo_resolve(g, good, gid, e) < 0 ||
+	    gitrepo_resolve(g, bad, bid, e) < 0 ||
+	    gitrepo_walk(g, gid, bid, eng->first_parent, &w, e) < 0)
+		goto done;
+	if (w.n < 2) {
+		err_set(e, "'%s' and '%s' are the same commit: nothing to "
+		    "bisect", good, bad);
+		goto done;
+	}
+	if (store_commits(s, engine_id, &w, r, e) < 0) {
+		range_release(r);
+		goto done;
+	}
+	rc = 0;
+done:
+	gitrepo_commits_release(&w);
+	gitrepo_close(g);
+	return rc;
+}
+
+/* CACHE/releases/ENGINE: where built trees live beside unpacked ones. */
+static char *
+engine_cache(const struct conf *conf, const struct conf_engine *eng)
+{
+	char rel[CACHE_DIRNAME_MAX + 16];
+
+	snprintf(rel, sizeof(rel), "releases/%s", eng->name);
+	return fs_join(conf->cache, rel);
+}
+
+/* Keep the last BUILD_LOG_TAIL bytes of what log holds, malloced. */
+static char *
+log_tail(const struct buf *log)
+{
+	size_t off = log->len > BUILD_LOG_TAIL ? log->len - BUILD_LOG_TAIL : 0;
+
+	return strndup(log->data ? log->data + off : "", log->len - off);
+}
+
+/*
+ * Run one build line in src until it ends, or until *stop, when it is
+ * stopped.  Its command and output are appended to log.  Returns 0 when
+ * it succeeded, 1 when it failed (why in e), 2 when stopped, -1 when the
+ * runner could not work.
+ */
+static int
+build_line(const struct conf_engine *eng, const char *line, const char *src,
+    const char *out, const atomic_int *stop, struct buf *log, struct err *e)
+{
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	struct child_spec spec = CHILD_SPEC_INIT;
+	struct strv argv = STRV_INIT;
+	struct run_result res;
+	struct run_proc *p;
+	char why[600];
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc;
+
+	v.src = src;
+	v.out = out;
+	v.jobs = cores > 0 ? (int)cores : 1;
+	if (tmpl_expand(line, &v, &argv, e) < 0) {
+		strv_clear(&argv);
+		return 1;
+	}
+	buf_addstr(log, "$ ");
+	tmpl_quote_argv((const char *const *)argv.v, log);
+	buf_addstr(log, "\n");
+	spec.argv = (const char *const *)argv.v;
+	spec.env = (const char *const *)eng->env.v;
+	spec.workdir = src;
+	spec.timeout_ms = eng->build_timeout_ms;
+	spec.memory_max = eng->max_memory;
+	spec.isolation = RUN_ISOLATE_AUTO;
+	if (run_start(&spec, &p, e) < 0) {
+		strv_clear(&argv);
+		return -1;
+	}
+	while (!run_proc_exited(p) && !(stop && *stop))
+		clock_sleep_ns(20 * 1000000LL);
+	run_proc_stop(p, &res);
+	buf_add(log, res.out.data ? res.out.data : "", res.out.len);
+	buf_add(log, res.errtail.data ? res.errtail.data : "",
+	    res.errtail.len);
+	if (res.stopped)
+		rc = 2;
+	else if (res.reason != RUN_OK) {
+		err_set(e, "'%s' %s", argv.v[0], run_describe(&res, why,
+		    sizeof(why)));
+		rc = 1;
+	} else
+		rc = 0;
+	run_result_release(&res);
+	strv_clear(&argv);
+	return rc;
+}
+
+/* Check out id into src and run every build line; as build_line(). */
+static int
+build_tree(const struct conf *conf, const struct conf_engine *eng,
+    const char *id, const char *src, const char *out,
+    const atomic_int *stop, struct buf *log, struct err *e)
+{
+	struct gitrepo *g = NULL;
+	int rc;
+
+	if (gitrepo_open(conf->cache, eng->name, eng->repo, 1, &g, e) < 0)
+		return -1;
+	rc = gitrepo_checkout(g, id, src, e);
+	gitrepo_close(g);
+	if (rc < 0)
+		return -1;
+	for (size_t i = 0; i < eng->build.n; i++)
+		if ((rc = build_line(eng, eng->build.v[i], src, out, stop, log,
+		    e)) != 0)
+			return rc;
+	return 0;
+}
+
+/* A finished build: the tree under its id, its mark written last. */
+static int
+install_tree(const char *tmp, const char *dir, struct err *e)
+{
+	struct err ge = ERR_INIT;
+	char *mark = fs_join(tmp, UNPACK_COMPLETE_MARK);
+	int rc;
+
+	if (mark == NULL)
+		return err_set(e, "out of memory");
+	rc = fs_write_atomic(mark, "", 0, 0644, e);
+	free(mark);
+	if (rc < 0)
+		return -1;
+	/* A tree left by a build that did not finish is replaced. */
+	if (fs_remove_tree(dir, &ge) < 0)
+		return err_set(e, "%s", ge.msg);
+	if (rename(tmp, dir) < 0)
+		return err_errno(e, "cannot rename '%s' to '%s'", tmp, dir);
+	return 0;
+}
+
+int
+commits_build(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, int64_t release_id, const char *id,
+    const atomic_int *stop, struct acquired *out, struct err *e)
+{
+	struct store_commit_info c;
+	struct buf log = BUF_INIT(1 << 20);
+	struct err ie = ERR_INIT;
+	char *parent = NULL, *dir = NULL, src[4096], tmp[4096];
+	int64_t t0;
+	int rc = -1, brc, have_src = 0, have_tmp = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!gitrepo_is_id(id))
+		return err_set(e, "'%s' is not a commit id", id);
+	if (need_repo(eng, e) < 0)
+		return -1;
+	if ((rc = store_commit_get(s, release_id, &c, e)) != 0)
+		return rc < 0 ? -1 : err_set(e, "%s is not a commit of %s", id,
+		    eng->name);
+	rc = -1;
+	if (c.state == COMMIT_BUILD_FAILED) {
+		err_set(e, "commit %.12s does not build (see 'bisectctl runs "
+		    "%s %s')", id, eng->name, id);
+		goto done;
+	}
+	if ((parent = engine_cache(conf, eng)) == NULL ||
+	    (dir = fs_join(parent, id)) == NULL) {
+		err_set(e, "out of memory");
+		goto done;
+	}
+	if (fetch_unpack_complete(dir)) {
+		if (c.state != COMMIT_BUILD_DONE &&
+		    store_commit_build_done(s, release_id, COMMIT_BUILD_DONE,
+		    c.build_ms, NULL, e) < 0)
+			goto done;
+		cache_touch(dir, NULL);
+		goto ok;
+	}
+	if (fs_mkdirs(parent, 0755, e) < 0 ||
+	    store_commit_build_start(s, release_id, e) < 0)
+		goto done;
+	snprintf(src, sizeof(src), "%s/.tmp-%s-src-%ld-XXXXXX", parent, id,
+	    (long)getpid());
+	snprintf(tmp, sizeof(tmp), "%s/.tmp-%s-%ld-XXXXXX", parent, id,
+	    (long)getpid());
+	if ((have_src = mkdtemp(src) != NULL) == 0 ||
+	    (have_tmp = mkdtemp(tmp) != NULL) == 0) {
+		err_errno(e, "cannot make a build folder in '%s'", parent);
+		goto done;
+	}
+	t0 = clock_now_ms();
+	brc = build_tree(conf, eng, id, src, tmp, stop, &log, e);
+	/* The checkout goes as soon as the build lines end: while it
+	 * exists, the commit is being built. */
+	fs_remove_tree(src, &ie);
+	have_src = 0;
+	if (brc == 2) {
+		err_set(e, "the build of %.12s was stopped; it is built again "
+		    "when needed", id);
+		goto done;
+	}
+	if (brc == 1) {
+		char *tail = log_tail(&log), failure[ERR_MSG_MAX + 64];
+
+		snprintf(failure, sizeof(failure), "build failed: %s", e->msg);
+		if (store_commit_build_done(s, release_id, COMMIT_BUILD_FAILED,
+		    clock_now_ms() - t0, tail, &ie) < 0 ||
+		    store_release_set_state(s, release_id, RELEASE_FAILED,
+		    failure, &ie) < 0) {
+			free(tail);
+			err_set(e, "%s", ie.msg);
+			goto done;
+		}
+		free(tail);
+		err_set(e, "commit %.12s: %s", id, failure);
+		goto done;
+	}
+	if (brc < 0 || install_tree(tmp, dir, e) < 0)
+		goto done;
+	have_tmp = 0;
+	if (store_commit_build_done(s, release_id, COMMIT_BUILD_DONE,
+	    clock_now_ms() - t0, NULL, e) < 0 ||
+	    store_release_set_state(s, release_id, RELEASE_FETCHED, NULL, e) < 0)
+		goto done;
+	out->unpacked = 1;
+	cache_touch(dir, NULL);
+	{
+		/* Built trees count against cache-max as releases do. */
+		struct cache_gc_stats gs;
+
+		cache_gc(conf->cache, conf->cache_max, dir, NULL, NULL, &gs,
+		    NULL);
+	}
+ok:
+	out->release_id = release_id;
+	memset(out->sha256, 0, sizeof(out->sha256));
+	out->dir = dir;
+	dir = NULL;
+	rc = 0;
+done:
+	if (have_src)
+		fs_remove_tree(src, &ie);
+	if (have_tmp)
+		fs_remove_tree(tmp, &ie);
+	buf_release(&log);
+	store_commit_info_release(&c);
+	free(parent);
+	free(dir);
+	return rc;
+}
+
+json_t *
+commits_describe(const struct conf_engine *eng, struct store *s,
+    int64_t engine_id, const char *id, struct err *e)
+{
+	struct store_release r;
+	struct store_commit_info c;
+	char date[32], link[512];
+	time_t t;
+	struct tm tm;
+	json_t *o;
+	int rc;
+
+	if (id == NULL || store_release_get(s, engine_id, id, &r, e) != 0)
+		return NULL;
+	rc = store_commit_get(s, r.id, &c, e);
+	store_release_release(&r);
+	if (rc != 0)
+		return NULL;
+	t = (time_t)c.author_time;
+	gmtime_r(&t, &tm);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	o = json_pack("{s:s,s:s%,s:s,s:s}", "id", c.id, "short", c.id,
+	    (size_t)12, "subject", c.subject ? c.subject : "", "author",
+	    c.author ? c.author : "");
+	if (o != NULL) {
+		json_object_set_new(o, "date", json_string(date));
+		json_object_set_new(o, "url", eng->repo &&
+		    gitrepo_github_link(eng->repo, c.id, link,
+		    sizeof(link)) == 0 ? json_string(link) : json_null());
+		json_object_set_new(o, "build", json_string(c.state ==
+		    COMMIT_BUILD_FAILED ? "failed" : c.state ==
+		    COMMIT_BUILD_DONE ? "built" : "not built"));
+		json_object_set_new(o, "builds", json_integer(c.builds));
+	}
+	store_commit_info_release(&c);
+	return o;
+}
+
+int
+commits_annotate(const struct conf_engine *eng, struct store *s,
+    int64_t engine_id, json_t *verdict, struct err *e)
+{
+	const json_t *cand = json_object_get(verdict, "candidates");
+	json_t *o, *list = json_array();
+	size_t i;
+	json_t *x;
+
+	if ((o = commits_describe(eng, s, engine_id, json_string_value(
+	    json_object_get(verdict, "first_bad")), e)) != NULL)
+		json_object_set_new(verdict, "commit", o);
+	if ((o = commits_describe(eng, s, engine_id, json_string_value(
+	    json_object_get(verdict, "last_good")), e)) != NULL)
+		json_object_set_new(verdict, "last_good_commit", o);
+	json_array_foreach(cand, i, x)
+		if ((o = commits_describe(eng, s, engine_id, json_string_value(x),
+		    e)) != NULL)
+			json_array_append_new(list, o);
+	json_object_set_new(verdict, "candidate_commits", list);
+	return e->msg[0] ? -1 : 0;
+}
+
+int
+commits_drill_wanted(const struct conf_engine *eng, const json_t *verdict,
+    char *spec, size_t len)
+{
+	const char *good = json_string_value(json_object_get(verdict,
+	    "last_good"));
+	const char *bad = json_string_value(json_object_get(verdict,
+	    "first_bad"));
+
+	if (!eng->drill_down || eng->repo == NULL || eng->build.n == 0 ||
+	    good == NULL || bad == NULL || !json_is_true(json_object_get(
+	    verdict, "confirmed")) || strcmp(json_string_value(
+	    json_object_get(verdict, "status")) ? json_string_value(
+	    json_object_get(verdict, "status")) : "", "regression") != 0)
+		return 0;
+	return snprintf(spec, len, "%s..%s", good, bad) < (int)len;
+}
+
+void
+commits_drill_attach(json_t *verdict, const char *spec, json_t *cv,
+    const char *why)
+{
+	if (cv == NULL) {
+		json_object_set_new(verdict, "drill_down", json_pack("{s:s,s:s,"
+		    "s:s}", "range", spec, "status", "failed", "reason",
+		    why ? why : ""));
+		return;
+	}
+	json_object_set_new(cv, "range", json_string(spec));
+	if (json_is_object(json_object_get(cv, "commit")))
+		json_object_set(verdict, "commit", json_object_get(cv,
+		    "commit"));
+	if (json_is_array(json_object_get(cv, "candidate_commits")))
+		json_object_set(verdict, "candidate_commits",
+		    json_object_get(cv, "candidate_commits"));
+	json_object_set_new(verdict, "drill_down", cv);
+}

@@ -1,0 +1,482 @@
+/*
+ * test_commits.c: bisectctl bisect --commits end to end on a git
+ * repository made here: a small C engine over 24 commits, built with cc
+ * at each commit the search asks for.  One commit makes the per-token
+ * work three times slower; the commit before it does not compile.  The
+ * bisect names the slow commit (with the broken one among the
+ * candidates), confirms it, shows the broken build's log, prints the
+ * commit in every report format; a bisect killed during a build resumes
+ * without building a finished commit again.
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "fetch/gitrepo.h"
+
+static const char *ctl;
+
+/* The engine: CPU work per prompt token, timed by its own thread's CPU
+ * clock, so a loaded machine does not blur the step. */
+static const char *engine_head =
+    "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+    "#include <time.h>\n";
+static const char *engine_body =
+    "static double cpu_ms(void) { struct timespec t;\n"
+    "  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);\n"
+    "  return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }\n"
+    "int main(int argc, char **argv) { int p = 0;\n"
+    "  for (int i = 1; i + 1 < argc; i++) if (!strcmp(argv[i], \"-p\"))\n"
+    "    p = atoi(argv[i + 1]);\n"
+    "  double t0 = cpu_ms(), want = 0.5 + p * PER_TOKEN_US / 1000.0;\n"
+    "  volatile double x = 0;\n"
+    "  while (cpu_ms() - t0 < want) x += 1;\n"
+    "  printf(\"prefill_ms=%.4f\\n\", cpu_ms() - t0);\n"
+    "  return 0; }\n";
+
+static void
+write_engine(const char *name, int per_token_us, const char *tail)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text), "%s#define PER_TOKEN_US %d\n%s%s",
+	    engine_head, per_token_us, engine_body, tail);
+	check_write_file(name, text);
+}
+
+/* 24 commits: v1.0 at the first, the broken one at 15, the slow one at
+ * 16, v2.0 at the last. */
+static void
+make_repo(void)
+{
+	write_engine("good.c", 8, "");
+	write_engine("broken.c", 8, "int broken(void) {\n");
+	write_engine("slow.c", 24, "");
+	CHECK_INT(check_run(
+	    "export GIT_CONFIG_NOSYSTEM=1 HOME=$PWD && "
+	    "git init -q repo && cd repo && "
+	    "git config user.name 'Ada Lovelace' && "
+	    "git config user.email ada@example.org && "
+	    "for i in $(seq 0 23); do "
+	    "  export GIT_AUTHOR_DATE=\"@$((1767225600 + i * 3600)) +0000\"; "
+	    "  export GIT_COMMITTER_DATE=\"$GIT_AUTHOR_DATE\"; "
+	    "  case $i in "
+	    "  0) cp ../good.c engine.c; echo 0 > NEWS; git add .; "
+	    "     git commit -q -m 'the engine'; git tag v1.0;; "
+	    "  15) cp ../broken.c engine.c; "
+	    "     git commit -q -am 'refactor the token loop';; "
+	    "  16) cp ../slow.c engine.c; "
+	    "     git commit -q -am 'slow: per-token work tripled';; "
+	    "  *) echo $i >> NEWS; git commit -q -am \"note $i\";; "
+	    "  esac; "
+	    "  case $i in 8) git tag v1.1;; 14) git tag v1.2;; "
+	    "  20) git tag v1.3;; esac; "
+	    "done && git tag -a v2.0 -m 'release 2.0' && "
+	    "git rev-parse HEAD~8 > ../broken.id && "
+	    "git rev-parse HEAD~7 > ../slow.id && "
+	    "git rev-parse HEAD~9 > ../good.id", NULL), 0);
+}
+
+/* Release archives of the tags, each built from its tag: engine at the
+ * archive's root, as a build's {out} holds it. */
+static void
+make_releases(void)
+{
+	CHECK_INT(check_run(
+	    "mkdir -p rel stage && for t in v1.0 v1.1 v1.2 v1.3 v2.0; do "
+	    "  git -C repo show $t:engine.c > stage/src.c && "
+	    "  cc -O0 -o stage/engine stage/src.c && "
+	    "  tar czf rel/eng-${t#v}.tar.gz -C stage engine || exit 1; "
+	    "done", NULL), 0);
+}
+
+static void
+write_config(const char *name, const char *db, const char *cache,
+    const char *extra_build)
+{
+	char text[4096];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s\n\tcache = %s\n\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"eng\"]\n\tsource = git:repo\n"
+	    "\tcommand = {bin}/engine -p {prompt}\n"
+	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
+	    "\tprompts = 128,512\n\tgen = 16\n\treps = 3\n\twarmup = 0\n"
+	    "\ttimeout = 1m\n"
+	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n%s%s%s",
+	    db, cache, extra_build ? "\tbuild = " : "",
+	    extra_build ? extra_build : "", extra_build ? "\n" : "");
+	check_write_file(name, text);
+}
+
+/* Run bisectctl; stdout as JSON into *out (NULL if it is not). */
+static int
+ctl_json(const char *args, json_t **out)
+{
+	char cmd[4096], *text = NULL;
+	json_error_t je;
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
+	rc = check_run(cmd, &text);
+	*out = text ? json_loads(text, 0, &je) : NULL;
+	if (*out == NULL) {
+		char *err = check_read_file("stderr.txt");
+
+		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
+		    args, rc, text ? text : "", err ? err : "");
+		free(err);
+	}
+	free(text);
+	return rc;
+}
+
+static int
+ctl_text(const char *args, char **out)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ctl, args);
+	return check_run(cmd, out);
+}
+
+static char *
+read_id(const char *file)
+{
+	char *s = check_read_file(file);
+
+	if (s != NULL)
+		s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+static const char *
+jstr(const json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
+/* How many builds the report says each commit had, summed, and the
+ * most any one had. */
+static void
+count_builds(json_t *rep, int *total, int *most, int *trees)
+{
+	size_t i;
+	json_t *r;
+
+	*total = *most = *trees = 0;
+	json_array_foreach(json_object_get(rep, "releases"), i, r) {
+		json_t *c = json_object_get(r, "commit");
+		int n = (int)json_integer_value(json_object_get(c, "builds"));
+
+		*total += n;
+		if (n > *most)
+			*most = n;
+		*trees += strcmp(jstr(c, "build"), "built") == 0;
+	}
+}
+
+static void
+test_bisect_commits(void)
+{
+	char *broken = read_id("broken.id"), *slow = read_id("slow.id");
+	char *good = read_id("good.id"), *text = NULL, args[512];
+	json_t *rep, *v, *c, *x;
+	int found_broken = 0, total, most, trees;
+	size_t i;
+
+	CHECK_INT(ctl_json("-c c.conf bisect --now --commits eng v1.0..v2.0 "
+	    "--format json", &rep), 3);
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(jstr(v, "status"), "regression");
+	CHECK_STR(jstr(rep, "points"), "commits");
+	CHECK_STR(jstr(v, "first_bad"), slow);
+	CHECK_STR(jstr(v, "last_good"), good);
+	CHECK(json_is_true(json_object_get(v, "confirmed")));
+	CHECK_STR(jstr(v, "kind"), "per-token");
+	c = json_object_get(v, "commit");
+	CHECK_STR(jstr(c, "id"), slow);
+	CHECK_STR(jstr(c, "subject"), "slow: per-token work tripled");
+	CHECK_STR(jstr(c, "author"), "Ada Lovelace");
+	CHECK_STR(jstr(c, "date"), "2026-01-01T16:00:00Z");
+	CHECK(json_is_null(json_object_get(c, "url")));
+	/* The broken commit was skipped: it is a candidate. */
+	json_array_foreach(json_object_get(v, "candidate_commits"), i, x)
+		found_broken += strcmp(jstr(x, "id"), broken) == 0 &&
+		    strcmp(jstr(x, "build"), "failed") == 0;
+	CHECK_INT(found_broken, 1);
+	CHECK_INT((int)json_array_size(json_object_get(rep, "releases")), 24);
+	/* Only what the search asked for was built: far fewer than 24. */
+	count_builds(rep, &total, &most, &trees);
+	CHECK(total >= 4 && total <= 12);
+	CHECK_INT(most, 1);
+	json_decref(rep);
+
+	/* The broken build's log is kept and shown by runs. */
+	snprintf(args, sizeof(args), "-c c.conf runs eng %s", broken);
+	CHECK_INT(ctl_text(args, &text), 0);
+	CHECK_CONTAINS(text, "build: failed, 1 build started");
+	CHECK_CONTAINS(text, "refactor the token loop");
+	CHECK_CONTAINS(text, "$ cc -O0 -o");
+	CHECK_CONTAINS(text, "error");
+	free(text);
+
+	/* Every format names the commit, from the store alone. */
+	CHECK_INT(ctl_text("-c c.conf report --commits eng v1.0..v2.0",
+	    &text), 3);
+	CHECK_CONTAINS(text, "first bad commit");
+	CHECK_CONTAINS(text, "\"slow: per-token work tripled\" by Ada "
+	    "Lovelace, 2026-01-01T16:00:00Z");
+	CHECK_CONTAINS(text, "(does not build)");
+	free(text);
+	CHECK_INT(ctl_text("-c c.conf report --commits eng v1.0..v2.0 "
+	    "--format markdown", &text), 3);
+	CHECK_CONTAINS(text, "first bad commit");
+	CHECK_CONTAINS(text, "slow: per-token work tripled");
+	free(text);
+	CHECK_INT(ctl_text("-c c.conf report --commits eng v1.0..v2.0 "
+	    "--format csv", &text), 3);
+	CHECK_CONTAINS(text, ",subject,author,date,url,verdict\n");
+	CHECK_CONTAINS(text, "\"slow: per-token work tripled\",\"Ada "
+	    "Lovelace\",2026-01-01T16:00:00Z,,first-bad\n");
+	CHECK_CONTAINS(text, ",candidate\n");
+	free(text);
+
+	/* The ends may be commit ids, abbreviated too; no commit is built
+	 * a second time. */
+	snprintf(args, sizeof(args), "-c c.conf bisect --now --commits eng "
+	    "%.10s..v2.0 --format json", good);
+	CHECK_INT(ctl_json(args, &rep), 3);
+	CHECK_STR(jstr(json_object_get(rep, "verdict"), "first_bad"), slow);
+	count_builds(rep, &total, &most, &trees);
+	CHECK_INT(most, 1);
+	json_decref(rep);
+
+	/* Hostile or unknown ends: one message, exit 1, nothing built. */
+	CHECK_INT(ctl_text("-c c.conf bisect --now --commits eng "
+	    "v1.0..no/such/../tag", &text), 1);
+	CHECK_CONTAINS(text, "'no/such/../tag' is neither a tag nor a commit");
+	free(text);
+	CHECK_INT(ctl_text("-c c.conf bisect --now --commits eng v2.0..v1.0",
+	    &text), 1);
+	CHECK_CONTAINS(text, "is not an ancestor of");
+	free(text);
+	free(broken);
+	free(slow);
+	free(good);
+}
+
+/* Built trees in the cache, and the commit whose build is under way
+ * (its checkout exists) into building, or "". */
+static int
+cache_state(const char *dir, char building[41])
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int built = 0;
+
+	building[0] = '\0';
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		built += gitrepo_is_id(de->d_name);
+		if (strncmp(de->d_name, ".tmp-", 5) == 0 &&
+		    strncmp(de->d_name + 45, "-src-", 5) == 0) {
+			snprintf(building, 41, "%.40s", de->d_name + 5);
+			if (!gitrepo_is_id(building))
+				building[0] = '\0';
+		}
+	}
+	closedir(d);
+	return built;
+}
+
+/* The builds the report says commit id had. */
+static int
+builds_of(json_t *rep, const char *id)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		if (strcmp(jstr(r, "version"), id) == 0)
+			return (int)json_integer_value(json_object_get(
+			    json_object_get(r, "commit"), "builds"));
+	return -1;
+}
+
+/*
+ * kill -9 during a build: the resumed bisect reaches the same verdict,
+ * builds the interrupted commit again, and no finished one.
+ */
+static void
+test_kill_during_build(void)
+{
+	char *slow = read_id("slow.id"), building[41], path[256], *tree = NULL;
+	json_t *rep;
+	pid_t pid;
+	int status, built = 0, total, most, trees, finished;
+
+	if ((pid = fork()) == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(ctl, ctl, "-c", "k.conf", "bisect", "--now", "--commits",
+		    "eng", "v1.0..v2.0", (char *)NULL);
+		_exit(127);
+	}
+	/* Two commits built (the ends), and a third under way. */
+	building[0] = '\0';
+	for (int k = 0; k < 3000; k++) {
+		built = cache_state("kcache/releases/eng", building);
+		if (built >= 2 && building[0])
+			break;
+		check_sleep_ms(20);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status));
+	CHECK(built >= 2 && building[0]);
+	/* The kill may land just as that build's last line ended: then it
+	 * finished, and is not built again either. */
+	snprintf(path, sizeof(path), "kcache/releases/eng/%s/.unpacked",
+	    building);
+	finished = (tree = check_read_file(path)) != NULL;
+	free(tree);
+
+	CHECK_INT(ctl_json("-c k.conf bisect --now --commits eng v1.0..v2.0 "
+	    "--format json", &rep), 3);
+	CHECK_STR(jstr(json_object_get(rep, "verdict"), "first_bad"), slow);
+	count_builds(rep, &total, &most, &trees);
+	/* The interrupted build was done again; every other commit was
+	 * built once (the broken one too, without a tree). */
+	CHECK_INT(builds_of(rep, building), finished ? 1 : 2);
+	CHECK_INT(most, finished ? 1 : 2);
+	CHECK_INT(total, trees + 1 + !finished);
+	CHECK(cache_state("kcache/releases/eng", building) == trees);
+	json_decref(rep);
+	free(slow);
+}
+
+/*
+ * drill-down = yes: the release bisect finds 1.3 after 1.2 and goes on
+ * by itself into the commits between their tags; the verdict and every
+ * format carry both levels.
+ */
+static void
+test_drill_down(void)
+{
+	char *slow = read_id("slow.id"), *text = NULL;
+	json_t *rep, *v, *dd;
+
+	check_write_file("d.conf",
+	    "[bisectd]\n\tdatabase = d.db\n\tcache = dcache\n"
+	    "\tmax-busy = 100%\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"eng\"]\n\tsource = dir:rel\n"
+	    "\tasset = eng-{version}.tar.gz\n\trepo = repo\n"
+	    "\tcommand = {bin}/engine -p {prompt}\n"
+	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
+	    "\tprompts = 128,512\n\tgen = 16\n\treps = 3\n\twarmup = 0\n"
+	    "\ttimeout = 1m\n\tdrill-down = yes\n"
+	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n");
+	CHECK_INT(ctl_json("-c d.conf bisect --now eng 1.0..2.0 --format json",
+	    &rep), 3);
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(jstr(rep, "points"), "releases");
+	CHECK_STR(jstr(v, "first_bad"), "1.3");
+	CHECK_STR(jstr(v, "last_good"), "1.2");
+	dd = json_object_get(v, "drill_down");
+	CHECK_STR(jstr(dd, "range"), "1.2..1.3");
+	CHECK_STR(jstr(dd, "status"), "regression");
+	CHECK_STR(jstr(dd, "first_bad"), slow);
+	CHECK(json_is_true(json_object_get(dd, "confirmed")));
+	CHECK_STR(jstr(json_object_get(v, "commit"), "id"), slow);
+	json_decref(rep);
+
+	/* The report from the store carries both levels, in each format. */
+	CHECK_INT(ctl_text("-c d.conf report eng 1.0..2.0", &text), 3);
+	CHECK_CONTAINS(text, "first bad 1.3, last good 1.2");
+	CHECK_CONTAINS(text, "drill-down into the commits 1.2..1.3: "
+	    "regression");
+	CHECK_CONTAINS(text, "\"slow: per-token work tripled\" by Ada");
+	free(text);
+	CHECK_INT(ctl_text("-c d.conf report eng 1.0..2.0 --format markdown",
+	    &text), 3);
+	CHECK_CONTAINS(text, "first bad commit");
+	free(text);
+	CHECK_INT(ctl_text("-c d.conf report eng 1.0..2.0 --format csv",
+	    &text), 3);
+	CHECK_CONTAINS(text, ",1.3,measured,");
+	CHECK_CONTAINS(text, "\"slow: per-token work tripled\",\"Ada "
+	    "Lovelace\",2026-01-01T16:00:00Z,,first-bad-commit ");
+	free(text);
+	CHECK_INT(ctl_json("-c d.conf report eng 1.0..2.0 --format json",
+	    &rep), 3);
+	CHECK_STR(jstr(json_object_get(json_object_get(rep, "verdict"),
+	    "commit"), "id"), slow);
+	json_decref(rep);
+	free(slow);
+}
+
+static void
+test_github_link(void)
+{
+	const char *id = "0123456789abcdef0123456789abcdef01234567";
+	char buf[256];
+
+	CHECK_INT(gitrepo_github_link("https://github.com/ggml-org/llama.cpp"
+	    ".git", id, buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "https://github.com/ggml-org/llama.cpp/commit/"
+	    "0123456789abcdef0123456789abcdef01234567");
+	CHECK_INT(gitrepo_github_link("git@github.com:o/r", id, buf,
+	    sizeof(buf)), 0);
+	CHECK_STR(buf, "https://github.com/o/r/commit/"
+	    "0123456789abcdef0123456789abcdef01234567");
+	CHECK_INT(gitrepo_github_link("https://gitlab.com/o/r", id, buf,
+	    sizeof(buf)), -1);
+	CHECK_INT(gitrepo_github_link("https://github.com/o/r/x", id, buf,
+	    sizeof(buf)), -1);
+	CHECK_INT(gitrepo_github_link("https://github.com/o/r?x=\"<", id, buf,
+	    sizeof(buf)), -1);
+	CHECK_INT(gitrepo_github_link("https://github.com/o/..", id, buf,
+	    sizeof(buf)), -1);
+	CHECK_INT(gitrepo_github_link("https://github.com/o/r", "v1.0", buf,
+	    sizeof(buf)), -1);
+	CHECK_INT(gitrepo_is_id("0123456789abcdef0123456789abcdef0123456"), 0);
+	CHECK_INT(gitrepo_is_id("../../../../0123456789abcdef0123456789ab"),
+	    0);
+}
+
+int
+main(void)
+{
+	ctl = getenv("BISECTCTL");
+	if (ctl == NULL) {
+		fprintf(stderr, "BISECTCTL must be set\n");
+		return 1;
+	}
+	check_tmpdir("commits");
+	test_github_link();
+	check_write_file("w.bin", "weights\n");
+	make_repo();
+	write_config("c.conf", "c.db", "ccache", NULL);
+	write_config("k.conf", "k.db", "kcache", "sleep 1");
+	test_bisect_commits();
+	test_kill_during_build();
+	make_releases();
+	test_drill_down();
+	return check_done();
+}

@@ -45,21 +45,14 @@ bind_cell(sqlite3_stmt *st, const struct store_cell_query *q)
 }
 
 int
-store_cell_points(struct store *s, const struct store_cell_query *q,
-    struct store_points *out, struct err *e)
+store_points_read(struct store *s, sqlite3_stmt *st, struct store_points *out,
+    struct err *e)
 {
-	sqlite3_stmt *st;
 	size_t alloc = 0;
 	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
-	    " d.clock = 'ttft'" CELL_FROM " JOIN sample x ON x.run_id = r.id"
-	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
-	    CELL_TIME " IS NOT NULL ORDER BY r.id, x.idx", &st, e) < 0)
-		return -1;
-	bind_cell(st, q);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_point *p;
 
@@ -82,6 +75,23 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 		return store_fail(s, e, "read samples");
 	}
 	return 0;
+}
+
+int
+store_cell_points(struct store *s, const struct store_cell_query *q,
+    struct store_points *out, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	out->v = NULL;
+	out->n = 0;
+	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
+	    " d.clock = 'ttft'" CELL_FROM " JOIN sample x ON x.run_id = r.id"
+	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
+	    CELL_TIME " IS NOT NULL ORDER BY r.id, x.idx", &st, e) < 0)
+		return -1;
+	bind_cell(st, q);
+	return store_points_read(s, st, out, e);
 }
 
 void

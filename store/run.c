@@ -275,6 +275,19 @@ store_run_insert(struct store *s, struct store_run *r,
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	if (r->ablation_id > 0) {
+		sqlite3_stmt *tag;
+
+		if (store_prepare(s, "INSERT INTO ablation_run (run_id,"
+		    " ablation_id, variant) VALUES (?1, ?2, ?3)", &tag, e) < 0)
+			goto fail;
+		sqlite3_bind_int64(tag, 1, r->id);
+		sqlite3_bind_int64(tag, 2, r->ablation_id);
+		store_bind_text(tag, 3, r->variant ? r->variant : "");
+		if (store_step_done(s, tag, "tag a run with its ablation",
+		    e) < 0)
+			goto fail;
+	}
 	return store_commit(s, e);
 fail:
 	sqlite3_finalize(st);

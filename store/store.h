@@ -215,6 +215,8 @@ struct store_run {
 	const char *info;	/* JSON or NULL */
 	int confirm;		/* taken to confirm a boundary */
 	int64_t definition_id;	/* store_definition_ensure()'s; 0: none */
+	int64_t ablation_id;	/* store_ablation_open()'s; 0: none */
+	const char *variant;	/* with it: "" the baseline, else a switch */
 };
 
 /*
@@ -388,6 +390,31 @@ int store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
  * (*json malloced). */
 int store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
     const char *bad, const char *metric, char **json, struct err *e);
+
+/* --- ablations --- */
+
+/* A new ablation of release_id (job_id 0: run by hand); *id is set. */
+int store_ablation_open(struct store *s, int64_t job_id, int64_t engine_id,
+    int64_t release_id, int64_t *id, struct err *e);
+
+/* End it: state "done" with its status ("ranked", "inert", "no-control")
+ * and report JSON, or "failed" with why in result. */
+int store_ablation_finish(struct store *s, int64_t id, const char *state,
+    const char *status, const char *result, struct err *e);
+
+/*
+ * The analysed samples of an ablation's variant ("" the baseline) in the
+ * prefill cell of prompt_tokens (warm-ups and failed runs excluded), in
+ * its runs' definition's clock, oldest first.
+ */
+int store_ablation_points(struct store *s, int64_t ablation_id,
+    const char *variant, int prompt_tokens, struct store_points *out,
+    struct err *e);
+
+/* The report JSON of the newest finished ablation of release_id, or
+ * NULL (*json malloced). */
+int store_ablation_latest(struct store *s, int64_t release_id, char **json,
+    struct err *e);
 
 /* --- the job queue --- */
 

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 struct err;
+struct store_points;
 
 struct store {
 	sqlite3 *db;
@@ -27,6 +28,14 @@ void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v);
 char *store_column_dup(sqlite3_stmt *st, int i);
 int64_t store_now(void);
+
+/*
+ * Step st (a SELECT of time_ns, run id, confirm, busy and lower bound,
+ * in that order) to its end into *out, and finalize it.  Returns 0, or
+ * -1 with e set and *out empty.
+ */
+int store_points_read(struct store *s, sqlite3_stmt *st,
+    struct store_points *out, struct err *e);
 
 /*
  * Make room for element n of the array *v (elsize bytes each, *alloc

@@ -38,6 +38,7 @@ struct ctl {
 	/* Command options (each command reads the ones it takes). */
 	int refresh;
 	int now;
+	int last;		/* ablate --last */
 	int all;
 	int commits;		/* --commits: the range's ends are commits */
 	const char *metric;
@@ -123,6 +124,7 @@ int cmd_bench(struct ctl *c);
 int cmd_runs(struct ctl *c);
 int cmd_reparse(struct ctl *c);
 int cmd_bisect(struct ctl *c);
+int cmd_ablate(struct ctl *c);
 int cmd_report(struct ctl *c);
 int cmd_gc(struct ctl *c);
 int cmd_alerts(struct ctl *c);

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "bisectd/jobs/ablate.h"
 #include "bisectd/jobs/acquire.h"
 #include "bisectd/jobs/bench_release.h"
 #include "bisectd/measure/benchlock.h"
@@ -25,6 +26,7 @@
 #include "bisectd/measure/parse.h"
 #include "bisectd/jobs/report_build.h"
 #include "bisectd/output/listing_json.h"
+#include "bisectd/output/ablate_print.h"
 #include "bisectd/output/report_print.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
@@ -940,4 +942,113 @@ cmd_gc(struct ctl *c)
 	    (1 << 20), (double)st.kept_bytes / (1 << 20),
 	    (double)c->conf->cache_max / (1 << 20));
 	return EXIT_OK;
+}
+
+static enum report_format
+report_format(const struct ctl *c)
+{
+	return c->format == FORMAT_JSON ? REPORT_JSON :
+	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
+	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT;
+}
+
+/* The newest finished ablation of a release, from the store alone. */
+static int
+ablate_last(struct ctl *c, const struct conf_engine *g)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	json_t *rep;
+	char *text = NULL;
+	int64_t rid;
+	int rc;
+
+	if ((s = ctl_store_readonly(c)) == NULL)
+		return EXIT_FAIL;
+	if ((rc = find_release_id(c, s, g->name, c->argv[1], &rid)) != 0) {
+		store_close(s);
+		return rc;
+	}
+	rc = store_ablation_latest(s, rid, &text, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (text == NULL)
+		return ctl_error("no finished ablation of %s %s is stored "
+		    "('bisectctl ablate %s %s' queues one)", g->name,
+		    c->argv[1], g->name, c->argv[1]);
+	rep = json_loads(text, 0, NULL);
+	free(text);
+	if (rep == NULL)
+		return ctl_error("the stored ablation of %s %s is not JSON",
+		    g->name, c->argv[1]);
+	ablate_print(rep, report_format(c), stdout);
+	rc = ablate_exit_code(rep);
+	json_decref(rep);
+	return rc;
+}
+
+int
+cmd_ablate(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct ablate_opts o;
+	struct err e = ERR_INIT;
+	struct store *s;
+	char what[512];
+	json_t *rep;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	if (conf_ablation_control(c->conf, g->name) == NULL)
+		return ctl_usage_error("engine %s has no [ablation] switches; "
+		    "see the README's \"Ablation with a positive control\"",
+		    g->name);
+	if (c->last)
+		return ablate_last(c, g);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (!c->now) {
+		json_t *args = json_pack("{s:s}", "version", c->argv[1]);
+		char *text = json_dumps(args, JSON_COMPACT);
+		int64_t id;
+
+		rc = store_job_enqueue(s, "ablate", g->name, text, 0, &id, &e);
+		free(text);
+		json_decref(args);
+		store_close(s);
+		if (rc < 0)
+			return ctl_error("%s", e.msg);
+		printf("queued ablation of %s %s as job %lld ('bisectctl ablate "
+		    "--last %s %s' shows its report once done; --now runs it "
+		    "here)\n", g->name, c->argv[1], (long long)id, g->name,
+		    c->argv[1]);
+		ctl_wake(c);
+		return EXIT_OK;
+	}
+	tty = isatty(2);
+	catch_stop();
+	snprintf(what, sizeof(what), "bisectctl ablate --now %s %s", g->name,
+	    c->argv[1]);
+	if (take_lock(c, &lock, what) != 0) {
+		store_close(s);
+		return EXIT_FAIL;
+	}
+	memset(&o, 0, sizeof(o));
+	o.progress = on_progress;
+	o.stop = &stop_requested;
+	rc = ablate_release(c->conf, g, s, c->argv[1], &o, &rep, &e);
+	end_line();
+	benchlock_release(&lock);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	ablate_print(rep, report_format(c), stdout);
+	if (rc == EXIT_FAIL)
+		ctl_error("%s", json_string_value(json_object_get(rep,
+		    "reason")));
+	json_decref(rep);
+	return rc;
 }

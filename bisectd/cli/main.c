@@ -31,6 +31,10 @@ static const struct command commands[] = {
 	  "[--threshold P] [--all] [--commits] ENGINE GOOD..BAD",
 	  "queue a bisect, run it now, or show what it would run",
 	  "nmtadjMCHg", 2, 2, 0 },
+	{ "ablate", cmd_ablate, "[--now | --last] ENGINE VERSION "
+	  "[--format text|markdown|json|csv]",
+	  "queue an ablation of the engine's switches with its positive "
+	  "control, run it now, or show the last", "nLjMC", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--commits] "
 	  "[--format text|markdown|json|csv|html]",
@@ -55,7 +59,7 @@ static const struct command commands[] = {
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
 	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE,
-OPT_UPSTREAM, OPT_DRY_RUN, OPT_COMMITS };
+OPT_UPSTREAM, OPT_DRY_RUN, OPT_COMMITS, OPT_LAST };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -74,6 +78,7 @@ static const struct option long_options[] = {
 	{ "before", required_argument, NULL, OPT_BEFORE },
 	{ "for-upstream", no_argument, NULL, OPT_UPSTREAM },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "last", no_argument, NULL, OPT_LAST },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -95,6 +100,7 @@ option_key(int opt)
 	case OPT_BEFORE: return 'b';
 	case OPT_UPSTREAM: return 'u';
 	case OPT_DRY_RUN: return 'd';
+	case OPT_LAST: return 'L';
 	default: return 0;
 	}
 }
@@ -279,6 +285,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_NOW:
 			c.now = 1;
+			break;
+		case OPT_LAST:
+			c.last = 1;
 			break;
 		case OPT_ALL:
 			c.all = 1;

@@ -57,6 +57,7 @@ bench_release(const struct conf *conf, const struct conf_engine *eng,
 	ctx.progress = j->progress;
 	ctx.progress_arg = j->progress_arg;
 	ctx.stop = j->stop;
+	memset(&t, 0, sizeof(t));
 	t.release_id = got.release_id;
 	t.version = version;
 	t.dir = got.dir;

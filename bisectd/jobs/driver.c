@@ -150,6 +150,7 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 	ctx.progress_arg = b->o->arg;
 	ctx.stop = b->o->stop;
 	for (size_t k = 0; k < n; k++) {
+		memset(&t[k], 0, sizeof(t[k]));
 		t[k].release_id = b->r.list.v[b->r.lo + idx[k]].id;
 		t[k].version = version_of(b, idx[k]);
 		t[k].dir = b->got[idx[k]].dir;

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "ablate.h"
 #include "acquire.h"
 #include "bench_release.h"
 #include "bisectd/measure/benchlock.h"
@@ -166,6 +167,30 @@ run_bench(const struct conf *c, const struct conf_engine *g,
 }
 
 static int
+run_ablate(const struct conf *c, const struct conf_engine *g,
+    struct store *s, const struct store_job *job, json_t *args,
+    struct job_run_opts *o, char **result, struct err *e)
+{
+	const char *version = arg_str(args, "version");
+	struct ablate_opts ao;
+	json_t *rep;
+	int rc;
+
+	if (version == NULL)
+		return err_set(e, "ablate job: no version in its arguments");
+	memset(&ao, 0, sizeof(ao));
+	ao.job_id = job->id;
+	ao.progress = on_progress;
+	ao.arg = o;
+	ao.stop = o->stop;
+	if ((rc = ablate_release(c, g, s, version, &ao, &rep, e)) < 0)
+		return -1;
+	*result = json_dumps(rep, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(rep);
+	return rc;
+}
+
+static int
 run_watch(const struct conf *c, const struct conf_engine *g,
     struct store *s, const struct store_job *job, json_t *args,
     struct job_run_opts *o, char **result, struct err *e)
@@ -249,6 +274,8 @@ job_run(const struct conf *c, struct store *s, const struct store_job *job,
 		rc = run_bench(c, g, s, args, o, result, &e);
 	else if (strcmp(job->kind, "watch") == 0)
 		rc = run_watch(c, g, s, job, args, o, result, &e);
+	else if (strcmp(job->kind, "ablate") == 0)
+		rc = run_ablate(c, g, s, job, args, o, result, &e);
 	else
 		rc = err_set(&e, "unknown job kind '%s'", job->kind);
 	benchlock_release(&lock);

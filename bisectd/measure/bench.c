@@ -377,7 +377,7 @@ fill_run(struct bench_ctx *b, const struct bench_target *t,
     int confirm, const struct hygiene_sample *hs, int busy, char *parser,
     size_t plen, struct store_run *run)
 {
-	const struct conf_engine *eng = b->eng;
+	const struct conf_engine *eng = t->eng ? t->eng : b->eng;
 
 	run->release_id = t->release_id;
 	run->weights_id = b->weights_id;
@@ -394,6 +394,8 @@ fill_run(struct bench_ctx *b, const struct bench_target *t,
 	run->busy_share = hs->busy;
 	run->loadavg = hs->load1;
 	run->busy = busy;
+	run->ablation_id = t->ablation_id;
+	run->variant = t->variant;
 }
 
 static void
@@ -435,12 +437,11 @@ default_health_url(const char *url)
  * the figure is a lower bound on prefill speed (mode "server").
  */
 static int
-server_run(struct bench_ctx *b, const struct tmpl_vals *v,
+server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
     const struct bench_cell *c, struct store_run *run,
     struct store_sample *smp, size_t *nsmp, char *detail, size_t dlen,
     struct run_result *res, struct err *e)
 {
-	const struct conf_engine *eng = b->eng;
 	struct ttft_server_spec ss;
 	struct ttft_request rq;
 	struct ttft_result tr;
@@ -506,7 +507,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
     int confirm, struct bench_progress *p, struct hygiene_watch *hw,
     struct bench_tally *tally, struct err *e)
 {
-	const struct conf_engine *eng = b->eng;
+	const struct conf_engine *eng = t->eng ? t->eng : b->eng;
 	struct hygiene_sample hs = { -1, -1, 0 };
 	struct wait_arg wa = { b, p };
 	struct tmpl_vals v = TMPL_VALS_INIT;
@@ -542,7 +543,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	if (eng->mode == MODE_SERVER) {
 		struct store_sample one;
 
-		rc = server_run(b, &v, c, &run, &one, &nsmp, detail,
+		rc = server_run(eng, &v, c, &run, &one, &nsmp, detail,
 		    sizeof(detail), &res, e);
 		if (rc < 0)
 			return err_prefix(e, "%s %s", eng->name, t->version);
@@ -610,13 +611,13 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 
 /* The store's id of the definition runs of cell c are measured under. */
 static int
-cell_definition(struct bench_ctx *b, const struct bench_cell *c, int64_t *id,
-    struct err *e)
+cell_definition(struct bench_ctx *b, const struct conf_engine *eng,
+    const struct bench_cell *c, int64_t *id, struct err *e)
 {
 	struct bench_definition d;
 	int rc;
 
-	if (bench_definition(b->eng, c->kind, c->prompt, c->gen, c->content,
+	if (bench_definition(eng, c->kind, c->prompt, c->gen, c->content,
 	    b->weights_sha256, b->hw_key, &d, e) < 0)
 		return -1;
 	rc = store_definition_ensure(b->store, d.key, d.text, d.clock, id, e);
@@ -677,8 +678,11 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 		return 0;
 	if (hook(b, b->eng->pre, "pre", &targets[0], e) < 0)
 		return -1;
+	if (ntargets > BENCH_MAX_TARGETS)
+		return err_set(e, "%zu targets to interleave, at most %d",
+		    ntargets, BENCH_MAX_TARGETS);
 	for (size_t c = 0; c < ncells && rc == 0; c++) {
-		int64_t definition_id;
+		int64_t definition_id[BENCH_MAX_TARGETS];
 		int most = 0;
 
 		p.cell = c + 1;
@@ -688,8 +692,12 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				most = reps[t * ncells + c];
 		if (most == 0)
 			continue;
-		if ((rc = cell_definition(b, &cells[c], &definition_id,
-		    e)) < 0)
+		/* A target with its own engine (a switch) has its own
+		 * definition: its samples never meet the baseline's. */
+		for (size_t t = 0; t < ntargets && rc == 0; t++)
+			rc = cell_definition(b, targets[t].eng ? targets[t].eng :
+			    b->eng, &cells[c], &definition_id[t], e);
+		if (rc < 0)
 			break;
 		p.reps = most;
 		memset(dead, 0, sizeof(dead));
@@ -718,7 +726,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				failed = tally->failed;
 				spawn = tally->spawn;
 				rc = one_run(b, &targets[t], &cells[c],
-				    definition_id, r < 0 ? r + warmup : r,
+				    definition_id[t], r < 0 ? r + warmup : r,
 				    r < 0, confirm, &p, &hw, tally, e);
 				if (rc == 0 && tally->failed == failed &&
 				    t < BENCH_MAX_TARGETS)

@@ -53,8 +53,9 @@ char *bench_content_path(const struct conf *conf, const char *content);
 int bench_command_line(const struct conf_engine *eng,
     const struct tmpl_vals *v, struct buf *out, struct err *e);
 
-/* Most targets one bench_run() interleaves (a comparison: two). */
-#define BENCH_MAX_TARGETS 16
+/* Most targets one bench_run() interleaves (a comparison: two; an
+ * ablation: the baseline and each switch). */
+#define BENCH_MAX_TARGETS 40
 
 /*
  * The version of bisectd's own timing method: how the runner starts,
@@ -105,6 +106,11 @@ struct bench_target {
 	int64_t release_id;
 	const char *version;
 	const char *dir;	/* the unpacked release root: {bin} */
+	/* Or NULL: the context's.  An ablation's switch runs the engine
+	 * with its own env and arguments, under its own definition. */
+	const struct conf_engine *eng;
+	int64_t ablation_id;	/* 0, or the ablation whose run this is */
+	const char *variant;	/* with it: "" the baseline, else a switch */
 };
 
 struct bench_progress {

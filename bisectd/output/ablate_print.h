@@ -1,0 +1,19 @@
+/*
+ * ablate_print.h: rendering an ablation's report (jobs/ablate.h builds
+ * it) as aligned text, markdown, csv, or the JSON itself: the verdict's
+ * one line, the baseline, then per switch its rank or effect and the
+ * time it removes, per token and fixed, with intervals.
+ */
+#ifndef BISECTD_ABLATE_PRINT_H
+#define BISECTD_ABLATE_PRINT_H
+
+#include <stdio.h>
+
+#include "report_print.h"
+
+struct json_t;
+
+void ablate_print(const struct json_t *report, enum report_format f,
+    FILE *out);
+
+#endif

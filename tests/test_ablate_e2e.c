@@ -1,0 +1,303 @@
+/*
+ * test_ablate_e2e.c: bisectctl ablate on fake-engine releases, end to
+ * end: a build whose switches work (the control confirmed, the switches
+ * ranked, a switch that does nothing reported as such) and one whose
+ * switches are ignored (inert, nothing ranked); every report format; a
+ * switch's env only in its own runs; and the daemon's job.
+ *
+ * Both builds: 2 ms + 40 us per prompt token of work, of which "moe" is
+ * 28 us per token (70% at 256 tokens: the control) and "attn" 8 us per
+ * token and 1 ms fixed; "rope" names no component of the engine.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+
+static const char *ctl, *build;
+static json_int_t off_first;	/* the --now ablation of off 1.0.0 */
+
+static void
+write_config(void)
+{
+	char text[8192];
+	static const char *const engines[] = { "on", "off" };
+	size_t len = 0;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[bisectd]\n\tdatabase = a.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	for (int i = 0; i < 2; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
+		    "\tasset = ablate-%s-{version}.tar.gz\n"
+		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+		    "-n {gen} -t 1 -r 1 -o json\n"
+		    "\tenv = FAKE_ENGINE_PRINT_ENV=1\n"
+		    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+		    "\treps = 6\n\twarmup = 1\n\ttimeout = 1m\n"
+		    "[ablation \"%s-moe\"]\n\tengine = %s\n"
+		    "\tenv = FAKE_ENGINE_SKIP_MOE=1\n\tcontrol = yes\n"
+		    "[ablation \"%s-attn\"]\n\tengine = %s\n"
+		    "\targs = --skip attn\n"
+		    "[ablation \"%s-rope\"]\n\tengine = %s\n"
+		    "\tenv = FAKE_ENGINE_SKIP_ROPE=1\n", engines[i], build,
+		    engines[i], engines[i], engines[i], engines[i], engines[i],
+		    engines[i], engines[i]);
+	check_write_file("a.conf", text);
+}
+
+/* Run bisectctl with args; its stdout in *out (malloced). */
+static int
+ctl_out(const char *args, char **out)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "(%s -c a.conf %s 2>stderr.txt)", ctl,
+	    args);
+	return check_run(cmd, out);
+}
+
+static int
+ctl_json(const char *args, json_t **out)
+{
+	char *text = NULL;
+	int rc = ctl_out(args, &text);
+
+	*out = text ? json_loads(text, 0, NULL) : NULL;
+	if (*out == NULL) {
+		char *err = check_read_file("stderr.txt");
+
+		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
+		    args, rc, text ? text : "", err ? err : "");
+		free(err);
+	}
+	free(text);
+	return rc;
+}
+
+static json_t *
+find_switch(json_t *rep, const char *name)
+{
+	json_t *sw;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "switches"), i, sw)
+		if (strcmp(json_string_value(json_object_get(sw, "name")),
+		    name) == 0)
+			return sw;
+	return NULL;
+}
+
+static double
+num(json_t *o, const char *key)
+{
+	return json_number_value(json_object_get(o, key));
+}
+
+static double
+ci(json_t *o, const char *key, size_t i)
+{
+	return json_number_value(json_array_get(json_object_get(o, key), i));
+}
+
+/* Switches that work: the control confirmed, each switch's removed time
+ * per token and fixed inside its interval, rope without effect. */
+static void
+test_switches_work(void)
+{
+	json_t *rep, *moe, *attn, *rope;
+
+	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json", &rep), 0);
+	if (rep == NULL)
+		return;
+	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
+	CHECK_STR(json_string_value(json_object_get(rep, "control")), "on-moe");
+	CHECK_INT(json_integer_value(json_object_get(rep, "tokens")), 256);
+	moe = find_switch(rep, "on-moe");
+	attn = find_switch(rep, "on-attn");
+	rope = find_switch(rep, "on-rope");
+	CHECK(moe && attn && rope);
+	if (!moe || !attn || !rope) {
+		json_decref(rep);
+		return;
+	}
+	/* Report order: by rank, then the switch without effect. */
+	CHECK(json_array_get(json_object_get(rep, "switches"), 0) == moe);
+	CHECK(json_array_get(json_object_get(rep, "switches"), 2) == rope);
+	CHECK_INT(json_integer_value(json_object_get(moe, "rank")), 1);
+	CHECK_STR(json_string_value(json_object_get(moe, "effect")), "removes");
+	/* 28 us per token of 42: 0.028 ms, 70% of the runtime at 256. */
+	CHECK(ci(moe, "per_token_removed_ms_ci", 0) < 0.028 * 1.05 &&
+	    ci(moe, "per_token_removed_ms_ci", 1) > 0.028 * 0.95);
+	CHECK_NEAR(num(moe, "per_token_removed_ms"), 0.028, 0.004);
+	CHECK_NEAR(num(moe, "runtime_removed_share"), 7168.0 / 12240, 0.05);
+	CHECK_INT(json_integer_value(json_object_get(moe, "runs")), 6);
+	CHECK_INT(json_integer_value(json_object_get(attn, "rank")), 2);
+	CHECK_NEAR(num(attn, "per_token_removed_ms"), 0.008, 0.003);
+	CHECK_NEAR(num(attn, "fixed_removed_ms"), 1.0, 0.5);
+	/* rope: nothing, and what the runs could have seen. */
+	CHECK(json_is_null(json_object_get(rope, "rank")));
+	CHECK_STR(json_string_value(json_object_get(rope, "effect")), "none");
+	CHECK(ci(rope, "runtime_removed_share_ci", 0) < 0 &&
+	    ci(rope, "runtime_removed_share_ci", 1) > 0);
+	CHECK(num(rope, "detectable_share") > 0 &&
+	    num(rope, "detectable_share") < 0.2);
+	/* A switch's env by its name only. */
+	CHECK_STR(json_string_value(json_array_get(json_object_get(moe, "env"),
+	    0)), "FAKE_ENGINE_SKIP_MOE");
+	json_decref(rep);
+}
+
+/* Switches this build ignores: the control moved nothing, so nothing is
+ * ranked and no switch is said to have no effect. */
+static void
+test_switches_ignored(void)
+{
+	json_t *rep, *sw;
+	size_t i;
+
+	CHECK_INT(ctl_json("ablate --now off 1.0.0 --format json", &rep), 4);
+	if (rep == NULL)
+		return;
+	CHECK_STR(json_string_value(json_object_get(rep, "status")), "inert");
+	off_first = json_integer_value(json_object_get(rep, "ablation"));
+	CHECK(off_first > 0);
+	CHECK_CONTAINS(json_string_value(json_object_get(rep, "reason")),
+	    "look inert in this binary (the switch did nothing");
+	CHECK(!json_is_true(json_object_get(rep, "control_enough")));
+	CHECK_INT(json_array_size(json_object_get(rep, "switches")), 3);
+	json_array_foreach(json_object_get(rep, "switches"), i, sw) {
+		CHECK(json_is_null(json_object_get(sw, "rank")));
+		CHECK_STR(json_string_value(json_object_get(sw, "effect")),
+		    "not-judged");
+		CHECK(json_is_null(json_object_get(sw, "detectable_share")));
+		CHECK(fabs(num(sw, "runtime_removed_share")) < 0.1);
+	}
+	json_decref(rep);
+}
+
+/* The stored reports in every format, from the store alone. */
+static void
+test_formats(void)
+{
+	char *out = NULL;
+
+	CHECK_INT(ctl_out("ablate --last on 1.0.0", &out), 0);
+	CHECK_CONTAINS(out, "verdict: ranked: the control 'on-moe' removed");
+	CHECK_CONTAINS(out, "on-moe (control)");
+	CHECK_CONTAINS(out, "no measurable effect (would have seen");
+	free(out);
+	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format markdown", &out),
+	    0);
+	CHECK_CONTAINS(out, "## Ablation of on 1.0.0");
+	CHECK_CONTAINS(out, "| 1 | on-moe (control) |");
+	CHECK_CONTAINS(out, "| 2 | on-attn |");
+	free(out);
+	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format csv", &out), 0);
+	CHECK_CONTAINS(out, "engine,version,status,switch,control,effect,rank,");
+	CHECK_CONTAINS(out, "on,1.0.0,ranked,\"on-moe\",1,removes,1,6,");
+	CHECK_CONTAINS(out, "on,1.0.0,ranked,\"on-rope\",0,none,,6,");
+	free(out);
+	CHECK_INT(ctl_out("ablate --last off 1.0.0", &out), 4);
+	CHECK_CONTAINS(out, "verdict: inert:");
+	CHECK(out && strstr(out, "no measurable effect") == NULL);
+	free(out);
+	CHECK_INT(ctl_out("ablate --last off 9.9.9", &out), 2);
+	free(out);
+}
+
+/* Each switch's env reaches its own runs only: the engine prints its
+ * environment, and only the runs measured under a definition with the
+ * switch's variable show it. */
+static void
+test_env_reaches_its_runs(void)
+{
+	json_t *runs, *r;
+	size_t i;
+	int with = 0, without = 0;
+
+	CHECK_INT(ctl_json("runs on 1.0.0 --format json", &runs), 0);
+	json_array_foreach(runs, i, r) {
+		const char *def = json_string_value(json_object_get(r,
+		    "definition_text"));
+		const char *err = json_string_value(json_object_get(r,
+		    "stderr_tail"));
+		int mine = def && strstr(def, "FAKE_ENGINE_SKIP_MOE");
+
+		CHECK(err != NULL && strstr(err, "FAKE_ENGINE_PRINT_ENV=1"));
+		CHECK((err && strstr(err, "FAKE_ENGINE_SKIP_MOE")) == mine);
+		with += mine;
+		without += !mine;
+	}
+	/* 6 runs and a warm-up at 2 lengths for each of 4 variants. */
+	CHECK_INT(with, 14);
+	CHECK_INT(without, 42);
+	json_decref(runs);
+}
+
+/* Queued, the daemon runs it as a job; --last shows what it stored. */
+static void
+test_daemon_job(const char *daemon_bin)
+{
+	char *out = NULL;
+	pid_t pid;
+	int rc = -1;
+
+	CHECK_INT(ctl_out("ablate off 1.0.0", &out), 0);
+	CHECK_CONTAINS(out, "queued ablation of off 1.0.0 as job");
+	free(out);
+	/* Done when --last shows an ablation newer than the --now one. */
+	pid = check_start_daemon(daemon_bin, "a.conf", "daemon.log");
+	for (int i = 0; i < 1200 && rc != 1; i++) {
+		json_t *rep;
+		char *text = NULL;
+
+		check_sleep_ms(100);
+		if (ctl_out("ablate --last off 1.0.0 --format json",
+		    &text) != 4 || text == NULL) {
+			free(text);
+			continue;
+		}
+		rep = json_loads(text, 0, NULL);
+		rc = json_integer_value(json_object_get(rep, "ablation")) >
+		    off_first;
+		json_decref(rep);
+		free(text);
+	}
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+	CHECK(rc == 1);
+	CHECK_INT(ctl_out("ablate --last off 1.0.0 --format json", &out), 4);
+	CHECK_CONTAINS(out, "\"status\": \"inert\"");
+	free(out);
+}
+
+int
+main(void)
+{
+	const char *daemon_bin = getenv("BISECTD");
+
+	ctl = getenv("BISECTCTL");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || build == NULL || daemon_bin == NULL) {
+		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
+		    "be set (ctest sets them)\n");
+		return 1;
+	}
+	check_tmpdir("ablate_e2e");
+	write_config();
+	test_switches_work();
+	test_switches_ignored();
+	test_formats();
+	test_env_reaches_its_runs();
+	test_daemon_job(daemon_bin);
+	return check_done();
+}

@@ -233,6 +233,54 @@ int store_definition_ensure(struct store *s, const char *key,
 int store_run_insert(struct store *s, struct store_run *run,
     const struct store_sample *samples, size_t nsamples, struct err *e);
 
+/* --- the output canary (store/canary.c) --- */
+
+/* The id of the canary definition key (the sha256 of text), recorded
+ * with its text when new. */
+int store_canary_definition_ensure(struct store *s, const char *key,
+    const char *text, int64_t *id, struct err *e);
+
+struct store_canary_run {
+	int64_t id;		/* out */
+	int64_t release_id, weights_id, machine_id, definition_id;
+	int64_t started;
+	int64_t wall_ns;	/* -1: none */
+	int exit_code;		/* -1: none */
+	int signal;		/* 0: none */
+	const char *failure;	/* NULL when it ran and its text was read */
+	const char *failure_detail;
+	const char *text;	/* the generated text; NULL when failed */
+	size_t text_len;
+	const char *sha256;	/* of text; NULL when failed */
+	uint64_t out_bytes;
+	const char *err_tail;
+	size_t err_len;
+};
+
+int store_canary_insert(struct store *s, struct store_canary_run *r,
+    struct err *e);
+
+struct store_canary_row {
+	int64_t id;
+	int64_t started;
+	char *failure;		/* NULL: ok */
+	char *failure_detail;
+	char *text;		/* NUL-terminated, text_len bytes before it;
+				 * NULL when failed */
+	size_t text_len;
+	char *sha256;		/* NULL when failed */
+};
+
+struct store_canary_rows {
+	struct store_canary_row *v;	/* oldest first; malloced */
+	size_t n;
+};
+
+/* The canary runs of a release under the definition with key def_key. */
+int store_canary_list(struct store *s, int64_t release_id,
+    const char *def_key, struct store_canary_rows *out, struct err *e);
+void store_canary_rows_release(struct store_canary_rows *r);
+
 /* --- alerts --- */
 
 /*

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "bench.h"
+#include "canary.h"
 #include "config/conf.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -653,6 +654,35 @@ hook(struct bench_ctx *b, const char *tmpl, const char *what,
 	return rc;
 }
 
+/* The canary of every target that gave a run. */
+static int
+canary_targets(struct bench_ctx *b, const struct bench_target *targets,
+    size_t ntargets, const int *ran_ok, struct err *e)
+{
+	struct canary_prompt p;
+	struct canary_ctx k;
+	int rc = 0;
+
+	if (canary_prompt_pin(b->conf, b->eng, b->store, &p, e) < 0)
+		return -1;
+	k.eng = b->eng;
+	k.store = b->store;
+	k.weights_id = b->weights_id;
+	k.weights_path = b->weights_path;
+	k.weights_sha256 = b->weights_sha256;
+	k.machine_id = b->machine_id;
+	k.hw_key = b->hw_key;
+	k.prompt = &p;
+	k.stop = b->stop;
+	for (size_t t = 0; t < ntargets && t < BENCH_MAX_TARGETS && rc == 0;
+	    t++)
+		if (ran_ok[t])
+			rc = canary_run(&k, targets[t].release_id,
+			    targets[t].version, targets[t].dir, e);
+	canary_prompt_release(&p);
+	return rc;
+}
+
 int
 bench_run(struct bench_ctx *b, const struct bench_target *targets,
     size_t ntargets, const struct bench_cell *cells, size_t ncells,
@@ -736,6 +766,10 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				p.done++;
 			}
 	}
+	/* Each release that ran gets its canary pair, under the pre and
+	 * post commands as its benchmark runs. */
+	if (rc == 0 && b->eng->canary)
+		rc = canary_targets(b, targets, ntargets, ran_ok, e);
 	if (hook(b, b->eng->post, "post", &targets[0], rc < 0 ? NULL : e) < 0 &&
 	    rc == 0)
 		rc = -1;

@@ -21,6 +21,7 @@
 #include "ctl.h"
 #include "bisectd/jobs/driver.h"
 #include "bisectd/jobs/range.h"
+#include "bisectd/jobs/output.h"
 #include "common/clock.h"
 #include "common/err.h"
 #include "bisectd/measure/parse.h"
@@ -682,15 +683,23 @@ cmd_reparse(struct ctl *c)
 	return rc;
 }
 
+/* --metric output: the output canary, not a time. */
+static int
+metric_output(const struct ctl *c)
+{
+	return c->metric && strcmp(c->metric, "output") == 0;
+}
+
 static int
 parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
 {
 	m->kind = (enum conf_metric_kind)-1;
 	m->n = 0;
 	*threshold = -1;
-	if (c->metric && conf_parse_metric(c->metric, m) < 0)
+	if (c->metric && !metric_output(c) &&
+	    conf_parse_metric(c->metric, m) < 0)
 		return ctl_usage_error("--metric: expected per-token, fixed, "
-		    "ppN or tgN, got '%s'", c->metric);
+		    "ppN, tgN or output, got '%s'", c->metric);
 	if (c->threshold && conf_parse_percent(c->threshold, threshold) < 0)
 		return ctl_usage_error("--threshold: expected a percentage "
 		    "such as 20%%, got '%s'", c->threshold);
@@ -764,6 +773,10 @@ cmd_report(struct ctl *c)
 	o.upstream = c->upstream;
 	o.plot = c->format == FORMAT_HTML;
 	o.commits = c->commits;
+	o.output = metric_output(c);
+	if (o.output && g->canary == NULL)
+		return ctl_usage_error("--metric output: engine %s has no "
+		    "canary (see [engine] canary)", g->name);
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -849,6 +862,9 @@ cmd_bisect(struct ctl *c)
 	if (c->commits && (g->repo == NULL || g->build.n == 0))
 		return ctl_usage_error("engine %s: --commits needs its repo and "
 		    "build lines in the configuration", g->name);
+	if (metric_output(c) && g->canary == NULL)
+		return ctl_usage_error("--metric output: engine %s has no "
+		    "canary (see [engine] canary)", g->name);
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -891,7 +907,16 @@ cmd_bisect(struct ctl *c)
 	o.progress = on_progress;
 	o.note = on_note;
 	o.stop = &stop_requested;
-	rc = driver_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st, &e);
+	if (metric_output(c)) {
+		struct output_opts oo = { on_note, NULL, &stop_requested };
+		int code;
+
+		verdict = NULL;
+		rc = output_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
+		    &e);
+	} else
+		rc = driver_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st,
+		    &e);
 	end_line();
 	benchlock_release(&lock);
 	if (rc < 0) {
@@ -911,6 +936,7 @@ cmd_bisect(struct ctl *c)
 		ro.all = o.all;
 		ro.plot = c->format == FORMAT_HTML;
 		ro.commits = o.commits;
+		ro.output = metric_output(c);
 		rc = report_build(c->conf, g, s, c->argv[1], &ro, &rep, &code,
 		    &e);
 		store_close(s);

@@ -278,23 +278,13 @@ bisect_teardown(struct bisect_run *b)
 	range_release(&b->r);
 }
 
-/* The releases' states as the store has them now: a fetch may have
- * failed (or succeeded) since the range was read. */
+/* The releases' states as the store has them now. */
 static int
 reload_states(struct bisect_run *b, struct err *e)
 {
-	for (size_t i = b->r.lo; i <= b->r.hi; i++) {
-		struct store_release *rel = &b->r.list.v[i], now;
-
-		if (store_release_get(b->s, b->acq.engine_id, rel->version, &now,
-		    e) != 0)
+	for (size_t i = b->r.lo; i <= b->r.hi; i++)
+		if (range_reload(b->s, b->acq.engine_id, &b->r.list.v[i], e) < 0)
 			return -1;
-		rel->state = now.state;
-		free(rel->failure);
-		rel->failure = now.failure;
-		now.failure = NULL;
-		store_release_release(&now);
-	}
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "bisectd/measure/benchlock.h"
 #include "config/conf.h"
 #include "driver.h"
+#include "output.h"
 #include "verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
@@ -81,6 +82,17 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 	if (range == NULL || strstr(range, "..") == NULL)
 		return err_set(e, "bisect job: expected a range GOOD..BAD in "
 		    "its arguments");
+	if (metric && strcmp(metric, "output") == 0) {
+		struct output_opts oo = { on_note, o, o->stop };
+		int code;
+
+		if (output_bisect(c, g, s, range, &oo, &verdict, &code, e) < 0)
+			return -1;
+		*result = json_dumps(verdict, JSON_COMPACT |
+		    JSON_PRESERVE_ORDER);
+		json_decref(verdict);
+		return code;
+	}
 	if (metric && conf_parse_metric(metric, &d.metric) < 0)
 		return err_set(e, "bisect job: bad metric '%s'", metric);
 	if (threshold && conf_parse_percent(threshold, &d.threshold) < 0)

@@ -185,3 +185,19 @@ range_data_release(struct range_data *d)
 	free(d->rel);
 	memset(d, 0, sizeof(*d));
 }
+
+int
+range_reload(struct store *s, int64_t engine_id, struct store_release *rel,
+    struct err *e)
+{
+	struct store_release now;
+
+	if (store_release_get(s, engine_id, rel->version, &now, e) != 0)
+		return -1;
+	rel->state = now.state;
+	free(rel->failure);
+	rel->failure = now.failure;
+	now.failure = NULL;
+	store_release_release(&now);
+	return 0;
+}

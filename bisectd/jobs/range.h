@@ -39,6 +39,11 @@ int range_resolve(struct store *s, int64_t engine_id, const char *spec,
     struct range *r, struct err *e);
 void range_release(struct range *r);
 
+/* rel's state and failure as the store has them now: a fetch may have
+ * failed (or succeeded) since the range was read. */
+int range_reload(struct store *s, int64_t engine_id,
+    struct store_release *rel, struct err *e);
+
 /* What the state machine needs for a range, loaded from the store. */
 struct range_data {
 	struct bisect_release *rel;	/* hi - lo + 1 entries */

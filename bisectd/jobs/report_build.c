@@ -17,6 +17,7 @@
 #include "bisectd/measure/template.h"
 #include "common/buf.h"
 #include "driver.h"
+#include "output.h"
 #include "range.h"
 #include "verdict.h"
 #include "bisectd/output/verdict_json.h"
@@ -440,6 +441,64 @@ release_metric(const struct judgement *j, const struct bisect_params *p,
 	out_estimate_ms(&est, "metric_ms", rj);
 }
 
+/* Tokens a report's diff shows of each side. */
+#define DIFF_TOKENS 8
+
+/*
+ * The "canary" object of each release (null without a canary): its
+ * state, the sha256 of its text, and whether the text changed since the
+ * last release before it in the range that has one, with the first
+ * differing tokens.
+ */
+static void
+canary_json(const struct output_judgement *oj, const struct range *r,
+    json_t *rels)
+{
+	const struct canary_status *prev = NULL;
+	const char *prev_version = NULL;
+
+	for (size_t i = 0; i < oj->n; i++) {
+		const struct canary_status *st = &oj->st[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "status", json_string(
+		    canary_state_name(st->state)));
+		json_object_set_new(o, "sha256", st->sha256[0] ?
+		    json_string(st->sha256) : json_null());
+		json_object_set_new(o, "runs", json_integer(st->runs));
+		json_object_set_new(o, "failed", json_integer(st->failed));
+		if (st->detail[0])
+			json_object_set_new(o, "detail", json_string(
+			    st->detail));
+		if (st->state == CANARY_DETERMINISTIC && prev != NULL) {
+			int changed = strcmp(prev->sha256, st->sha256) != 0;
+
+			json_object_set_new(o, "changed", json_boolean(changed));
+			json_object_set_new(o, "since", json_string(
+			    prev_version));
+			if (changed) {
+				struct canary_diff d;
+				json_t *diff = json_object();
+
+				canary_diff(prev->text, prev->text_len,
+				    st->text, st->text_len, DIFF_TOKENS, &d);
+				json_object_set_new(diff, "token",
+				    json_integer((json_int_t)d.token));
+				json_object_set_new(diff, "before",
+				    json_string(d.before));
+				json_object_set_new(diff, "after",
+				    json_string(d.after));
+				json_object_set_new(o, "diff", diff);
+			}
+		}
+		if (st->state == CANARY_DETERMINISTIC) {
+			prev = st;
+			prev_version = r->list.v[r->lo + i].version;
+		}
+		json_object_set_new(json_array_get(rels, i), "canary", o);
+	}
+}
+
 static json_t *
 machine_json(const struct store_machine *m)
 {
@@ -771,14 +830,19 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct bisect_params p;
 	struct range r;
 	struct judgement j;
+	struct output_judgement oj;
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
-	char *wsha = NULL, hw[65], metric[32];
+	char *wsha = NULL, hw[65], metric[32], key[65];
 	int64_t engine_id;
 
 	*out = NULL;
 	memset(&m, 0, sizeof(m));
 	memset(&j, 0, sizeof(j));
+	memset(&oj, 0, sizeof(oj));
+	if (o->output && eng->canary == NULL)
+		return err_set(e, "engine %s has no canary (see [engine] "
+		    "canary in the configuration)", eng->name);
 	if (store_engine_find(s, eng->name, &engine_id, e) != 0)
 		return err_set(e, "nothing is stored for %s yet: run "
 		    "'bisectctl bisect %s %s' first", eng->name, eng->name,
@@ -786,7 +850,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	if ((o->commits ? commits_range(conf, eng, s, engine_id, spec, 0, &r,
 	    e) : range_resolve(s, engine_id, spec, &r, e)) < 0)
 		return -1;
-	if (range_params(eng, &o->metric, o->threshold, o->all, &p, e) < 0)
+	if (range_params(eng, o->output ? NULL : &o->metric, o->threshold,
+	    o->all, &p, e) < 0)
 		goto fail;
 	/* This machine's identity, not recorded: a report only reads, so
 	 * it can be built from a read-only connection. */
@@ -810,9 +875,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		    r.list.v[r.hi].version));
 		json_object_set_new(rep, "range", range);
 	}
-	json_object_set_new(rep, "metric", json_string(conf_metric_name(
-	    (int)o->metric.kind >= 0 ? &o->metric : &eng->metric, metric,
-	    sizeof(metric))));
+	json_object_set_new(rep, "metric", json_string(o->output ? "output" :
+	    conf_metric_name((int)o->metric.kind >= 0 ? &o->metric :
+	    &eng->metric, metric, sizeof(metric))));
 	json_object_set_new(rep, "threshold", out_num(p.threshold));
 	json_object_set_new(rep, "machine", machine_json(&m));
 	w = json_object();
@@ -853,15 +918,28 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		}
 		json_array_append_new(rels, rj);
 	}
-	verdict = judgement_json(&j, &r);
-	if (o->commits && commits_annotate(eng, s, engine_id, verdict, e) < 0) {
-		json_decref(verdict);
-		goto fail;
+	if (eng->canary) {
+		if (output_definition_key(s, eng, wsha, hw, key, e) < 0 ||
+		    output_judge(s, &r, key, &oj, e) < 0)
+			goto fail;
+		canary_json(&oj, &r, rels);
 	}
-	if (!o->commits)
-		drill_down(conf, eng, s, o, verdict);
-	*exit_code = j.exit_code;
+	if (o->output) {
+		verdict = output_judgement_json(&oj, &r);
+		*exit_code = oj.exit_code;
+	} else {
+		verdict = judgement_json(&j, &r);
+		if (o->commits && commits_annotate(eng, s, engine_id, verdict,
+		    e) < 0) {
+			json_decref(verdict);
+			goto fail;
+		}
+		if (!o->commits)
+			drill_down(conf, eng, s, o, verdict);
+		*exit_code = j.exit_code;
+	}
 	judgement_release(&j);
+	output_judgement_release(&oj);
 	json_object_set_new(rep, "verdict", verdict);
 	if ((w = reproduce_json(conf, eng, &r, spec, o, wsha, verdict, e)) ==
 	    NULL)
@@ -883,6 +961,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 fail:
 	json_decref(rep);
 	judgement_release(&j);
+	output_judgement_release(&oj);
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);

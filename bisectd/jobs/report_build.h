@@ -31,6 +31,8 @@ struct report_opts {
 	 * output/report_html.h draws. */
 	int plot;
 	int commits;	/* spec names commits of the engine's repository */
+	int output;			/* 1: the verdict is the output
+					 * canary's (jobs/output.h) */
 };
 
 /*
@@ -39,6 +41,10 @@ struct report_opts {
  * samples, the one the driver reaches; where they are not enough to
  * decide, it is "unknown" and says what to run.  *report is a new
  * reference the caller decrefs; *exit_code is the judgement's.
+ *
+ * With a canary, each release also has its canary: its state, the sha256
+ * of its text, and where the text changed since the release before with
+ * a text, the first differing tokens.
  */
 int report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,

@@ -201,6 +201,8 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	if (strcmp(status, "regression") == 0) {
 		fprintf(out, ": first bad %s, last good %s%s\n",
 		    rep_str(v, "first_bad"), rep_str(v, "last_good"),
+		    strcmp(rep_str(v, "kind"), "output") == 0 ?
+		    " (texts compared exactly)" :
 		    json_is_true(json_object_get(v, "confirmed")) ?
 		    " (confirmed by an interleaved re-measurement)" :
 		    " (not confirmed)");
@@ -233,6 +235,16 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 		fputc('\n', out);
 	if (*rep_str(v, "reason"))
 		fprintf(out, "%s  %s\n", md ? "\n" : "", rep_str(v, "reason"));
+	if (json_is_object(json_object_get(v, "diff"))) {
+		const json_t *d = json_object_get(v, "diff");
+
+		fprintf(out, md ? "\n  text %.12s -> %.12s, from token %lld: "
+		    "`%s` -> `%s`\n" : "  text %.12s -> %.12s, from token "
+		    "%lld: \"%s\" -> \"%s\"\n", rep_str(v, "last_good_sha256"),
+		    rep_str(v, "first_bad_sha256"), (long long)json_integer_value(
+		    json_object_get(d, "token")), rep_str(d, "before"),
+		    rep_str(d, "after"));
+	}
 	if (isfinite(rep_real(v, "endpoints_change")))
 		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
 		    md ? "\n" : "", 100 * rep_real(v, "endpoints_change"));
@@ -326,6 +338,62 @@ print_about(const json_t *a, FILE *out, int md)
 	fprintf(out, "%sCPU %s; flags: %s\n", li, rep_str(a, "cpu_model"),
 	    json_is_string(json_object_get(a, "cpu_flags")) ?
 	    rep_str(a, "cpu_flags") : "not reported");
+}
+
+/* "3f2a9c1b0d4e" for a canary's text, or its state. */
+static const char *
+canary_hash(const json_t *k, char *buf, size_t len)
+{
+	if (json_is_string(json_object_get(k, "sha256")))
+		snprintf(buf, len, "%.12s", rep_str(k, "sha256"));
+	else
+		snprintf(buf, len, "%s", rep_str(k, "status"));
+	return buf;
+}
+
+/*
+ * The canary of each release: the hash of its text (the first 12 hex
+ * digits), its state when it has none, and where the text changed since
+ * the release before, the first differing tokens.  Nothing without a
+ * canary.
+ */
+static void
+print_canary(const json_t *rels, FILE *out, int md)
+{
+	const json_t *r, *k, *d;
+	char h[80];
+	size_t i;
+	int any = 0;
+
+	json_array_foreach(rels, i, r)
+		any |= json_is_object(json_object_get(r, "canary"));
+	if (!any)
+		return;
+	fprintf(out, md ? "\n**Output canary** (sha256 of the text each "
+	    "release generates from the canary prompt)\n\n" :
+	    "\ncanary (sha256 of the text each release generates from the "
+	    "canary prompt):\n");
+	json_array_foreach(rels, i, r) {
+		k = json_object_get(r, "canary");
+		if (!json_is_object(k))
+			continue;
+		fprintf(out, md ? "- %s: `%s`" : "  %-12s %s", rep_str(r, "version"),
+		    canary_hash(k, h, sizeof(h)));
+		if (strcmp(rep_str(k, "status"), "deterministic") != 0 &&
+		    *rep_str(k, "detail"))
+			fprintf(out, " (%s)", rep_str(k, "detail"));
+		if (json_is_true(json_object_get(k, "changed"))) {
+			d = json_object_get(k, "diff");
+			fprintf(out, md ? " **changed** since %s at token %lld: "
+			    "`%s` -> `%s`" : "  changed since %s at token %lld: "
+			    "\"%s\" -> \"%s\"", rep_str(k, "since"),
+			    (long long)json_integer_value(json_object_get(d,
+			    "token")), rep_str(d, "before"), rep_str(d, "after"));
+		} else if (json_is_false(json_object_get(k, "changed")))
+			fprintf(out, md ? " (same as %s)" : "  same as %s",
+			    rep_str(k, "since"));
+		fputc('\n', out);
+	}
 }
 
 static void
@@ -545,6 +613,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    md ? "\n" : "", rep_str(r, "version"),
 			    rep_str(r, "fixed_not_estimable"));
 	print_confirm(rels, out, md);
+	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
@@ -643,6 +712,27 @@ commit_cells(char *buf, size_t len, int commits, const json_t *r,
 	    commits ? "" : rep_str(c, "id"));
 }
 
+/* The last three csv columns: the canary's state, hash and diff. */
+static void
+canary_csv(const json_t *k, char *buf, size_t len)
+{
+	const json_t *d = json_object_get(k, "diff");
+	char diff[600], quoted[1100];
+
+	if (!json_is_object(k)) {
+		snprintf(buf, len, ",,");
+		return;
+	}
+	diff[0] = '\0';
+	if (json_is_object(d))
+		snprintf(diff, sizeof(diff), "token %lld: %s -> %s",
+		    (long long)json_integer_value(json_object_get(d, "token")),
+		    rep_str(d, "before"), rep_str(d, "after"));
+	csv_field(quoted, sizeof(quoted), diff);
+	snprintf(buf, len, "%s,%s,%s", rep_str(k, "status"), rep_str(k, "sha256"),
+	    diff[0] ? quoted : "");
+}
+
 static void
 print_csv(const json_t *rep, FILE *out)
 {
@@ -657,17 +747,21 @@ print_csv(const json_t *rep, FILE *out)
 	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
 	    "per_token_ms,per_token_lo,per_token_hi,fixed_ms,fixed_lo,"
-	    "fixed_hi,ceiling_tps,flags,command%s\n", commits || drilled ?
+	    "fixed_hi,ceiling_tps,flags,canary,canary_sha256,canary_diff,"
+	    "command%s\n", commits || drilled ?
 	    ",subject,author,date,url,verdict" : "");
 	json_array_foreach(rels, i, r) {
 		static const char *const groups[] = { "pp", "tg" };
 		char flags[256], tail[2048];
 		const json_t *pci = json_object_get(r, "per_token_ms_ci");
 		const json_t *fci = json_object_get(r, "fixed_ms_ci");
+		char canary[1200];
 		int any = 0;
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
 		commit_cells(tail, sizeof(tail), commits, r, v);
+		canary_csv(json_object_get(r, "canary"), canary,
+		    sizeof(canary));
 		for (int g = 0; g <= 2; g++) {
 			const char *k;
 			json_t *c;
@@ -676,10 +770,10 @@ print_csv(const json_t *rep, FILE *out)
 				if (any)
 					break;
 				/* A release without samples still gets a row. */
-				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",%s\n",
+				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",%s,%s\n",
 				    rep_str(rep, "engine"),
 				    rep_str(r, "version"),
-				    rep_str(r, "status"), flags, tail);
+				    rep_str(r, "status"), flags, canary, tail);
 				break;
 			}
 			json_object_foreach(json_object_get(r, groups[g]), k,
@@ -687,7 +781,7 @@ print_csv(const json_t *rep, FILE *out)
 				any = 1;
 				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
 				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\",", rep_str(rep, "engine"),
+				    "\"%s\",%s,", rep_str(rep, "engine"),
 				    rep_str(r, "version"), rep_str(r, "status"),
 				    groups[g], k, (long long)json_integer_value(
 				    json_object_get(c, "n")),
@@ -700,7 +794,7 @@ print_csv(const json_t *rep, FILE *out)
 				    rep_real(r, "fixed_ms"),
 				    json_number_value(json_array_get(fci, 0)),
 				    json_number_value(json_array_get(fci, 1)),
-				    rep_real(r, "ceiling_tps"), flags);
+				    rep_real(r, "ceiling_tps"), flags, canary);
 				csv_command(rep, rep_str(r, "version"),
 				    groups[g], k, out);
 				fprintf(out, "%s\n", tail);

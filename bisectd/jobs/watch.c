@@ -22,6 +22,8 @@
 #include "bisectd/measure/hygiene.h"
 #include "config/conf.h"
 #include "driver.h"
+#include "output.h"
+#include "range.h"
 #include "verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
@@ -153,6 +155,109 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	return 0;
 }
 
+/*
+ * How much faster version is than since on eng's metric, from what the
+ * store holds (a fraction: 0.3 for 30% less time), when the 95% interval
+ * of the change lies wholly below minus half the threshold; else 0.
+ */
+static double
+faster_by(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, int64_t engine_id, const char *since,
+    const char *version, struct err *e)
+{
+	struct bisect_params p;
+	struct judgement j;
+	struct range r;
+	char spec[512], hw[65], *wsha = NULL;
+	int64_t machine_id;
+	double by = 0;
+
+	(void)c;
+	memset(&j, 0, sizeof(j));
+	snprintf(spec, sizeof(spec), "%s..%s", since, version);
+	if (range_resolve(s, engine_id, spec, &r, e) < 0)
+		return 0;
+	if (range_params(eng, NULL, -1, 0, &p, e) == 0 &&
+	    bench_machine(s, &machine_id, hw, e) == 0 &&
+	    store_weights_latest(s, eng->weights->name, &wsha, e) == 0 &&
+	    judge_range(s, &r, &p, eng, wsha, hw, &j, e) == 0 && j.done &&
+	    isfinite(j.v.endpoints_rel.hi) &&
+	    j.v.endpoints_rel.hi < -p.threshold / 2)
+		by = -j.v.endpoints_rel.value;
+	judgement_release(&j);
+	free(wsha);
+	range_release(&r);
+	return by;
+}
+
+/*
+ * The canary of each release from list->v[from] to list->v[to], and of
+ * the one before from: each text that differs from the text of the last
+ * release before it that has one is an alert of its own (kind "output"),
+ * in one line with "faster" when the release is also faster.  A release
+ * whose canary is nondeterministic or fails is logged and never compared.
+ */
+static int
+watch_canary(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const struct watch_opts *o,
+    const struct store_release_list *list, size_t from, size_t to,
+    struct err *e)
+{
+	struct output_session x;
+	struct canary_status prev, st;
+	const char *prev_version = NULL;
+	char metric[32];
+	int rc = -1;
+
+	memset(&prev, 0, sizeof(prev));
+	if (output_session_open(c, eng, s, o ? o->stop : NULL, &x, e) < 0)
+		return err_prefix(e, "watch %s: canary", eng->name);
+	conf_metric_name(&eng->metric, metric, sizeof(metric));
+	for (size_t i = from > 0 ? from - 1 : 0; i <= to; i++) {
+		const char *version = list->v[i].version;
+		struct err fe = ERR_INIT;
+		int fresh;
+
+		rc = output_session_measure(&x, version, &st, &fe, e);
+		if (rc < 0)
+			goto done;
+		rc = -1;
+		if (st.state != CANARY_DETERMINISTIC) {
+			wlog(o, ALERT_LOG_WARNING, "watch %s: the canary of %s "
+			    "is %s%s%s: not compared", eng->name, version,
+			    canary_state_name(st.state), st.detail[0] ? ": " :
+			    fe.msg[0] ? ": " : "", st.detail[0] ? st.detail :
+			    fe.msg);
+			canary_status_release(&st);
+			continue;
+		}
+		if (prev_version && strcmp(prev.sha256, st.sha256) != 0) {
+			double by = faster_by(c, eng, s, x.engine_id,
+			    prev_version, version, &fe);
+
+			fresh = output_alert(s, eng, x.key, prev_version, &prev,
+			    version, &st, by, metric, e);
+			if (fresh < 0) {
+				canary_status_release(&st);
+				goto done;
+			}
+			wlog(o, ALERT_LOG_WARNING, "watch %s: %s generates "
+			    "different text from %s on the canary prompt%s%s",
+			    eng->name, version, prev_version, by > 0 ?
+			    ", and is faster" : "", fresh == 0 ?
+			    " (alert recorded)" : " (alerted before)");
+		}
+		canary_status_release(&prev);
+		prev = st;
+		prev_version = version;
+	}
+	rc = 0;
+done:
+	canary_status_release(&prev);
+	output_session_close(&x);
+	return rc;
+}
+
 int
 watch_run(const struct conf *c, const struct conf_engine *eng,
     struct store *s, const struct watch_opts *o, struct err *e)
@@ -227,6 +332,17 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 		    list.v[in - 1].version, newest);
 		if (compare(c, eng, s, o, spec, &st2, &fresh, e) < 0)
 			goto done;
+	}
+	/* The releases new since the last watch, each against the one
+	 * before it. */
+	if (eng->canary) {
+		long is = find_version(&list, last_seen);
+
+		if (watch_canary(c, eng, s, o, &list, is >= 0 && is < in ?
+		    (size_t)is + 1 : (size_t)in, (size_t)in, e) < 0) {
+			wlog(o, ALERT_LOG_ERR, "%s", e->msg);
+			goto done;
+		}
 	}
 	if (status == BISECT_NO_REGRESSION &&
 	    store_state_set(s, good_key, newest, e) < 0)

@@ -1,0 +1,410 @@
+/*
+ * test_canary.c: the output canary end to end on fake-engine releases
+ * whose generated text changes at 0.1.4 (which is also faster) and whose
+ * 0.1.3 generates differently on every run: bisectctl bisect --now
+ * --metric output and report in every format, the hash and the diff per
+ * release, the nondeterministic release skipped, the prompt's pin, an
+ * engine's control bytes kept off the terminal, a queued bisect run as
+ * the daemon runs it, and the watch's alert, once, in one line with
+ * "faster".
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/watch.h"
+#include "check.h"
+#include "check_conf.h"
+#include "common/err.h"
+#include "config/conf.h"
+#include "store/store.h"
+
+static const char *ctl, *build;
+
+/* The engine "gen", releases in rel/; hostile: the canary prints ESC
+ * sequences and the version. */
+static void
+write_config(void)
+{
+	char text[8192];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = t.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"gen\"]\n\tsource = dir:rel\n"
+	    "\tasset = gen-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
+	    "\treps = 3\n\tmax-reps = 12\n\twarmup = 0\n\ttimeout = 1m\n"
+	    "\tcanary = {bin}/bin/fake-engine --generate -m {weights} "
+	    "-o json\n\tcanary-prompt = prompt.txt\n"
+	    "\tcanary-parser = json:content\n"
+	    "[engine \"hostile\"]\n\tsource = dir:rel\n"
+	    "\tasset = gen-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
+	    "\treps = 3\n\twarmup = 0\n\ttimeout = 1m\n"
+	    "\tcanary = \"printf '%%s said \\\\033]0;owned\\\\007 "
+	    "\\\\033[2J\\\\n' {version}\"\n\tcanary-prompt = prompt.txt\n",
+	    build);
+	check_write_file("t.conf", text);
+}
+
+/* Publish fake release gen-VERSION in rel/. */
+static void
+publish(const char *version)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p rel && ln -sf "
+	    "%s/tests/releases/gen-%s.tar.gz rel/", build, version);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/* Run bisectctl with args; stdout into *out (malloced), stderr kept in
+ * stderr.txt. */
+static int
+ctl_run(const char *args, char **out)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "(%s -c t.conf %s 2>stderr.txt)", ctl,
+	    args);
+	return check_run(cmd, out);
+}
+
+static json_t *
+ctl_json(const char *args, int *rc)
+{
+	char *text = NULL;
+	json_error_t je;
+	json_t *o;
+
+	*rc = ctl_run(args, &text);
+	o = text ? json_loads(text, 0, &je) : NULL;
+	if (o == NULL) {
+		char *err = check_read_file("stderr.txt");
+
+		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
+		    args, *rc, text ? text : "", err ? err : "");
+		free(err);
+	}
+	free(text);
+	return o;
+}
+
+static json_t *
+release(json_t *rep, const char *version)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		if (strcmp(json_string_value(json_object_get(r, "version")),
+		    version) == 0)
+			return r;
+	return NULL;
+}
+
+static const char *
+canary_of(json_t *rep, const char *version, const char *key)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(
+	    release(rep, version), "canary"), key));
+
+	return v ? v : "";
+}
+
+/* bisect --now --metric output: the first differing release, 0.1.3's
+ * nondeterministic canary skipped and named as a candidate. */
+static void
+test_bisect(void)
+{
+	json_t *rep, *v, *d;
+	int rc;
+
+	rep = ctl_json("bisect --now --metric output gen 0.1.0..0.1.6 "
+	    "--format json", &rc);
+	CHECK_INT(rc, 3);
+	CHECK(rep != NULL);
+	if (rep == NULL)
+		return;
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(json_string_value(json_object_get(rep, "metric")), "output");
+	CHECK_STR(json_string_value(json_object_get(v, "status")),
+	    "regression");
+	CHECK_STR(json_string_value(json_object_get(v, "kind")), "output");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.1.4");
+	CHECK_STR(json_string_value(json_object_get(v, "last_good")), "0.1.2");
+	CHECK_INT(json_array_size(json_object_get(v, "candidates")), 2);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(v,
+	    "candidates"), 0)), "0.1.3");
+	CHECK_CONTAINS(json_string_value(json_object_get(v, "reason")),
+	    "0.1.4 generates different text from 0.1.2 on the canary prompt");
+	/* The fake engine's seed acts from the ninth word on. */
+	d = json_object_get(v, "diff");
+	CHECK_INT(json_integer_value(json_object_get(d, "token")), 8);
+	CHECK(json_is_string(json_object_get(d, "before")) &&
+	    json_is_string(json_object_get(d, "after")));
+	if (json_is_string(json_object_get(d, "before")) &&
+	    json_is_string(json_object_get(d, "after"))) {
+		CHECK(strlen(json_string_value(json_object_get(d,
+		    "before"))) > 0);
+		CHECK(strcmp(json_string_value(json_object_get(d, "before")),
+		    json_string_value(json_object_get(d, "after"))) != 0);
+	}
+	CHECK_STR(canary_of(rep, "0.1.3", "status"), "nondeterministic");
+	CHECK_STR(canary_of(rep, "0.1.0", "status"), "deterministic");
+	CHECK_INT(strlen(canary_of(rep, "0.1.0", "sha256")), 64);
+	CHECK_STR(canary_of(rep, "0.1.2", "sha256"),
+	    canary_of(rep, "0.1.0", "sha256"));
+	CHECK(strcmp(canary_of(rep, "0.1.4", "sha256"),
+	    canary_of(rep, "0.1.2", "sha256")) != 0);
+	/* Releases the search never needed are never run: 0.1.1 and 0.1.5
+	 * (one canary pair per probe). */
+	CHECK_STR(canary_of(rep, "0.1.5", "status"), "not-measured");
+	CHECK_STR(canary_of(rep, "0.1.1", "status"), "not-measured");
+	CHECK(json_is_true(json_object_get(json_object_get(release(rep,
+	    "0.1.4"), "canary"), "changed")));
+	CHECK_STR(canary_of(rep, "0.1.4", "since"), "0.1.2");
+	json_decref(rep);
+
+	/* The same text at both ends: no change, exit 0. */
+	rep = ctl_json("bisect --now --metric output gen 0.1.4..0.1.6 "
+	    "--format json", &rc);
+	CHECK_INT(rc, 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "status")), "no-regression");
+	json_decref(rep);
+
+	/* A nondeterministic good end cannot be the reference: exit 1. */
+	rep = ctl_json("report gen 0.1.3..0.1.6 --metric output --format "
+	    "json", &rc);
+	CHECK_INT(rc, 1);
+	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "reason")), "nondeterministic");
+	json_decref(rep);
+}
+
+/* report, from the store alone, in every format. */
+static void
+test_report_formats(void)
+{
+	char *out = NULL;
+	json_t *rep;
+	int rc;
+
+	rep = ctl_json("report gen 0.1.0..0.1.6 --metric output --format json",
+	    &rc);
+	CHECK_INT(rc, 3);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "first_bad")), "0.1.4");
+	json_decref(rep);
+
+	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output", &out), 3);
+	CHECK_CONTAINS(out, "canary (sha256 of the text each release");
+	CHECK_CONTAINS(out, "changed since 0.1.2 at token 8");
+	CHECK_CONTAINS(out, "0.1.3        nondeterministic (runs");
+	CHECK_CONTAINS(out, "verdict: regression: first bad 0.1.4, last good "
+	    "0.1.2 (texts compared exactly)");
+	CHECK_CONTAINS(out, "from token 8");
+	free(out);
+
+	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
+	    "markdown", &out), 3);
+	CHECK_CONTAINS(out, "**Output canary**");
+	CHECK_CONTAINS(out, "- 0.1.4: `");
+	CHECK_CONTAINS(out, "**changed** since 0.1.2 at token 8");
+	CHECK_CONTAINS(out, "**Verdict: regression**: first bad 0.1.4");
+	free(out);
+
+	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
+	    "csv", &out), 3);
+	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff\n");
+	CHECK_CONTAINS(out, ",nondeterministic,,");
+	CHECK_CONTAINS(out, ",\"token 8: ");
+	free(out);
+
+	/* The timing report shows the canary too. */
+	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6", &out) >= 0, 1);
+	CHECK_CONTAINS(out, "changed since 0.1.2 at token 8");
+	free(out);
+}
+
+/* An engine's text is hostile: its control bytes reach no terminal and
+ * its JSON stays valid. */
+static void
+test_hostile(void)
+{
+	char *out = NULL;
+	json_t *rep;
+	int rc;
+
+	rc = ctl_run("bisect --now --metric output hostile 0.1.0..0.1.1", &out);
+	CHECK_INT(rc, 3);
+	CHECK(out != NULL && strchr(out, '\033') == NULL);
+	CHECK(out != NULL && strchr(out, '\007') == NULL);
+	CHECK_CONTAINS(out, "\\x1b]0;owned\\x07");
+	free(out);
+	CHECK_INT(ctl_run("report hostile 0.1.0..0.1.1 --metric output "
+	    "--format markdown", &out), 3);
+	CHECK(out != NULL && strchr(out, '\033') == NULL);
+	free(out);
+	rep = ctl_json("report hostile 0.1.0..0.1.1 --metric output --format "
+	    "json", &rc);
+	CHECK(rep != NULL);
+	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(
+	    json_object_get(rep, "verdict"), "diff"), "before")),
+	    "\\x1b[2J");
+	json_decref(rep);
+}
+
+/* A prompt that changed after its pin stops the job and says both
+ * hashes; nothing is run on it. */
+static void
+test_prompt_pin(void)
+{
+	char *err;
+
+	check_write_file("prompt.txt", "Another prompt.\n");
+	CHECK_INT(ctl_run("bisect --now --metric output gen 0.1.5..0.1.6",
+	    NULL), 1);
+	err = check_read_file("stderr.txt");
+	CHECK_CONTAINS(err, "canary prompt '");
+	CHECK_CONTAINS(err, "pinned at its first use as");
+	free(err);
+	check_write_file("prompt.txt", "Once upon a time, a lighthouse.\n");
+}
+
+/* A queued bisect runs as the daemon runs it, with the same verdict. */
+static void
+test_job(struct conf *c, struct store *s)
+{
+	static atomic_int stop;
+	struct job_run_opts o;
+	struct store_job job;
+	struct err e = ERR_INIT;
+	char *result = NULL;
+	int64_t id;
+	int code = -1;
+
+	CHECK_INT(store_job_enqueue(s, "bisect", "gen", "{\"range\":"
+	    "\"0.1.0..0.1.6\",\"metric\":\"output\"}", 0, &id, &e), 0);
+	CHECK_INT(store_job_pick(s, &job, &e), 0);
+	memset(&o, 0, sizeof(o));
+	o.stop = &stop;
+	o.lock_path = "t.db.bench-lock";
+	CHECK_INT(job_run(c, s, &job, &o, &code, &result), JOB_RUN_FINISHED);
+	CHECK_INT(code, 3);
+	CHECK_CONTAINS(result, "\"first_bad\":\"0.1.4\"");
+	CHECK_CONTAINS(result, "\"kind\":\"output\"");
+	free(result);
+	store_job_release(&job);
+}
+
+static int
+count_alerts(struct store *s, const char *kind, char *summary, size_t len)
+{
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+	int n = 0;
+
+	if (store_alert_list(s, 100, &rows, &e) < 0)
+		return -1;
+	for (size_t i = 0; i < rows.n; i++)
+		if (strcmp(rows.v[i].alert.kind, kind) == 0) {
+			n++;
+			snprintf(summary, len, "%s", rows.v[i].alert.summary);
+		}
+	store_alert_rows_release(&rows);
+	return n;
+}
+
+/* The watch: a new release that generates differently is one alert, in
+ * one line with "faster" when it is faster; not again at the next watch. */
+static void
+test_watch(struct conf *c, struct store *s)
+{
+	struct watch_opts o = { NULL, NULL, NULL, 0 };
+	struct err e = ERR_INIT;
+	char summary[512] = "";
+	int rc;
+
+	check_run("rm -rf rel", NULL);
+	publish("0.1.1");
+	publish("0.1.2");
+	rc = watch_run(c, &c->engines[0], s, &o, &e);
+	CHECK(rc == 0 || rc == 4);
+	CHECK_INT(count_alerts(s, "output", summary, sizeof(summary)), 0);
+	publish("0.1.4");
+	rc = watch_run(c, &c->engines[0], s, &o, &e);
+	if (rc < 0)
+		fprintf(stderr, "watch: %s\n", e.msg);
+	CHECK(rc >= 0);
+	CHECK_INT(count_alerts(s, "output", summary, sizeof(summary)), 1);
+	if (getenv("TEST_CANARY_VERBOSE"))
+		fprintf(stderr, "alert: %s\n", summary);
+	CHECK_CONTAINS(summary, "gen 0.1.4 is ");
+	CHECK_CONTAINS(summary, "% faster than 0.1.2 (per-token) and "
+	    "generates different text on the canary prompt");
+	CHECK(strchr(summary, '\n') == NULL);
+	/* Nothing new: nothing run, nothing alerted again. */
+	CHECK_INT(watch_run(c, &c->engines[0], s, &o, &e), 0);
+	publish("0.1.5");
+	rc = watch_run(c, &c->engines[0], s, &o, &e);
+	CHECK(rc >= 0);
+	CHECK_INT(count_alerts(s, "output", summary, sizeof(summary)), 1);
+}
+
+int
+main(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char *text;
+
+	ctl = getenv("BISECTCTL");
+	build = getenv("BISECTD_BUILD_DIR");
+	if (ctl == NULL || build == NULL) {
+		fprintf(stderr, "BISECTCTL and BISECTD_BUILD_DIR must be set\n");
+		return 1;
+	}
+	check_tmpdir("canary");
+	check_write_file("prompt.txt", "Once upon a time, a lighthouse.\n");
+	for (int v = 0; v <= 6; v++) {
+		char ver[16];
+
+		snprintf(ver, sizeof(ver), "0.1.%d", v);
+		publish(ver);
+	}
+	write_config();
+	test_bisect();
+	test_report_formats();
+	test_hostile();
+	test_prompt_pin();
+
+	text = check_read_file("t.conf");
+	c = check_conf_load(text);
+	free(text);
+	CHECK(c != NULL);
+	if (c == NULL)
+		return check_done();
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	test_job(c, s);
+	/* A fresh store for the watch: its own baseline. */
+	store_close(s);
+	check_run("rm -f t.db t.db-wal t.db-shm", NULL);
+	CHECK_INT(store_open("t.db", &s, &e), 0);
+	test_watch(c, s);
+	store_close(s);
+	conf_free(c);
+	return check_done();
+}

@@ -332,11 +332,12 @@ count_alerts(struct store *s, const char *kind, char *summary, size_t len)
 static void
 test_watch(struct conf *c, struct store *s)
 {
-	struct watch_opts o = { NULL, NULL, NULL, 0 };
+	struct watch_opts o;
 	struct err e = ERR_INIT;
 	char summary[512] = "";
 	int rc;
 
+	memset(&o, 0, sizeof(o));
 	check_run("rm -rf rel", NULL);
 	publish("0.1.1");
 	publish("0.1.2");

@@ -184,6 +184,27 @@ test_bisect(void)
 	    "verdict"), "status")), "no-regression");
 	json_decref(rep);
 
+	/* A release whose canary cannot run is skipped and named. */
+	rep = ctl_json("bisect --now --metric output gen 0.1.6..0.1.8 "
+	    "--format json", &rc);
+	CHECK_INT(rc, 3);
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(json_string_value(json_object_get(v, "last_good")), "0.1.6");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.1.8");
+	CHECK_STR(json_string_value(json_array_get(json_object_get(v,
+	    "candidates"), 0)), "0.1.7");
+	CHECK_STR(canary_of(rep, "0.1.7", "status"), "failed");
+	CHECK_CONTAINS(canary_of(rep, "0.1.7", "detail"), "signal");
+	json_decref(rep);
+	/* ... and a bad end that cannot run cannot be judged: exit 1. */
+	rep = ctl_json("bisect --now --metric output gen 0.1.6..0.1.7 "
+	    "--format json", &rc);
+	CHECK_INT(rc, 1);
+	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "reason")), "the bad end of the range cannot be "
+	    "judged: 0.1.7");
+	json_decref(rep);
+
 	/* A nondeterministic good end cannot be the reference: exit 1. */
 	rep = ctl_json("report gen 0.1.3..0.1.6 --metric output --format "
 	    "json", &rc);
@@ -380,7 +401,7 @@ main(void)
 	}
 	check_tmpdir("canary");
 	check_write_file("prompt.txt", "Once upon a time, a lighthouse.\n");
-	for (int v = 0; v <= 6; v++) {
+	for (int v = 0; v <= 8; v++) {
 		char ver[16];
 
 		snprintf(ver, sizeof(ver), "0.1.%d", v);

@@ -248,7 +248,7 @@ test_report_formats(void)
 
 	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
 	    "csv", &out), 3);
-	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff\n");
+	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff,command\n");
 	CHECK_CONTAINS(out, ",nondeterministic,,");
 	CHECK_CONTAINS(out, ",\"token 8: ");
 	free(out);

@@ -189,7 +189,8 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	    " r.user_ns, r.sys_ns, r.max_rss_kb, r.busy_share,"
 	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id),"
 	    " d.key, d.text, (SELECT avg(x.engine_ns) / 1e6 FROM sample x"
-	    " WHERE x.run_id = r.id), d.clock FROM run r LEFT JOIN definition d"
+	    " WHERE x.run_id = r.id), d.clock, r.info, r.loadavg,"
+	    " r.stdout_truncated FROM run r LEFT JOIN definition d"
 	    " ON d.id = r.definition_id WHERE r.release_id = ?1 ORDER BY r.id",
 	    &st, e) < 0)
 		return -1;
@@ -235,6 +236,10 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 		r->engine_ms = sqlite3_column_type(st, 26) == SQLITE_NULL ?
 		    -1 : sqlite3_column_double(st, 26);
 		r->clock = store_column_dup(st, 27);
+		r->info = store_column_dup(st, 28);
+		r->loadavg = sqlite3_column_type(st, 29) == SQLITE_NULL ?
+		    -1 : sqlite3_column_double(st, 29);
+		r->out_truncated = sqlite3_column_int(st, 30);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -259,6 +264,7 @@ store_run_rows_release(struct store_run_rows *rows)
 		free(r->parser);
 		free(r->mode);
 		free(r->clock);
+		free(r->info);
 		free(r->definition);
 		free(r->definition_text);
 	}
@@ -476,4 +482,47 @@ store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
 	    store_fail(s, e, "read a verdict");
+}
+
+int
+store_run_samples(struct store *s, int64_t run_id, struct store_sample **v,
+    size_t *n, struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	if (store_prepare(s, "SELECT prompt_tokens, gen_tokens, wall_ns,"
+	    " engine_ns, user_ns, sys_ns, max_rss_kb FROM sample WHERE"
+	    " run_id = ?1 ORDER BY idx", &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_sample *x;
+
+		if (store_grow((void **)v, &alloc, *n, sizeof(**v)) < 0) {
+			sqlite3_finalize(st);
+			free(*v);
+			*v = NULL;
+			return err_set(e, "out of memory");
+		}
+		x = &(*v)[(*n)++];
+		x->prompt_tokens = sqlite3_column_int(st, 0);
+		x->gen_tokens = sqlite3_column_int(st, 1);
+		x->wall_ns = sqlite3_column_int64(st, 2);
+		x->engine_ns = opt_int(st, 3);
+		x->user_ns = opt_int(st, 4);
+		x->sys_ns = opt_int(st, 5);
+		x->max_rss_kb = opt_int(st, 6);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*v);
+		*v = NULL;
+		*n = 0;
+		return store_fail(s, e, "read a run's samples");
+	}
+	return 0;
 }

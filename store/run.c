@@ -245,8 +245,9 @@ store_run_insert(struct store *s, struct store_run *r,
     const struct store_sample *samples, size_t nsamples, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
+	int outer = !sqlite3_get_autocommit(s->db);
 
-	if (store_begin(s, e) < 0)
+	if (!outer && store_begin(s, e) < 0)
 		return -1;
 	if (insert_run(s, r, e) < 0)
 		goto fail;
@@ -288,10 +289,11 @@ store_run_insert(struct store *s, struct store_run *r,
 		    e) < 0)
 			goto fail;
 	}
-	return store_commit(s, e);
+	return outer ? 0 : store_commit(s, e);
 fail:
 	sqlite3_finalize(st);
-	store_rollback(s);
+	if (!outer)
+		store_rollback(s);
 	return -1;
 }
 

@@ -4,7 +4,8 @@
 BISECTD_PACKAGES="gcc libc6-dev make cmake pkg-config git ca-certificates \
 libgit2-dev libarchive-dev libsqlite3-dev libcurl4-openssl-dev \
 libjansson-dev libssl-dev libmicrohttpd-dev zstd xz-utils zip procps \
-curl prometheus groff-base man-db"
+curl prometheus groff-base man-db \
+slurm-wlm slurm-client munge"
 
 # The fuzz targets (scripts/fuzz.sh): clang, and the libFuzzer runtime
 # -fsanitize=fuzzer links (libclang_rt.fuzzer), which clang-14 only

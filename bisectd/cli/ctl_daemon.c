@@ -315,6 +315,8 @@ cmd_status(struct ctl *c)
 		    c->conf->socket);
 	json_decref(d);
 	rc = schedules(c, s);
+	if (rc == EXIT_OK)
+		rc = ctl_slurm_status(s, NULL);
 	store_close(s);
 	if (rc != EXIT_OK) {
 		store_jobs_release(&jobs);

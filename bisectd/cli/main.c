@@ -54,6 +54,9 @@ static const struct command commands[] = {
 	{ "alerts", cmd_alerts, "[--format text|json]",
 	  "alerts recorded, and their delivery to each sink", "j", 0, 0,
 	  1 },
+	{ "node-run", cmd_node_run, "REQUEST",
+	  "carry out a measurement request on this node (a Slurm job's "
+	  "command)", "", 1, 1, 0 },
 	{ NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
 };
 

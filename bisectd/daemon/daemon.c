@@ -34,6 +34,7 @@
 #include "common/logto.h"
 #include "common/fsutil.h"
 #include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/slurm.h"
 #include "store/store.h"
 #include "bisectd/jobs/watch.h"
 
@@ -633,10 +634,21 @@ cancel_json(struct daemon *d, int64_t id)
 		return json_pack("{s:b,s:s}", "ok", 1, "state", "cancelled");
 	case STORE_CANCEL_RUNNING:
 		if (d->busy && d->job.id == id) {
+			int n = 0;
+
 			logm(d, DAEMON_LOG_INFO, "job %lld: cancel asked; it "
 			    "stops after the current run", (long long)id);
 			d->cancel = 1;
 			job_stop = 1;
+			/* Its measurements on Slurm end now, not later; the
+			 * stop is set first, so none is resubmitted. */
+			if (slurm_cancel_job(d->store, id, &n, &e) < 0)
+				logm(d, DAEMON_LOG_WARNING, "job %lld: %s",
+				    (long long)id, e.msg);
+			else if (n > 0)
+				logm(d, DAEMON_LOG_INFO, "job %lld: scancel of "
+				    "%d Slurm job%s", (long long)id, n,
+				    n == 1 ? "" : "s");
 			return json_pack("{s:b,s:s}", "ok", 1, "state",
 			    "cancelling");
 		}

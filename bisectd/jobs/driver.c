@@ -20,6 +20,8 @@
 #include "driver.h"
 #include "common/err.h"
 #include "range.h"
+#include "remote.h"
+#include "slurm.h"
 #include "verdict.h"
 
 /* Everything one bisect carries between actions. */
@@ -41,6 +43,10 @@ struct bisect_run {
 	struct bench_cell *cells;	/* the parameters' cells */
 	size_t ncells;
 	char last_failure[512];		/* of the last runs that failed */
+	int slurm;			/* the engine's runner is a slurm one:
+					 * releases are fetched and measured
+					 * on its nodes, and hw_key is the
+					 * pinned node's ("" before one) */
 };
 
 static void
@@ -77,7 +83,7 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	struct err fe = ERR_INIT;
 	int rc;
 
-	if (b->got[i].dir)
+	if (b->got[i].dir || b->slurm)
 		return 0;
 	if (b->fetch_failed[i])
 		return err_set(e, "cannot fetch %s %s a second time",
@@ -122,6 +128,60 @@ have(const struct range_data *d, size_t i, size_t c, int confirm)
 	return n;
 }
 
+static void
+slurm_note(void *arg, const char *line)
+{
+	note(arg, "%s", line);
+}
+
+/*
+ * Measure on the engine's Slurm runner: one batch job, its result
+ * ingested.  The node it ran on becomes (or stays) the bisect's: when it
+ * differs from the pinned one (the pinned node failed), the bisect is
+ * re-anchored there, and the judgement, which compares only runs under
+ * the new node's key, measures the ends again.
+ */
+static int
+measure_slurm(struct bisect_run *b, const size_t *idx, size_t n,
+    const int *want, const int *stored, int confirm, struct err *e)
+{
+	struct slurm_measure_ctx c;
+	struct remote_plan p;
+	char hw_key[65];
+
+	memset(&c, 0, sizeof(c));
+	c.conf = b->conf;
+	c.eng = b->eng;
+	c.s = b->s;
+	c.bisect_id = b->bisect_id;
+	c.job_id = b->o->job_id;
+	c.weights_id = b->w.weights_id;
+	c.weights_sha256 = b->w.sha256;
+	c.stop = b->o->stop;
+	c.note = slurm_note;
+	c.arg = b;
+	memset(&p, 0, sizeof(p));
+	p.eng = b->eng;
+	for (size_t k = 0; k < n; k++)
+		p.rel[k] = &b->r.list.v[b->r.lo + idx[k]];
+	p.nrel = n;
+	p.cells = b->cells;
+	p.ncells = b->ncells;
+	p.reps = want;
+	p.stored = stored;
+	p.warmup = b->eng->warmup;
+	p.confirm = confirm;
+	p.weights_sha256 = b->w.sha256;
+	if (slurm_measure(&c, &p, hw_key, e) < 0)
+		return -1;
+	if (b->hw_key[0] && strcmp(b->hw_key, hw_key) != 0)
+		note(b, "re-anchored on another node: its runs are not "
+		    "compared with the earlier node's, so the ends are "
+		    "measured again");
+	memcpy(b->hw_key, hw_key, sizeof(b->hw_key));
+	return 0;
+}
+
 /*
  * Measure releases idx[0..n-1] (interleaved) up to `reps` samples of the
  * given kind in every cell.  Runs that fail are stored like the others;
@@ -132,7 +192,7 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
     const size_t *idx, size_t n, int reps, int confirm, struct err *e)
 {
 	struct bench_target t[2];
-	int want[2 * BISECT_MAX_CELLS];
+	int want[2 * BISECT_MAX_CELLS], stored[2 * BISECT_MAX_CELLS];
 	struct bench_ctx ctx;
 	struct bench_tally tally;
 	int any = 0;
@@ -157,12 +217,15 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 		for (size_t c = 0; c < b->ncells; c++) {
 			int w = reps - have(d, idx[k], c, confirm);
 
+			stored[k * b->ncells + c] = reps - w;
 			want[k * b->ncells + c] = w > 0 ? w : 0;
 			any |= w > 0;
 		}
 	}
 	if (!any)
 		return 0;
+	if (b->slurm)
+		return measure_slurm(b, idx, n, want, stored, confirm, e);
 	memset(&tally, 0, sizeof(tally));
 	if (bench_run(&ctx, t, n, b->cells, b->ncells, want, b->eng->warmup,
 	    confirm, &tally, e) < 0)
@@ -203,6 +266,7 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 		return -1;
 	if (bench_machine(b->s, &b->machine_id, b->hw_key, e) < 0)
 		return -1;
+	b->slurm = b->eng->runner && b->eng->runner->kind == RUNNER_SLURM;
 	b->noted = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
 	b->fetch_failed = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
 	b->got = calloc(b->r.hi - b->r.lo + 1, sizeof(*b->got));
@@ -231,6 +295,15 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	if (store_bisect_open(b->s, &sb, &resumed, e) < 0)
 		return -1;
 	b->bisect_id = sb.id;
+	if (b->slurm) {
+		char node[256];
+
+		/* Compared are the runs of the bisect's node alone. */
+		if (slurm_pinned(b->s, b->bisect_id, node, b->hw_key, e) < 0)
+			return -1;
+		if (node[0])
+			note(b, "measuring on node %s", node);
+	}
 	if (resumed) {
 		int64_t *ids = NULL;
 		size_t nids = 0;
@@ -414,7 +487,9 @@ driver_bisect(const struct conf *conf, const struct conf_engine *eng,
 			int fresh;
 
 			idx[0] = j.act.release;
-			fresh = b.got[idx[0]].dir == NULL;
+			/* On Slurm the node fetches, and its result
+			 * brings the archive's hash. */
+			fresh = !b.slurm && b.got[idx[0]].dir == NULL;
 			if ((rc2 = ensure_release(&b, idx[0], e)) != 0) {
 				judgement_release(&j);
 				if (rc2 < 0)

@@ -858,6 +858,11 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	if (hygiene_machine(NULL, &here, e) < 0)
 		goto fail;
 	memcpy(hw, here.hw_key, sizeof(hw));
+	/* Measured on Slurm: the runs compared are the bisect's node's. */
+	if (eng->runner && eng->runner->kind == RUNNER_SLURM &&
+	    store_slurm_range_key(s, eng->name, r.list.v[r.lo].version,
+	    r.list.v[r.hi].version, hw, e) < 0)
+		goto fail;
 	if (store_machine_find(s, hw, &m, e) < 0)
 		goto fail;
 	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0)

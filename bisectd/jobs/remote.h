@@ -1,0 +1,105 @@
+/*
+ * remote.h: a measurement carried out on another machine.  The daemon
+ * writes a request file (the release or the two releases of a
+ * comparison, the cells, the runs per cell, the warm-up and whether the
+ * runs confirm a boundary); a node runs it with `bisectctl node-run`,
+ * which needs no database of the daemon's, and leaves one result file
+ * (its runs, samples, failures and the node's identity, ending in the
+ * sha256 of what comes before); the daemon takes that file into its
+ * store in one transaction, exactly once.
+ *
+ * Files in the spool are named by the request's id: ID.request and
+ * ID.result, each written to a temporary name and renamed.
+ */
+#ifndef BISECTD_REMOTE_H
+#define BISECTD_REMOTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct bench_cell;
+struct conf;
+struct conf_engine;
+struct err;
+struct store;
+struct store_release;
+
+/* A request's id: 32 hex digits. */
+#define REMOTE_ID_LEN 32
+
+/* The largest result file read (runs carry their output's head). */
+#define REMOTE_RESULT_MAX ((size_t)256 << 20)
+
+/* What one request measures. */
+struct remote_plan {
+	const struct conf_engine *eng;
+	const struct store_release *rel[2];	/* the targets */
+	size_t nrel;
+	const struct bench_cell *cells;
+	size_t ncells;
+	const int *reps;	/* [target * ncells + cell] analysed runs */
+	const int *stored;	/* the same, runs stored before: a step of
+				 * the ladder that asks as many runs again is
+				 * another plan */
+	int warmup;
+	int confirm;
+	const char *weights_sha256;	/* what the node must find */
+};
+
+/* A fresh request id (from getrandom). */
+int remote_new_id(char id[REMOTE_ID_LEN + 1], struct err *e);
+
+/*
+ * The request's JSON without its id, canonical, and its sha256 (plan):
+ * the same measurement asked again has the same plan.  *json malloced.
+ */
+int remote_plan_json(const struct conf *conf, const struct remote_plan *p,
+    char **json, char plan[65], struct err *e);
+
+/* Write SPOOL/ID.request (temporary name, then rename). */
+int remote_request_write(const char *spool, const char *id,
+    const char *plan_json, struct err *e);
+
+/* The file names of a request and its result (malloced). */
+char *remote_request_path(const char *spool, const char *id);
+char *remote_result_path(const char *spool, const char *id);
+
+/*
+ * The node's side: read the request at path, check it names this
+ * configuration's engine, fetch its releases into the configured
+ * (node-local) cache, verify the weights against its hash, run the plan
+ * with the local runner and its containment under the node's own
+ * benchmark lock (CACHE/node.bench-lock), and write the result file
+ * beside the request.  The runs go through a scratch SQLite file under
+ * CACHE/node/ that is removed afterwards.  A measurement that could not
+ * run still leaves a result, with its error; -1 only when no result
+ * could be written.
+ */
+int remote_node_run(const struct conf *conf, const char *request_path,
+    struct err *e);
+
+/* How an ingest ended. */
+enum remote_ingest {
+	REMOTE_INGESTED,	/* the runs are in the store */
+	REMOTE_NODE_ERROR,	/* a valid result whose measurement failed:
+				 * e holds the node's message */
+	REMOTE_REFUSED,		/* truncated, tampered, another request's,
+				 * or ingested before: e says which */
+	REMOTE_MISSING		/* no result file */
+};
+
+/*
+ * Take SPOOL/ID.result into the store for the slurm_job row of request
+ * id, in one transaction with the row's mark: its runs and samples under
+ * their definitions, the node as a machine, each release's archive hash
+ * and state.  The result must end in the sha256 of its body, name this
+ * request and its plan, and have definitions equal to what this
+ * configuration gives for the node (so both ends measured alike).
+ * Returns an enum remote_ingest, or -1 with e set when the store failed.
+ * *hw_key (65 bytes) gets the result's comparability key on INGESTED.
+ */
+int remote_ingest(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spool, const char *id, int64_t weights_id,
+    const char *weights_sha256, char hw_key[65], struct err *e);
+
+#endif

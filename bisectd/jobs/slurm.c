@@ -1,0 +1,535 @@
+/*
+ * slurm.c: submitting measurement requests as Slurm batch jobs, following
+ * them to their end and ingesting their results (see slurm.h).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bisectd/measure/runner.h"
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "config/conf.h"
+#include "remote.h"
+#include "slurm.h"
+#include "store/store.h"
+
+/* A Slurm tool gets this long before it counts as hung. */
+#define SLURM_TOOL_TIMEOUT_MS (60 * 1000)
+/* How often a job in flight is asked about. */
+#define SLURM_POLL_MS 500
+
+/*
+ * The batch script: a constant.  What it runs comes from the job's
+ * environment, which sbatch copies from its own (--export=ALL, Slurm's
+ * default), so no configured text is ever read by a shell.
+ */
+static const char batch_script[] =
+    "#!/bin/sh\n"
+    "# Written by bisectd: runs one measurement request on this node.\n"
+    "exec \"$BISECTD_CTL\" -c \"$BISECTD_CONFIG\" node-run "
+    "\"$BISECTD_REQUEST\"\n";
+
+/*
+ * Run a Slurm tool: argv through the runner, with our SLURM_CONF (a
+ * cluster configured elsewhere than /etc/slurm) and the extra
+ * NAME=VALUE entries.  0 with *r filled (release it), -1 if it could
+ * not be started.
+ */
+static int
+tool(const char *const *argv, const char *const *extra, struct run_result *r,
+    struct err *e)
+{
+	struct child_spec spec = CHILD_SPEC_INIT;
+	const char *env[8];
+	char conf[PATH_MAX + 16];
+	size_t n = 0;
+
+	if (getenv("SLURM_CONF")) {
+		snprintf(conf, sizeof(conf), "SLURM_CONF=%s", getenv("SLURM_CONF"));
+		env[n++] = conf;
+	}
+	for (size_t i = 0; extra && extra[i] && n < 7; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	spec.argv = argv;
+	spec.env = env;
+	spec.timeout_ms = SLURM_TOOL_TIMEOUT_MS;
+	if (run_child(&spec, r, e) < 0)
+		return -1;
+	if (r->reason == RUN_SPAWN) {
+		err_set(e, "%s", r->detail);
+		run_result_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+/* "sbatch: exited with status 1: <its stderr's last line>" into e. */
+static int
+tool_failed(const char *name, const struct run_result *r, struct err *e)
+{
+	char d[256];
+	const char *tail = r->errtail.data ? r->errtail.data : "";
+	size_t len = r->errtail.len;
+
+	while (len > 0 && (tail[len - 1] == '\n' || tail[len - 1] == ' '))
+		len--;
+	return err_set(e, "%s %s%s%.*s", name, run_describe(r, d, sizeof(d)),
+	    len ? ": " : "", (int)(len > 300 ? 300 : len), tail);
+}
+
+int
+slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e)
+{
+	char id[32];
+	const char *argv[] = { "scontrol", "show", "job", "-o", id, NULL };
+	struct run_result r;
+	const char *out;
+	static const struct {
+		const char *key;
+		size_t off, len;
+	} fields[] = {
+		{ " JobState=", offsetof(struct slurm_state, state), 32 },
+		{ " NodeList=", offsetof(struct slurm_state, node), 256 },
+		{ " Reason=", offsetof(struct slurm_state, reason), 256 },
+	};
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(id, sizeof(id), "%lld", (long long)slurm_id);
+	if (tool(argv, NULL, &r, e) < 0)
+		return -1;
+	if (r.reason != RUN_OK) {
+		/* Past MinJobAge Slurm forgets a job: not an error. */
+		if (r.errtail.data && strstr(r.errtail.data, "Invalid job id"))
+			rc = 0;
+		else
+			rc = tool_failed("scontrol", &r, e);
+		run_result_release(&r);
+		return rc;
+	}
+	out = r.out.data ? r.out.data : "";
+	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++) {
+		const char *p = strstr(out, fields[i].key);
+		char *dst = (char *)st + fields[i].off;
+		size_t n;
+
+		if (p == NULL)
+			continue;
+		p += strlen(fields[i].key);
+		n = strcspn(p, " \n");
+		snprintf(dst, fields[i].len, "%.*s", (int)n, p);
+		if (strcmp(dst, "(null)") == 0 || strcmp(dst, "None") == 0)
+			dst[0] = '\0';
+	}
+	if (st->state[0] == '\0')
+		rc = err_set(e, "scontrol said nothing of job %s's state", id);
+	run_result_release(&r);
+	return rc;
+}
+
+int
+slurm_cancel(int64_t slurm_id, struct err *e)
+{
+	char id[32];
+	const char *argv[] = { "scancel", id, NULL };
+	struct run_result r;
+	int rc;
+
+	snprintf(id, sizeof(id), "%lld", (long long)slurm_id);
+	if (tool(argv, NULL, &r, e) < 0)
+		return -1;
+	rc = r.reason == RUN_OK ? 0 : tool_failed("scancel", &r, e);
+	run_result_release(&r);
+	return rc;
+}
+
+const char *
+slurm_failure(const char *state)
+{
+	static const struct {
+		const char *state, *failure;
+	} map[] = {
+		{ "TIMEOUT", "slurm-timeout" },
+		{ "DEADLINE", "slurm-timeout" },
+		{ "NODE_FAIL", "slurm-node-fail" },
+		{ "BOOT_FAIL", "slurm-node-fail" },
+		{ "PREEMPTED", "slurm-preempted" },
+		{ "CANCELLED", "slurm-cancelled" },
+		{ "FAILED", "slurm-failed" },
+		{ "OUT_OF_MEMORY", "slurm-failed" },
+		{ "REVOKED", "slurm-failed" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(*map); i++)
+		if (strcmp(state, map[i].state) == 0)
+			return map[i].failure;
+	return NULL;
+}
+
+/* The bisectctl beside this program: the node runs the same build. */
+static int
+node_ctl(char *out, size_t len, struct err *e)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n < 0)
+		return err_errno(e, "cannot find this program's path");
+	self[n] = '\0';
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	if ((size_t)snprintf(out, len, "%s/bisectctl", self) >= len)
+		return err_set(e, "this program's path is too long");
+	if (access(out, X_OK) < 0)
+		return err_errno(e, "cannot run '%s' on the nodes", out);
+	return 0;
+}
+
+/* sbatch the request; *slurm_id gets the job's id. */
+static int
+submit(const struct slurm_measure_ctx *c, const struct conf_runner *rn,
+    const char *id, const char *pinned, int64_t *slurm_id, struct err *e)
+{
+	char ctl[PATH_MAX], a[8][PATH_MAX + 32], ectl[PATH_MAX + 16],
+	    econf[PATH_MAX + 32], ereq[PATH_MAX + 32];
+	const char *argv[20], *env[4] = { ectl, econf, ereq, NULL };
+	char *script = fs_join(rn->spool, "node-run.sh"), *req, *end;
+	struct run_result r;
+	size_t n = 0, k = 0;
+	int rc;
+
+	if (script == NULL)
+		return err_set(e, "out of memory");
+	if (node_ctl(ctl, sizeof(ctl), e) < 0 ||
+	    fs_write_atomic(script, batch_script, sizeof(batch_script) - 1,
+	    0755, e) < 0) {
+		free(script);
+		return -1;
+	}
+	req = remote_request_path(rn->spool, id);
+	snprintf(ectl, sizeof(ectl), "BISECTD_CTL=%s", ctl);
+	snprintf(econf, sizeof(econf), "BISECTD_CONFIG=%s", c->conf->path);
+	snprintf(ereq, sizeof(ereq), "BISECTD_REQUEST=%s", req ? req : "");
+	free(req);
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	snprintf(a[k], sizeof(a[k]), "--job-name=bisectd-%.8s", id);
+	argv[n++] = a[k++];
+	snprintf(a[k], sizeof(a[k]), "--output=%s/%s.log", rn->spool, id);
+	argv[n++] = a[k++];
+	snprintf(a[k], sizeof(a[k]), "--chdir=%s", rn->spool);
+	argv[n++] = a[k++];
+	if (rn->partition) {
+		snprintf(a[k], sizeof(a[k]), "--partition=%s", rn->partition);
+		argv[n++] = a[k++];
+	}
+	if (rn->account) {
+		snprintf(a[k], sizeof(a[k]), "--account=%s", rn->account);
+		argv[n++] = a[k++];
+	}
+	if (rn->gres) {
+		snprintf(a[k], sizeof(a[k]), "--gres=%s", rn->gres);
+		argv[n++] = a[k++];
+	}
+	if (rn->constraint) {
+		snprintf(a[k], sizeof(a[k]), "--constraint=%s", rn->constraint);
+		argv[n++] = a[k++];
+	}
+	if (rn->time_limit_ms) {
+		snprintf(a[k], sizeof(a[k]), "--time=%lld", (long long)
+		    ((rn->time_limit_ms + 59999) / 60000));
+		argv[n++] = a[k++];
+	}
+	if (pinned && k < 8) {
+		snprintf(a[k], sizeof(a[k]), "--nodelist=%s", pinned);
+		argv[n++] = a[k++];
+	}
+	if (rn->exclusive)
+		argv[n++] = "--exclusive";
+	argv[n++] = script;
+	argv[n] = NULL;
+	rc = tool(argv, env, &r, e);
+	free(script);
+	if (rc < 0)
+		return -1;
+	if (r.reason != RUN_OK)
+		rc = tool_failed("sbatch", &r, e);
+	else {
+		/* --parsable: "ID" or "ID;CLUSTER". */
+		long long v = strtoll(r.out.data ? r.out.data : "", &end, 10);
+
+		if (v <= 0 || (*end != '\n' && *end != ';' && *end != '\0'))
+			rc = err_set(e, "sbatch gave no job id");
+		else
+			*slurm_id = v;
+	}
+	run_result_release(&r);
+	return rc;
+}
+
+static void
+say(const struct slurm_measure_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+say(const struct slurm_measure_ctx *c, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	if (c->note == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	c->note(c->arg, line);
+}
+
+int
+slurm_pinned(struct store *s, int64_t bisect_id, char node[256],
+    char hw_key[65], struct err *e)
+{
+	struct store_slurm_job row;
+	int rc;
+
+	node[0] = hw_key[0] = '\0';
+	if ((rc = store_slurm_pin(s, bisect_id, &row, e)) != 0)
+		return rc < 0 ? -1 : 0;
+	snprintf(node, 256, "%s", row.node ? row.node : "");
+	snprintf(hw_key, 65, "%s", row.hw_key ? row.hw_key : "");
+	store_slurm_job_release(&row);
+	return 0;
+}
+
+/* Submit a new job for the plan: 0 with *row, -1. */
+static int
+submit_new(const struct slurm_measure_ctx *c, const char *plan_json,
+    const char *plan, int attempt, struct store_slurm_job *row,
+    struct err *e)
+{
+	const struct conf_runner *rn = c->eng->runner;
+	char id[REMOTE_ID_LEN + 1], node[256], key[65];
+	struct err se = ERR_INIT;
+	int64_t slurm_id = 0;
+
+	if (remote_new_id(id, e) < 0 ||
+	    slurm_pinned(c->s, c->bisect_id, node, key, e) < 0 ||
+	    remote_request_write(rn->spool, id, plan_json, e) < 0)
+		return -1;
+	memset(row, 0, sizeof(*row));
+	row->request = id;
+	row->plan = (char *)(uintptr_t)plan;
+	row->bisect_id = c->bisect_id;
+	row->job_id = c->job_id;
+	row->engine = c->eng->name;
+	row->runner = rn->name;
+	row->attempt = attempt;
+	row->pinned = node[0] ? node : NULL;
+	if (store_slurm_add(c->s, row, &row->id, e) < 0)
+		return -1;
+	if (submit(c, rn, id, node[0] ? node : NULL, &slurm_id, &se) < 0) {
+		store_slurm_fail(c->s, row->id, "slurm-submit", se.msg, NULL);
+		return err_set(e, "%s", se.msg);
+	}
+	if (store_slurm_submitted(c->s, row->id, slurm_id, e) < 0)
+		return -1;
+	say(c, "Slurm job %lld submitted for request %.8s%s%s", (long long)
+	    slurm_id, id, node[0] ? " on node " : "", node);
+	return store_slurm_get(c->s, id, row, e) == 0 ? 0 : -1;
+}
+
+/* Whether the queue's job was asked to cancel. */
+static int
+cancel_asked(const struct slurm_measure_ctx *c)
+{
+	int yes = 0;
+
+	return c->job_id && store_job_cancel_requested(c->s, c->job_id, &yes,
+	    NULL) == 0 && yes;
+}
+
+/*
+ * A stop asked: 1 with e set.  A cancel of the queue's job ends row's
+ * Slurm job (when there is one); any other stop (SIGTERM) leaves it
+ * running, to be taken up when the bisect resumes.
+ */
+static int
+stopped(const struct slurm_measure_ctx *c, const struct store_slurm_job *row,
+    struct err *e)
+{
+	if (c->stop == NULL || !*c->stop)
+		return 0;
+	if (cancel_asked(c)) {
+		if (row == NULL)
+			return err_set(e, "cancelled"), 1;
+		slurm_cancel(row->slurm_id, NULL);
+		store_slurm_fail(c->s, row->id, "slurm-cancelled", "the bisect "
+		    "was cancelled", NULL);
+		return err_set(e, "cancelled; Slurm job %lld scancelled",
+		    (long long)row->slurm_id), 1;
+	}
+	if (row == NULL)
+		return err_set(e, "interrupted"), 1;
+	return err_set(e, "interrupted; Slurm job %lld keeps running and is "
+	    "taken up again when the bisect resumes", (long long)
+	    row->slurm_id), 1;
+}
+
+enum wait_end { WAIT_DONE, WAIT_RETRY, WAIT_FAIL };
+
+/*
+ * Follow row's job to its end.  WAIT_DONE: ingested (hw_key set);
+ * WAIT_RETRY: it failed in a way a new job may not (recorded); WAIT_FAIL
+ * with e set: stop, cancel, or a failure no resubmission mends.
+ */
+static enum wait_end
+wait_job(const struct slurm_measure_ctx *c, struct store_slurm_job *row,
+    char hw_key[65], struct err *e)
+{
+	const struct conf_runner *rn = c->eng->runner;
+	char last[32];
+	struct err ie = ERR_INIT;
+
+	snprintf(last, sizeof(last), "%s", row->state);
+	for (;;) {
+		struct slurm_state st;
+		const char *failure;
+		struct timespec ts = { 0, SLURM_POLL_MS * 1000000L };
+		int rc;
+
+		if (stopped(c, row, e))
+			return WAIT_FAIL;
+		if (slurm_query(row->slurm_id, &st, e) < 0)
+			return WAIT_FAIL;
+		if (strcmp(st.state, last) != 0 && st.state[0]) {
+			snprintf(last, sizeof(last), "%s", st.state);
+			if (store_slurm_seen(c->s, row->id, st.state,
+			    st.node[0] ? st.node : NULL, e) < 0)
+				return WAIT_FAIL;
+		}
+		failure = slurm_failure(st.state);
+		if (st.state[0] && strcmp(st.state, "COMPLETED") != 0 &&
+		    failure == NULL) {
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		/* Ended, or forgotten by Slurm: the result decides. */
+		rc = remote_ingest(c->conf, c->eng, c->s, rn->spool,
+		    row->request, c->weights_id, c->weights_sha256, hw_key,
+		    &ie);
+		switch (rc) {
+		case REMOTE_INGESTED:
+			say(c, "Slurm job %lld on %s: result ingested",
+			    (long long)row->slurm_id, st.node[0] ? st.node :
+			    "its node");
+			return WAIT_DONE;
+		case REMOTE_NODE_ERROR:
+			store_slurm_fail(c->s, row->id, "node-error", ie.msg,
+			    NULL);
+			err_set(e, "Slurm job %lld: %s", (long long)
+			    row->slurm_id, ie.msg);
+			return WAIT_FAIL;
+		case REMOTE_REFUSED:
+			say(c, "Slurm job %lld: %s", (long long)row->slurm_id,
+			    ie.msg);
+			store_slurm_fail(c->s, row->id, "result-refused",
+			    ie.msg, NULL);
+			return WAIT_RETRY;
+		case REMOTE_MISSING:
+			if (failure == NULL)
+				failure = st.state[0] ? "slurm-failed" :
+				    "slurm-lost";
+			say(c, "Slurm job %lld ended %s (%s)%s%s", (long long)
+			    row->slurm_id, st.state[0] ? st.state : "unknown",
+			    failure, st.reason[0] ? ": " : "", st.reason);
+			store_slurm_fail(c->s, row->id, failure, st.reason[0] ?
+			    st.reason : st.state, NULL);
+			return WAIT_RETRY;
+		default:
+			err_set(e, "%s", ie.msg);
+			return WAIT_FAIL;
+		}
+	}
+}
+
+int
+slurm_measure(const struct slurm_measure_ctx *c, const struct remote_plan *p,
+    char hw_key[65], struct err *e)
+{
+	char *plan_json = NULL, plan[65];
+	int rc = -1;
+
+	if (remote_plan_json(c->conf, p, &plan_json, plan, e) < 0)
+		return -1;
+	for (;;) {
+		struct store_slurm_job row;
+		enum wait_end end;
+		int n, found;
+
+		if (stopped(c, NULL, e))
+			break;
+		if ((found = store_slurm_active(c->s, c->bisect_id, plan, &row,
+		    e)) < 0)
+			break;
+		if (found == 0 && row.slurm_id == 0) {
+			/* Died between recording and sbatch: unknown
+			 * whether Slurm has it; a new request replaces it. */
+			store_slurm_fail(c->s, row.id, "slurm-lost", "never "
+			    "submitted", NULL);
+			store_slurm_job_release(&row);
+			continue;
+		}
+		if (found == 0)
+			say(c, "taking up Slurm job %lld (request %.8s, %s)",
+			    (long long)row.slurm_id, row.request, row.state);
+		else {
+			if (store_slurm_attempts(c->s, c->bisect_id, plan, &n,
+			    e) < 0)
+				break;
+			if (n >= SLURM_MAX_ATTEMPTS) {
+				err_set(e, "the measurement failed on Slurm %d "
+				    "times; see bisectctl status", n);
+				break;
+			}
+			if (submit_new(c, plan_json, plan, n + 1, &row, e) < 0)
+				break;
+		}
+		end = wait_job(c, &row, hw_key, e);
+		store_slurm_job_release(&row);
+		if (end == WAIT_DONE)
+			rc = 0;
+		if (end != WAIT_RETRY)
+			break;
+	}
+	free(plan_json);
+	return rc;
+}
+
+int
+slurm_cancel_job(struct store *s, int64_t job_id, int *n, struct err *e)
+{
+	struct store_slurm_jobs l;
+	int rc = 0;
+
+	*n = 0;
+	if (store_slurm_list(s, job_id, 1, &l, e) < 0)
+		return -1;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.v[i].slurm_id > 0) {
+			if (slurm_cancel(l.v[i].slurm_id, e) < 0)
+				rc = -1;
+			else
+				(*n)++;
+		}
+	store_slurm_jobs_release(&l);
+	return rc;
+}

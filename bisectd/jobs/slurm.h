@@ -1,0 +1,85 @@
+/*
+ * slurm.h: measurements as Slurm batch jobs.  Slurm's own tools (sbatch,
+ * scontrol, scancel) are run through the measure runner with argv
+ * vectors: no shell ever sees a configured value.  The batch script is a
+ * constant that execs `bisectctl node-run` with paths it finds in its
+ * environment.  The state (which request became which job, how it
+ * ended, whether its result is in) is kept in the store, so a daemon
+ * restarted while jobs are in flight reattaches to them.
+ */
+#ifndef BISECTD_SLURM_H
+#define BISECTD_SLURM_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct conf;
+struct conf_engine;
+struct conf_runner;
+struct err;
+struct remote_plan;
+struct store;
+
+/* Submissions of one plan before a bisect gives up on it (the engine did
+ * nothing wrong: an infrastructure failure is never a skipped release). */
+#define SLURM_MAX_ATTEMPTS 3
+
+/* Slurm's view of a job. */
+struct slurm_state {
+	char state[32];		/* JobState; "" when Slurm forgot the job */
+	char node[256];		/* NodeList; "" before it has one */
+	char reason[256];	/* Reason; "" for None */
+};
+
+/* Ask scontrol about a job.  0, or -1 with e set when it cannot say. */
+int slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e);
+
+/* scancel the job. */
+int slurm_cancel(int64_t slurm_id, struct err *e);
+
+/*
+ * The typed failure of a job Slurm ended without our result:
+ * slurm-timeout, slurm-node-fail, slurm-preempted, slurm-cancelled, or
+ * slurm-failed; NULL for states that have not ended.
+ */
+const char *slurm_failure(const char *state);
+
+struct slurm_measure_ctx {
+	const struct conf *conf;
+	const struct conf_engine *eng;	/* its runner is a slurm one */
+	struct store *s;
+	int64_t bisect_id;	/* 0: none */
+	int64_t job_id;		/* the queue's job; 0: bisect --now */
+	int64_t weights_id;
+	const char *weights_sha256;
+	const atomic_int *stop;	/* set: return, leaving the job to run */
+	void (*note)(void *arg, const char *line);	/* or NULL */
+	void *arg;
+};
+
+/*
+ * Carry out plan as one batch job and ingest its result: reattach to the
+ * bisect's job in flight with the same plan, or submit one (pinned with
+ * --nodelist to the bisect's node, when it has one); wait for it; take
+ * its result into the store.  A job Slurm ends (timeout, node failure,
+ * preemption, a cancel from outside) or whose result is refused is
+ * recorded with its typed failure and resubmitted, up to
+ * SLURM_MAX_ATTEMPTS.  On 0, hw_key holds the comparability key of the
+ * node it ran on.  A stop leaves the job running (-1, "interrupted");
+ * a cancel of the queue's job scancels it.
+ */
+int slurm_measure(const struct slurm_measure_ctx *c,
+    const struct remote_plan *p, char hw_key[65], struct err *e);
+
+/*
+ * The bisect's pinned node and its comparability key, or "" for both
+ * when no job of it was ingested (or its node failed since).
+ */
+int slurm_pinned(struct store *s, int64_t bisect_id, char node[256],
+    char hw_key[65], struct err *e);
+
+/* scancel every job of the queue's job still in flight; *n gets how many. */
+int slurm_cancel_job(struct store *s, int64_t job_id, int *n,
+    struct err *e);
+
+#endif

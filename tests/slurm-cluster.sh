@@ -1,0 +1,123 @@
+#!/bin/sh
+# slurm-cluster.sh: a private single-host Slurm cluster for the tests.
+#
+#   sh tests/slurm-cluster.sh start DIR   # prints SLURM_CONF=DIR/slurm.conf
+#   sh tests/slurm-cluster.sh stop DIR
+#
+# Everything lives under DIR: its own munged (own socket and key), a
+# slurmctld and a slurmd on two free ports, their state, spool and logs,
+# so two copies (two test runs) do not meet.  Needs root (slurmd runs
+# jobs as their users) and Debian's slurm-wlm and munge; exits 77 when it
+# cannot run here, saying why.
+set -eu
+
+cmd=${1:-}
+dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || {
+	echo "usage: slurm-cluster.sh start|stop DIR" >&2
+	exit 2
+}
+
+stop_pid() {
+	[ -f "$1" ] || return 0
+	pid=$(cat "$1")
+	kill "$pid" 2>/dev/null || true
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -9 "$pid" 2>/dev/null || true
+	rm -f "$1"
+}
+
+if [ "$cmd" = stop ]; then
+	stop_pid "$dir/slurmd.pid"
+	stop_pid "$dir/slurmctld.pid"
+	stop_pid "$dir/munged.pid"
+	exit 0
+fi
+[ "$cmd" = start ] || { echo "slurm-cluster.sh: unknown command '$cmd'" >&2; exit 2; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "slurm-cluster.sh: not root: slurmd needs root to run jobs" >&2
+	exit 77
+fi
+for t in munged slurmctld slurmd sbatch scontrol scancel sinfo; do
+	if ! command -v "$t" >/dev/null 2>&1 &&
+	    ! [ -x "/usr/sbin/$t" ]; then
+		echo "slurm-cluster.sh: $t missing (apt-get install slurm-wlm munge)" >&2
+		exit 77
+	fi
+done
+PATH=$PATH:/usr/sbin
+
+mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
+chmod 0700 "$dir/munge"
+
+# A port nobody listens on, in /proc/net/tcp's hex; two in a row.
+listening() {
+	hex=$(printf '%04X' "$1")
+	awk -v p="$hex" 'NR > 1 { split($2, a, ":"); if (a[2] == p && $4 == "0A") f = 1 }
+	    END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+port=$((20000 + ($$ % 20000) * 2 % 20000))
+while listening $port || listening $((port + 1)); do
+	port=$((port + 2))
+	[ $port -lt 65000 ] || port=20000
+done
+
+# munged: a key of our own, its socket in DIR.
+dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 2>/dev/null
+chmod 0400 "$dir/munge/munge.key"
+munged --force --key-file="$dir/munge/munge.key" \
+	--socket="$dir/munge/munge.sock" --pid-file="$dir/munged.pid" \
+	--log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed"
+
+host=$(hostname -s)
+cpus=$(nproc)
+cat > "$dir/slurm.conf" <<CONF
+ClusterName=bisectd-test
+SlurmctldHost=$host
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.sock
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MinJobAge=3600
+ReturnToService=2
+MpiDefault=none
+NodeName=$host CPUs=$cpus State=UNKNOWN
+PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP
+CONF
+export SLURM_CONF="$dir/slurm.conf"
+slurmctld -i -f "$SLURM_CONF"
+slurmd -f "$SLURM_CONF"
+i=0
+until sinfo -h -o %T 2>/dev/null | grep -q idle; do
+	i=$((i + 1))
+	if [ $i -gt 300 ]; then
+		echo "slurm-cluster.sh: the node did not come up in 30 s;" \
+		    "see $dir/log" >&2
+		sh "$0" stop "$dir"
+		exit 1
+	fi
+	sleep 0.1
+done
+echo "SLURM_CONF=$SLURM_CONF"

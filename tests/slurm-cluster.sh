@@ -51,6 +51,13 @@ for t in munged slurmctld slurmd sbatch scontrol scancel sinfo; do
 	fi
 done
 PATH=$PATH:/usr/sbin
+# slurmd starts its cgroup plugin whatever the process tracking, and
+# fails without the cgroup filesystem (a chroot without /sys).
+if ! awk '$2 == "/sys/fs/cgroup" { f = 1 } END { exit !f }' /proc/mounts; then
+	echo "slurm-cluster.sh: no cgroup filesystem at /sys/fs/cgroup," \
+	    "which slurmd needs (mount /sys)" >&2
+	exit 1
+fi
 
 mkdir -p "$dir/state" "$dir/spool" "$dir/log" "$dir/munge"
 chmod 0700 "$dir/munge"
@@ -74,11 +81,13 @@ munged --force --key-file="$dir/munge/munge.key" \
 	--socket="$dir/munge/munge.sock" --pid-file="$dir/munged.pid" \
 	--log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed"
 
+# The node's name is this host's, its address loopback: the cluster
+# needs no name service (a fresh root may not resolve its own name).
 host=$(hostname -s)
 cpus=$(nproc)
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=bisectd-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
 SlurmUser=root
@@ -103,7 +112,7 @@ JobCompType=jobcomp/none
 MinJobAge=3600
 ReturnToService=2
 MpiDefault=none
-NodeName=$host CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF="$dir/slurm.conf"

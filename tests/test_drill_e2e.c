@@ -1,0 +1,276 @@
+/*
+ * test_drill_e2e.c: the drill-down through a running daemon.  An engine
+ * with drill-down = yes, its releases published on a github: source by
+ * the test server and its git repository made by gitengine.c; a new
+ * release that regresses appears, the watch finds and confirms it, goes
+ * on into the commits between the two tags, and posts exactly one alert,
+ * naming the release and the commit, to a webhook.
+ */
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "gitengine.h"
+#include "testserver.h"
+
+static const char *ctl, *daemon_bin;
+static char dir[80];	/* a socket path must fit in sun_path */
+
+/*
+ * The releases listed, newest first as GitHub lists them, written aside
+ * and renamed so the server never reads half a file.
+ */
+static void
+publish(const struct testserver *ts, const char *const *versions, int n)
+{
+	char path[4200], tmp[4300];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "mkdir -p %s/api/demo/eng", ts->root);
+	CHECK_INT(check_run(tmp, NULL), 0);
+	snprintf(path, sizeof(path), "%s/api/demo/eng/releases.jsonl",
+	    ts->root);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		CHECK(f != NULL);
+		return;
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		char link[4200], target[4200], file[64];
+
+		snprintf(link, sizeof(link), "%s/eng-%s.tar.gz", ts->root,
+		    versions[i]);
+		snprintf(target, sizeof(target), "%s/rel/eng-%s.tar.gz", dir,
+		    versions[i]);
+		if (access(link, F_OK) != 0)
+			CHECK_INT(symlink(target, link), 0);
+		snprintf(file, sizeof(file), "/files/eng-%s.tar.gz",
+		    versions[i]);
+		fprintf(f, "{\"id\": %d, \"tag_name\": \"v%s\", "
+		    "\"draft\": false, \"prerelease\": false, \"assets\": "
+		    "[{\"name\": \"eng-%s.tar.gz\", \"browser_download_url\": "
+		    "\"%s\", \"digest\": null}]}\n", 100 + i, versions[i],
+		    versions[i], testserver_url(ts, file));
+	}
+	CHECK_INT(fclose(f), 0);
+	CHECK_INT(rename(tmp, path), 0);
+}
+
+/* bisectctl ARGS; stdout as JSON, or NULL. */
+static json_t *
+ctl_json(const char *args)
+{
+	char cmd[4096], *text = NULL;
+	json_t *j = NULL;
+
+	snprintf(cmd, sizeof(cmd), "(%s -c d.conf --format json %s "
+	    "2>>ctl.err)", ctl, args);
+	if (check_run(cmd, &text) == 0)
+		j = json_loads(text ? text : "", 0, NULL);
+	free(text);
+	return j;
+}
+
+/* Queue a watch of eng and wait (timeout_s) for it to end; its exit
+ * code, or -1. */
+static int
+watch(double timeout_s)
+{
+	char cmd[4096], *out = NULL, want[64];
+	const char *p;
+	long long id = 0;
+	double t0 = check_now_s();
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch eng", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out && (p = strstr(out, "as job ")) != NULL)
+		id = strtoll(p + 7, NULL, 10);
+	free(out);
+	CHECK(id > 0);
+	snprintf(want, sizeof(want), "%lld", id);
+	while (id > 0 && check_now_s() - t0 < timeout_s) {
+		json_t *st = ctl_json("status"), *j;
+		size_t i;
+
+		json_array_foreach(json_object_get(st, "jobs"), i, j) {
+			const char *state = json_string_value(
+			    json_object_get(j, "state"));
+
+			if (json_integer_value(json_object_get(j, "id")) !=
+			    id || state == NULL || strcmp(state, "queued") == 0
+			    || strcmp(state, "running") == 0)
+				continue;
+			if (strcmp(state, "done") == 0) {
+				int code = (int)json_integer_value(
+				    json_object_get(j, "exit_code"));
+
+				json_decref(st);
+				return code;
+			}
+			fprintf(stderr, "job %s: %s\n", want, state);
+			json_decref(st);
+			return -1;
+		}
+		json_decref(st);
+		check_sleep_ms(200);
+	}
+	fprintf(stderr, "job %s did not end in %.0f s\n", want, timeout_s);
+	return -1;
+}
+
+/* Files N.json the webhook stored. */
+static int
+count_hooks(const struct testserver *ts)
+{
+	char path[4200];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/hooks", ts->root);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.' && strstr(de->d_name, ".json");
+	closedir(d);
+	return n;
+}
+
+static void
+test_drill_alert(void)
+{
+	static const char *const versions[] = { "1.1", "1.2", "1.3" };
+	struct testserver ts;
+	char text[4096], path[4200], expect[256], *slow, *body, *log;
+	json_t *hook, *alerts, *st;
+	double t0 = check_now_s();
+	pid_t pid;
+
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	publish(&ts, versions, 2);
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = %s/w.bin\n"
+	    "[engine \"eng\"]\n\tsource = github:demo/eng\n"
+	    "\tapi = %s\n\tallow-http = true\n"
+	    "\tasset = eng-{version}.tar.gz\n\trepo = %s/repo\n"
+	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n"
+	    "\tdrill-down = yes\n"
+	    "\tcommand = {bin}/engine -p {prompt}\n"
+	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
+	    "\tprompts = 128,512\n\tgen = 16\n\treps = 3\n\tmax-reps = 12\n"
+	    "\twarmup = 0\n\ttimeout = 1m\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
+	    dir, dir, testserver_url(&ts, "/api"), dir,
+	    testserver_url(&ts, "/hook"));
+	check_write_file("d.conf", text);
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	for (int i = 0; i < 200; i++) {
+		st = ctl_json("status");
+		if (json_is_object(json_object_get(st, "daemon")))
+			break;
+		json_decref(st);
+		st = NULL;
+		check_sleep_ms(100);
+	}
+	CHECK(st != NULL);
+	json_decref(st);
+
+	/* The baseline: 1.2 against 1.1, the same engine. */
+	CHECK(watch(120) != 3);
+	CHECK_INT(count_hooks(&ts), 0);
+	fprintf(stderr, "baseline watch: %.1f s\n", check_now_s() - t0);
+
+	/* 1.3 appears: per-token work tripled by one of its commits. */
+	publish(&ts, versions, 3);
+	CHECK_INT(watch(300), 3);
+	fprintf(stderr, "regression and drill-down: %.1f s\n",
+	    check_now_s() - t0);
+	for (int i = 0; i < 100 && count_hooks(&ts) == 0; i++)
+		check_sleep_ms(100);
+	check_sleep_ms(1500);	/* room for a second, wrong, delivery */
+	CHECK_INT(count_hooks(&ts), 1);
+	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 1);
+
+	if ((slow = check_read_file("slow.id")) != NULL)
+		slow[strcspn(slow, "\n")] = '\0';
+	snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
+	body = check_read_file(path);
+	hook = json_loads(body ? body : "", 0, NULL);
+	free(body);
+	CHECK(hook != NULL);
+	snprintf(text, sizeof(text), "%s", json_string_value(json_object_get(
+	    hook, "text")) ? json_string_value(json_object_get(hook, "text")) :
+	    "");
+	CHECK_CONTAINS(text, "eng 1.3");
+	CHECK_CONTAINS(text, "since 1.2");
+	CHECK_CONTAINS(text, "confirmed");
+	/* The commit: short id and subject, once, after the release, with
+	 * the broken commit before it as a candidate; a repository that is
+	 * not on GitHub has no link. */
+	snprintf(expect, sizeof(expect), "; first bad commit %.12s \"slow: "
+	    "per-token work tripled\" (or a candidate before it),",
+	    slow ? slow : "?");
+	CHECK_CONTAINS(text, expect);
+	CHECK(strstr(text, "eng 1.3") < strstr(text, expect));
+	CHECK(strstr(text, "https://") == NULL);
+	CHECK_INT(strstr(strstr(text, "first bad commit") + 1,
+	    "first bad commit") == NULL, 1);
+	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
+	    "1.3");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(
+	    json_object_get(json_object_get(hook, "verdict"), "drill_down"),
+	    "commit"), "id")), slow ? slow : "?");
+	json_decref(hook);
+
+	/* bisectctl alerts: that one alert, delivered. */
+	alerts = ctl_json("alerts");
+	CHECK_INT(json_array_size(alerts), 1);
+	CHECK_CONTAINS(json_string_value(json_object_get(json_array_get(
+	    alerts, 0), "summary")), expect);
+	json_decref(alerts);
+
+	/* The next watch finds nothing new and posts nothing. */
+	CHECK_INT(watch(120), 0);
+	check_sleep_ms(1000);
+	CHECK_INT(count_hooks(&ts), 1);
+
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(&ts);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "drill down into the commits 1.2..1.3");
+	free(log);
+	free(slow);
+	fprintf(stderr, "drill-down through the daemon: %.1f s\n",
+	    check_now_s() - t0);
+}
+
+int
+main(void)
+{
+	ctl = getenv("BISECTCTL");
+	daemon_bin = getenv("BISECTD");
+	if (ctl == NULL || daemon_bin == NULL) {
+		fprintf(stderr, "BISECTCTL and BISECTD must be set (run "
+		    "through ctest)\n");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_drill_e2e"));
+	check_write_file("w.bin", "weights\n");
+	CHECK_INT(gitengine_make_repo(), 0);
+	CHECK_INT(gitengine_make_releases(), 0);
+	CHECK_INT(check_run("mkdir -p state", NULL), 0);
+	test_drill_alert();
+	return check_done();
+}

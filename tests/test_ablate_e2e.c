@@ -225,6 +225,89 @@ test_formats(void)
 	free(out);
 }
 
+/* xmllint's answer to an XPath expression on file, trimmed; malloced. */
+static char *
+xpath(const char *file, const char *expr)
+{
+	char cmd[2048], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, file);
+	if (check_run(cmd, &out) != 0) {
+		free(out);
+		return NULL;
+	}
+	if (out)
+		out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+#define TD "*[local-name()=\"td\"]"
+#define ROW(name) "//*[local-name()=\"tr\" and " TD "[1]=\"" name "\"]/"
+
+/*
+ * The HTML page, well-formed XML with nothing that runs: the verdict,
+ * per switch its effect and time removed with intervals, a bar per
+ * switch; an inert build says so and judges no switch.
+ */
+static void
+test_html(void)
+{
+	char *out = NULL, *x;
+
+	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format html", &out), 0);
+	check_write_file("on.html", out ? out : "");
+	free(out);
+	CHECK_INT(check_run("xmllint --noout on.html", NULL), 0);
+	out = check_read_file("on.html");
+	CHECK(out != NULL && strstr(out, "<script") == NULL);
+	CHECK(out != NULL && strstr(out, "http://") == strstr(out,
+	    "http://www.w3.org/"));
+	free(out);
+	x = xpath("on.html", "string(//*[@id=\"verdict\"]//*[contains("
+	    "@class,\"status\")])");
+	CHECK_STR(x, "ranked");
+	free(x);
+	x = xpath("on.html", "string(" ROW("on-moe (control)") TD "[2])");
+	CHECK_STR(x, "rank 1: removes time");
+	free(x);
+	/* The control's time per token and its interval, in ms. */
+	x = xpath("on.html", "string(" ROW("on-moe (control)")
+	    TD "[@class=\"per-token\"])");
+	CHECK(x != NULL && atof(x) > 0.024 && atof(x) < 0.032 &&
+	    strchr(x, '[') != NULL);
+	free(x);
+	x = xpath("on.html", "string(" ROW("on-attn") TD "[@class=\"fixed\"])");
+	CHECK(x != NULL && atof(x) > 0.5 && atof(x) < 1.5 &&
+	    strchr(x, '[') != NULL);
+	free(x);
+	x = xpath("on.html", "string(" ROW("on-rope") TD "[2])");
+	CHECK(x != NULL && (strstr(x, "no measurable effect (the runs would "
+	    "have seen ") != NULL || strcmp(x, "adds") == 0));
+	free(x);
+	x = xpath("on.html", "count(//*[local-name()=\"svg\" and "
+	    "@id=\"ablation-plot\"]//*[local-name()=\"rect\"])");
+	CHECK_STR(x, "3");
+	free(x);
+
+	CHECK_INT(ctl_out("ablate --last off 1.0.0 --format html", &out),
+	    4);
+	check_write_file("off.html", out ? out : "");
+	free(out);
+	CHECK_INT(check_run("xmllint --noout off.html", NULL), 0);
+	x = xpath("off.html", "string(//*[@class=\"inert\"])");
+	CHECK_CONTAINS(x, "The switches look inert in this binary");
+	free(x);
+	x = xpath("off.html", "count(//*[local-name()=\"td\" and "
+	    "@class=\"effect\" and .=\"not judged: the control did not "
+	    "work\"])");
+	CHECK_STR(x, "3");
+	free(x);
+	out = check_read_file("off.html");
+	CHECK(out != NULL && strstr(out, "no measurable effect") == NULL &&
+	    strstr(out, "rank ") == NULL);
+	free(out);
+}
+
 /* Each switch's env reaches its own runs only: the engine prints its
  * environment, and only the runs measured under a definition with the
  * switch's variable show it. */
@@ -308,6 +391,7 @@ main(void)
 	test_switches_work();
 	test_switches_ignored();
 	test_formats();
+	test_html();
 	test_env_reaches_its_runs();
 	test_daemon_job(daemon_bin);
 	return check_done();

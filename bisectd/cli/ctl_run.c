@@ -975,7 +975,8 @@ report_format(const struct ctl *c)
 {
 	return c->format == FORMAT_JSON ? REPORT_JSON :
 	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
-	    c->format == FORMAT_CSV ? REPORT_CSV : REPORT_TEXT;
+	    c->format == FORMAT_CSV ? REPORT_CSV :
+	    c->format == FORMAT_HTML ? REPORT_HTML : REPORT_TEXT;
 }
 
 /* The newest finished ablation of a release, from the store alone. */

@@ -32,9 +32,9 @@ static const struct command commands[] = {
 	  "queue a bisect, run it now, or show what it would run",
 	  "nmtadjMCHg", 2, 2, 0 },
 	{ "ablate", cmd_ablate, "[--now | --last] ENGINE VERSION "
-	  "[--format text|markdown|json|csv]",
+	  "[--format text|markdown|json|csv|html]",
 	  "queue an ablation of the engine's switches with its positive "
-	  "control, run it now, or show the last", "nLjMC", 2, 2, 0 },
+	  "control, run it now, or show the last", "nLjMCH", 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--commits] "
 	  "[--format text|markdown|json|csv|html]",
@@ -125,8 +125,8 @@ usage(FILE *f)
 	    "options:\n"
 	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, then\n"
 	    "                     /etc/bisectd.conf)\n"
-	    "  --format FORMAT    text or json for listings; report and bisect\n"
-	    "                     also take markdown, csv and html\n"
+	    "  --format FORMAT    text or json for listings; report, bisect and\n"
+	    "                     ablate also take markdown, csv and html\n"
 	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
 	    "  -V, --version      print the version\n"
 	    "\n"

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "ablate_print.h"
+#include "report_html.h"
 #include "text_escape.h"
 
 static const char *
@@ -197,6 +198,10 @@ ablate_print(const json_t *rep, enum report_format f, FILE *out)
 
 	if (f == REPORT_JSON) {
 		report_print(rep, f, out);	/* the JSON as it is */
+		return;
+	}
+	if (f == REPORT_HTML) {
+		(void)ablate_html(rep, out);
 		return;
 	}
 	/* Versions come from upstream: their control characters are

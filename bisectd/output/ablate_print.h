@@ -1,8 +1,9 @@
 /*
  * ablate_print.h: rendering an ablation's report (jobs/ablate.h builds
- * it) as aligned text, markdown, csv, or the JSON itself: the verdict's
- * one line, the baseline, then per switch its rank or effect and the
- * time it removes, per token and fixed, with intervals.
+ * it) as aligned text, markdown, csv, an HTML page (report_html.h) or
+ * the JSON itself: the verdict's one line, the baseline, then per switch
+ * its rank or effect and the time it removes, per token and fixed, with
+ * intervals.
  */
 #ifndef BISECTD_ABLATE_PRINT_H
 #define BISECTD_ABLATE_PRINT_H

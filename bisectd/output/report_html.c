@@ -36,6 +36,7 @@ static const char page_style[] =
     ".status{font-weight:bold;padding:.1em .4em;border-radius:.2em}"
     ".regression{background:#fbd5d5}.no-regression{background:#d5f0d5}"
     ".unknown{background:#f5e7c0}"
+    ".ranked{background:#d5f0d5}.inert,.no-control{background:#f5e7c0}"
     "dl.verdict{display:grid;grid-template-columns:max-content 1fr;"
     "gap:.15em 1em;margin:.5em 0}"
     "dl.verdict dt{font-weight:600}dl.verdict dd{margin:0;"
@@ -62,6 +63,10 @@ static const char page_style[] =
     "svg .one{stroke:#888;stroke-dasharray:3 3}"
     "svg .ratio{fill:#111;stroke:#111}"
     "svg .ratio-line{fill:none;stroke:#111;stroke-width:1.5}"
+    "svg .removed{fill:#1f5fa8;fill-opacity:.6;stroke:none}"
+    "svg .control{fill:#c0261b;fill-opacity:.6;stroke:none}"
+    "svg .control-min{stroke:#c0261b;stroke-width:1;"
+    "stroke-dasharray:4 3}"
     "details{margin:.3em 0}summary{cursor:pointer}"
     ".cells{overflow-x:auto}"
     "table{border-collapse:collapse;font-size:.85em;"
@@ -111,9 +116,10 @@ markup(FILE *out, const char *first, ...)
 	va_end(ap);
 }
 
-/* "12.3 [11.9, 12.8]" with the interval when it is known. */
+/* "12.3 [11.9, 12.8]" with the interval when it is known, all times
+ * scale. */
 static void
-num_ci(FILE *out, double v, const json_t *ci, int sign)
+num_ci(FILE *out, double v, const json_t *ci, int sign, double scale)
 {
 	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
 
@@ -121,10 +127,10 @@ num_ci(FILE *out, double v, const json_t *ci, int sign)
 		fputs("–", out);
 		return;
 	}
-	fprintf(out, sign ? "%+.4g" : "%.4g", v);
+	fprintf(out, sign ? "%+.4g" : "%.4g", v * scale);
 	if (isfinite(lo) && isfinite(hi))
-		fprintf(out, sign ? " [%+.4g, %+.4g]" : " [%.4g, %.4g]", lo,
-		    hi);
+		fprintf(out, sign ? " [%+.4g, %+.4g]" : " [%.4g, %.4g]",
+		    lo * scale, hi * scale);
 }
 
 /* --- plots --- */
@@ -298,7 +304,7 @@ fit_caption(FILE *out, const json_t *rel)
 		return;
 	}
 	num_ci(out, rep_real(rel, "per_token_ms"),
-	    json_object_get(rel, "per_token_ms_ci"), 0);
+	    json_object_get(rel, "per_token_ms_ci"), 0, 1);
 	fputs(" ms/token", out);
 	if (isfinite(rep_real(rel, "ceiling_tps")))
 		fprintf(out, ", ceiling %.0f tok/s",
@@ -623,7 +629,7 @@ section_verdict(FILE *out, const json_t *rep)
 	if (json_object_get(v, "per_token_delta_ms")) {
 		verdict_item(out, "per-token cost change");
 		num_ci(out, rep_real(v, "per_token_delta_ms"),
-		    json_object_get(v, "per_token_delta_ms_ci"), 1);
+		    json_object_get(v, "per_token_delta_ms_ci"), 1, 1);
 		fputs(" ms/token (95% interval)</dd>\n", out);
 		verdict_item(out, "fixed overhead change");
 		if (*rep_str(v, "fixed_not_estimable")) {
@@ -631,7 +637,7 @@ section_verdict(FILE *out, const json_t *rep)
 			esc(out, rep_str(v, "fixed_not_estimable"));
 		} else {
 			num_ci(out, rep_real(v, "fixed_delta_ms"),
-			    json_object_get(v, "fixed_delta_ms_ci"), 1);
+			    json_object_get(v, "fixed_delta_ms_ci"), 1, 1);
 			fputs(" ms (95% interval)", out);
 		}
 		fputs("</dd>\n", out);
@@ -808,16 +814,23 @@ range_name(FILE *out, const json_t *rep)
 	esc(out, rep_str(range, "to"));
 }
 
+/* The page up to its <title>'s text. */
+static void
+page_open(FILE *out)
+{
+	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
+	    "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\"/>\n<title>", out);
+}
+
 static void
 page_header(FILE *out, const json_t *rep)
 {
 	const json_t *m = json_object_get(rep, "machine");
 	const json_t *w = json_object_get(rep, "weights");
 
-	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-	    "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-	    "<meta name=\"viewport\" content=\"width=device-width, "
-	    "initial-scale=1\"/>\n<title>", out);
+	page_open(out);
 	range_name(out, rep);
 	fputs(": ", out);
 	esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
@@ -866,6 +879,228 @@ report_html(const json_t *report, FILE *out)
 	section_metric(out, rep);
 	section_ratios(out, rep);
 	section_cells(out, rep);
+	fputs("</body>\n</html>\n", out);
+	json_decref(rep);
+	return ferror(out) ? -1 : 0;
+}
+
+/* --- an ablation --- */
+
+/* The figure key of o and its interval key_ci, scaled. */
+static void
+abl_figure(FILE *out, const json_t *o, const char *key, double scale)
+{
+	char ci_key[64];
+
+	snprintf(ci_key, sizeof(ci_key), "%s_ci", key);
+	num_ci(out, rep_real(o, key), json_object_get(o, ci_key), 0, scale);
+}
+
+/* What a switch was judged to do, in words. */
+static void
+abl_effect(FILE *out, const json_t *sw)
+{
+	const char *effect = rep_str(sw, "effect");
+
+	if (json_is_integer(json_object_get(sw, "rank")))
+		fprintf(out, "rank %lld: removes time",
+		    (long long)json_integer_value(json_object_get(sw, "rank")));
+	else if (strcmp(effect, "none") == 0)
+		fprintf(out, "no measurable effect (the runs would have seen "
+		    "%.2g%% of the runtime)", 100 * rep_real(sw,
+		    "detectable_share"));
+	else if (strcmp(effect, "unmeasured") == 0)
+		fputs("not measured (its runs failed)", out);
+	else if (strcmp(effect, "not-judged") == 0)
+		fputs("not judged: the control did not work", out);
+	else
+		esc(out, effect);
+}
+
+/*
+ * The share of the runtime each switch removed, a bar with its 95%
+ * interval per switch, the control in its own colour, and the least
+ * the control had to remove (control-min) as a dashed line.
+ */
+static void
+abl_plot(FILE *out, const json_t *rep)
+{
+	const json_t *sws = json_object_get(rep, "switches"), *sw;
+	const double row = 28;
+	struct axes a;
+	double min_share = rep_real(rep, "control_min");
+	size_t i, n = json_array_size(sws);
+	int h;
+
+	if (n == 0)
+		return;
+	a.x0 = 0;
+	a.x1 = isfinite(min_share) ? min_share : 0;
+	json_array_foreach(sws, i, sw) {
+		const json_t *ci = json_object_get(sw,
+		    "runtime_removed_share_ci");
+		double v[3] = { rep_real(sw, "runtime_removed_share"),
+		    rep_at(ci, 0), rep_at(ci, 1) };
+
+		for (int k = 0; k < 3; k++)
+			if (isfinite(v[k])) {
+				a.x0 = fmin(a.x0, 100 * v[k]);
+				a.x1 = fmax(a.x1, 100 * v[k]);
+			}
+	}
+	nice_range(&a.x0, &a.x1);
+	a.y0 = 0;
+	a.y1 = 1;
+	h = PAD_T + (int)(row * (double)n) + PAD_B;
+	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	    "id=\"ablation-plot\" viewBox=\"0 0 %d %d\" role=\"img\" "
+	    "aria-label=\"share of the runtime each switch removed\">"
+	    "<title>share of the runtime each switch removed</title>\n",
+	    PLOT_W, h);
+	for (double x = a.x0, step = tick_step(a.x1 - a.x0); x <= a.x1 +
+	    step / 2; x += step)
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" "
+		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
+		    "text-anchor=\"middle\">%.4g</text>\n", px(&a, x),
+		    px(&a, x), PAD_T, h - PAD_B, px(&a, x), h - PAD_B + 16,
+		    fabs(x) < step / 1e6 ? 0 : x);
+	fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
+	    "y2=\"%d\"/>\n", px(&a, 0), px(&a, 0), PAD_T, h - PAD_B);
+	if (isfinite(min_share))
+		fprintf(out, "<line class=\"control-min\" x1=\"%.1f\" "
+		    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n", px(&a, 100 *
+		    min_share), px(&a, 100 * min_share), PAD_T, h - PAD_B);
+	json_array_foreach(sws, i, sw) {
+		const json_t *ci = json_object_get(sw,
+		    "runtime_removed_share_ci");
+		double v = 100 * rep_real(sw, "runtime_removed_share");
+		double y = PAD_T + row * (double)i;
+
+		fprintf(out, "<g class=\"switch\"><text x=\"%d\" y=\"%.1f\" "
+		    "text-anchor=\"end\">", PAD_L + 56, y + row / 2 + 4);
+		esc(out, rep_str(sw, "name"));
+		fputs("</text>", out);
+		if (isfinite(v))
+			fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
+			    "width=\"%.1f\" height=\"%.1f\"/>",
+			    json_is_true(json_object_get(sw, "control")) ?
+			    "control" : "removed", fmin(px(&a, 0), px(&a, v)),
+			    y + 6, fabs(px(&a, v) - px(&a, 0)), row - 12);
+		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
+			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
+			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
+			    px(&a, 100 * rep_at(ci, 0)), px(&a, 100 *
+			    rep_at(ci, 1)), y + row / 2, y + row / 2);
+		fputs("</g>\n", out);
+	}
+	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">share "
+	    "of the runtime removed at %lld tokens (%%); dashed: "
+	    "control-min</text>\n</svg>\n", (PAD_L + PLOT_W - PAD_R) / 2,
+	    h - 6, (long long)json_integer_value(json_object_get(rep,
+	    "tokens")));
+}
+
+static void
+abl_switches(FILE *out, const json_t *rep)
+{
+	const json_t *sw;
+	size_t i;
+
+	fprintf(out, "<section id=\"switches\">\n<h2>Switches</h2>\n<p>Time "
+	    "each switch removed from the baseline, with 95%% intervals: at "
+	    "%lld tokens, per token and fixed (ms).</p>\n",
+	    (long long)json_integer_value(json_object_get(rep, "tokens")));
+	abl_plot(out, rep);
+	fputs("<div class=\"cells\"><table>\n<thead><tr><th>switch</th>"
+	    "<th>effect</th><th>runs</th><th>removed ms</th><th>share %</th>"
+	    "<th>per token ms</th><th>fixed ms</th></tr></thead>\n<tbody>\n",
+	    out);
+	json_array_foreach(json_object_get(rep, "switches"), i, sw) {
+		fputs("<tr class=\"switch\"><td>", out);
+		esc(out, rep_str(sw, "name"));
+		if (json_is_true(json_object_get(sw, "control")))
+			fputs(" (control)", out);
+		fputs("</td><td class=\"effect\">", out);
+		abl_effect(out, sw);
+		fprintf(out, "</td><td>%lld</td><td>", (long long)
+		    json_integer_value(json_object_get(sw, "runs")));
+		abl_figure(out, sw, "runtime_removed_ms", 1);
+		fputs("</td><td>", out);
+		abl_figure(out, sw, "runtime_removed_share", 100);
+		fputs("</td><td class=\"per-token\">", out);
+		abl_figure(out, sw, "per_token_removed_ms", 1);
+		fputs("</td><td class=\"fixed\">", out);
+		if (*rep_str(sw, "fixed_not_estimable")) {
+			fputs("not estimable: ", out);
+			esc(out, rep_str(sw, "fixed_not_estimable"));
+		} else
+			abl_figure(out, sw, "fixed_removed_ms", 1);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table></div>\n</section>\n", out);
+}
+
+int
+ablate_html(const json_t *report, FILE *out)
+{
+	const json_t *base, *ctl = NULL, *sw, *w;
+	json_t *rep;
+	const char *status;
+	char key[24];
+	size_t i;
+
+	if ((rep = text_escape_json(report)) == NULL)
+		return -1;
+	base = json_object_get(rep, "baseline");
+	w = json_object_get(rep, "weights");
+	status = rep_str(rep, "status");
+	json_array_foreach(json_object_get(rep, "switches"), i, sw)
+		if (json_is_true(json_object_get(sw, "control")))
+			ctl = sw;
+	page_open(out);
+	markup(out, "Ablation of ", rep_str(rep, "engine"), " ",
+	    rep_str(rep, "version"), ": ", status, "</title>\n<style>", NULL);
+	fprintf(out, "%s</style>\n</head>\n<body>\n", page_style);
+	markup(out, "<h1>Ablation of ", rep_str(rep, "engine"), " ",
+	    rep_str(rep, "version"), "</h1>\n<p class=\"meta\">archive sha256 ",
+	    rep_str(rep, "sha256"), "; weights ", rep_str(w, "name"),
+	    " sha256 ", rep_str(w, "sha256"), "; fit at", NULL);
+	json_array_foreach(json_object_get(rep, "fit"), i, sw)
+		fprintf(out, "%s%lld", i ? ", " : " ",
+		    (long long)json_integer_value(sw));
+	fputs(" tokens</p>\n", out);
+
+	markup(out, "<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
+	    "class=\"status ", status, "\">", status, "</span> ",
+	    rep_str(rep, "reason"), "</p>\n", NULL);
+	if (strcmp(status, "inert") == 0)
+		fputs("<p class=\"inert\">The switches look inert in this "
+		    "binary: the control did not move the runtime, so no "
+		    "switch is ranked and none is said to cost nothing.</p>\n",
+		    out);
+	fputs("<dl class=\"verdict\">\n", out);
+	verdict_item(out, "positive control");
+	esc(out, rep_str(rep, "control"));
+	fputs(": ", out);
+	if (ctl != NULL)
+		abl_figure(out, ctl, "runtime_removed_share", 100);
+	fprintf(out, "%% of the runtime removed; %s the noise, %s "
+	    "control-min (%.3g%%)</dd>\n", json_is_true(json_object_get(rep,
+	    "control_beyond_noise")) ? "beyond" : "not beyond",
+	    json_is_true(json_object_get(rep, "control_enough")) ?
+	    "at least" : "less than", 100 * rep_real(rep, "control_min"));
+	snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(
+	    json_object_get(rep, "tokens")));
+	verdict_item(out, "baseline");
+	fprintf(out, "%.4g ms at %s tokens (%lld runs); per token ", rep_real(
+	    json_object_get(base, key), "ms"), key, (long long)
+	    json_integer_value(json_object_get(json_object_get(base, key),
+	    "runs")));
+	abl_figure(out, base, "per_token_ms", 1);
+	fputs(" ms, fixed ", out);
+	abl_figure(out, base, "fixed_ms", 1);
+	fputs(" ms</dd>\n</dl>\n</section>\n", out);
+	abl_switches(out, rep);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);
 	return ferror(out) ? -1 : 0;

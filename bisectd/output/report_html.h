@@ -26,4 +26,16 @@ struct json_t;
  */
 int report_html(const struct json_t *report, FILE *out);
 
+/*
+ * An ablation's report (jobs/ablate.h) as a page of the same kind: the
+ * verdict with its positive control (and, when the control moved
+ * nothing, that the switches look inert), the baseline, then per switch
+ * the share of the runtime it removed as a bar with its interval, and a
+ * table of the time removed at the longest fit length, per token and
+ * fixed, with intervals, and what it was judged to do ("no measurable
+ * effect" with the smallest share the runs could have seen).  Returns
+ * as report_html().
+ */
+int ablate_html(const struct json_t *report, FILE *out);
+
 #endif

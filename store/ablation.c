@@ -77,23 +77,46 @@ store_ablation_points(struct store *s, int64_t ablation_id,
 	return store_points_read(s, st, out, e);
 }
 
-int
-store_ablation_latest(struct store *s, int64_t release_id, char **json,
-    struct err *e)
+/*
+ * The first column of the newest ablation of release_id in state, into
+ * *id or (malloced) *text; both left 0 / NULL when there is none.
+ */
+static int
+newest(struct store *s, int64_t release_id, const char *state, int64_t *id,
+    char **text, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	*json = NULL;
-	if (store_prepare(s, "SELECT result FROM ablation WHERE"
-	    " release_id = ?1 AND state = 'done' ORDER BY id DESC LIMIT 1",
-	    &st, e) < 0)
+	if (store_prepare(s, text ? "SELECT result FROM ablation WHERE"
+	    " release_id = ?1 AND state = ?2 ORDER BY id DESC LIMIT 1" :
+	    "SELECT id FROM ablation WHERE release_id = ?1 AND state = ?2"
+	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, release_id);
+	store_bind_text(st, 2, state);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*json = store_column_dup(st, 0);
+	if (rc == SQLITE_ROW && text)
+		*text = store_column_dup(st, 0);
+	else if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
 	    store_fail(s, e, "read an ablation");
+}
+
+int
+store_ablation_unfinished(struct store *s, int64_t release_id, int64_t *id,
+    struct err *e)
+{
+	*id = 0;
+	return newest(s, release_id, "running", id, NULL, e);
+}
+
+int
+store_ablation_latest(struct store *s, int64_t release_id, char **json,
+    struct err *e)
+{
+	*json = NULL;
+	return newest(s, release_id, "done", NULL, json, e);
 }

@@ -454,6 +454,14 @@ int store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
 int store_ablation_open(struct store *s, int64_t job_id, int64_t engine_id,
     int64_t release_id, int64_t *id, struct err *e);
 
+/*
+ * The newest ablation of release_id still "running" (one that was
+ * stopped or killed before it finished), or *id 0.  The caller holds the
+ * benchmark lock, so no other process is measuring it.
+ */
+int store_ablation_unfinished(struct store *s, int64_t release_id,
+    int64_t *id, struct err *e);
+
 /* End it: state "done" with its status ("ranked", "inert", "no-control")
  * and report JSON, or "failed" with why in result. */
 int store_ablation_finish(struct store *s, int64_t id, const char *state,

@@ -9,11 +9,13 @@
  * 28 us per token (70% at 256 tokens: the control) and "attn" 8 us per
  * token and 1 ms fixed; "rope" names no component of the engine.
  */
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -337,6 +339,104 @@ test_env_reaches_its_runs(void)
 	json_decref(runs);
 }
 
+/*
+ * The analysed runs (no warm-up, no failure) the runs listing of r.conf
+ * holds for on 1.0.0; with most set, the most any one variant has at
+ * one length (each variant has its own definition).
+ */
+static int
+analysed_runs(int *most)
+{
+	char cmd[4096], *text = NULL;
+	json_t *runs, *r, *per = json_object();
+	const char *k;
+	size_t i;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s -c r.conf runs on 1.0.0 --format json "
+	    "2>/dev/null", ctl);
+	(void)check_run(cmd, &text);
+	runs = json_loads(text ? text : "", 0, NULL);
+	free(text);
+	json_array_foreach(runs, i, r) {
+		char key[512];
+		json_t *c;
+
+		if (json_is_true(json_object_get(r, "warmup")) ||
+		    !json_is_null(json_object_get(r, "failure")))
+			continue;
+		snprintf(key, sizeof(key), "%s@%lld",
+		    json_string_value(json_object_get(r, "definition")),
+		    (long long)json_integer_value(json_object_get(
+		    json_object_get(r, "cell"), "prompt")));
+		c = json_object_get(per, key);
+		json_object_set_new(per, key, json_integer(c ?
+		    json_integer_value(c) + 1 : 1));
+		n++;
+	}
+	if (most) {
+		*most = 0;
+		json_object_foreach(per, k, r)
+			if (json_integer_value(r) > *most)
+				*most = (int)json_integer_value(r);
+	}
+	json_decref(per);
+	json_decref(runs);
+	return n;
+}
+
+/*
+ * kill -9 in the middle of an ablation: run again, it takes the same
+ * ablation up with the runs it stored and measures only what is
+ * missing, no variant more than reps times at a length.
+ */
+static void
+test_resume(void)
+{
+	json_t *rep;
+	pid_t pid;
+	int before = 0, after, most, status;
+
+	CHECK_INT(check_run("sed 's/a\\.db/r.db/' a.conf > r.conf", NULL),
+	    0);
+	if ((pid = fork()) == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(ctl, ctl, "-c", "r.conf", "ablate", "--now", "on",
+		    "1.0.0", (char *)NULL);
+		_exit(127);
+	}
+	/* A few runs of the 48 stored, and far from all. */
+	for (int k = 0; k < 600 && before < 6; k++) {
+		check_sleep_ms(100);
+		before = analysed_runs(NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	CHECK(WIFSIGNALED(status));
+	before = analysed_runs(NULL);
+	CHECK(before >= 6 && before < 48);
+
+	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json -c r.conf",
+	    &rep), 0);
+	CHECK_INT(json_integer_value(json_object_get(rep, "ablation")), 1);
+	CHECK_INT(json_integer_value(json_object_get(rep, "reused_runs")),
+	    before);
+	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
+	json_decref(rep);
+	after = analysed_runs(&most);
+	CHECK_INT(after, 48);	/* 6 at 2 lengths for 4 variants */
+	CHECK_INT(most, 6);
+	/* Finished, it is not taken up again: a new ablation. */
+	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json -c r.conf",
+	    &rep), 0);
+	CHECK_INT(json_integer_value(json_object_get(rep, "ablation")), 2);
+	CHECK_INT(json_integer_value(json_object_get(rep, "reused_runs")), 0);
+	json_decref(rep);
+}
+
 /* Queued, the daemon runs it as a job; --last shows what it stored. */
 static void
 test_daemon_job(const char *daemon_bin)
@@ -392,6 +492,7 @@ main(void)
 	test_switches_ignored();
 	test_formats();
 	test_html();
+	test_resume();
 	test_env_reaches_its_runs();
 	test_daemon_job(daemon_bin);
 	return check_done();

@@ -304,13 +304,35 @@ ablate_exit_code(const struct json_t *report)
 	return 1;
 }
 
-/* Measure every variant interleaved, A B C ... on each fit length. */
+/* How many analysed runs variant v has at tokens in the ablation. */
+static int
+runs_stored(struct store *s, int64_t ablation_id, const struct variant *v,
+    int tokens, size_t *n, struct err *e)
+{
+	struct store_points pts;
+
+	*n = 0;
+	if (store_ablation_points(s, ablation_id, v->sw ? v->sw->name : "",
+	    tokens, &pts, e) < 0)
+		return -1;
+	for (size_t i = 0; i < pts.n; i++)
+		*n += i == 0 || pts.v[i].run_id != pts.v[i - 1].run_id;
+	store_points_release(&pts);
+	return 0;
+}
+
+/*
+ * Measure every variant interleaved, A B C ... on each fit length, as
+ * many runs as each still lacks: an ablation taken up again after a stop
+ * or a kill keeps the runs it stored (*reused counts them) and never
+ * measures them twice.
+ */
 static int
 measure(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *version, const struct acquired *got,
     const struct pinned_weights *w, int64_t ablation_id,
     struct variant *v, size_t nv, const struct ablate_opts *o,
-    struct err *e)
+    size_t *reused, struct err *e)
 {
 	struct bench_target t[BENCH_MAX_TARGETS];
 	struct bench_cell *cells = NULL;
@@ -321,6 +343,7 @@ measure(const struct conf *conf, const struct conf_engine *eng,
 	size_t ncells = 0;
 	int *reps = NULL, rc = -1;
 
+	*reused = 0;
 	if (nv > BENCH_MAX_TARGETS)
 		return err_set(e, "engine %s: %zu switches, at most %d",
 		    eng->name, nv - 1, BENCH_MAX_TARGETS - 1);
@@ -332,8 +355,17 @@ measure(const struct conf *conf, const struct conf_engine *eng,
 		err_set(e, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < nv * ncells; i++)
-		reps[i] = eng->reps;
+	for (size_t i = 0; i < nv; i++)
+		for (size_t c = 0; c < ncells; c++) {
+			size_t have;
+
+			if (runs_stored(s, ablation_id, &v[i], cells[c].prompt,
+			    &have, e) < 0)
+				goto done;
+			*reused += have;
+			reps[i * ncells + c] = have >= (size_t)eng->reps ? 0 :
+			    eng->reps - (int)have;
+		}
 	memset(t, 0, sizeof(t));
 	for (size_t i = 0; i < nv; i++) {
 		t[i].release_id = got->release_id;
@@ -377,7 +409,7 @@ ablate_release(const struct conf *conf, const struct conf_engine *eng,
 	struct pinned_weights w;
 	struct variant *v = NULL;
 	int64_t engine_id, ablation_id = 0;
-	size_t nv = 1;
+	size_t nv = 1, reused = 0;
 	char *text;
 	int rc = -1;
 
@@ -412,12 +444,18 @@ ablate_release(const struct conf *conf, const struct conf_engine *eng,
 	if (acquire_release(&a, version, &got, e) < 0 ||
 	    acquire_weights(&a, &w, e) < 0 ||
 	    store_engine_find(s, eng->name, &engine_id, e) != 0 ||
-	    store_ablation_open(s, o->job_id, engine_id, got.release_id,
-	    &ablation_id, e) < 0)
+	    store_ablation_unfinished(s, got.release_id, &ablation_id,
+	    e) < 0 || (ablation_id == 0 && store_ablation_open(s, o->job_id,
+	    engine_id, got.release_id, &ablation_id, e) < 0))
 		goto done;
 	if (measure(conf, eng, s, version, &got, &w, ablation_id, v, nv, o,
-	    e) < 0)
+	    &reused, e) < 0) {
+		/* Stopped, it stays open: the next ablation of the release
+		 * takes it up with the runs it has. */
+		if (o->stop && *o->stop)
+			goto done;
 		goto failed;
+	}
 	for (size_t i = 0; i < nv; i++)
 		if (load_variant(s, ablation_id, eng, &v[i], e) < 0)
 			goto failed;
@@ -439,6 +477,8 @@ ablate_release(const struct conf *conf, const struct conf_engine *eng,
 		goto failed;
 	}
 	*report = report_json(eng, version, &got, &w, ablation_id, v, nv, &r);
+	json_object_set_new(*report, "reused_runs", json_integer(
+	    (json_int_t)reused));
 	text = json_dumps(*report, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	rc = store_ablation_finish(s, ablation_id, "done",
 	    ablate_status_name(r.status), text, e);

@@ -852,10 +852,11 @@ test_dry_run(void)
 	CHECK_CONTAINS(r.out, ", the good end\n");
 	CHECK_CONTAINS(r.out, "  0.2.3                listed\n");
 	CHECK_CONTAINS(r.out, "  0.2.6                listed, the bad end\n");
-	snprintf(line, sizeof(line), "  0.2.6 pp128: %s/envcache/releases/"
-	    "basert/0.2.6/bin/fake-engine -m %s/demo/weights.bin -p 128 -n 0 "
-	    "-t 1 -r 1 -o json\n", getcwd(cwd, sizeof(cwd)) ? cwd : "?",
-	    build);
+	/* As a run executes it: the engine's env before the command. */
+	snprintf(line, sizeof(line), "  0.2.6 pp128: env FAKE_ENGINE_PRINT_ENV=1 "
+	    "%s/envcache/releases/basert/0.2.6/bin/fake-engine -m "
+	    "%s/demo/weights.bin -p 128 -n 0 -t 1 -r 1 -o json\n",
+	    getcwd(cwd, sizeof(cwd)) ? cwd : "?", build);
 	CHECK_CONTAINS(r.out, line);
 	CHECK_CONTAINS(r.out, "about 3 probes");
 	CHECK(access("envcache/releases/basert/0.2.6", F_OK) < 0);

@@ -114,6 +114,67 @@ count_builds(json_t *rep, int *total, int *most, int *trees)
 	}
 }
 
+static int cache_state(const char *dir, char building[41]);
+
+/*
+ * bisect --dry-run --commits: the commits of the range, the build lines
+ * of both ends and the commands that measure them; nothing built.
+ */
+static void
+test_dry_run(void)
+{
+	char *slow = read_id("slow.id"), *text = NULL, line[4096], cwd[2048];
+	const char *p;
+	json_t *plan, *b;
+
+	CHECK_INT(ctl_text("-c dry.conf bisect --dry-run --commits eng "
+	    "v1.0..v2.0", &text), 0);
+	CHECK_CONTAINS(text, "bisect --commits eng v1.0..v2.0: metric "
+	    "per-token, threshold 20%; 24 commits, first parents (nothing is "
+	    "built or run)\n");
+	snprintf(line, sizeof(line), "  %.12s not built \"slow: per-token "
+	    "work tripled\"\n", slow ? slow : "?");
+	CHECK_CONTAINS(text, line);
+	CHECK_CONTAINS(text, "\"the engine\", the good end\n");
+	CHECK_CONTAINS(text, "it starts by building both ends:\n");
+	/* The good end's build line, in its checkout, {out} expanded. */
+	p = text ? strstr(text, " build: cd ") : NULL;
+	CHECK(p != NULL);
+	snprintf(line, sizeof(line), "%s/dcache/releases/eng/.tmp-",
+	    getcwd(cwd, sizeof(cwd)) ? cwd : "?");
+	CHECK(p && strstr(p, line) != NULL);
+	CHECK_CONTAINS(p, "-src-");
+	CHECK_CONTAINS(p, " && cc -O0 -o ");
+	CHECK_CONTAINS(p, "/engine.c\n");
+	/* Measured with the engine's env, from the built tree. */
+	snprintf(line, sizeof(line), "pp512: env ENGINE_QUIET=1 %s/dcache/"
+	    "releases/eng/", cwd);
+	CHECK_CONTAINS(text, line);
+	CHECK_CONTAINS(text, "/engine -p 512\n");
+	CHECK_CONTAINS(text, "then it builds and measures the commits between "
+	    "them, halving the range each time (about 5 probes).\n");
+	free(text);
+
+	CHECK_INT(ctl_json("-c dry.conf --format json bisect --dry-run "
+	    "--commits eng v1.0..v2.0", &plan), 0);
+	CHECK_STR(jstr(plan, "points"), "commits");
+	CHECK(json_is_true(json_object_get(plan, "first_parent")));
+	CHECK_INT(json_array_size(json_object_get(plan, "releases")), 24);
+	CHECK_INT(json_array_size(json_object_get(plan, "builds")), 2);
+	b = json_array_get(json_object_get(plan, "builds"), 1);
+	CHECK(json_is_false(json_object_get(b, "cached")));
+	CHECK_INT(json_array_size(json_object_get(b, "commands")), 1);
+	CHECK_INT(json_array_size(json_object_get(plan, "commands")), 4);
+	json_decref(plan);
+	/* Nothing was built: no tree, no checkout, no build started. */
+	CHECK_INT(cache_state("dcache/releases/eng", line), 0);
+	snprintf(line, sizeof(line), "-c dry.conf runs eng %s", slow);
+	CHECK_INT(ctl_text(line, &text), 0);
+	CHECK(text && strstr(text, "build started") == NULL);
+	free(text);
+	free(slow);
+}
+
 static void
 test_bisect_commits(void)
 {
@@ -401,6 +462,14 @@ main(void)
 	CHECK_INT(gitengine_make_repo(), 0);
 	write_config("c.conf", "c.db", "ccache", NULL);
 	write_config("k.conf", "k.db", "kcache", "sleep 1");
+	check_write_file("dry.conf", "[bisectd]\n\tdatabase = dry.db\n"
+	    "\tcache = dcache\n[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"eng\"]\n\tsource = git:repo\n"
+	    "\tcommand = {bin}/engine -p {prompt}\n\tenv = ENGINE_QUIET=1\n"
+	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
+	    "\tprompts = 128,512\n"
+	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n");
+	test_dry_run();
 	test_bisect_commits();
 	test_kill_during_build();
 	CHECK_INT(gitengine_make_releases(), 0);

@@ -2,6 +2,7 @@
  * ctl_run.c: the bisectctl commands that fetch and measure: versions
  * --refresh, fetch, bench, runs, reparse, bisect, report and gc.
  */
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -798,6 +799,7 @@ print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
 	struct err e = ERR_INIT;
 	json_t *plan, *x;
 	size_t i, n;
+	int commits;
 
 	if (driver_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
 		return ctl_error("%s", e.msg);
@@ -806,30 +808,64 @@ print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
 		return EXIT_OK;
 	}
 	n = json_array_size(json_object_get(plan, "releases"));
-	printf("bisect %s %s: metric %s, threshold %.3g%%%s; %zu releases "
-	    "(nothing is fetched or run)\n", g->name, ctl_safe(c->argv[1]),
-	    json_string_value(json_object_get(plan, "metric")), 100 *
-	    json_real_value(json_object_get(plan, "threshold")),
-	    json_is_true(json_object_get(plan, "all")) ? ", every change "
-	    "(--all)" : "", n);
-	json_array_foreach(json_object_get(plan, "releases"), i, x)
-		printf("  %-20s %s%s\n", ctl_safe(json_string_value(
-		    json_object_get(x, "version"))), json_string_value(
-		    json_object_get(x, "state")), i == 0 ? ", the good end" :
-		    i + 1 == n ? ", the bad end" : "");
-	printf("it starts by measuring both ends, %lld warm-up and %lld runs "
-	    "per cell, interleaved, with these commands:\n",
-	    (long long)json_integer_value(json_object_get(plan, "warmup")),
-	    (long long)json_integer_value(json_object_get(plan, "reps")));
+	commits = json_is_array(json_object_get(plan, "builds"));
+	printf("bisect %s%s %s: metric %s, threshold %.3g%%%s; %zu %s%s "
+	    "(nothing is %s or run)\n", commits ? "--commits " : "", g->name,
+	    ctl_safe(c->argv[1]), json_string_value(json_object_get(plan,
+	    "metric")), 100 * json_real_value(json_object_get(plan,
+	    "threshold")), json_is_true(json_object_get(plan, "all")) ?
+	    ", every change (--all)" : "", n, commits ? "commits" :
+	    "releases", !commits ? "" : json_is_true(json_object_get(plan,
+	    "first_parent")) ? ", first parents" : ", every parent",
+	    commits ? "built" : "fetched");
+	json_array_foreach(json_object_get(plan, "releases"), i, x) {
+		const char *v = json_string_value(json_object_get(x,
+		    "version"));
+
+		if (commits)
+			printf("  %.12s %-9s \"%s\"%s\n", v, json_string_value(
+			    json_object_get(x, "build")), ctl_safe(
+			    json_string_value(json_object_get(x, "subject"))),
+			    i == 0 ? ", the good end" : i + 1 == n ?
+			    ", the bad end" : "");
+		else
+			printf("  %-20s %s%s\n", ctl_safe(v), json_string_value(
+			    json_object_get(x, "state")), i == 0 ?
+			    ", the good end" : i + 1 == n ? ", the bad end" :
+			    "");
+	}
+	if (commits) {
+		printf("it starts by building both ends:\n");
+		json_array_foreach(json_object_get(plan, "builds"), i, x) {
+			json_t *l;
+			size_t k;
+
+			if (json_is_true(json_object_get(x, "cached")))
+				printf("  %.12s: built already, its tree is "
+				    "reused\n", json_string_value(
+				    json_object_get(x, "commit")));
+			json_array_foreach(json_object_get(x, "commands"), k,
+			    l)
+				printf("  %.12s build: %s\n", json_string_value(
+				    json_object_get(x, "commit")), ctl_safe(
+				    json_string_value(l)));
+		}
+	}
+	printf("%s measuring both ends, %lld warm-up and %lld runs "
+	    "per cell, interleaved, with these commands:\n", commits ?
+	    "then" : "it starts by", (long long)json_integer_value(
+	    json_object_get(plan, "warmup")), (long long)json_integer_value(
+	    json_object_get(plan, "reps")));
 	json_array_foreach(json_object_get(plan, "commands"), i, x)
-		printf("  %s %s: %s\n", ctl_safe(json_string_value(
-		    json_object_get(x, "version"))), json_string_value(
-		    json_object_get(x, "cell")), ctl_safe(json_string_value(
-		    json_object_get(x, "command"))));
+		printf("  %.*s %s: %s\n", commits ? 12 : INT_MAX, ctl_safe(
+		    json_string_value(json_object_get(x, "version"))),
+		    json_string_value(json_object_get(x, "cell")), ctl_safe(
+		    json_string_value(json_object_get(x, "command"))));
 	if (n > 2)
-		printf("then it measures the releases between them, halving "
-		    "the range each time (about %d probes).\n", (int)ceil(
-		    log2((double)(n - 1))));
+		printf("then it %s the %s between them, halving the range "
+		    "each time (about %d probes).\n", commits ? "builds and "
+		    "measures" : "measures", commits ? "commits" : "releases",
+		    (int)ceil(log2((double)(n - 1))));
 	json_decref(plan);
 	return EXIT_OK;
 }
@@ -855,9 +891,6 @@ cmd_bisect(struct ctl *c)
 	o.all = c->all;
 	if (c->now && c->dry_run)
 		return ctl_usage_error("--now and --dry-run: choose one");
-	if (c->commits && c->dry_run)
-		return ctl_usage_error("--dry-run does not plan a bisect of "
-		    "commits yet");
 	o.commits = c->commits;
 	if (c->commits && (g->repo == NULL || g->build.n == 0))
 		return ctl_usage_error("engine %s: --commits needs its repo and "

@@ -132,6 +132,17 @@ log_tail(const struct buf *log)
 	return strndup(log->data ? log->data + off : "", log->len - off);
 }
 
+/* A build line's placeholders: a job per core. */
+static void
+build_vals(struct tmpl_vals *v, const char *src, const char *out)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	v->src = src;
+	v->out = out;
+	v->jobs = cores > 0 ? (int)cores : 1;
+}
+
 /*
  * Run one build line in src until it ends, or until *stop, when it is
  * stopped.  Its command and output are appended to log.  Returns 0 when
@@ -148,12 +159,9 @@ build_line(const struct conf_engine *eng, const char *line, const char *src,
 	struct run_result res;
 	struct run_proc *p;
 	char why[600];
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	int rc;
 
-	v.src = src;
-	v.out = out;
-	v.jobs = cores > 0 ? (int)cores : 1;
+	build_vals(&v, src, out);
 	if (tmpl_expand(line, &v, &argv, e) < 0) {
 		strv_clear(&argv);
 		return 1;
@@ -210,6 +218,57 @@ build_tree(const struct conf *conf, const struct conf_engine *eng,
 		    e)) != 0)
 			return rc;
 	return 0;
+}
+
+int
+commits_build_plan(const struct conf *conf, const struct conf_engine *eng,
+    const char *id, struct strv *lines, char **bin, struct err *e)
+{
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	char *parent, src[4096], out[4096];
+	int rc = 0;
+
+	*bin = NULL;
+	if (!gitrepo_is_id(id))
+		return err_set(e, "'%s' is not a commit id", id);
+	if ((parent = engine_cache(conf, eng)) == NULL ||
+	    (*bin = fs_join(parent, id)) == NULL) {
+		free(parent);
+		return err_set(e, "out of memory");
+	}
+	/* The folders commits_build() makes, their random part as
+	 * mkdtemp(3) leaves it to be chosen. */
+	snprintf(src, sizeof(src), "%s/.tmp-%s-src-%ld-XXXXXX", parent, id,
+	    (long)getpid());
+	snprintf(out, sizeof(out), "%s/.tmp-%s-%ld-XXXXXX", parent, id,
+	    (long)getpid());
+	free(parent);
+	if (fetch_unpack_complete(*bin))
+		return 1;
+	build_vals(&v, src, out);
+	for (size_t i = 0; i < eng->build.n && rc == 0; i++) {
+		struct strv argv = STRV_INIT;
+		struct buf line = BUF_INIT(TMPL_MAX_LEN * 2);
+		const char *cd[] = { "cd", src, NULL };
+		char *text;
+
+		if (tmpl_expand(eng->build.v[i], &v, &argv, e) < 0)
+			rc = err_prefix(e, "engine %s: build", eng->name);
+		else if (tmpl_quote_argv(cd, &line) < 0 ||
+		    buf_addstr(&line, " && ") < 0 || tmpl_quote_argv(
+		    (const char *const *)argv.v, &line) < 0)
+			rc = err_set(e, "engine %s: a build line is too long to "
+			    "show", eng->name);
+		else if ((text = buf_take(&line)) == NULL ||
+		    strv_push(lines, text) < 0) {
+			free(text);
+			rc = err_set(e, "out of memory");
+		} else
+			free(text);
+		buf_release(&line);
+		strv_clear(&argv);
+	}
+	return rc;
 }
 
 /* A finished build: the tree under its id, its mark written last. */

@@ -20,6 +20,7 @@ struct conf_engine;
 struct err;
 struct json_t;
 struct store;
+struct strv;
 
 /*
  * Resolve spec ("LAST_GOOD..FIRST_BAD", tags or commit ids) in the
@@ -62,6 +63,18 @@ void commits_drill_attach(struct json_t *verdict, const char *spec,
 int commits_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, int64_t release_id, const char *id,
     const atomic_int *stop, struct acquired *out, struct err *e);
+
+/*
+ * What commits_build() would run for commit id, run nowhere: each build
+ * line expanded and quoted as a shell reads it, after "cd SRC &&" (the
+ * checkout it runs in), appended to lines; *bin (malloced) gets the
+ * folder the built tree becomes, the commands' {bin}.  Returns 0, 1 when
+ * a finished build of id is in the cache (nothing would be built, lines
+ * untouched), or -1 with e set.
+ */
+int commits_build_plan(const struct conf *conf,
+    const struct conf_engine *eng, const char *id, struct strv *lines,
+    char **bin, struct err *e);
 
 /*
  * Commit id as reports show it: id, short (12 digits), subject, author,

@@ -539,17 +539,15 @@ done:
 	return rc;
 }
 
-/* One cell's command for a release, expanded and quoted as a shell
- * would read it back. */
+/* One cell's command for a release unpacked (or built) in dir, as a
+ * run executes it: bench_command_line()'s. */
 static int
 plan_command(const struct conf_engine *eng, const char *dir,
     const char *version, const char *weights, const struct bench_cell *c,
     char **line, struct err *e)
 {
 	struct tmpl_vals v = TMPL_VALS_INIT;
-	struct strv argv = STRV_INIT;
 	struct buf out;
-	int rc;
 
 	v.bin = dir;
 	v.version = version;
@@ -559,18 +557,55 @@ plan_command(const struct conf_engine *eng, const char *dir,
 	v.gen = c->gen;
 	v.threads = eng->threads;
 	buf_init(&out, TMPL_MAX_LEN * 2);
-	rc = tmpl_expand(eng->command, &v, &argv, e);
-	if (rc == 0 && tmpl_quote_argv((const char *const *)argv.v,
-	    &out) < 0)
-		rc = err_set(e, "%s: the command of %s is too long",
-		    eng->name, version);
-	strv_clear(&argv);
-	if (rc < 0) {
+	if (bench_command_line(eng, &v, &out, e) < 0) {
 		buf_release(&out);
-		return -1;
+		return err_prefix(e, "%s", version);
 	}
 	*line = buf_take(&out);
 	return *line ? 0 : err_set(e, "out of memory");
+}
+
+/*
+ * The folder an end of the range runs from: the unpacked release, or
+ * for a commit the tree its build leaves, with the build lines it would
+ * run into the plan's "builds" (nothing when a finished build is
+ * cached).
+ */
+static int
+plan_end(const struct conf *conf, const struct conf_engine *eng,
+    const char *version, int commits, json_t *builds, char *dir,
+    size_t len, struct err *e)
+{
+	char name[CACHE_DIRNAME_MAX];
+	struct strv lines = STRV_INIT;
+	char *bin;
+	json_t *b;
+	int rc;
+
+	if (!commits) {
+		if (cache_release_dirname(version, name) < 0)
+			return err_set(e, "%s: version '%s' cannot name a "
+			    "folder", eng->name, version);
+		snprintf(dir, len, "%s/releases/%s/%s", conf->cache,
+		    eng->name, name);
+		return 0;
+	}
+	if ((rc = commits_build_plan(conf, eng, version, &lines, &bin,
+	    e)) < 0) {
+		strv_clear(&lines);
+		free(bin);
+		return -1;
+	}
+	snprintf(dir, len, "%s", bin);
+	b = json_pack("{s:s,s:b,s:[]}", "commit", version, "cached", rc == 1,
+	    "commands");
+	for (size_t i = 0; i < lines.n; i++)
+		json_array_append_new(json_object_get(b, "commands"),
+		    json_string(lines.v[i]));
+	json_array_append_new(builds, b);
+	strv_clear(&lines);
+	free(bin);
+	return 0;
 }
 
 int
@@ -583,8 +618,8 @@ driver_plan(const struct conf *conf, const struct conf_engine *eng,
 	struct bisect_params p;
 	struct bench_cell *cells = NULL;
 	size_t ncells = 0;
-	json_t *out = NULL, *rels, *cmds;
-	char metric[32], name[CACHE_DIRNAME_MAX], dir[8192];
+	json_t *out = NULL, *rels, *cmds, *builds;
+	char metric[32], dir[8192];
 	const char *weights = eng->weights->path ? eng->weights->path :
 	    "{weights}";
 	int rc = -1;
@@ -594,7 +629,13 @@ driver_plan(const struct conf *conf, const struct conf_engine *eng,
 	if (acquire_init(&acq, conf, eng, s, e) < 0)
 		return -1;
 	acq.stop = o->stop;
-	if (range_resolve(s, acq.engine_id, spec, &r, e) < 0) {
+	if (o->commits) {
+		/* The repository is cloned or fetched, as a listing is
+		 * refreshed; nothing is built. */
+		if (commits_range(conf, eng, s, acq.engine_id, spec, 1, &r,
+		    e) < 0)
+			return -1;
+	} else if (range_resolve(s, acq.engine_id, spec, &r, e) < 0) {
 		struct err re = ERR_INIT;
 
 		if (acquire_refresh(&acq, NULL, NULL, &re) < 0)
@@ -621,22 +662,39 @@ driver_plan(const struct conf *conf, const struct conf_engine *eng,
 	    eng->reps, "warmup", eng->warmup);
 	rels = json_array();
 	cmds = json_array();
+	builds = json_array();
+	json_object_set_new(out, "points", json_string(o->commits ?
+	    "commits" : "releases"));
 	json_object_set_new(out, "releases", rels);
+	if (o->commits) {
+		json_object_set_new(out, "first_parent",
+		    json_boolean(eng->first_parent));
+		json_object_set_new(out, "builds", builds);
+	} else
+		json_decref(builds);
 	json_object_set_new(out, "commands", cmds);
-	for (size_t i = r.lo; i <= r.hi; i++)
-		json_array_append_new(rels, json_pack("{s:s,s:s}", "version",
+	for (size_t i = r.lo; i <= r.hi; i++) {
+		json_t *x = json_pack("{s:s,s:s}", "version",
 		    r.list.v[i].version, "state", store_release_state_name(
-		    r.list.v[i].state)));
+		    r.list.v[i].state));
+		json_t *c = o->commits ? commits_describe(eng, s,
+		    acq.engine_id, r.list.v[i].version, e) : NULL;
+
+		if (c != NULL) {
+			json_object_set(x, "subject", json_object_get(c,
+			    "subject"));
+			json_object_set(x, "build", json_object_get(c,
+			    "build"));
+			json_decref(c);
+		}
+		json_array_append_new(rels, x);
+	}
 	for (int end = 0; end < 2; end++) {
 		const char *version = r.list.v[end ? r.hi : r.lo].version;
 
-		if (cache_release_dirname(version, name) < 0) {
-			err_set(e, "%s: version '%s' cannot name a folder",
-			    eng->name, version);
+		if (plan_end(conf, eng, version, o->commits, builds, dir,
+		    sizeof(dir), e) < 0)
 			goto done;
-		}
-		snprintf(dir, sizeof(dir), "%s/releases/%s/%s", conf->cache,
-		    eng->name, name);
 		for (size_t c = 0; c < ncells; c++) {
 			char cell[64], *line;
 

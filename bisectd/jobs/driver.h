@@ -51,9 +51,14 @@ int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
  * asked when an end is unknown, as the bisect does), the parameters,
  * and for both ends the exact command of each cell, with {bin} the
  * folder the release unpacks to.  *plan (new reference): {"engine",
- * "range", "metric", "threshold", "all", "reps", "warmup", "releases":
- * [{"version", "state"}], "commands": [{"version", "cell", "command"}]}.
- * Returns 0, or -1 with e set.
+ * "range", "metric", "threshold", "all", "reps", "warmup", "points"
+ * ("releases" or "commits"), "releases": [{"version", "state"}],
+ * "commands": [{"version", "cell", "command"}]}, each command as
+ * bench_command_line() writes it.  With o->commits the range is of
+ * commits (the repository cloned or fetched, nothing built): each entry
+ * of "releases" adds "subject" and "build", and the plan adds
+ * "first_parent" and "builds": [{"commit", "cached", "commands"}], the
+ * build lines each end would run.  Returns 0, or -1 with e set.
  */
 int driver_plan(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct driver_opts *o,

@@ -188,3 +188,21 @@ check_done(void)
 	}
 	return check_failures == 0 ? 0 : 1;
 }
+
+int
+check_http_port(const char *log)
+{
+	static const char serving[] = "http: serving 127.0.0.1 port ";
+
+	for (int i = 0; i < 200; i++) {
+		char *text = check_read_file(log);
+		const char *p = text ? strstr(text, serving) : NULL;
+		int n = p ? atoi(p + sizeof(serving) - 1) : 0;
+
+		free(text);
+		if (n > 0)
+			return n;
+		check_sleep_ms(100);
+	}
+	return 0;
+}

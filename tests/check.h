@@ -102,6 +102,10 @@ pid_t check_start_daemon(const char *bin, const char *conf, const char *log);
  * killed), or -1 after killing it when it did not end in time. */
 int check_wait_exit(pid_t pid, double timeout_s);
 
+/* The port a daemon started with "http = 127.0.0.1:0" says it serves on
+ * in its log file (waiting 20 s at most), or 0. */
+int check_http_port(const char *log);
+
 /* Print "N passed, M failed" and return the exit status for main(). */
 int check_done(void);
 

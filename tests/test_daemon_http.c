@@ -46,24 +46,6 @@ write_config(void)
 	check_write_file("d.conf", text);
 }
 
-/* The port the daemon logged (20 s at most), or 0. */
-static int
-logged_port(void)
-{
-	for (int i = 0; i < 200; i++) {
-		char *log = check_read_file("daemon.log");
-		const char *p = log ? strstr(log, "http: serving 127.0.0.1 "
-		    "port ") : NULL;
-		int n = p ? atoi(p + 29) : 0;
-
-		free(log);
-		if (n > 0)
-			return n;
-		check_sleep_ms(100);
-	}
-	return 0;
-}
-
 /* GET path with curl into file; the HTTP status, or -1. */
 static int
 get(const char *path, const char *file)
@@ -327,7 +309,7 @@ test_http(void)
 
 	write_config();
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
-	port = logged_port();
+	port = check_http_port("daemon.log");
 	CHECK(port > 0);
 	if (port == 0)
 		return;

@@ -4,7 +4,9 @@
  * the test server and its git repository made by gitengine.c; a new
  * release that regresses appears, the watch finds and confirms it, goes
  * on into the commits between the two tags, and posts exactly one alert,
- * naming the release and the commit, to a webhook.
+ * naming the release and the commit, to a webhook.  While a commit is
+ * built, status and the status page say which, for which probe and for
+ * how long.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -256,6 +258,114 @@ test_drill_alert(void)
 	    check_now_s() - t0);
 }
 
+/*
+ * While a commit bisect builds, status (JSON and text) and the status
+ * page say which commit, for which probe, and since when: the ends
+ * first (probe 1), then the probes after them.
+ */
+static void
+test_build_status(void)
+{
+	char text[4096], cmd[4200], first[41] = "", *good = NULL, *out = NULL;
+	double seen_s = -1;
+	int port, probe = 0, page_ok = 0, text_ok = 0, grew = 0;
+	long long id = 0;
+	pid_t pid;
+
+	CHECK_INT(check_run("git -C repo rev-parse v1.0", &good), 0);
+	if (good != NULL)
+		good[strcspn(good, "\n")] = '\0';
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state2/d.db\n\tcache = cache2\n"
+	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
+	    "[weights \"w\"]\n\tpath = %s/w.bin\n"
+	    "[engine \"eng\"]\n\tsource = git:%s/repo\n"
+	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n"
+	    "\tbuild = sleep 2\n"
+	    "\tcommand = {bin}/engine -p {prompt}\n"
+	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
+	    "\tprompts = 128,512\n\tgen = 16\n\treps = 3\n\twarmup = 0\n"
+	    "\ttimeout = 1m\n", dir, dir, dir);
+	check_write_file("d.conf", text);
+	CHECK_INT(check_run("mkdir -p state2", NULL), 0);
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon2.log");
+	port = check_http_port("daemon2.log");
+	CHECK(port > 0);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf bisect --commits eng "
+	    "v1.0..v2.0", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out && strstr(out, "as job "))
+		id = strtoll(strstr(out, "as job ") + 7, NULL, 10);
+	free(out);
+	CHECK(id > 0);
+
+	/* Until a build for a probe after the ends is seen (2 minutes). */
+	for (int i = 0; i < 1200 && probe < 2; i++) {
+		json_t *st = ctl_json("status");
+		json_t *b = json_object_get(json_object_get(json_object_get(st,
+		    "daemon"), "job"), "build");
+		const char *commit = json_string_value(json_object_get(b,
+		    "commit"));
+		double el = json_number_value(json_object_get(b, "elapsed_s"));
+		int n = (int)json_integer_value(json_object_get(b, "probe"));
+
+		if (commit == NULL) {
+			json_decref(st);
+			check_sleep_ms(100);
+			continue;
+		}
+		/* The first build is the good end's (v1.0), for probe 1. */
+		if (first[0] == '\0') {
+			snprintf(first, sizeof(first), "%s", commit);
+			CHECK_STR(first, good ? good : "?");
+			CHECK_INT(n, 1);
+			CHECK_STR(json_string_value(json_object_get(b,
+			    "subject")), "the engine");
+			CHECK_INT(strlen(json_string_value(json_object_get(b,
+			    "short"))), 12);
+		}
+		if (strcmp(commit, first) == 0) {
+			grew += seen_s >= 0 && el > seen_s;
+			seen_s = el;
+		}
+		CHECK(el >= 0 && el < 120);
+		CHECK(n >= probe);
+		probe = n;
+		if (!text_ok) {
+			char *t = NULL;
+
+			snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+			(void)check_run(cmd, &t);
+			text_ok = t && strstr(t, "  building commit ") &&
+			    strstr(t, "\" for probe ") && strstr(t, ", for ");
+			free(t);
+		}
+		if (!page_ok) {
+			char *page;
+
+			snprintf(cmd, sizeof(cmd), "curl -sS --max-time 60 -o "
+			    "status.html 'http://127.0.0.1:%d/'", port);
+			(void)check_run(cmd, NULL);
+			page = check_read_file("status.html");
+			page_ok = page && strstr(page, "<p id=\"build\">"
+			    "Building commit ") && strstr(page, " for probe ");
+			free(page);
+		}
+		json_decref(st);
+		check_sleep_ms(100);
+	}
+	CHECK(first[0] != '\0');
+	CHECK(probe >= 2);
+	CHECK(grew >= 1);
+	CHECK(text_ok);
+	CHECK(page_ok);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel %lld", ctl, id);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+	free(good);
+}
+
 int
 main(void)
 {
@@ -272,5 +382,6 @@ main(void)
 	CHECK_INT(gitengine_make_releases(), 0);
 	CHECK_INT(check_run("mkdir -p state", NULL), 0);
 	test_drill_alert();
+	test_build_status();
 	return check_done();
 }

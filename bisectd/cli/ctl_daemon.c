@@ -176,6 +176,16 @@ print_daemon(json_t *d)
 	    json_string_value(json_object_get(job, "kind")),
 	    json_string_value(json_object_get(job, "engine")),
 	    args[0] ? " " : "", args, el);
+	if (json_is_object(p = json_object_get(job, "build"))) {
+		print_duration(el, sizeof(el), json_number_value(
+		    json_object_get(p, "elapsed_s")));
+		printf("  building commit %s \"%s\" for probe %lld, for %s\n",
+		    ctl_safe(json_string_value(json_object_get(p, "short"))),
+		    ctl_safe(json_string_value(json_object_get(p, "subject"))),
+		    (long long)json_integer_value(json_object_get(p, "probe")),
+		    el);
+		return;
+	}
 	if (!json_is_object(p = json_object_get(job, "progress"))) {
 		printf("  (no run started yet: listing or downloading "
 		    "releases)\n");

@@ -105,6 +105,14 @@ on_progress(void *arg, const struct bench_progress *p)
 	char eta[32] = "";
 
 	(void)arg;
+	if (p->building) {
+		if (tty) {
+			fprintf(stderr, "\r\033[K  building %.12s (probe %d)",
+			    p->building, p->probe);
+			line_open = 1;
+		}
+		return;
+	}
 	if (p->waiting) {
 		/* Off a terminal, say it once a wait passes 10 s, then every
 		 * minute: a log should not fill up with it. */

@@ -62,6 +62,12 @@ struct progress {
 	size_t cell_no, ncells, done, total;
 	double elapsed_s, eta_s;
 	char waiting[256];
+	/* A commit being built instead ("" when none): since when, for
+	 * which probe. */
+	char building[41];
+	char subject[256];
+	int probe;
+	double build_started;	/* clock_now_ns() / 1e9 */
 };
 
 /* Control clients at once; more wait in the listen backlog.  Each pass
@@ -386,6 +392,20 @@ worker_progress(void *arg, const struct bench_progress *p)
 	struct progress *g = &d->prog;
 
 	pthread_mutex_lock(&d->mu);
+	if (p->building) {
+		/* No run until the build ends: the last run's figures
+		 * would be stale. */
+		g->valid = 0;
+		if (strcmp(g->building, p->building) != 0)
+			g->build_started = clock_now_ns() / 1e9;
+		snprintf(g->building, sizeof(g->building), "%s", p->building);
+		snprintf(g->subject, sizeof(g->subject), "%s", p->subject ?
+		    p->subject : "");
+		g->probe = p->probe;
+		pthread_mutex_unlock(&d->mu);
+		return;
+	}
+	g->building[0] = '\0';
 	g->valid = 1;
 	snprintf(g->version, sizeof(g->version), "%s", p->version ?
 	    p->version : "");
@@ -557,6 +577,12 @@ status_json(struct daemon *d)
 				    json_string(g.waiting));
 			json_object_set_new(j, "progress", p);
 		}
+		if (g.building[0])
+			json_object_set_new(j, "build", json_pack("{s:s,s:s%,"
+			    "s:s,s:i,s:f}", "commit", g.building, "short",
+			    g.building, (size_t)12, "subject", g.subject,
+			    "probe", g.probe, "elapsed_s", clock_now_ns() /
+			    1e9 - g.build_started));
 		json_object_set_new(o, "job", j);
 	} else
 		json_object_set_new(o, "job", json_null());

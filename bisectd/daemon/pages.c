@@ -126,6 +126,13 @@ section_daemon(const struct page_ctx *p, struct buf *b)
 	    page_html(b, jstr(job, "args")) < 0 ||
 	    buf_printf(b, ", for %llds.</p>\n", jint(job, "elapsed")) < 0)
 		return -1;
+	if (json_is_object(g = json_object_get(job, "build")))
+		return buf_addstr(b, "<p id=\"build\">Building commit ") < 0 ||
+		    page_html(b, jstr(g, "short")) < 0 ||
+		    buf_addstr(b, " “") < 0 || page_html(b, jstr(g,
+		    "subject")) < 0 || buf_printf(b, "” for probe %lld, for "
+		    "%.0fs.</p>\n", jint(g, "probe"), json_number_value(
+		    json_object_get(g, "elapsed_s"))) < 0 ? -1 : 0;
 	if (!json_is_object(g = json_object_get(job, "progress")))
 		return 0;
 	if (buf_addstr(b, "<p id=\"progress\">Release ") < 0 ||

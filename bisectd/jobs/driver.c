@@ -74,6 +74,32 @@ version_of(const struct bisect_run *b, size_t i)
 }
 
 /*
+ * Say that commit i is built now, for the probe the bisect is at (the
+ * probes it stored so far, plus one), unless a finished build is cached.
+ */
+static int
+build_progress(const struct bisect_run *b, size_t i, struct err *e)
+{
+	struct bench_progress p;
+	struct store_commit_info c;
+	int n = 0;
+
+	if (b->o->progress == NULL || store_probe_count(b->s, b->bisect_id,
+	    &n, e) < 0 || store_commit_get(b->s, b->r.list.v[b->r.lo + i].id,
+	    &c, e) != 0)
+		return e->msg[0] ? -1 : 0;
+	memset(&p, 0, sizeof(p));
+	p.building = c.id;
+	p.subject = c.subject ? c.subject : "";
+	p.probe = n + 1;
+	p.eta_s = NAN;
+	if (c.state != COMMIT_BUILD_DONE)
+		b->o->progress(b->o->arg, &p);
+	store_commit_info_release(&c);
+	return 0;
+}
+
+/*
  * Fetch release i if it is not yet.  A failure is recorded in the store
  * (the release's state) by the fetcher; the judgement then skips it.
  */
@@ -88,6 +114,8 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	if (b->fetch_failed[i])
 		return err_set(e, "cannot fetch %s %s a second time",
 		    b->eng->name, version_of(b, i));
+	if (b->o->commits && build_progress(b, i, e) < 0)
+		return -1;
 	if (b->o->commits)
 		rc = commits_build(b->conf, b->eng, b->s,
 		    b->r.list.v[b->r.lo + i].id, version_of(b, i), b->o->stop,

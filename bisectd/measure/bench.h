@@ -123,6 +123,12 @@ struct bench_progress {
 	double elapsed_s, eta_s;
 	const char *waiting;	/* non-NULL: waiting for a quiet machine */
 	long long waited_ms;	/* for how long, when waiting */
+	/* Non-NULL: no run, a commit of a commit bisect is being built
+	 * (the fields above are unset): its id, subject, and the probe of
+	 * the bisect it is built for, from 1. */
+	const char *building;
+	const char *subject;
+	int probe;
 };
 
 struct bench_ctx {

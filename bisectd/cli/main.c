@@ -29,7 +29,8 @@ static const struct command commands[] = {
 	  "re-read stored output with the current parser", "", 1, 2, 0 },
 	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
 	  "[--threshold P] [--all] [--commits] ENGINE GOOD..BAD",
-	  "queue a bisect, run it now, or show what it would run",
+	  "queue a bisect, run it now, or show what it would run (with "
+	  "--commits: the commits, and the build lines of both ends)",
 	  "nmtadjMCHg", 2, 2, 0 },
 	{ "ablate", cmd_ablate, "[--now | --last] ENGINE VERSION "
 	  "[--format text|markdown|json|csv|html]",
@@ -42,7 +43,8 @@ static const struct command commands[] = {
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
 	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
-	  "the daemon, its running job with progress, the next scheduled "
+	  "the daemon, its running job with progress (or the commit it "
+	  "is building, for which probe, for how long), the next scheduled "
 	  "runs, and the newest jobs", "laj", 0, 0, 1 },
 	{ "jobs", cmd_jobs, "prune --before AGE",
 	  "delete the rows of jobs that ended more than AGE ago (90d, 12h)",

@@ -8,6 +8,8 @@
 # every sample's time, the rows the report is built from).  Prints the
 # median of REPS timings of each, and each report's ratio to the
 # baseline, which moves less than the absolute times on a shared machine.
+# Also timed: `bisectctl --version`, the process start (loading its
+# shared libraries) that every report pays before reading the store.
 #
 # Usage: bench/report-bench.sh [BUILD_DIR]     (default: build)
 #   RELEASES=N  releases (default 1000)
@@ -74,6 +76,7 @@ baseline() {
 : > "$tmp/html"
 : > "$tmp/json"
 : > "$tmp/base"
+: > "$tmp/start"
 # One warm-up of each, then REPS rounds alternating the three.
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format html >/dev/null
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format json >/dev/null
@@ -85,6 +88,7 @@ while [ $i -lt "$reps" ]; do
 	timed "$ctl" -c "$tmp/bench.conf" report basert "$range" \
 	    --format json >> "$tmp/json"
 	timed baseline >> "$tmp/base"
+	timed "$ctl" --version >> "$tmp/start"
 	i=$((i + 1))
 done
 "$ctl" -c "$tmp/bench.conf" report basert "$range" --format html \
@@ -97,6 +101,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
 html=$(median "$tmp/html")
 json=$(median "$tmp/json")
 base=$(median "$tmp/base")
+start=$(median "$tmp/start")
 printf 'medians of %d, %s %s:\n' "$reps" "report basert" "$range"
 printf '  --format html   %7.3f s  (%.1fx the baseline; goal < 1 s)   page %s\n' \
     "$html" "$(ratio "$html" "$base")" \
@@ -106,3 +111,5 @@ printf '  --format json   %7.3f s  (%.1fx the baseline; goal < 0.1 s) %s\n' \
     "$(du -h "$tmp/report.json" | cut -f1)"
 printf '  baseline        %7.3f s  (sqlite3 reading the %d runs and samples)\n' \
     "$base" "$((releases * runs))"
+printf '  process start   %7.3f s  (bisectctl --version, in each figure above)\n' \
+    "$start"

@@ -363,6 +363,32 @@ stats_welch_df(const double *var, const double *df, size_t k)
 	return num * num / den;
 }
 
+/*
+ * The STATS_LEVEL quantile of t with df degrees of freedom.  A report
+ * asks for the same few df thousands of times and each answer is a root
+ * search, so the last few are kept, per thread: the same numbers, found
+ * once.
+ */
+#define QUANTILE_MEMO 8
+
+static double
+level_quantile(double df)
+{
+	static _Thread_local double memo_df[QUANTILE_MEMO];
+	static _Thread_local double memo_t[QUANTILE_MEMO];
+	static _Thread_local unsigned memo_n;
+	double t;
+
+	for (unsigned i = 0; i < QUANTILE_MEMO && i < memo_n; i++)
+		if (memo_df[i] == df)
+			return memo_t[i];
+	t = stats_t_quantile(0.5 + STATS_LEVEL / 2, df);
+	memo_df[memo_n % QUANTILE_MEMO] = df;
+	memo_t[memo_n % QUANTILE_MEMO] = t;
+	memo_n++;
+	return t;
+}
+
 void
 stats_interval(struct estimate *e)
 {
@@ -373,8 +399,7 @@ stats_interval(struct estimate *e)
 		e->hi = INFINITY;
 		return;
 	}
-	half = e->se == 0 ? 0 :
-	    stats_t_quantile(0.5 + STATS_LEVEL / 2, e->df) * e->se;
+	half = e->se == 0 ? 0 : level_quantile(e->df) * e->se;
 	e->lo = e->value - half;
 	e->hi = e->value + half;
 }

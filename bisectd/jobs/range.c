@@ -126,13 +126,69 @@ range_cell_query(const struct bisect_params *p, size_t i,
 }
 
 int
-range_load_engine(struct store *s, const struct range *r,
-    const struct bisect_params *p, const struct conf_engine *eng,
-    const char *weights_sha256, const char *hw_key, const int *skipped,
-    struct range_data *d, struct err *e)
+range_runs_load(struct store *s, const struct range *r,
+    const char *weights_sha256, const char *hw_key, struct range_runs *out,
+    struct err *e)
 {
+	int64_t *ids;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->n = r->hi - r->lo + 1;
+	out->rel = calloc(out->n, sizeof(*out->rel));
+	ids = calloc(out->n, sizeof(*ids));
+	if (out->rel == NULL || ids == NULL) {
+		free(ids);
+		range_runs_release(out);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < out->n; i++)
+		ids[i] = r->list.v[r->lo + i].id;
+	rc = store_release_runs_read(s, weights_sha256, hw_key, ids, out->n,
+	    out->rel, e);
+	free(ids);
+	if (rc < 0) {
+		free(out->rel);
+		memset(out, 0, sizeof(*out));
+	}
+	return rc;
+}
+
+void
+range_runs_release(struct range_runs *rr)
+{
+	if (rr->rel)
+		for (size_t i = 0; i < rr->n; i++)
+			store_release_runs_release(&rr->rel[i]);
+	free(rr->rel);
+	memset(rr, 0, sizeof(*rr));
+}
+
+int
+range_cell_queries(const struct bisect_params *p,
+    const struct conf_engine *eng, const char *weights_sha,
+    const char *hw_key, struct store_cell_query q[BISECT_MAX_CELLS],
+    struct err *e)
+{
+	for (size_t c = 0; c < p->nlengths; c++)
+		if (range_cell_query(p, c, eng, 0, weights_sha, hw_key, &q[c],
+		    e) < 0)
+			return -1;
+	return 0;
+}
+
+int
+range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
+    const struct conf_engine *eng, const char *weights_sha256,
+    const char *hw_key, const int *skipped, struct range_data *d,
+    struct err *e)
+{
+	struct store_cell_query q[BISECT_MAX_CELLS];
+
 	memset(d, 0, sizeof(*d));
-	d->n = r->hi - r->lo + 1;
+	if (range_cell_queries(p, eng, weights_sha256, hw_key, q, e) < 0)
+		return -1;
+	d->n = rr->n;
 	d->ncells = p->nlengths;
 	d->rel = calloc(d->n, sizeof(*d->rel));
 	d->bufs = calloc(d->n * d->ncells, sizeof(*d->bufs));
@@ -141,35 +197,29 @@ range_load_engine(struct store *s, const struct range *r,
 		return err_set(e, "out of memory");
 	}
 	for (size_t i = 0; i < d->n; i++) {
-		const struct store_release *rel = &r->list.v[r->lo + i];
-
 		d->rel[i].skipped = skipped ? skipped[i] : 0;
 		for (size_t c = 0; c < d->ncells; c++) {
-			struct store_cell_query q;
-			struct store_points pts;
+			const struct store_cell_runs *cell =
+			    store_release_runs_cell(&rr->rel[i], &q[c]);
+			size_t n = cell ? cell->points.n : 0;
 			struct bisect_sample *b;
 
-			if (range_cell_query(p, c, eng, rel->id, weights_sha256,
-			    hw_key, &q, e) < 0 ||
-			    store_cell_points(s, &q, &pts, e) < 0) {
-				range_data_release(d);
-				return -1;
-			}
-			b = calloc(pts.n ? pts.n : 1, sizeof(*b));
+			b = calloc(n ? n : 1, sizeof(*b));
 			if (b == NULL) {
-				store_points_release(&pts);
 				range_data_release(d);
 				return err_set(e, "out of memory");
 			}
-			for (size_t k = 0; k < pts.n; k++) {
-				b[k].time_ns = (double)pts.v[k].time_ns;
-				b[k].run = pts.v[k].run_id;
-				b[k].confirm = pts.v[k].confirm;
+			for (size_t k = 0; k < n; k++) {
+				const struct store_point *pt =
+				    &cell->points.v[k];
+
+				b[k].time_ns = (double)pt->time_ns;
+				b[k].run = pt->run_id;
+				b[k].confirm = pt->confirm;
 			}
 			d->bufs[i * d->ncells + c] = b;
 			d->rel[i].cells[c].samples = b;
-			d->rel[i].cells[c].n = pts.n;
-			store_points_release(&pts);
+			d->rel[i].cells[c].n = n;
 		}
 	}
 	return 0;

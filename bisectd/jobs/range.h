@@ -58,14 +58,26 @@ int range_params(const struct conf_engine *eng,
     const struct conf_metric *metric, double threshold, int all,
     struct bisect_params *p, struct err *e);
 
+/* The runs of each release of a range, read from the store in one pass
+ * (store_release_runs_read()): what the verdict and the report read. */
+struct range_runs {
+	struct store_release_runs *rel;	/* hi - lo + 1, in range order */
+	size_t n;
+};
+
+int range_runs_load(struct store *s, const struct range *r,
+    const char *weights_sha256, const char *hw_key, struct range_runs *out,
+    struct err *e);
+void range_runs_release(struct range_runs *rr);
+
 /*
- * Load the analysed samples of each release in the range for the
- * parameters' cells, under the comparability rule (the engine's
+ * The analysed samples of each release in the range for the parameters'
+ * cells from its runs, under the comparability rule (the engine's
  * measurement definition of each cell, which holds the weights hash and
  * the hardware identity).  skipped (may be NULL) marks releases to step
  * over.
  */
-int range_load_engine(struct store *s, const struct range *r,
+int range_load_engine(const struct range_runs *rr,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, const int *skipped,
     struct range_data *d, struct err *e);
@@ -77,5 +89,12 @@ int range_cell_query(const struct bisect_params *p, size_t i,
     const struct conf_engine *eng, int64_t release_id,
     const char *weights_sha, const char *hw_key,
     struct store_cell_query *q, struct err *e);
+
+/* range_cell_query() of every parameter cell, for no release in
+ * particular (release_id 0): the definitions are computed once. */
+int range_cell_queries(const struct bisect_params *p,
+    const struct conf_engine *eng, const char *weights_sha,
+    const char *hw_key, struct store_cell_query q[BISECT_MAX_CELLS],
+    struct err *e);
 
 #endif

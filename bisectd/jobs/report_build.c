@@ -83,41 +83,37 @@ add_points(const struct store_points *pts, int tokens, json_t *points)
 	return 0;
 }
 
-/* The cell's summary; with points, also its runs as plot points. */
+/* The cell's summary; with points, also its runs as plot points.  cell
+ * may be NULL: no runs. */
 static int
-load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
-    int tokens, json_t *points, struct err *e)
+load_cell(const struct store_cell_runs *cell, struct cellsum *cs, int tokens,
+    json_t *points, struct err *e)
 {
-	struct store_points pts;
+	const struct store_points *pts = cell ? &cell->points : NULL;
 	int64_t *run;
 	double *x;
 
 	memset(cs, 0, sizeof(*cs));
-	if (store_cell_points(s, q, &pts, e) < 0)
-		return -1;
-	if (pts.n == 0) {
-		store_points_release(&pts);
+	if (pts == NULL || pts->n == 0)
 		return 0;
-	}
-	x = malloc(pts.n * sizeof(*x));
-	run = malloc(pts.n * sizeof(*run));
+	x = malloc(pts->n * sizeof(*x));
+	run = malloc(pts->n * sizeof(*run));
 	if (x == NULL || run == NULL) {
 		free(x);
 		free(run);
-		store_points_release(&pts);
 		return err_set(e, "out of memory");
 	}
 	for (int confirm = 0; confirm < 2; confirm++) {
 		size_t n = 0;
 
-		for (size_t i = 0; i < pts.n; i++) {
-			if (pts.v[i].confirm != confirm)
+		for (size_t i = 0; i < pts->n; i++) {
+			if (pts->v[i].confirm != confirm)
 				continue;
-			x[n] = (double)pts.v[i].time_ns;
-			run[n++] = pts.v[i].run_id;
+			x[n] = (double)pts->v[i].time_ns;
+			run[n++] = pts->v[i].run_id;
 			if (!confirm) {
-				cs->busy |= pts.v[i].busy;
-				cs->lower_bound |= pts.v[i].lower_bound;
+				cs->busy |= pts->v[i].busy;
+				cs->lower_bound |= pts->v[i].lower_bound;
 			}
 		}
 		if (confirm)
@@ -131,11 +127,8 @@ load_cell(struct store *s, struct store_cell_query *q, struct cellsum *cs,
 	free(x);
 	free(run);
 	if ((cs->ok || cs->confirm_ok) && points &&
-	    add_points(&pts, tokens, points) < 0) {
-		store_points_release(&pts);
+	    add_points(pts, tokens, points) < 0)
 		return err_set(e, "out of memory");
-	}
-	store_points_release(&pts);
 	return 0;
 }
 
@@ -217,15 +210,51 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 	return band;
 }
 
+/*
+ * The store's query of every cell a release's entry reads, made once
+ * for the report: the measurement definitions are the same for every
+ * release.  tg holds ngen x the content kinds (one when none).
+ */
+struct report_cells {
+	struct store_cell_query pp[CONF_MAX_LENGTHS];
+	struct store_cell_query fit[CONF_MAX_LENGTHS];
+	struct store_cell_query *tg;	/* malloced */
+};
+
+static int
+report_cells_init(const struct conf_engine *eng, const char *wsha,
+    const char *hw, struct report_cells *rc, struct err *e)
+{
+	size_t nk = eng->contents.n ? eng->contents.n : 1;
+
+	memset(rc, 0, sizeof(*rc));
+	if ((rc->tg = calloc(eng->ngen * nk + 1, sizeof(*rc->tg))) == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < eng->nprompts; i++)
+		if (bench_cell_query(eng, "pp", eng->prompts[i], 0, "", 0,
+		    wsha, hw, &rc->pp[i], e) < 0)
+			return -1;
+	for (size_t g = 0; g < eng->ngen; g++)
+		for (size_t k = 0; k < nk; k++)
+			if (bench_cell_query(eng, "tg", 0, eng->gen[g],
+			    eng->contents.n ? eng->contents.v[k] : "", 0, wsha,
+			    hw, &rc->tg[g * nk + k], e) < 0)
+				return -1;
+	for (size_t i = 0; i < eng->nfit; i++)
+		if (bench_cell_query(eng, "pp", eng->fit[i], 0, "", 0, wsha,
+		    hw, &rc->fit[i], e) < 0)
+			return -1;
+	return 0;
+}
+
 static json_t *
-release_json(struct store *s, const struct conf_engine *eng,
-    const struct store_release *rel, const char *wsha, const char *hw,
-    int plot, struct err *e)
+release_json(const struct store_release_runs *rr,
+    const struct report_cells *qc, const struct conf_engine *eng,
+    const struct store_release *rel, int plot, struct err *e)
 {
 	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
 	json_t *flags = json_array(), *fails = json_array();
 	json_t *points = plot ? json_array() : NULL;
-	struct store_run_rows rows;
 	struct fit_cell fc[FIT_MAX_CELLS];
 	double *fit_x[FIT_MAX_CELLS];
 	size_t nfc = 0;
@@ -237,12 +266,10 @@ release_json(struct store *s, const struct conf_engine *eng,
 	json_object_set_new(o, "sha256", rel->archive_sha256 ?
 	    json_string(rel->archive_sha256) : json_null());
 	for (size_t i = 0; i < eng->nprompts; i++) {
-		struct store_cell_query q;
 		struct cellsum cs;
 		char key[32];
 
-		if (bench_cell_query(eng, "pp", eng->prompts[i], 0, "",
-		    rel->id, wsha, hw, &q, e) < 0 || load_cell(s, &q, &cs,
+		if (load_cell(store_release_runs_cell(rr, &qc->pp[i]), &cs,
 		    eng->prompts[i], points, e) < 0)
 			goto fail;
 		if (!cs.ok)
@@ -263,14 +290,13 @@ release_json(struct store *s, const struct conf_engine *eng,
 		for (size_t k = 0; k < nk; k++) {
 			const char *content = eng->contents.n ?
 			    eng->contents.v[k] : "";
-			struct store_cell_query q;
 			struct cellsum cs;
 			char key[96];
 			json_t *c;
 
-			if (bench_cell_query(eng, "tg", 0, eng->gen[g], content,
-			    rel->id, wsha, hw, &q, e) < 0 ||
-			    load_cell(s, &q, &cs, eng->gen[g], NULL, e) < 0)
+			if (load_cell(store_release_runs_cell(rr,
+			    &qc->tg[g * nk + k]), &cs, eng->gen[g], NULL,
+			    e) < 0)
 				goto fail;
 			if (!cs.ok)
 				continue;
@@ -298,39 +324,35 @@ release_json(struct store *s, const struct conf_engine *eng,
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
 		add_flag(flags, "content-dependent-decode");
 	for (size_t i = 0; i < eng->nfit; i++) {
-		struct store_cell_query q;
-		struct store_points pts;
+		const struct store_cell_runs *cell =
+		    store_release_runs_cell(rr, &qc->fit[i]);
+		struct store_points own = { NULL, 0 };
+		int rc;
 
-		if (bench_cell_query(eng, "pp", eng->fit[i], 0, "", rel->id,
-		    wsha, hw, &q, e) < 0 || store_cell_points(s, &q, &pts,
-		    e) < 0)
-			goto fail;
-		if (pts.n == 0) {
-			store_points_release(&pts);
+		if (cell == NULL || cell->points.n == 0)
 			continue;
-		}
 		/* The release's own first runs, as its table shows them. */
-		{
-			size_t k = 0;
-
-			for (size_t m = 0; m < pts.n; m++)
-				if (!pts.v[m].confirm)
-					pts.v[k++] = pts.v[m];
-			pts.n = k;
+		own.v = malloc(cell->points.n * sizeof(*own.v));
+		if (own.v == NULL) {
+			err_set(e, "out of memory");
+			goto fail;
 		}
-		if (pts.n == 0) {
-			store_points_release(&pts);
+		for (size_t m = 0; m < cell->points.n; m++)
+			if (!cell->points.v[m].confirm)
+				own.v[own.n++] = cell->points.v[m];
+		if (own.n == 0) {
+			store_points_release(&own);
 			continue;
 		}
-		if (fit_values(&pts, &fit_x[nfc], &fc[nfc].n) < 0) {
-			store_points_release(&pts);
+		rc = fit_values(&own, &fit_x[nfc], &fc[nfc].n);
+		store_points_release(&own);
+		if (rc < 0) {
 			err_set(e, "out of memory");
 			goto fail;
 		}
 		fc[nfc].tokens = eng->fit[i];
 		fc[nfc].time_ns = fit_x[nfc];
 		nfc++;
-		store_points_release(&pts);
 	}
 	{
 		struct fit f;
@@ -352,23 +374,17 @@ release_json(struct store *s, const struct conf_engine *eng,
 			json_object_set_new(o, "ceiling_tps", json_null());
 		}
 	}
-	if (store_run_list(s, rel->id, &rows, e) < 0)
-		goto fail;
-	for (size_t i = 0; i < rows.n; i++) {
-		json_t *f;
+	for (size_t i = 0; i < rr->nfailed; i++) {
+		json_t *f = json_object();
 
-		if (rows.v[i].failure == NULL)
-			continue;
-		f = json_object();
 		json_object_set_new(f, "reason", json_string(
-		    rows.v[i].failure));
+		    rr->failed[i].failure));
 		json_object_set_new(f, "detail", json_string(
-		    rows.v[i].failure_detail ? rows.v[i].failure_detail :
-		    ""));
-		json_object_set_new(f, "run", json_integer(rows.v[i].id));
+		    rr->failed[i].detail ? rr->failed[i].detail : ""));
+		json_object_set_new(f, "run", json_integer(
+		    rr->failed[i].run_id));
 		json_array_append_new(fails, f);
 	}
-	store_run_rows_release(&rows);
 	if (rel->state == RELEASE_FAILED && rel->failure) {
 		json_t *f = json_object();
 
@@ -831,6 +847,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct range r;
 	struct judgement j;
 	struct output_judgement oj;
+	struct range_runs rr;
+	struct report_cells qc;
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
@@ -840,6 +858,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	memset(&m, 0, sizeof(m));
 	memset(&j, 0, sizeof(j));
 	memset(&oj, 0, sizeof(oj));
+	memset(&rr, 0, sizeof(rr));
+	memset(&qc, 0, sizeof(qc));
 	if (o->output && eng->canary == NULL)
 		return err_set(e, "engine %s has no canary (see [engine] "
 		    "canary in the configuration)", eng->name);
@@ -892,13 +912,16 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	json_object_set_new(rep, "weights", w);
 	rels = json_array();
 	json_object_set_new(rep, "releases", rels);
-	if (judge_range(s, &r, &p, eng, wsha ? wsha : "", hw, &j, e) < 0)
+	if (range_runs_load(s, &r, wsha ? wsha : "", hw, &rr, e) < 0 ||
+	    report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0 ||
+	    judge_range_runs(&rr, &r, &p, eng, wsha ? wsha : "", hw, &j,
+	    e) < 0)
 		goto fail;
 	for (size_t i = r.lo; i <= r.hi; i++) {
 		const char *sha = r.list.v[i].archive_sha256;
 		json_t *rj;
 
-		rj = release_json(s, eng, &r.list.v[i], wsha ? wsha : "", hw,
+		rj = release_json(&rr.rel[i - r.lo], &qc, eng, &r.list.v[i],
 		    o->plot, e);
 		if (rj == NULL)
 			goto fail;
@@ -945,6 +968,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	}
 	judgement_release(&j);
 	output_judgement_release(&oj);
+	range_runs_release(&rr);
+	free(qc.tg);
+	qc.tg = NULL;
 	json_object_set_new(rep, "verdict", verdict);
 	if ((w = reproduce_json(conf, eng, &r, spec, o, wsha, verdict, e)) ==
 	    NULL)
@@ -967,6 +993,8 @@ fail:
 	json_decref(rep);
 	judgement_release(&j);
 	output_judgement_release(&oj);
+	range_runs_release(&rr);
+	free(qc.tg);
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);

@@ -27,9 +27,9 @@ verdict_exit_code(enum bisect_status s)
 
 /* Whether release i of the range cannot be measured, and why. */
 static int
-release_failed(struct store *s, const struct range *r, size_t i,
-    const struct bisect_params *p, const struct conf_engine *eng,
-    const char *wsha, const char *hw, const char **why, struct err *e)
+release_failed(const struct range_runs *rr, const struct range *r,
+    size_t i, const struct bisect_params *p,
+    const struct store_cell_query *q, const char **why)
 {
 	const struct store_release *rel = &r->list.v[r->lo + i];
 
@@ -38,13 +38,10 @@ release_failed(struct store *s, const struct range *r, size_t i,
 		return 1;
 	}
 	for (size_t c = 0; c < p->nlengths; c++) {
-		struct store_cell_query q;
-		int ok = 0, bad = 0;
+		const struct store_cell_runs *cell =
+		    store_release_runs_cell(&rr->rel[i], &q[c]);
 
-		if (range_cell_query(p, c, eng, rel->id, wsha, hw, &q, e) < 0 ||
-		    store_cell_outcomes(s, &q, &ok, &bad, e) < 0)
-			return -1;
-		if (bad > ok) {
+		if (cell != NULL && cell->bad > cell->ok) {
 			*why = "its runs fail";
 			return 1;
 		}
@@ -57,20 +54,37 @@ judge_range(struct store *s, const struct range *r,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *wsha, const char *hw, struct judgement *j, struct err *e)
 {
+	struct range_runs rr;
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	if (range_runs_load(s, r, wsha, hw, &rr, e) < 0)
+		return -1;
+	rc = judge_range_runs(&rr, r, p, eng, wsha, hw, j, e);
+	range_runs_release(&rr);
+	return rc;
+}
+
+int
+judge_range_runs(const struct range_runs *rr, const struct range *r,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *wsha, const char *hw, struct judgement *j, struct err *e)
+{
 	size_t n = r->hi - r->lo + 1;
 	const char *why[2] = { NULL, NULL };
 	const char *name = eng->name;
 	struct range_data *d = &j->data;
+	struct store_cell_query q[BISECT_MAX_CELLS];
 
 	memset(j, 0, sizeof(*j));
+	if (range_cell_queries(p, eng, wsha, hw, q, e) < 0)
+		return -1;
 	if ((j->failed = calloc(n, sizeof(*j->failed))) == NULL)
 		return err_set(e, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const char *w = NULL;
-		int rc = release_failed(s, r, i, p, eng, wsha, hw, &w, e);
+		int rc = release_failed(rr, r, i, p, q, &w);
 
-		if (rc < 0)
-			goto fail;
 		j->failed[i] = rc;
 		if (rc && (i == 0 || i == n - 1))
 			why[i != 0] = w;
@@ -86,7 +100,7 @@ judge_range(struct store *s, const struct range *r,
 		    "good", v, why[i != 0], name, v);
 		return 0;
 	}
-	if (range_load_engine(s, r, p, eng, wsha, hw, j->failed, d, e) < 0)
+	if (range_load_engine(rr, p, eng, wsha, hw, j->failed, d, e) < 0)
 		goto fail;
 	if (bisect_next(d->rel, d->n, p, &j->act, &j->v) < 0) {
 		err_set(e, "bisect: %s", j->act.error ? j->act.error :

@@ -47,6 +47,12 @@ int judge_range(struct store *s, const struct range *r,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, struct judgement *j,
     struct err *e);
+
+/* judge_range() on the range's runs as range_runs_load() read them. */
+int judge_range_runs(const struct range_runs *rr, const struct range *r,
+    const struct bisect_params *p, const struct conf_engine *eng,
+    const char *weights_sha256, const char *hw_key, struct judgement *j,
+    struct err *e);
 void judgement_release(struct judgement *j);
 
 /*

@@ -58,6 +58,50 @@ text_chat_safe(const char *s)
 	return escape(s, 0, 1);
 }
 
+/* Whether text_escape(s, 1) would change the string v. */
+static int
+string_needs_escape(const json_t *v)
+{
+	const unsigned char *p = (const unsigned char *)json_string_value(v);
+	size_t n = strlen((const char *)p);
+
+	/* A NUL inside is cut where text_escape() stops. */
+	if (n != json_string_length(v))
+		return 1;
+	for (size_t i = 0; i < n; i++)
+		if (((p[i] < 0x20 || p[i] == 0x7f) && p[i] != '\n' &&
+		    p[i] != '\t') || (p[i] == 0xc2 && p[i + 1] >= 0x80 &&
+		    p[i + 1] <= 0x9f))
+			return 1;
+	return 0;
+}
+
+/* Whether any string in v (keys excepted) needs escaping. */
+static int
+needs_escape(const json_t *v)
+{
+	json_t *obj = (json_t *)(uintptr_t)v, *x;	/* iterated only */
+	const char *k;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		return string_needs_escape(v);
+	case JSON_OBJECT:
+		json_object_foreach(obj, k, x)
+			if (needs_escape(x))
+				return 1;
+		return 0;
+	case JSON_ARRAY:
+		json_array_foreach(v, i, x)
+			if (needs_escape(x))
+				return 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 json_t *
 text_escape_json(const json_t *v)
 {
@@ -66,6 +110,10 @@ text_escape_json(const json_t *v)
 	size_t i;
 	char *t;
 
+	/* What needs nothing is shared, not copied: a report's plot
+	 * points and bands are most of it. */
+	if (!needs_escape(v))
+		return json_incref(obj);
 	switch (json_typeof(v)) {
 	case JSON_STRING:
 		if ((t = text_escape(json_string_value(v), 1)) == NULL)
@@ -94,7 +142,7 @@ text_escape_json(const json_t *v)
 			}
 		return out;
 	default:
-		return json_deep_copy(v);
+		return json_incref(obj);
 	}
 }
 

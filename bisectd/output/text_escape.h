@@ -29,7 +29,8 @@ char *text_chat_safe(const char *s);
 /*
  * A copy of v in which every string (keys excepted) has gone through
  * text_escape(s, 1): what renderings for people (text, Markdown, CSV)
- * print from.  A new reference; NULL when out of memory.
+ * print from.  A new reference; NULL when out of memory.  What needs no
+ * escaping is shared with v: read it, never change it.
  */
 struct json_t *text_escape_json(const struct json_t *v);
 

@@ -1,0 +1,565 @@
+/*
+ * test_release_runs.c: a range's runs read in one pass (store/
+ * release_runs.c) give what the per-cell queries give, and a report
+ * built from them carries the numbers the per-cell path computes.
+ *
+ * The store holds what a long-lived one does: runs of one to three
+ * samples, warm-ups, failed runs and runs without a sample, confirmation
+ * runs, busy runs, runs on another machine, under other weights and
+ * under an older definition, clocks other than the engine's, a release
+ * whose runs mostly fail, a release that could not be fetched, and
+ * releases sharing an archive, one of them outside the range.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/analysis/fit.h"
+#include "bisectd/analysis/stats.h"
+#include "bisectd/jobs/report_build.h"
+#include "bisectd/measure/bench.h"
+#include "check.h"
+#include "check_conf.h"
+#include "common/err.h"
+#include "config/conf.h"
+#include "fetch/version.h"
+#include "store/store.h"
+
+#define NREL 12		/* 1.0.0 .. 1.0.11; the range ends at 1.0.10 */
+
+static const char conf_text[] =
+    "[bisectd]\n\tdatabase = r.db\n\tcache = cache\n"
+    "[weights \"w\"]\n\tpath = w.bin\n"
+    "\tsha256 = c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51\n"
+    "[engine \"basert\"]\n\tsource = dir:rel\n"
+    "\tasset = basert-{version}.tar.gz\n"
+    "\tcommand = {bin}/bin/engine -m {weights} -p {prompt} -n {gen}\n"
+    "\tparser = llama-bench\n\tweights = w\n\tprompts = 128,512\n"
+    "\tgen = 16\n\tfit = 128,512\n";
+
+static const char wsha[] =
+    "c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51";
+static const char other_sha[] =
+    "1111111111111111111111111111111111111111111111111111111111111111";
+static const char other_hw[] =
+    "2222222222222222222222222222222222222222222222222222222222222222";
+
+static struct store *s;
+static const struct conf_engine *eng;
+static char hw[65];
+static int64_t weights_id, other_weights_id, machine_id, other_machine_id;
+static int64_t rel_id[NREL];
+static uint64_t rng = 7;
+
+/* The definitions of the cells: current ones, then an older one and
+ * two with the runner's clock and the time to first token. */
+enum { DEF_PP128, DEF_PP512, DEF_TG16, DEF_OLD, DEF_WALL, DEF_TTFT, NDEF };
+static int64_t def_id[NDEF];
+static char def_key[NDEF][65];
+
+struct run_spec {
+	int release;
+	int64_t weights, machine;
+	int def;
+	int warmup, confirm, busy;
+	const char *failure;
+	int nsamples;		/* 0: a run that gave none */
+	double ms;
+	int no_engine;		/* samples without the engine's figure */
+};
+
+static void
+add_run(const struct run_spec *r)
+{
+	static const int tokens[] = { 128, 512, 16, 128, 512, 128 };
+	struct store_sample smp[3];
+	struct store_run run;
+	struct err e = ERR_INIT;
+	int pp = r->def != DEF_TG16;
+
+	memset(&run, 0, sizeof(run));
+	run.release_id = rel_id[r->release];
+	run.weights_id = r->weights ? r->weights : weights_id;
+	run.machine_id = r->machine ? r->machine : machine_id;
+	run.kind = pp ? "pp" : "tg";
+	run.prompt_tokens = pp ? tokens[r->def] : 0;
+	run.gen_tokens = pp ? 0 : tokens[r->def];
+	run.content = "";
+	run.mode = "bench";
+	run.parser = "llama-bench";
+	run.started = 1700000000;
+	run.wall_ns = (int64_t)(r->ms * 1e6) + 500000;
+	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	run.exit_code = r->failure ? 1 : 0;
+	run.busy_share = run.loadavg = -1;
+	run.warmup = r->warmup;
+	run.confirm = r->confirm;
+	run.busy = r->busy;
+	run.failure = r->failure;
+	run.failure_detail = r->failure ? "exit status 1" : NULL;
+	run.definition_id = def_id[r->def];
+	for (int i = 0; i < r->nsamples; i++) {
+		double t = r->ms * 1e6 * (1 + 0.02 * check_normal(&rng));
+
+		smp[i].prompt_tokens = run.prompt_tokens;
+		smp[i].gen_tokens = run.gen_tokens;
+		smp[i].wall_ns = (int64_t)t + 700000 + 1000 * i;
+		smp[i].engine_ns = r->no_engine ? -1 : (int64_t)t;
+		smp[i].user_ns = smp[i].sys_ns = smp[i].max_rss_kb = -1;
+	}
+	CHECK(store_run_insert(s, &run, smp, (size_t)r->nsamples, &e) == 0);
+}
+
+static void
+add_definitions(void)
+{
+	static const char *const kinds[] = { "pp", "pp", "tg" };
+	static const int prompt[] = { 128, 512, 0 }, gen[] = { 0, 0, 16 };
+	struct err e = ERR_INIT;
+
+	for (int i = 0; i < 3; i++) {
+		struct bench_definition d;
+
+		CHECK(bench_definition(eng, kinds[i], prompt[i], gen[i], "",
+		    wsha, hw, &d, &e) == 0);
+		memcpy(def_key[i], d.key, sizeof(d.key));
+		CHECK(store_definition_ensure(s, d.key, d.text, d.clock,
+		    &def_id[i], &e) == 0);
+		bench_definition_release(&d);
+	}
+	snprintf(def_key[DEF_OLD], 65, "%064d", 3);
+	snprintf(def_key[DEF_WALL], 65, "%064d", 4);
+	snprintf(def_key[DEF_TTFT], 65, "%064d", 5);
+	CHECK(store_definition_ensure(s, def_key[DEF_OLD], "{}", "engine",
+	    &def_id[DEF_OLD], &e) == 0);
+	CHECK(store_definition_ensure(s, def_key[DEF_WALL], "{\"w\":1}",
+	    "wall", &def_id[DEF_WALL], &e) == 0);
+	CHECK(store_definition_ensure(s, def_key[DEF_TTFT], "{\"t\":1}",
+	    "ttft", &def_id[DEF_TTFT], &e) == 0);
+}
+
+static void
+build_store(void)
+{
+	char key[65], cpu[] = "other", arch[] = "x86_64", kernel[] = "6";
+	char os[] = "os", host[] = "h";
+	struct store_machine m = { key, cpu, 4, 1 << 30, arch, kernel, os,
+	    host };
+	struct err e = ERR_INIT;
+	int64_t engine_id;
+
+	memcpy(key, other_hw, sizeof(key));
+
+	CHECK(store_engine_ensure(s, "basert", "dir:rel", &engine_id,
+	    &e) == 0);
+	CHECK(store_weights_ensure(s, "w", wsha, 15, &weights_id, &e) == 0);
+	CHECK(store_weights_ensure(s, "w-other", other_sha, 15,
+	    &other_weights_id, &e) == 0);
+	CHECK(bench_machine(s, &machine_id, hw, &e) == 0);
+	CHECK(store_machine_ensure(s, &m, &other_machine_id, &e) == 0);
+	add_definitions();
+	for (int r = 0; r < NREL; r++) {
+		struct store_release rel;
+		char version[32];
+
+		memset(&rel, 0, sizeof(rel));
+		snprintf(version, sizeof(version), "1.0.%d", r);
+		rel.engine_id = engine_id;
+		rel.version = version;
+		rel.order_key = version_key(version);
+		rel.state = RELEASE_MEASURED;
+		rel.discovered = 1700000000;
+		CHECK(store_release_upsert(s, &rel, &e) == 0);
+		free(rel.order_key);
+		rel_id[r] = rel.id;
+	}
+	/* 1.0.1 has no runs of its own: its archive is 1.0.11's, outside
+	 * the range.  1.0.10's is 1.0.9's. */
+	CHECK(store_release_set_archive(s, rel_id[1], other_hw, &e) == 0);
+	CHECK(store_release_set_archive(s, rel_id[11], other_hw, &e) == 0);
+	CHECK(store_release_set_archive(s, rel_id[9], other_sha, &e) == 0);
+	CHECK(store_release_set_archive(s, rel_id[10], other_sha, &e) == 0);
+	CHECK(store_release_set_state(s, rel_id[7], RELEASE_FAILED,
+	    "download failed: 404", &e) == 0);
+	for (int r = 0; r < NREL; r++) {
+		/* The per-token cost steps up by half at 1.0.8. */
+		double per_token = r >= 8 ? 0.15 : 0.10;
+
+		if (r == 1 || r == 7 || r == 10)
+			continue;
+		for (int k = 0; k < 8; k++) {
+			struct run_spec a = { r, 0, 0, DEF_PP128, 0, 0, 0, NULL,
+			    1 + k % 3, 20 + per_token * 128, 0 };
+			struct run_spec b = a;
+			struct run_spec c = a;
+
+			b.def = DEF_PP512;
+			b.ms = 20 + per_token * 512;
+			c.def = DEF_TG16;
+			c.ms = 5.0 * 16;
+			c.nsamples = 1;
+			if (k == 0) {
+				a.warmup = b.warmup = 1;
+				add_run(&a);
+				add_run(&b);
+				a.warmup = b.warmup = 0;
+			}
+			a.busy = r == 6 && k == 1;
+			add_run(&a);
+			add_run(&b);
+			if (k < 3)
+				add_run(&c);
+		}
+	}
+	/* 1.0.2: confirmation runs of a boundary. */
+	for (int k = 0; k < 3; k++) {
+		struct run_spec a = { 2, 0, 0, DEF_PP128, 0, 1, 0, NULL, 2,
+		    40, 0 };
+
+		add_run(&a);
+	}
+	/* 1.0.3: a failed run, one without a sample, one whose samples
+	 * lack the engine's figure. */
+	{
+		struct run_spec f = { 3, 0, 0, DEF_PP512, 0, 0, 0, "exit", 0,
+		    70, 0 };
+		struct run_spec none = { 3, 0, 0, DEF_PP512, 0, 0, 0, NULL, 0,
+		    70, 0 };
+		struct run_spec noeng = { 3, 0, 0, DEF_PP128, 0, 0, 0, NULL,
+		    2, 33, 1 };
+
+		add_run(&f);
+		add_run(&none);
+		add_run(&noeng);
+	}
+	/* 1.0.5: most of its prefill runs fail. */
+	for (int k = 0; k < 10; k++) {
+		struct run_spec f = { 5, 0, 0, DEF_PP512, 0, 0, 0, k % 2 ?
+		    "signal" : "timeout", 0, 70, 0 };
+
+		add_run(&f);
+	}
+	/* 1.0.4: runs on another machine and under other weights. */
+	for (int k = 0; k < 3; k++) {
+		struct run_spec om = { 4, 0, other_machine_id, DEF_PP128, 0,
+		    0, 0, NULL, 1, 99, 0 };
+		struct run_spec w = { 4, other_weights_id, 0, DEF_PP512, 0, 0,
+		    0, NULL, 1, 99, 0 };
+		struct run_spec wf = { 4, other_weights_id, 0, DEF_PP512, 0,
+		    0, 0, "oom", 0, 99, 0 };
+
+		add_run(&om);
+		add_run(&w);
+		add_run(&wf);
+	}
+	/* 1.0.6: an older definition, and the other clocks. */
+	for (int k = 0; k < 3; k++) {
+		struct run_spec o = { 6, 0, 0, DEF_OLD, 0, 0, 0, NULL, 1, 99,
+		    0 };
+		struct run_spec wall = { 6, 0, 0, DEF_WALL, 0, 0, 0, NULL, 2,
+		    51, 1 };
+		struct run_spec ttft = { 6, 0, 0, DEF_TTFT, 0, 0, 0, NULL, 1,
+		    52, 0 };
+
+		add_run(&o);
+		add_run(&wall);
+		add_run(&ttft);
+	}
+}
+
+static void
+check_point_lists(const struct store_points *a, const struct store_points *b)
+{
+	CHECK_INT(a->n, b->n);
+	for (size_t i = 0; i < a->n && i < b->n; i++) {
+		CHECK_INT(a->v[i].time_ns, b->v[i].time_ns);
+		CHECK_INT(a->v[i].run_id, b->v[i].run_id);
+		CHECK_INT(a->v[i].confirm, b->v[i].confirm);
+		CHECK_INT(a->v[i].busy, b->v[i].busy);
+		CHECK_INT(a->v[i].lower_bound, b->v[i].lower_bound);
+	}
+}
+
+/* Every release, every cell, every definition, both weights and both
+ * machines: one pass and the per-cell queries agree. */
+static void
+test_store_equivalence(void)
+{
+	static const char *const shas[] = { wsha, other_sha };
+	const char *hws[] = { hw, other_hw };
+	static const struct { const char *kind; int prompt, gen; } cells[] = {
+		{ "pp", 128, 0 }, { "pp", 512, 0 }, { "tg", 0, 16 },
+		{ "tg", 0, 128 },
+	};
+	struct store_release_runs rr[NREL];
+	struct err e = ERR_INIT;
+	int compared = 0, nonempty = 0;
+
+	for (int w = 0; w < 2; w++)
+		for (int h = 0; h < 2; h++) {
+			CHECK(store_release_runs_read(s, shas[w], hws[h],
+			    rel_id, NREL, rr, &e) == 0);
+			for (int r = 0; r < NREL; r++)
+				for (size_t c = 0; c < 4; c++)
+					for (int d = 0; d < NDEF; d++) {
+				struct store_cell_query q = {
+					rel_id[r], shas[w], hws[h],
+					cells[c].kind, cells[c].prompt,
+					cells[c].gen, "", ""
+				};
+				const struct store_cell_runs *cr;
+				struct store_points want, none = { NULL, 0 };
+				int ok = -1, bad = -1;
+
+				memcpy(q.definition, def_key[d], 65);
+				CHECK(store_cell_points(s, &q, &want,
+				    &e) == 0);
+				CHECK(store_cell_outcomes(s, &q, &ok, &bad,
+				    &e) == 0);
+				cr = store_release_runs_cell(&rr[r], &q);
+				check_point_lists(cr ? &cr->points : &none,
+				    &want);
+				CHECK_INT(cr ? cr->ok : 0, ok);
+				CHECK_INT(cr ? cr->bad : 0, bad);
+				nonempty += want.n > 0;
+				compared++;
+				store_points_release(&want);
+			}
+			for (int r = 0; r < NREL; r++) {
+				struct store_run_rows rows;
+				size_t k = 0;
+
+				CHECK(store_run_list(s, rel_id[r], &rows,
+				    &e) == 0);
+				for (size_t i = 0; i < rows.n; i++) {
+					if (rows.v[i].failure == NULL)
+						continue;
+					CHECK(k < rr[r].nfailed);
+					if (k >= rr[r].nfailed)
+						break;
+					CHECK_INT(rr[r].failed[k].run_id,
+					    rows.v[i].id);
+					CHECK_STR(rr[r].failed[k].failure,
+					    rows.v[i].failure);
+					k++;
+				}
+				CHECK_INT(k, rr[r].nfailed);
+				store_run_rows_release(&rows);
+				store_release_runs_release(&rr[r]);
+			}
+		}
+	CHECK_INT(compared, 2 * 2 * NREL * 4 * NDEF);
+	/* The store is no empty one: most releases have cells. */
+	CHECK(nonempty > 30);
+}
+
+/* The per-cell path: a cell's run values from store_cell_points(). */
+static int
+cell_runs(int r, const char *kind, int prompt, int gen, int def,
+    int confirm, struct run_stats *rs, size_t *nruns)
+{
+	struct store_cell_query q = { rel_id[r], wsha, hw, kind, prompt, gen,
+	    "", "" };
+	struct store_points pts;
+	struct err e = ERR_INIT;
+	double *x;
+	int64_t *run;
+	size_t n = 0;
+	int rc;
+
+	memcpy(q.definition, def_key[def], 65);
+	CHECK(store_cell_points(s, &q, &pts, &e) == 0);
+	x = calloc(pts.n + 1, sizeof(*x));
+	run = calloc(pts.n + 1, sizeof(*run));
+	for (size_t i = 0; i < pts.n; i++)
+		if (confirm < 0 || pts.v[i].confirm == confirm) {
+			x[n] = (double)pts.v[i].time_ns;
+			run[n++] = pts.v[i].run_id;
+		}
+	rc = n > 0 ? stats_runs(x, run, n, RUN_MEAN, rs) : -1;
+	if (nruns)
+		*nruns = rc == 0 ? rs->runs : 0;
+	free(x);
+	free(run);
+	store_points_release(&pts);
+	return rc;
+}
+
+/* The fitted per-token cost of a release, the per-cell way. */
+static double
+per_token_ms(int r)
+{
+	struct fit_cell fc[2];
+	struct fit f;
+	double *v[2] = { NULL, NULL }, out = NAN;
+
+	for (int c = 0; c < 2; c++) {
+		struct store_cell_query cq = { rel_id[r], wsha, hw, "pp",
+		    c ? 512 : 128, 0, "", "" };
+		struct store_points pts;
+		struct err e = ERR_INIT;
+		double *x;
+		int64_t *run;
+		size_t n = 0, nv = 0;
+
+		memcpy(cq.definition, def_key[c ? DEF_PP512 : DEF_PP128], 65);
+		CHECK(store_cell_points(s, &cq, &pts, &e) == 0);
+		x = calloc(pts.n + 1, sizeof(*x));
+		run = calloc(pts.n + 1, sizeof(*run));
+		for (size_t i = 0; i < pts.n; i++)
+			if (!pts.v[i].confirm) {
+				x[n] = (double)pts.v[i].time_ns;
+				run[n++] = pts.v[i].run_id;
+			}
+		if (n > 0)
+			CHECK(stats_run_values(x, run, n, RUN_MEAN, x,
+			    &nv) == 0);
+		v[c] = x;
+		fc[c].tokens = c ? 512 : 128;
+		fc[c].time_ns = x;
+		fc[c].n = nv;
+		free(run);
+		store_points_release(&pts);
+	}
+	if (fc[0].n > 0 && fc[1].n > 0 && fit_line(fc, 2, &f) == 0)
+		out = f.per_token_ns.value / 1e6;
+	free(v[0]);
+	free(v[1]);
+	return out;
+}
+
+static void
+check_cell(const json_t *rj, int r, const char *group, const char *key,
+    const char *kind, int prompt, int gen, int def)
+{
+	const json_t *c = json_object_get(json_object_get(rj, group), key);
+	struct run_stats rs, conf;
+
+	if (cell_runs(r, kind, prompt, gen, def, 0, &rs, NULL) < 0) {
+		CHECK(c == NULL);
+		return;
+	}
+	CHECK(json_is_object(c));
+	CHECK_INT(json_integer_value(json_object_get(c, "n")), rs.runs);
+	CHECK_INT(json_integer_value(json_object_get(c, "samples")),
+	    rs.samples);
+	CHECK(json_real_value(json_object_get(c, "ms")) ==
+	    rs.values.mean / 1e6);
+	CHECK(json_real_value(json_object_get(c, "ms_median")) ==
+	    rs.values.median / 1e6);
+	if (cell_runs(r, kind, prompt, gen, def, 1, &conf, NULL) == 0) {
+		const json_t *cj = json_object_get(c, "confirm");
+
+		CHECK(json_is_object(cj));
+		CHECK_INT(json_integer_value(json_object_get(cj, "n")),
+		    conf.runs);
+		CHECK(json_real_value(json_object_get(cj, "ms")) ==
+		    conf.values.mean / 1e6);
+	} else
+		CHECK(json_object_get(c, "confirm") == NULL);
+}
+
+static void
+test_report(const struct conf *conf)
+{
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	json_t *rep = NULL, *rels;
+	int code = -1;
+
+	memset(&o, 0, sizeof(o));
+	o.metric.kind = (enum conf_metric_kind)-1;
+	o.threshold = -1;
+	o.plot = 1;
+	CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &rep, &code,
+	    &e) == 0);
+	if (rep == NULL) {
+		fprintf(stderr, "report: %s\n", e.msg);
+		return;
+	}
+	rels = json_object_get(rep, "releases");
+	CHECK_INT(json_array_size(rels), NREL - 1);
+	for (int r = 0; r < NREL - 1; r++) {
+		const json_t *rj = json_array_get(rels, (size_t)r);
+		const json_t *fails = json_object_get(rj, "failures");
+		struct store_run_rows rows;
+		size_t nf = 0, runs128 = 0, runs512 = 0, all;
+		struct run_stats rs;
+		double want = per_token_ms(r);
+
+		char version[32];
+
+		snprintf(version, sizeof(version), "1.0.%d", r);
+		CHECK_STR(json_string_value(json_object_get(rj, "version")),
+		    version);
+		check_cell(rj, r, "pp", "128", "pp", 128, 0, DEF_PP128);
+		check_cell(rj, r, "pp", "512", "pp", 512, 0, DEF_PP512);
+		check_cell(rj, r, "tg", "16", "tg", 0, 16, DEF_TG16);
+		if (isfinite(want))
+			CHECK(json_real_value(json_object_get(rj,
+			    "per_token_ms")) == want);
+		else
+			CHECK(json_is_null(json_object_get(rj,
+			    "per_token_ms")));
+		/* A plot point per run of each prompt length. */
+		cell_runs(r, "pp", 128, 0, DEF_PP128, -1, &rs, &runs128);
+		cell_runs(r, "pp", 512, 0, DEF_PP512, -1, &rs, &runs512);
+		CHECK_INT(json_array_size(json_object_get(rj, "points")),
+		    runs128 + runs512);
+		/* The release's own failed runs, whatever their weights. */
+		CHECK(store_run_list(s, rel_id[r], &rows, &e) == 0);
+		all = json_array_size(fails);
+		for (size_t i = 0; i < rows.n; i++)
+			if (rows.v[i].failure && nf < all) {
+				const json_t *f = json_array_get(fails, nf++);
+
+				CHECK_STR(json_string_value(json_object_get(f,
+				    "reason")), rows.v[i].failure);
+				CHECK_INT(json_integer_value(json_object_get(f,
+				    "run")), rows.v[i].id);
+			}
+		/* The fetch failure of 1.0.7 comes after its runs' (none). */
+		CHECK_INT(all, nf + (r == 7));
+		store_run_rows_release(&rows);
+	}
+	CHECK_STR(json_string_value(json_object_get(json_array_get(rels, 5),
+	    "status")), "skipped");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(rels, 7),
+	    "status")), "skipped");
+	CHECK_STR(json_string_value(json_object_get(json_array_get(rels, 10),
+	    "same_archive_as")), "1.0.9");
+	CHECK(json_object_get(json_array_get(rels, 1), "same_archive_as") ==
+	    NULL);
+	/* 1.0.1 reads the runs of 1.0.11, outside the range. */
+	CHECK(json_is_object(json_object_get(json_object_get(
+	    json_array_get(rels, 1), "pp"), "128")));
+	json_decref(rep);
+}
+
+int
+main(void)
+{
+	struct conf *conf;
+	struct err e = ERR_INIT;
+
+	check_tmpdir("release_runs");
+	check_write_file("w.bin", "pinned weights\n");
+	if ((conf = check_conf_load(conf_text)) == NULL ||
+	    (eng = conf_engine(conf, "basert")) == NULL) {
+		CHECK(0);
+		return check_done();
+	}
+	CHECK(store_open("r.db", &s, &e) == 0);
+	if (s == NULL)
+		return check_done();
+	build_store();
+	test_store_equivalence();
+	test_report(conf);
+	store_close(s);
+	conf_free(conf);
+	return check_done();
+}

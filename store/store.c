@@ -143,6 +143,15 @@ pragma_int(struct store *s, const char *sql, int *out, struct err *e)
 }
 
 int
+store_data_version(struct store *s, int *version, struct err *e)
+{
+	if (pragma_int(s, "PRAGMA data_version", version, NULL) < 0)
+		return err_set(e, "database '%s': cannot read its data "
+		    "version", s->path);
+	return 0;
+}
+
+int
 store_begin(struct store *s, struct err *e)
 {
 	return exec(s, "BEGIN IMMEDIATE", "begin a transaction", e);

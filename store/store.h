@@ -45,6 +45,13 @@ int store_latest_version(void);
 /* "ok", or the first problem PRAGMA integrity_check reports (malloced). */
 char *store_integrity_check(struct store *s, struct err *e);
 
+/*
+ * A number that changes whenever another connection commits a change to
+ * the database (PRAGMA data_version): a reader's cache of what it
+ * computed from the store is good while it stays the same.
+ */
+int store_data_version(struct store *s, int *version, struct err *e);
+
 /* Explicit transactions, for a caller's logical write spanning calls. */
 int store_begin(struct store *s, struct err *e);
 int store_commit(struct store *s, struct err *e);

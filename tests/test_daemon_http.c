@@ -2,7 +2,8 @@
  * test_daemon_http.c: the daemon's HTTP server as a real process on
  * loopback, while the daemon bisects the demo's fake-engine releases:
  * the status page, the report, /api/ (byte for byte what bisectctl
- * --format json prints), /metrics (accepted by promtool); and requests
+ * --format json prints), /metrics (accepted by promtool, built again only
+ * when the store changed); and requests
  * that are malformed, oversized, of other methods, slow, or many and
  * idle are refused or cut off while the bisect goes on to its verdict.
  */
@@ -300,6 +301,75 @@ wait_job(char *buf, size_t len, int *code)
 	return buf;
 }
 
+/* The value of a sample "NAME VALUE" of page m (no labels), or -1. */
+static double
+metric_value(const char *m, const char *name)
+{
+	char key[128];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = m ? strstr(m, key) : NULL;
+	return p ? atof(p + strlen(key)) : -1;
+}
+
+/* The line of page m that starts with prefix, malloced ("" if none). */
+static char *
+metric_line(const char *m, const char *prefix)
+{
+	const char *p = m ? strstr(m, prefix) : NULL;
+
+	return strndup(p ? p : "", p ? strcspn(p, "\n") : 0);
+}
+
+/*
+ * Scrapes of an unchanged store are served from what the first one
+ * built: the same page, no rebuild.  A new run stored by another
+ * process changes the store: the next scrape builds again, and the
+ * release's figures move.
+ */
+static void
+metrics_cached(void)
+{
+	static const char fit[] = "bisectd_per_token_seconds{engine=\"basert\","
+	    "release=\"0.2.4\"} ";
+	static const char runs[] = "bisectd_runs_total{engine=\"basert\","
+	    "outcome=\"ok\",kind=\"run\"} ";
+	char cmd[4096], *a, *b, *c, *fa, *fc, *ra, *rc;
+	double n;
+
+	CHECK_INT(get("/metrics", "a.prom"), 200);
+	CHECK_INT(get("/metrics", "b.prom"), 200);
+	a = check_read_file("a.prom");
+	b = check_read_file("b.prom");
+	n = metric_value(a, "bisectd_metrics_rebuilds_total");
+	CHECK(n >= 1);
+	CHECK_STR(a, b);
+	CHECK(metric_value(b, "bisectd_metrics_rebuilds_total") == n);
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf bench basert 0.2.4 "
+	    "--prompts 128,512 --reps 2 >/dev/null 2>&1", ctl);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	CHECK_INT(get("/metrics", "c.prom"), 200);
+	c = check_read_file("c.prom");
+	CHECK(metric_value(c, "bisectd_metrics_rebuilds_total") == n + 1);
+	fa = metric_line(a, fit);
+	fc = metric_line(c, fit);
+	ra = metric_line(a, runs);
+	rc = metric_line(c, runs);
+	CHECK(fa[0] != '\0' && fc[0] != '\0');
+	CHECK(strcmp(fa, fc) != 0);
+	CHECK(ra[0] != '\0' && strcmp(ra, rc) != 0);
+	CHECK_INT(check_run("promtool check metrics < c.prom", NULL), 0);
+	free(fa);
+	free(fc);
+	free(ra);
+	free(rc);
+	free(a);
+	free(b);
+	free(c);
+}
+
 static void
 test_http(void)
 {
@@ -406,6 +476,7 @@ test_http(void)
 	out = NULL;
 	CHECK_INT(check_run("promtool check metrics < running.prom", &out), 0);
 	free(out);
+	metrics_cached();
 
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 60), 0);

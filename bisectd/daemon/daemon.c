@@ -103,6 +103,7 @@ struct daemon {
 	struct http_server *http;	/* or NULL: [bisectd] http unset */
 	/* Guards conf against a reload while the HTTP server reads it. */
 	pthread_mutex_t conf_mu;
+	unsigned conf_generation;	/* reloads so far; under conf_mu */
 	int queued;			/* a schedule queued a job */
 
 	struct schedule *sched;
@@ -607,6 +608,14 @@ http_conf_hold(void *arg)
 	return d->conf;
 }
 
+static unsigned
+http_conf_generation(void *arg)
+{
+	struct daemon *d = arg;
+
+	return d->conf_generation;
+}
+
 static void
 http_conf_release(void *arg)
 {
@@ -638,6 +647,7 @@ http_listen(struct daemon *d, struct err *e)
 	ho.status = http_status;
 	ho.conf_hold = http_conf_hold;
 	ho.conf_release = http_conf_release;
+	ho.conf_generation = http_conf_generation;
 	ho.log = http_log;
 	ho.arg = d;
 	if (http_start(&ho, &d->http, &port, e) < 0)
@@ -879,6 +889,7 @@ reload(struct daemon *d)
 	} else
 		conf_free(d->conf);
 	d->conf = c;
+	d->conf_generation++;
 	pthread_mutex_unlock(&d->conf_mu);
 	logm(d, DAEMON_LOG_INFO, "configuration reloaded: %zu engines, %zu "
 	    "schedules", c->nengines, d->nsched);

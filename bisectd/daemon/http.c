@@ -59,6 +59,7 @@ struct http_server {
 	int running;
 	int stop_pipe[2];
 	struct store *store;		/* the thread's; read-only, or NULL */
+	struct metrics_cache metrics;	/* the thread's, for /metrics */
 	struct conn conns[HTTP_CONNECTIONS_MAX + 8];
 	int64_t log_quiet_until;
 	unsigned log_muted;
@@ -472,7 +473,10 @@ route(struct http_server *h, struct MHD_Connection *c, const char *url,
 	}
 	memset(&p, 0, sizeof(p));
 	p.conf = cf;
+	p.conf_generation = h->o.conf_generation ?
+	    h->o.conf_generation(h->o.arg) : 0;
 	p.s = s;
+	p.metrics = &h->metrics;
 	if (strcmp(url, "/") == 0 || strcmp(url, "/metrics") == 0) {
 		json_t *d = h->o.status ? h->o.status(h->o.arg) : NULL;
 		int html = url[1] == '\0';
@@ -669,6 +673,7 @@ http_stop(struct http_server *h)
 		if (h->stop_pipe[i] >= 0)
 			close(h->stop_pipe[i]);
 	store_close(h->store);
+	page_metrics_cache_release(&h->metrics);
 	free(h->address);
 	free(h->database);
 	free(h);

@@ -39,6 +39,10 @@ struct http_opts {
 	 * conf_release() around each request. */
 	const struct conf *(*conf_hold)(void *arg);
 	void (*conf_release)(void *arg);
+	/* A number each reload changes, read while the configuration is
+	 * held: what the server keeps from one configuration is dropped
+	 * with it.  May be NULL. */
+	unsigned (*conf_generation)(void *arg);
 	/* Problems of the server itself (not of clients): one line each,
 	 * with syslog's levels as daemon.h's. */
 	void (*log)(void *arg, int level, const char *msg);

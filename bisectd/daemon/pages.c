@@ -578,20 +578,107 @@ metrics_fits(const struct page_ctx *p, struct buf *b)
 	return rc;
 }
 
+static void
+part_free(struct buf *b)
+{
+	if (b)
+		buf_release(b);
+	free(b);
+}
+
+void
+page_metrics_cache_release(struct metrics_cache *c)
+{
+	part_free(c->store_part);
+	part_free(c->verdict_part);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The families read from the store, before and after the running job's
+ * in the page: runs and jobs, then verdicts and fits.  rc as metrics_*. */
+static int
+metrics_store(const struct page_ctx *p, struct buf *runs,
+    struct buf *verdicts, struct err *e)
+{
+	int rc;
+
+	if ((rc = metrics_runs(p, runs, e)) == 0 &&
+	    (rc = metrics_jobs(p, runs, e)) == 0 &&
+	    (rc = metrics_verdicts(p, verdicts, e)) == 0)
+		rc = metrics_fits(p, verdicts);
+	return rc;
+}
+
+/* p->metrics built again when the store or the configuration changed
+ * since; rc as metrics_*. */
+static int
+metrics_refresh(const struct page_ctx *p, size_t limit, struct err *e)
+{
+	struct metrics_cache *c = p->metrics;
+	struct buf *runs, *verdicts;
+	int version, rc;
+
+	if (store_data_version(p->s, &version, e) < 0)
+		return -2;
+	if (c->valid && c->data_version == version &&
+	    c->conf_generation == p->conf_generation)
+		return 0;
+	runs = calloc(1, sizeof(*runs));
+	verdicts = calloc(1, sizeof(*verdicts));
+	if (runs == NULL || verdicts == NULL) {
+		free(runs);
+		free(verdicts);
+		errno = ENOMEM;
+		return -1;
+	}
+	buf_init(runs, limit);
+	buf_init(verdicts, limit);
+	if ((rc = metrics_store(p, runs, verdicts, e)) < 0) {
+		part_free(runs);
+		part_free(verdicts);
+		return rc;
+	}
+	part_free(c->store_part);
+	part_free(c->verdict_part);
+	c->store_part = runs;
+	c->verdict_part = verdicts;
+	c->data_version = version;
+	c->conf_generation = p->conf_generation;
+	c->valid = 1;
+	c->rebuilds++;
+	return 0;
+}
+
 int
 page_metrics(const struct page_ctx *p, struct buf *out, struct err *e)
 {
 	static const char *const none[] = { NULL };
+	struct buf runs = BUF_INIT(out->limit), verdicts = BUF_INIT(out->limit);
+	const struct buf *rp = &runs, *vp = &verdicts;
 	int rc;
 
 	if (family(out, "bisectd_up", "gauge", "1: the daemon answers.") < 0 ||
 	    sample(out, "bisectd_up", none, NULL, 1) < 0)
 		return too_big(e);
-	if ((rc = metrics_runs(p, out, e)) == 0 &&
-	    (rc = metrics_jobs(p, out, e)) == 0 &&
-	    (rc = metrics_running(p, out)) == 0 &&
-	    (rc = metrics_verdicts(p, out, e)) == 0)
-		rc = metrics_fits(p, out);
+	if (p->metrics) {
+		rc = metrics_refresh(p, out->limit, e);
+		rp = p->metrics->store_part;
+		vp = p->metrics->verdict_part;
+	} else
+		rc = metrics_store(p, &runs, &verdicts, e);
+	if (rc == 0 && p->metrics && (family(out,
+	    "bisectd_metrics_rebuilds_total", "counter", "Times these "
+	    "metrics were read from the store again: once per change of "
+	    "the store or the configuration, not per scrape.") < 0 ||
+	    sample(out, "bisectd_metrics_rebuilds_total", none, NULL,
+	    (double)p->metrics->rebuilds) < 0))
+		rc = -1;
+	if (rc == 0 && (buf_add(out, rp->data ? rp->data : "", rp->len) < 0 ||
+	    metrics_running(p, out) < 0 || buf_add(out, vp->data ?
+	    vp->data : "", vp->len) < 0))
+		rc = -1;
+	buf_release(&runs);
+	buf_release(&verdicts);
 	if (rc == -2)
 		return -1;
 	return rc < 0 ? too_big(e) : 0;

@@ -13,10 +13,31 @@ struct err;
 struct json_t;
 struct store;
 
+/*
+ * What the metrics keep between scrapes: the text of every family read
+ * from the store (all but the running job's), valid while the store's
+ * data version and the configuration's generation stay the same.  A
+ * scrape of an unchanged store costs one PRAGMA; building it again
+ * reads every engine's whole range.  Zero it before the first use;
+ * page_metrics_cache_release() frees it.
+ */
+struct metrics_cache {
+	int valid;
+	int data_version;
+	unsigned conf_generation;
+	struct buf *store_part;		/* malloced; NULL until built */
+	struct buf *verdict_part;	/* likewise */
+	unsigned long rebuilds;		/* builds since the cache began */
+};
+
+void page_metrics_cache_release(struct metrics_cache *c);
+
 struct page_ctx {
 	const struct conf *conf;
+	unsigned conf_generation;	/* changes with each reload */
 	struct store *s;		/* read-only */
 	const struct json_t *daemon;	/* the daemon's status object */
+	struct metrics_cache *metrics;	/* page_metrics()'s; may be NULL */
 };
 
 /*
@@ -30,7 +51,9 @@ int page_status(const struct page_ctx *p, struct buf *out, struct err *e);
  * The metrics in Prometheus text format 0.0.4: runs by engine and
  * outcome, failures by reason, jobs and their durations, the queue, the
  * newest verdict per engine, per-token cost and ceiling per engine and
- * release.  0, or -1 with e.
+ * release, and how often p->metrics was built (each build counted in
+ * bisectd_metrics_rebuilds_total).  Without p->metrics, everything is
+ * read from the store.  0, or -1 with e.
  */
 int page_metrics(const struct page_ctx *p, struct buf *out, struct err *e);
 

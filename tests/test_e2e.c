@@ -143,6 +143,7 @@ xpath_count(const char *file, const char *expr)
 
 #define SVG "*[local-name()=\"svg\"]"
 #define RUN_DOT "*[local-name()=\"circle\" and contains(@class,\"run \")]"
+#define RATIO_CI "*[local-name()=\"path\" and @class=\"ratio-ci\"]"
 
 /*
  * The HTML report of the demo, from the store alone: well-formed XML,
@@ -198,6 +199,14 @@ test_demo_html(void)
 	    "*[local-name()=\"circle\" and @class=\"gap\"])"), 7 - measured);
 	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"ratio-plot\"]//"
 	    "*[local-name()=\"circle\"])"), 2);
+	/* Each ratio's 95% interval, a bar just before its dot, around it
+	 * and not empty. */
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"ratio-plot\"]//"
+	    RATIO_CI "/following-sibling::*[1][local-name()=\"circle\" and "
+	    "@class=\"ratio\"])"), 2);
+	CHECK_INT(xpath_count(page, "count(//" SVG "[@id=\"ratio-plot\"]//"
+	    RATIO_CI "[number(@data-lo) > 0 and number(@data-lo) < "
+	    "number(@data-hi) and number(@data-hi) < 100])"), 2);
 }
 
 static void
@@ -220,6 +229,22 @@ test_demo_bisect(void)
 	CHECK(vstr(v, "kind", NULL) && (strcmp(vstr(v, "kind", NULL),
 	    "per-token") == 0 || strcmp(vstr(v, "kind", NULL), "both") == 0));
 	CHECK(json_is_true(json_object_get(v, "confirmed")));
+	/* Every "times slower" ratio with its interval around it. */
+	{
+		const json_t *cis = json_object_get(v, "ratios_ci");
+		const char *k;
+		json_t *x;
+
+		CHECK_INT(json_object_size(cis), json_object_size(
+		    json_object_get(v, "ratios")));
+		json_object_foreach(json_object_get(v, "ratios"), k, x) {
+			const json_t *ci = json_object_get(cis, k);
+			double r = json_number_value(x);
+
+			CHECK(json_number_value(json_array_get(ci, 0)) < r);
+			CHECK(json_number_value(json_array_get(ci, 1)) > r);
+		}
+	}
 	CHECK_STR(vstr(rep, "weights", "sha256"),
 	    "c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51");
 	/* Configured: 0.0966 and 0.328 ms per token.  The engine's clock

@@ -63,6 +63,7 @@ static const char page_style[] =
     "svg .one{stroke:#888;stroke-dasharray:3 3}"
     "svg .ratio{fill:#111;stroke:#111}"
     "svg .ratio-line{fill:none;stroke:#111;stroke-width:1.5}"
+    "svg .ratio-ci{fill:none;stroke:#111;stroke-width:1.2}"
     "svg .removed{fill:#1f5fa8;fill-opacity:.6;stroke:none}"
     "svg .control{fill:#c0261b;fill-opacity:.6;stroke:none}"
     "svg .control-min{stroke:#c0261b;stroke-width:1;"
@@ -593,12 +594,16 @@ section_metric(FILE *out, const json_t *rep)
 	fputs("</svg>\n</section>\n", out);
 }
 
-/* "Times slower" by prompt length, the main change's, and its trend. */
+/*
+ * "Times slower" by prompt length, the main change's, each with its 95%
+ * interval as an error bar (a bar followed by its dot), and its trend.
+ */
 static void
 section_ratios(FILE *out, const json_t *rep)
 {
 	const json_t *v = json_object_get(rep, "verdict");
 	const json_t *ratios = json_object_get(v, "ratios");
+	const json_t *cis = json_object_get(v, "ratios_ci");
 	struct axes a = { 0, 0, 1, 1 };
 	const char *k;
 	json_t *x;
@@ -607,16 +612,22 @@ section_ratios(FILE *out, const json_t *rep)
 	if (json_object_size(ratios) == 0)
 		return;
 	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
+		const json_t *ci = json_object_get(cis, k);
+
 		a.x1 = fmax(a.x1, atof(k));
 		a.y0 = fmin(a.y0, json_number_value(x));
 		a.y1 = fmax(a.y1, json_number_value(x));
+		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1))) {
+			a.y0 = fmin(a.y0, rep_at(ci, 0));
+			a.y1 = fmax(a.y1, rep_at(ci, 1));
+		}
 	}
 	a.y0 = fmin(a.y0, 1);
 	nice_range(&a.x0, &a.x1);
 	nice_range(&a.y0, &a.y1);
 	fputs("<section id=\"ratios\">\n<h2>Times slower by prompt length"
-	    "</h2>\n<p>First bad over last good, mean time over mean time; "
-	    "trend: <strong>", out);
+	    "</h2>\n<p>First bad over last good, mean time over mean time, "
+	    "with its 95% interval; trend: <strong>", out);
 	esc(out, rep_str(v, "ratio_trend"));
 	fputs("</strong> (rising: the cost per token grew; falling: a fixed "
 	    "overhead).</p>\n", out);
@@ -631,12 +642,23 @@ section_ratios(FILE *out, const json_t *rep)
 		first = 0;
 	}
 	fputs("\"/>\n", out);
-	json_object_foreach((json_t *)(uintptr_t)ratios, k, x)
+	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
+		const json_t *ci = json_object_get(cis, k);
+		double cx = px(&a, atof(k)), lo = rep_at(ci, 0);
+		double hi = rep_at(ci, 1);
+
+		if (isfinite(lo) && isfinite(hi))
+			fprintf(out, "<path class=\"ratio-ci\" data-lo=\"%.4g\" "
+			    "data-hi=\"%.4g\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
+			    "M%.1f %.1fH%.1f\"/>\n", lo, hi, cx, py(&a, lo),
+			    py(&a, hi), cx - 4, py(&a, lo), cx + 4, cx - 4,
+			    py(&a, hi), cx + 4);
+		/* The figure beside the dot: the bar runs above and below. */
 		fprintf(out, "<circle class=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" "
-		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\" "
-		    "text-anchor=\"middle\">%.2f×</text>\n", px(&a, atof(k)),
-		    py(&a, json_number_value(x)), px(&a, atof(k)),
-		    py(&a, json_number_value(x)) - 8, json_number_value(x));
+		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\">%.2f×</text>\n",
+		    cx, py(&a, json_number_value(x)), cx + 8,
+		    py(&a, json_number_value(x)) + 4, json_number_value(x));
+	}
 	fputs("</svg>\n</section>\n", out);
 }
 

@@ -67,7 +67,7 @@ version_at(const struct store_release *rel, size_t i)
 static json_t *
 change_json(const struct bisect_change *c, const struct store_release *r)
 {
-	json_t *o = json_object(), *cand = json_array(), *ratios;
+	json_t *o = json_object(), *cand = json_array(), *ratios, *ratios_ci;
 
 	json_object_set_new(o, "first_bad", json_string(version_at(r,
 	    c->first_bad)));
@@ -96,14 +96,18 @@ change_json(const struct bisect_change *c, const struct store_release *r)
 	out_fixed_ms(&c->fixed_delta_ns, c->fixed_estimable ? NULL :
 	    c->fixed_why, "fixed_delta_ms", o);
 	ratios = json_object();
+	ratios_ci = json_object();
 	for (size_t i = 0; i < c->nratios; i++) {
+		const struct estimate *x = &c->ratios[i].ratio;
 		char key[32];
 
 		snprintf(key, sizeof(key), "%d", c->ratios[i].tokens);
-		json_object_set_new(ratios, key,
-		    out_num(c->ratios[i].ratio.value));
+		json_object_set_new(ratios, key, out_num(x->value));
+		json_object_set_new(ratios_ci, key, out_interval(x->lo,
+		    x->hi));
 	}
 	json_object_set_new(o, "ratios", ratios);
+	json_object_set_new(o, "ratios_ci", ratios_ci);
 	json_object_set_new(o, "ratio_trend",
 	    json_string(fit_trend_name(c->trend)));
 	return o;

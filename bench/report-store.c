@@ -136,14 +136,14 @@ main(int argc, char **argv)
 			run.mode = "bench";
 			run.parser = "llama-bench";
 			run.started = (int64_t)time(NULL);
-			run.wall_ns = (int64_t)t + 1000000;
+			run.end.wall_ns = (int64_t)t + 1000000;
 			run.user_ns = run.sys_ns = run.max_rss_kb = -1;
-			run.exit_code = 0;
+			run.end.exit_code = 0;
 			run.busy_share = run.loadavg = -1;
 			run.definition_id = defs[c];
 			smp.prompt_tokens = run.prompt_tokens;
 			smp.gen_tokens = run.gen_tokens;
-			smp.wall_ns = run.wall_ns;
+			smp.wall_ns = run.end.wall_ns;
 			smp.engine_ns = (int64_t)t;
 			smp.user_ns = smp.sys_ns = smp.max_rss_kb = -1;
 			if (store_run_insert(s, &run, &smp, 1, &e) < 0)

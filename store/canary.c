@@ -67,16 +67,16 @@ store_canary_insert(struct store *s, struct store_canary_run *r,
 	sqlite3_bind_int64(st, 3, r->machine_id);
 	sqlite3_bind_int64(st, 4, r->definition_id);
 	sqlite3_bind_int64(st, 5, r->started);
-	store_bind_opt_int(st, 6, r->wall_ns);
-	store_bind_opt_int(st, 7, r->exit_code);
-	store_bind_opt_int(st, 8, r->signal > 0 ? r->signal : -1);
-	store_bind_text(st, 9, r->failure);
-	store_bind_text(st, 10, r->failure_detail);
-	bind_bytes(st, 11, r->failure ? NULL : r->text ? r->text : "",
+	store_bind_opt_int(st, 6, r->end.wall_ns);
+	store_bind_opt_int(st, 7, r->end.exit_code);
+	store_bind_opt_int(st, 8, r->end.signal > 0 ? r->end.signal : -1);
+	store_bind_text(st, 9, r->end.failure);
+	store_bind_text(st, 10, r->end.failure_detail);
+	bind_bytes(st, 11, r->end.failure ? NULL : r->text ? r->text : "",
 	    r->text_len);
-	store_bind_text(st, 12, r->failure ? NULL : r->sha256);
+	store_bind_text(st, 12, r->end.failure ? NULL : r->sha256);
 	sqlite3_bind_int64(st, 13, (int64_t)r->out_bytes);
-	bind_bytes(st, 14, r->err_tail, r->err_len);
+	bind_bytes(st, 14, r->end.err_tail, r->end.err_len);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		r->id = sqlite3_column_int64(st, 0);

@@ -204,20 +204,20 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	store_bind_text(st, 10, r->mode ? r->mode : "bench");
 	store_bind_text(st, 11, r->parser);
 	sqlite3_bind_int64(st, 12, r->started);
-	store_bind_opt_int(st, 13, r->wall_ns);
+	store_bind_opt_int(st, 13, r->end.wall_ns);
 	store_bind_opt_int(st, 14, r->user_ns);
 	store_bind_opt_int(st, 15, r->sys_ns);
 	store_bind_opt_int(st, 16, r->max_rss_kb);
-	store_bind_opt_int(st, 17, r->exit_code);
-	if (r->signal > 0)
-		sqlite3_bind_int(st, 18, r->signal);
+	store_bind_opt_int(st, 17, r->end.exit_code);
+	if (r->end.signal > 0)
+		sqlite3_bind_int(st, 18, r->end.signal);
 	else
 		sqlite3_bind_null(st, 18);
-	store_bind_text(st, 19, r->failure);
-	store_bind_text(st, 20, r->failure_detail);
+	store_bind_text(st, 19, r->end.failure);
+	store_bind_text(st, 20, r->end.failure_detail);
 	bind_blob(st, 21, r->out, r->out_len);
 	sqlite3_bind_int(st, 22, r->out_truncated);
-	bind_blob(st, 23, r->err_tail, r->err_len);
+	bind_blob(st, 23, r->end.err_tail, r->end.err_len);
 	if (r->busy_share >= 0)
 		sqlite3_bind_double(st, 24, r->busy_share);
 	else

@@ -196,6 +196,20 @@ struct store_sample {
 	int64_t max_rss_kb;
 };
 
+/*
+ * How a run ended, as a bench run and a canary run both keep it: one
+ * helper of the measuring side fills it from the runner's result.
+ */
+struct store_run_end {
+	int64_t wall_ns;	/* -1: none */
+	int exit_code;		/* -1: none */
+	int signal;		/* 0: none */
+	const char *failure;	/* NULL if the run succeeded */
+	const char *failure_detail;
+	const char *err_tail;	/* the last bytes of stderr */
+	size_t err_len;
+};
+
 struct store_run {
 	int64_t id;		/* out */
 	int64_t release_id, weights_id, machine_id;
@@ -207,16 +221,11 @@ struct store_run {
 	const char *mode;	/* "bench" or "server" */
 	const char *parser;
 	int64_t started;
-	int64_t wall_ns, user_ns, sys_ns, max_rss_kb;	/* -1: none */
-	int exit_code;		/* -1: none */
-	int signal;		/* 0: none */
-	const char *failure;	/* NULL if the run succeeded */
-	const char *failure_detail;
+	struct store_run_end end;
+	int64_t user_ns, sys_ns, max_rss_kb;	/* -1: none */
 	const char *out;	/* stdout, may be NULL */
 	size_t out_len;
 	int out_truncated;
-	const char *err_tail;
-	size_t err_len;
 	double busy_share, loadavg;	/* -1: not sampled */
 	int busy;
 	const char *info;	/* JSON or NULL */
@@ -253,17 +262,12 @@ struct store_canary_run {
 	int64_t id;		/* out */
 	int64_t release_id, weights_id, machine_id, definition_id;
 	int64_t started;
-	int64_t wall_ns;	/* -1: none */
-	int exit_code;		/* -1: none */
-	int signal;		/* 0: none */
-	const char *failure;	/* NULL when it ran and its text was read */
-	const char *failure_detail;
+	struct store_run_end end;	/* failure NULL: it ran and its
+					 * text was read */
 	const char *text;	/* the generated text; NULL when failed */
 	size_t text_len;
 	const char *sha256;	/* of text; NULL when failed */
 	uint64_t out_bytes;
-	const char *err_tail;
-	size_t err_len;
 };
 
 int store_canary_insert(struct store *s, struct store_canary_run *r,

@@ -290,9 +290,9 @@ test_runs(void)
 	run.content = "";
 	run.parser = "llama-bench";
 	run.started = 1700000000;
-	run.wall_ns = 636400000;
+	run.end.wall_ns = 636400000;
 	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
-	run.exit_code = 0;
+	run.end.exit_code = 0;
 	run.out = "{}";
 	run.out_len = 2;
 	run.busy_share = 0.03;
@@ -312,10 +312,10 @@ test_runs(void)
 	CHECK_CONTAINS(e.msg, "store a run");
 	/* A failure reason outside the list is refused by the schema. */
 	run.release_id = r.id;
-	run.failure = "cosmic-ray";
+	run.end.failure = "cosmic-ray";
 	CHECK(store_run_insert(s, &run, smp, 0, &e) < 0);
-	run.failure = "timeout";
-	run.failure_detail = "killed after 10m";
+	run.end.failure = "timeout";
+	run.end.failure_detail = "killed after 10m";
 	CHECK(store_run_insert(s, &run, NULL, 0, &e) == 0);
 
 	CHECK_INT(store_alert_record(s, "archive-changed", "basert", "k1",
@@ -371,8 +371,8 @@ test_points_and_bisects(void)
 	run.kind = "pp";
 	run.prompt_tokens = 512;
 	run.parser = "llama-bench";
-	run.wall_ns = run.user_ns = run.sys_ns = run.max_rss_kb = -1;
-	run.exit_code = 0;
+	run.end.wall_ns = run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	run.end.exit_code = 0;
 	run.busy_share = run.loadavg = -1;
 	CHECK(store_definition_ensure(s, "def-engine", "{}", "engine", &defs[0],
 	    &e) == 0);
@@ -393,7 +393,7 @@ test_points_and_bisects(void)
 
 		x.warmup = i == 0;
 		x.confirm = i == 2;
-		x.failure = i == 3 ? "parse" : NULL;
+		x.end.failure = i == 3 ? "parse" : NULL;
 		x.weights_id = i == 4 ? w2 : w;
 		x.machine_id = i == 5 ? mach2 : mach;
 		x.prompt_tokens = i == 6 ? 2048 : 512;

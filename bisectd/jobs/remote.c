@@ -739,22 +739,22 @@ run_from_json(const json_t *o, struct store_run *r)
 	r->mode = jstr(o, "mode");
 	r->parser = jstr(o, "parser");
 	r->started = jint(o, "started", 0);
-	r->wall_ns = jint(o, "wall_ns", -1);
+	r->end.wall_ns = jint(o, "wall_ns", -1);
 	r->user_ns = jint(o, "user_ns", -1);
 	r->sys_ns = jint(o, "sys_ns", -1);
 	r->max_rss_kb = jint(o, "max_rss_kb", -1);
-	r->exit_code = (int)jint(o, "exit_code", -1);
-	r->signal = (int)jint(o, "signal", 0);
-	r->failure = jstr(o, "failure");
-	r->failure_detail = jstr(o, "failure_detail");
+	r->end.exit_code = (int)jint(o, "exit_code", -1);
+	r->end.signal = (int)jint(o, "signal", 0);
+	r->end.failure = jstr(o, "failure");
+	r->end.failure_detail = jstr(o, "failure_detail");
 	if ((v = json_object_get(o, "stdout")) && json_is_string(v)) {
 		r->out = json_string_value(v);
 		r->out_len = json_string_length(v);
 	}
 	r->out_truncated = jint(o, "stdout_truncated", 0) != 0;
 	if ((v = json_object_get(o, "stderr_tail")) && json_is_string(v)) {
-		r->err_tail = json_string_value(v);
-		r->err_len = json_string_length(v);
+		r->end.err_tail = json_string_value(v);
+		r->end.err_len = json_string_length(v);
 	}
 	v = json_object_get(o, "busy_share");
 	r->busy_share = json_is_number(v) ? json_number_value(v) : -1;

@@ -406,14 +406,14 @@ tally_run(struct bench_ctx *b, const struct bench_target *t,
 {
 	tally->runs++;
 	tally->busy += busy;
-	if (run->failure == NULL)
+	if (run->end.failure == NULL)
 		return;
 	tally->failed++;
-	tally->spawn += strcmp(run->failure, "spawn") == 0;
+	tally->spawn += strcmp(run->end.failure, "spawn") == 0;
 	snprintf(tally->last_failure, sizeof(tally->last_failure),
 	    "%s %s %s%d: %s: %s", b->eng->name, t->version, c->kind,
-	    c->prompt ? c->prompt : c->gen, run->failure,
-	    run->failure_detail ? run->failure_detail : "");
+	    c->prompt ? c->prompt : c->gen, run->end.failure,
+	    run->end.failure_detail ? run->end.failure_detail : "");
 }
 
 /* "http://host:port/health" from a completions URL (malloced). */
@@ -477,19 +477,19 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	if (rc < 0)
 		return -1;
 	run->mode = "server";
-	run->wall_ns = res->wall_ns;
+	run->end.wall_ns = res->wall_ns;
 	run->user_ns = res->user_ns;
 	run->sys_ns = res->sys_ns;
 	run->max_rss_kb = res->max_rss_kb;
-	run->exit_code = res->exit_code;
-	run->signal = res->signal;
+	run->end.exit_code = res->exit_code;
+	run->end.signal = res->signal;
 	if (tr.status != TTFT_OK) {
-		run->failure = tr.status == TTFT_SPAWN ? "spawn" :
+		run->end.failure = tr.status == TTFT_SPAWN ? "spawn" :
 		    tr.status == TTFT_DIED ? "exit" : tr.status ==
 		    TTFT_NOT_READY ? "timeout" : "parse";
 		snprintf(detail, dlen, "%s: %s", ttft_status_name(tr.status),
 		    tr.detail);
-		run->failure_detail = detail;
+		run->end.failure_detail = detail;
 		return 0;
 	}
 	smp->prompt_tokens = c->prompt;
@@ -561,28 +561,19 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	run.mode = "bench";
 	fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs, busy,
 	    parser, sizeof(parser), &run);
-	run.wall_ns = res.wall_ns;
+	run_stored_end(&res, detail, sizeof(detail), &run.end);
 	run.user_ns = res.user_ns;
 	run.sys_ns = res.sys_ns;
 	run.max_rss_kb = res.max_rss_kb;
-	run.exit_code = res.exit_code;
-	run.signal = res.signal;
 	run.out = res.out.data;
 	run.out_len = res.out.len;
 	run.out_truncated = res.out_truncated;
-	run.err_tail = res.errtail.data;
-	run.err_len = res.errtail.len;
-	run.failure = res.reason == RUN_OK ? NULL :
-	    run_reason_name(res.reason);
-	if (run.failure) {
-		run_describe(&res, detail, sizeof(detail));
-		run.failure_detail = detail;
-	} else if (parse_output(&ps, &pc, res.out.data ? res.out.data : "",
+	if (run.end.failure == NULL && parse_output(&ps, &pc, res.out.data ? res.out.data : "",
 	    res.out.len, res.wall_ns, &pr, &pe) < 0) {
-		run.failure = "parse";
+		run.end.failure = "parse";
 		snprintf(detail, sizeof(detail), "%s", pe.msg);
-		run.failure_detail = detail;
-	} else {
+		run.end.failure_detail = detail;
+	} else if (run.end.failure == NULL) {
 		run.info = pr.meta;
 		nsmp = pr.n;
 		smp = calloc(nsmp ? nsmp : 1, sizeof(*smp));

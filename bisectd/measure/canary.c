@@ -262,29 +262,22 @@ canary_once(const struct canary_ctx *k, int64_t release_id,
 	run.weights_id = k->weights_id;
 	run.machine_id = k->machine_id;
 	run.definition_id = definition_id;
-	run.wall_ns = res.wall_ns;
-	run.exit_code = res.exit_code;
-	run.signal = res.signal;
 	run.out_bytes = res.out_bytes;
-	run.err_tail = res.errtail.data;
-	run.err_len = res.errtail.len;
-	run.failure = res.reason == RUN_OK ? NULL :
-	    run_reason_name(res.reason);
-	if (run.failure) {
-		run_describe(&res, detail, sizeof(detail));
-		run.failure_detail = detail;
+	run_stored_end(&res, detail, sizeof(detail), &run.end);
+	if (run.end.failure != NULL) {
+		/* Stored with its reason and no text. */
 	} else if (res.out_truncated) {
 		/* Text cut short compares unequal for no reason. */
-		run.failure = "parse";
+		run.end.failure = "parse";
 		snprintf(detail, sizeof(detail), "stdout of %llu bytes is over "
 		    "the %d byte limit", (unsigned long long)res.out_bytes,
 		    RUN_DEFAULT_STDOUT_MAX);
-		run.failure_detail = detail;
+		run.end.failure_detail = detail;
 	} else if (parse_text(&ps, res.out.data, res.out.len, &text, &tlen,
 	    &pe) < 0) {
-		run.failure = "parse";
+		run.end.failure = "parse";
 		snprintf(detail, sizeof(detail), "%s", pe.msg);
-		run.failure_detail = detail;
+		run.end.failure_detail = detail;
 	} else if (sha256_buf(text, tlen, sha) < 0) {
 		free(text);
 		run_result_release(&res);

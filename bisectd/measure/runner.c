@@ -37,6 +37,7 @@
 #include "runner.h"
 #include "common/strv.h"
 #include "procfs.h"
+#include "store/store.h"
 #include "template.h"
 
 extern char **environ;
@@ -1425,6 +1426,23 @@ run_isolation_name(enum run_isolation iso)
 		return "subreaper";
 	}
 	return "unknown";
+}
+
+void
+run_stored_end(const struct run_result *r, char *detail, size_t len,
+    struct store_run_end *end)
+{
+	end->wall_ns = r->wall_ns;
+	end->exit_code = r->exit_code;
+	end->signal = r->signal;
+	end->err_tail = r->errtail.data;
+	end->err_len = r->errtail.len;
+	end->failure = NULL;
+	end->failure_detail = NULL;
+	if (r->reason != RUN_OK) {
+		end->failure = run_reason_name(r->reason);
+		end->failure_detail = run_describe(r, detail, len);
+	}
 }
 
 static void

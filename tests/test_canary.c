@@ -236,6 +236,9 @@ test_report_formats(void)
 	CHECK_CONTAINS(out, "verdict: regression: first bad 0.1.4, last good "
 	    "0.1.2 (texts compared exactly)");
 	CHECK_CONTAINS(out, "from token 8");
+	/* Pasted, the commands give the same verdict. */
+	CHECK_CONTAINS(out, " bisect --now --metric output gen 0.1.0..0.1.6\n");
+	CHECK_CONTAINS(out, " report --metric output gen 0.1.0..0.1.6\n");
 	free(out);
 
 	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
@@ -259,6 +262,137 @@ test_report_formats(void)
 	free(out);
 }
 
+/* xmllint's answer to an XPath expression on page (its first line,
+ * malloced), or NULL. */
+static char *
+xpath(const char *page, const char *expr)
+{
+	char cmd[2048], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, page);
+	if (check_run(cmd, &out) != 0) {
+		free(out);
+		return NULL;
+	}
+	if (out)
+		out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
+#define TD "*[local-name()=\"td\"]"
+#define CANARY_ROW(v) "//*[local-name()=\"table\" and @class=\"canary\"]" \
+	"//*[local-name()=\"tr\" and " TD "[1]=\"" v "\"]"
+
+/* Write the page of "bisectctl ARGS --format html" to page; its exit
+ * code, or -1 when it is not well-formed XML. */
+static int
+html_page(const char *args, const char *page)
+{
+	char cmd[4096];
+	int rc;
+
+	snprintf(cmd, sizeof(cmd), "(%s -c t.conf %s --format html >%s "
+	    "2>stderr.txt)", ctl, args, page);
+	rc = check_run(cmd, NULL);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", page);
+	return check_run(cmd, NULL) == 0 ? rc : -1;
+}
+
+/* An XPath expression on a page and what it gives: exactly want, or a
+ * string that contains it. */
+struct xpath_check {
+	const char *expr, *want;
+	int exact;
+};
+
+static void
+xpath_checks(const char *page, const struct xpath_check *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *x = xpath(page, c[i].expr);
+
+		if (x == NULL || (c[i].exact ? strcmp(x, c[i].want) != 0 :
+		    strstr(x, c[i].want) == NULL))
+			fprintf(stderr, "%s: %s gives \"%s\", not %s\"%s\"\n",
+			    page, c[i].expr, x ? x : "(nothing)",
+			    c[i].exact ? "" : "a string with ", c[i].want);
+		CHECK(x != NULL && (c[i].exact ? strcmp(x, c[i].want) == 0 :
+		    strstr(x, c[i].want) != NULL));
+		free(x);
+	}
+}
+
+/*
+ * The HTML page of an output bisect, from bisect itself and from
+ * report: well-formed, the verdict naming 0.1.4 with the first
+ * differing tokens, a canary row per release with its hash, 0.1.3
+ * marked nondeterministic, 0.1.4 changed since 0.1.2 at token 8, and no
+ * time plots; the timing report's page has the same canary table.
+ */
+static void
+test_report_html(void)
+{
+	static const char *const pages[] = { "bisect --now --metric output "
+	    "gen 0.1.0..0.1.6", "report gen 0.1.0..0.1.6 --metric output" };
+	static const struct xpath_check output[] = {
+		{ "string(//*[local-name()=\"dt\" and .=\"first bad\"]/"
+		    "following-sibling::*[1])", "0.1.4", 1 },
+		{ "string(//*[local-name()=\"dt\" and .=\"first difference\"]"
+		    "/following-sibling::*[1])", "token 8: ", 0 },
+		{ "count(//*[local-name()=\"table\" and @class=\"canary\"]//"
+		    "*[local-name()=\"tbody\"]/*)", "7", 1 },
+		{ "string(" CANARY_ROW("0.1.3") "/@class)", "nondeterministic",
+		    1 },
+		{ "string(" CANARY_ROW("0.1.3") "/" TD "[3])",
+		    "nondeterministic: runs ", 0 },
+		{ "string(" CANARY_ROW("0.1.4") "/@class)", "changed", 1 },
+		{ "string(" CANARY_ROW("0.1.4") "/" TD "[4])",
+		    "changed since 0.1.2 at token 8: ", 0 },
+		{ "count(" CANARY_ROW("0.1.4") "/" TD "[4]/*[local-name()="
+		    "\"code\"])", "2", 1 },
+		{ "string(" CANARY_ROW("0.1.2") "/" TD "[4])", "same as 0.1.0",
+		    1 },
+		{ "count(//*[local-name()=\"svg\"])", "0", 1 },
+	};
+	static const struct xpath_check timing[] = {
+		{ "string(" CANARY_ROW("0.1.4") "/" TD "[4])",
+		    "changed since 0.1.2 at token 8: ", 0 },
+		{ "count(//*[local-name()=\"svg\" and @id=\"metric-plot\"])",
+		    "1", 1 },
+	};
+	struct xpath_check hash[2];
+	char short_hash[13];
+	json_t *rep;
+	int rc;
+
+	rep = ctl_json("report gen 0.1.0..0.1.6 --metric output --format json",
+	    &rc);
+	CHECK(rep != NULL);
+	if (rep == NULL)
+		return;
+	/* The hash shown is the text's, its first 12 digits. */
+	snprintf(short_hash, sizeof(short_hash), "%s", canary_of(rep, "0.1.0",
+	    "sha256"));
+	hash[0] = (struct xpath_check){ "string(" CANARY_ROW("0.1.0") "/" TD
+	    "[2]/*/@title)", canary_of(rep, "0.1.0", "sha256"), 1 };
+	hash[1] = (struct xpath_check){ "string(" CANARY_ROW("0.1.0") "/" TD
+	    "[2])", short_hash, 1 };
+	CHECK_INT(strlen(short_hash), 12);
+	for (size_t i = 0; i < 2; i++) {
+		char page[32];
+
+		snprintf(page, sizeof(page), "output-%zu.html", i);
+		CHECK_INT(html_page(pages[i], page), 3);
+		xpath_checks(page, output, sizeof(output) / sizeof(output[0]));
+		xpath_checks(page, hash, 2);
+	}
+	json_decref(rep);
+
+	/* The timing report of the same range shows the same table. */
+	CHECK(html_page("report gen 0.1.0..0.1.6", "time.html") >= 0);
+	xpath_checks("time.html", timing, sizeof(timing) / sizeof(timing[0]));
+}
+
 /* An engine's text is hostile: its control bytes reach no terminal and
  * its JSON stays valid. */
 static void
@@ -276,6 +410,12 @@ test_hostile(void)
 	free(out);
 	CHECK_INT(ctl_run("report hostile 0.1.0..0.1.1 --metric output "
 	    "--format markdown", &out), 3);
+	CHECK(out != NULL && strchr(out, '\033') == NULL);
+	free(out);
+	/* ... and in a page, its markup stays text. */
+	CHECK_INT(html_page("report hostile 0.1.0..0.1.1 --metric output",
+	    "hostile.html"), 3);
+	out = check_read_file("hostile.html");
 	CHECK(out != NULL && strchr(out, '\033') == NULL);
 	free(out);
 	rep = ctl_json("report hostile 0.1.0..0.1.1 --metric output --format "
@@ -410,6 +550,7 @@ main(void)
 	write_config();
 	test_bisect();
 	test_report_formats();
+	test_report_html();
 	test_hostile();
 	test_prompt_pin();
 

@@ -547,7 +547,10 @@ options_text(const struct report_opts *o, char *buf, size_t len)
 	buf[0] = '\0';
 	if (o->all)
 		off = (size_t)snprintf(buf, len, " --all");
-	if ((int)o->metric.kind >= 0 && off < len)
+	if (o->output && off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+		    " --metric output");
+	else if ((int)o->metric.kind >= 0 && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " --metric %s",
 		    conf_metric_name(&o->metric, metric, sizeof(metric)));
 	if (o->threshold >= 0 && off < len)

@@ -31,3 +31,15 @@ rep_str(const json_t *o, const char *key)
 
 	return s ? s : "";
 }
+
+int
+rep_has_canary(const json_t *rels)
+{
+	const json_t *r;
+	size_t i;
+
+	json_array_foreach(rels, i, r)
+		if (json_is_object(json_object_get(r, "canary")))
+			return 1;
+	return 0;
+}

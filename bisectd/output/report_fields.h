@@ -19,4 +19,7 @@ double rep_at(const struct json_t *a, size_t i);
 /* o[key] as a string; "" when missing or not a string.  Borrowed. */
 const char *rep_str(const struct json_t *o, const char *key);
 
+/* Whether any release of rels (a report's "releases") has a canary. */
+int rep_has_canary(const struct json_t *rels);
+
 #endif

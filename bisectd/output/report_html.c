@@ -76,6 +76,11 @@ static const char page_style[] =
     "text-align:right;white-space:nowrap}"
     "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
     "td.fail{text-align:left;white-space:normal;color:#8a1a12}"
+    "table.canary td{text-align:left;white-space:normal;"
+    "overflow-wrap:anywhere}"
+    "tr.nondeterministic td,tr.failed td{background:#f5e7c0}"
+    "tr.changed td{background:#fbd5d5}"
+    "code.before{background:#fde8e8}code.after{background:#e3f5e3}"
     "@media print{body{max-width:none;font-size:11pt}"
     "section{break-inside:avoid}"
     "pre{white-space:pre-wrap}}";
@@ -662,6 +667,90 @@ section_ratios(FILE *out, const json_t *rep)
 	fputs("</svg>\n</section>\n", out);
 }
 
+/* --- the output canary --- */
+
+/* The report's verdict is the output canary's (bisect --metric output). */
+static int
+is_output(const json_t *rep)
+{
+	return strcmp(rep_str(rep, "metric"), "output") == 0;
+}
+
+/* The first 12 hex digits of a sha256, as the other formats show it. */
+static const char *
+short_hash(const char *sha256, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.12s", sha256);
+	return buf;
+}
+
+/* "token 8: <before> → <after>", the first differing tokens. */
+static void
+text_diff(FILE *out, const json_t *d)
+{
+	fprintf(out, "token %lld: ", (long long)json_integer_value(
+	    json_object_get(d, "token")));
+	markup(out, "<code class=\"before\">", rep_str(d, "before"),
+	    "</code> → <code class=\"after\">", rep_str(d, "after"),
+	    "</code>", NULL);
+}
+
+/*
+ * The canary of each release, one row each: the hash of its text (its
+ * state when it has none, with why), and whether the text changed since
+ * the release before with a text, with the first differing tokens.  A
+ * row's class is its state, or "changed".  Nothing without a canary.
+ */
+static void
+section_canary(FILE *out, const json_t *rep)
+{
+	const json_t *rels = json_object_get(rep, "releases"), *r, *k;
+	char h[16];
+	size_t i;
+
+	if (!rep_has_canary(rels))
+		return;
+	fputs("<section id=\"canary\">\n<h2>Output canary</h2>\n<p>The "
+	    "sha256 of the text each release generates from the canary "
+	    "prompt (its first 12 hex digits), run twice: two runs that "
+	    "differ make a release nondeterministic, and its text is never "
+	    "compared.</p>\n<div class=\"cells\"><table class=\"canary\">\n"
+	    "<thead><tr><th>release</th><th>canary</th><th>status</th>"
+	    "<th>since the release before</th></tr></thead>\n<tbody>\n",
+	    out);
+	json_array_foreach(rels, i, r) {
+		const char *st;
+
+		k = json_object_get(r, "canary");
+		if (!json_is_object(k))
+			continue;
+		st = rep_str(k, "status");
+		fputs("<tr class=\"", out);
+		esc(out, json_is_true(json_object_get(k, "changed")) ?
+		    "changed" : st);
+		markup(out, "\"><td>", rep_str(r, "version"), "</td><td>",
+		    NULL);
+		if (*rep_str(k, "sha256"))
+			markup(out, "<code title=\"", rep_str(k, "sha256"),
+			    "\">", short_hash(rep_str(k, "sha256"), h,
+			    sizeof(h)), "</code>", NULL);
+		else
+			fputs("–", out);
+		markup(out, "</td><td>", st, NULL);
+		if (strcmp(st, "deterministic") != 0 && *rep_str(k, "detail"))
+			markup(out, ": ", rep_str(k, "detail"), NULL);
+		fputs("</td><td>", out);
+		if (json_is_true(json_object_get(k, "changed"))) {
+			markup(out, "changed since ", rep_str(k, "since"),
+			    " at ", NULL);
+			text_diff(out, json_object_get(k, "diff"));
+		} else if (json_is_false(json_object_get(k, "changed")))
+			markup(out, "same as ", rep_str(k, "since"), NULL);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table></div>\n</section>\n", out);
+}
+
 /* --- the verdict and the cells --- */
 
 static void
@@ -679,6 +768,7 @@ section_verdict(FILE *out, const json_t *rep)
 	const json_t *rp = json_object_get(rep, "reproduce");
 	const json_t *x, *u = json_object_get(v, "inconclusive");
 	const char *status = rep_str(v, "status");
+	char h1[16], h2[16];
 	size_t i;
 
 	fputs("<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
@@ -759,10 +849,25 @@ section_verdict(FILE *out, const json_t *rep)
 		esc(out, rep_str(u, "to"));
 		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
 	}
-	verdict_item(out, "confirmed");
-	fputs(json_is_true(json_object_get(v, "confirmed")) ?
-	    "yes, by an interleaved re-measurement" : "no", out);
-	fputs("</dd>\n</dl>\n", out);
+	if (is_output(rep)) {
+		if (json_is_object(json_object_get(v, "diff"))) {
+			verdict_item(out, "texts");
+			markup(out, "<code>", short_hash(rep_str(v,
+			    "last_good_sha256"), h1, sizeof(h1)),
+			    "</code> → <code>", short_hash(rep_str(v,
+			    "first_bad_sha256"), h2, sizeof(h2)), "</code>"
+			    " (sha256, compared exactly)</dd>\n", NULL);
+			verdict_item(out, "first difference");
+			text_diff(out, json_object_get(v, "diff"));
+			fputs("</dd>\n", out);
+		}
+	} else {
+		verdict_item(out, "confirmed");
+		fputs(json_is_true(json_object_get(v, "confirmed")) ?
+		    "yes, by an interleaved re-measurement" : "no", out);
+		fputs("</dd>\n", out);
+	}
+	fputs("</dl>\n", out);
 	if (json_array_size(json_object_get(v, "change_points")) > 1) {
 		fputs("<p>Change points:</p>\n<ul>\n", out);
 		json_array_foreach(json_object_get(v, "change_points"), i, x) {
@@ -921,8 +1026,11 @@ page_header(FILE *out, const json_t *rep)
 	range_name(out, rep);
 	fputs("</h1>\n<p class=\"meta\">metric ", out);
 	esc(out, rep_str(rep, "metric"));
-	fprintf(out, ", threshold %.3g%%; weights ", 100 * rep_real(rep,
-	    "threshold"));
+	if (is_output(rep))
+		fputs(" (the canary's texts compared exactly); weights ", out);
+	else
+		fprintf(out, ", threshold %.3g%%; weights ", 100 *
+		    rep_real(rep, "threshold"));
 	esc(out, rep_str(w, "name"));
 	fputs(" sha256 ", out);
 	esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
@@ -957,9 +1065,13 @@ report_html(const json_t *report, FILE *out)
 		return -1;
 	page_header(out, rep);
 	section_verdict(out, rep);
-	section_fit(out, rep);
-	section_metric(out, rep);
-	section_ratios(out, rep);
+	/* An output bisect measured texts, not times: no time plots. */
+	if (!is_output(rep)) {
+		section_fit(out, rep);
+		section_metric(out, rep);
+		section_ratios(out, rep);
+	}
+	section_canary(out, rep);
 	section_cells(out, rep);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);

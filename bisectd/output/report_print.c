@@ -363,11 +363,8 @@ print_canary(const json_t *rels, FILE *out, int md)
 	const json_t *r, *k, *d;
 	char h[80];
 	size_t i;
-	int any = 0;
 
-	json_array_foreach(rels, i, r)
-		any |= json_is_object(json_object_get(r, "canary"));
-	if (!any)
+	if (!rep_has_canary(rels))
 		return;
 	fprintf(out, md ? "\n**Output canary** (sha256 of the text each "
 	    "release generates from the canary prompt)\n\n" :

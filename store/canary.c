@@ -117,10 +117,11 @@ store_canary_list(struct store *s, int64_t release_id, const char *def_key,
 	out->v = NULL;
 	out->n = 0;
 	if (store_prepare(s, "SELECT r.id, r.started, r.failure,"
-	    " r.failure_detail, r.text, r.sha256 FROM canary_run r"
+	    " r.failure_detail, r.text, r.sha256, r.wall_ns, d.key,"
+	    " r.stderr_tail, d.text FROM canary_run r"
 	    " JOIN canary_definition d ON d.id = r.definition_id"
-	    " WHERE r.release_id = ?1 AND d.key = ?2 ORDER BY r.id", &st,
-	    e) < 0)
+	    " WHERE r.release_id = ?1 AND (?2 IS NULL OR d.key = ?2)"
+	    " ORDER BY r.id", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, release_id);
 	store_bind_text(st, 2, def_key);
@@ -140,6 +141,11 @@ store_canary_list(struct store *s, int64_t release_id, const char *def_key,
 		r->failure_detail = store_column_dup(st, 3);
 		r->text = column_bytes(st, 4, &r->text_len);
 		r->sha256 = store_column_dup(st, 5);
+		r->wall_ns = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 :
+		    sqlite3_column_int64(st, 6);
+		r->definition = store_column_dup(st, 7);
+		r->err_tail = column_bytes(st, 8, &r->err_len);
+		r->definition_text = store_column_dup(st, 9);
 	}
 	if (rc != SQLITE_DONE) {
 		store_fail(s, e, "read canary runs");
@@ -159,6 +165,9 @@ store_canary_rows_release(struct store_canary_rows *r)
 		free(r->v[i].failure_detail);
 		free(r->v[i].text);
 		free(r->v[i].sha256);
+		free(r->v[i].definition);
+		free(r->v[i].definition_text);
+		free(r->v[i].err_tail);
 	}
 	free(r->v);
 	r->v = NULL;

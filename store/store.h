@@ -276,12 +276,17 @@ int store_canary_insert(struct store *s, struct store_canary_run *r,
 struct store_canary_row {
 	int64_t id;
 	int64_t started;
+	int64_t wall_ns;	/* -1: none */
+	char *definition;	/* its definition's key */
+	char *definition_text;	/* and canonical text */
 	char *failure;		/* NULL: ok */
 	char *failure_detail;
 	char *text;		/* NUL-terminated, text_len bytes before it;
 				 * NULL when failed */
 	size_t text_len;
 	char *sha256;		/* NULL when failed */
+	char *err_tail;		/* NULL when none */
+	size_t err_len;
 };
 
 struct store_canary_rows {
@@ -289,7 +294,8 @@ struct store_canary_rows {
 	size_t n;
 };
 
-/* The canary runs of a release under the definition with key def_key. */
+/* The canary runs of a release under the definition with key def_key,
+ * or under every definition when def_key is NULL. */
 int store_canary_list(struct store *s, int64_t release_id,
     const char *def_key, struct store_canary_rows *out, struct err *e);
 void store_canary_rows_release(struct store_canary_rows *r);

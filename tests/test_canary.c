@@ -393,6 +393,93 @@ test_report_html(void)
 	xpath_checks("time.html", timing, sizeof(timing) / sizeof(timing[0]));
 }
 
+/* The canary runs of release version in "runs --format json": how many,
+ * each one's canary object in k[] (borrowed from *a, which the caller
+ * decrefs). */
+static size_t
+canary_runs(const char *version, json_t **a, json_t *k[], size_t nk)
+{
+	char args[128];
+	json_t *r;
+	size_t i, n = 0;
+	int rc;
+
+	snprintf(args, sizeof(args), "runs gen %s --format json", version);
+	*a = ctl_json(args, &rc);
+	CHECK_INT(rc, 0);
+	json_array_foreach(*a, i, r) {
+		if (strcmp(json_string_value(json_object_get(json_object_get(r,
+		    "cell"), "kind")), "canary") != 0)
+			continue;
+		if (n < nk)
+			k[n] = r;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * bisectctl runs lists a release's canary runs after its runs, in text
+ * and JSON: each with the hash of its text and its state: deterministic
+ * pairs with one hash, 0.1.3's nondeterministic pair with two, 0.1.7's
+ * failed runs with their reason.
+ */
+static void
+test_runs(void)
+{
+	json_t *a, *k[4], *c0, *c1;
+	char *out = NULL, prefix[16];
+
+	CHECK_INT(canary_runs("0.1.0", &a, k, 4), 2);
+	c0 = json_object_get(k[0], "canary");
+	c1 = json_object_get(k[1], "canary");
+	CHECK_STR(json_string_value(json_object_get(c0, "status")),
+	    "deterministic");
+	CHECK_STR(json_string_value(json_object_get(c1, "status")),
+	    "deterministic");
+	CHECK_INT(strlen(json_string_value(json_object_get(c0, "sha256"))),
+	    64);
+	CHECK_STR(json_string_value(json_object_get(c0, "sha256")),
+	    json_string_value(json_object_get(c1, "sha256")));
+	CHECK(json_is_null(json_object_get(k[0], "failure")));
+	CHECK(json_is_string(json_object_get(k[0], "definition")));
+	json_decref(a);
+
+	CHECK_INT(canary_runs("0.1.3", &a, k, 4), 2);
+	c0 = json_object_get(k[0], "canary");
+	c1 = json_object_get(k[1], "canary");
+	CHECK_STR(json_string_value(json_object_get(c0, "status")),
+	    "nondeterministic");
+	CHECK_STR(json_string_value(json_object_get(c1, "status")),
+	    "nondeterministic");
+	CHECK(strcmp(json_string_value(json_object_get(c0, "sha256")),
+	    json_string_value(json_object_get(c1, "sha256"))) != 0);
+	snprintf(prefix, sizeof(prefix), "%.12s", json_string_value(
+	    json_object_get(c1, "sha256")));
+	json_decref(a);
+	CHECK_INT(ctl_run("runs gen 0.1.3", &out), 0);
+	CHECK_CONTAINS(out, "canary runs (the text each generated from the "
+	    "canary prompt):");
+	CHECK_CONTAINS(out, prefix);
+	CHECK_CONTAINS(out, "  nondeterministic\n");
+	CHECK_CONTAINS(out, "canary definition ");
+	free(out);
+
+	CHECK_INT(canary_runs("0.1.7", &a, k, 4), 2);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(k[0],
+	    "canary"), "status")), "failed");
+	CHECK(json_is_null(json_object_get(json_object_get(k[0], "canary"),
+	    "sha256")));
+	CHECK_STR(json_string_value(json_object_get(k[0], "failure")),
+	    "signal");
+	CHECK_CONTAINS(json_string_value(json_object_get(k[0], "detail")),
+	    "killed by");
+	json_decref(a);
+	CHECK_INT(ctl_run("runs gen 0.1.7", &out), 0);
+	CHECK_CONTAINS(out, "  failed: signal\n        killed by ");
+	free(out);
+}
+
 /* An engine's text is hostile: its control bytes reach no terminal and
  * its JSON stays valid. */
 static void
@@ -551,6 +638,7 @@ main(void)
 	test_bisect();
 	test_report_formats();
 	test_report_html();
+	test_runs();
 	test_hostile();
 	test_prompt_pin();
 

@@ -18,6 +18,7 @@
 #include "bisectd/jobs/acquire.h"
 #include "bisectd/jobs/bench_release.h"
 #include "bisectd/measure/benchlock.h"
+#include "bisectd/measure/canary.h"
 #include "fetch/cache.h"
 #include "ctl.h"
 #include "bisectd/jobs/driver.h"
@@ -504,11 +505,70 @@ print_build(struct store *s, int64_t rid, struct err *e)
 	return 0;
 }
 
+/* A failed run's last lines of stderr, which are what explain it. */
+static void
+print_stderr_tail(const char *tail, size_t len)
+{
+	size_t end = len;
+
+	for (int nl = 0; len > 0; len--)
+		if (tail[len - 1] == '\n' && ++nl > 4)
+			break;
+	printf("        stderr: %s\n", ctl_safe_n(tail + len, end - len, 1));
+}
+
+/*
+ * The canary runs under the runs: each with the hash of its text and the
+ * state of its pair, or why it failed; then each canary definition they
+ * used, once.
+ */
+static void
+print_canary_runs(const struct canary_runs *k)
+{
+	const struct store_canary_rows *rows = &k->rows;
+
+	if (rows->n == 0)
+		return;
+	printf("\ncanary runs (the text each generated from the canary "
+	    "prompt):\n%6s  %-6s %11s  %-12s  %-8s  %s\n", "RUN", "KIND",
+	    "WALL ms", "SHA256", "DEFN", "RESULT");
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct store_canary_row *r = &rows->v[i];
+		char wall[32];
+
+		snprintf(wall, sizeof(wall), r->wall_ns >= 0 ? "%.2f" : "-",
+		    (double)r->wall_ns / 1e6);
+		printf("%6lld  %-6s %11s  %-12.12s  %-8.8s  %s%s%s\n",
+		    (long long)r->id, "canary", wall, r->sha256 ? r->sha256 :
+		    "-", r->definition ? r->definition : "-",
+		    canary_state_name(k->state[i]), r->failure ? ": " : "",
+		    r->failure ? r->failure : "");
+		if (r->failure_detail)
+			printf("        %s\n", ctl_safe(r->failure_detail));
+		if (r->failure && r->err_len > 0)
+			print_stderr_tail(r->err_tail, r->err_len);
+	}
+	for (size_t i = 0; i < rows->n; i++) {
+		const char *key = rows->v[i].definition;
+		size_t j;
+
+		for (j = 0; key && j < i; j++)
+			if (rows->v[j].definition &&
+			    strcmp(rows->v[j].definition, key) == 0)
+				break;
+		if (key && j == i)
+			printf("canary definition %.8s: %s\n", key,
+			    rows->v[i].definition_text ?
+			    rows->v[i].definition_text : "");
+	}
+}
+
 int
 cmd_runs(struct ctl *c)
 {
 	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
 	struct store_run_rows rows;
+	struct canary_runs canary;
 	struct err e = ERR_INIT;
 	struct store *s;
 	int64_t rid = 0;
@@ -526,10 +586,16 @@ cmd_runs(struct ctl *c)
 		store_close(s);
 		return ctl_error("%s", e.msg);
 	}
+	if (canary_runs_list(s, rid, &canary, &e) < 0) {
+		store_run_rows_release(&rows);
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
 	if (c->format == FORMAT_JSON)
-		ctl_print_json(listing_runs_json(&rows));
+		ctl_print_json(listing_runs_json(&rows, &canary));
 	else {
 		if (print_build(s, rid, &e) < 0) {
+			canary_runs_release(&canary);
 			store_run_rows_release(&rows);
 			store_close(s);
 			return ctl_error("%s", e.msg);
@@ -558,17 +624,8 @@ cmd_runs(struct ctl *c)
 			    r->definition : "-", r->failure ? r->failure : "ok",
 			    r->failure_detail ? ": " : "", r->failure_detail ?
 			    ctl_safe(r->failure_detail) : "");
-			if (r->failure && r->err_len > 0) {
-				const char *tail = r->err_tail;
-				size_t len = r->err_len;
-
-				/* The last few lines are what explains it. */
-				for (int nl = 0; len > 0; len--)
-					if (tail[len - 1] == '\n' && ++nl > 4)
-						break;
-				printf("        stderr: %s\n", ctl_safe_n(tail +
-				    len, r->err_len - len, 1));
-			}
+			if (r->failure && r->err_len > 0)
+				print_stderr_tail(r->err_tail, r->err_len);
 		}
 		printf("WALL is the runner's clock for the whole process; "
 		    "ENGINE the mean of the\nengine's own figures in its "
@@ -576,7 +633,9 @@ cmd_runs(struct ctl *c)
 		    "definition's clock: engine, wall, or ttft, the time to "
 		    "the first token).\n");
 		print_definitions(&rows);
+		print_canary_runs(&canary);
 	}
+	canary_runs_release(&canary);
 	store_run_rows_release(&rows);
 	store_close(s);
 	return EXIT_OK;

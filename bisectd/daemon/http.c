@@ -28,6 +28,7 @@
 #include "bisectd/jobs/range.h"
 #include "bisectd/jobs/report_build.h"
 #include "bisectd/jobs/status.h"
+#include "bisectd/measure/canary.h"
 #include "bisectd/output/listing_json.h"
 #include "bisectd/output/report_print.h"
 #include "common/buf.h"
@@ -325,6 +326,7 @@ route_runs(struct store *s, const struct conf_engine *g, const char *version,
     struct reply *r)
 {
 	struct store_run_rows rows;
+	struct canary_runs canary;
 	struct store_release rel;
 	struct err e = ERR_INIT;
 	int64_t id;
@@ -340,14 +342,18 @@ route_runs(struct store *s, const struct conf_engine *g, const char *version,
 	}
 	if (rc == 0) {
 		rc = store_run_list(s, rel.id, &rows, &e);
+		if (rc == 0 && (rc = canary_runs_list(s, rel.id, &canary,
+		    &e)) < 0)
+			store_run_rows_release(&rows);
 		store_release_release(&rel);
 	}
 	if (rc < 0) {
 		reply_text(r, 500, "%s", e.msg);
 		return;
 	}
-	reply_json(r, listing_runs_json(&rows));
+	reply_json(r, listing_runs_json(&rows, &canary));
 	store_run_rows_release(&rows);
+	canary_runs_release(&canary);
 }
 
 /* ?metric=M&threshold=P&all=1, as bisectctl report's options. */

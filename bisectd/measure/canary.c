@@ -166,21 +166,26 @@ canary_state_name(enum canary_state st)
 	return names[st];
 }
 
-int
-canary_status_get(struct store *s, int64_t release_id, const char *def_key,
-    struct canary_status *out, struct err *e)
+/*
+ * What the runs of rows under definition def_key say of their release;
+ * the text of a deterministic one is moved from rows to out when
+ * take_text is set.
+ */
+static void
+status_of(struct store_canary_rows *rows, const char *def_key, int take_text,
+    struct canary_status *out)
 {
-	struct store_canary_rows rows;
 	const struct store_canary_row *first = NULL, *other = NULL;
 	const struct store_canary_row *failure = NULL;
 	int ok = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (store_canary_list(s, release_id, def_key, &rows, e) < 0)
-		return -1;
-	for (size_t i = 0; i < rows.n; i++) {
-		const struct store_canary_row *r = &rows.v[i];
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct store_canary_row *r = &rows->v[i];
 
+		if (r->definition == NULL || strcmp(r->definition,
+		    def_key) != 0)
+			continue;
 		out->runs++;
 		if (r->failure || r->sha256 == NULL) {
 			out->failed++;
@@ -202,9 +207,11 @@ canary_status_get(struct store *s, int64_t release_id, const char *def_key,
 	} else if (ok >= CANARY_RUNS) {
 		out->state = CANARY_DETERMINISTIC;
 		snprintf(out->sha256, sizeof(out->sha256), "%s", first->sha256);
-		out->text = first->text;
-		out->text_len = first->text_len;
-		rows.v[first - rows.v].text = NULL;	/* moved to out */
+		if (take_text) {
+			out->text = first->text;
+			out->text_len = first->text_len;
+			rows->v[first - rows->v].text = NULL;
+		}
 	} else if (failure) {
 		out->state = CANARY_FAILED;
 		snprintf(out->detail, sizeof(out->detail), "%s%s%s",
@@ -213,8 +220,51 @@ canary_status_get(struct store *s, int64_t release_id, const char *def_key,
 		    failure->failure_detail ? failure->failure_detail : "");
 	} else
 		out->state = CANARY_NOT_MEASURED;
+}
+
+int
+canary_status_get(struct store *s, int64_t release_id, const char *def_key,
+    struct canary_status *out, struct err *e)
+{
+	struct store_canary_rows rows;
+
+	memset(out, 0, sizeof(*out));
+	if (store_canary_list(s, release_id, def_key, &rows, e) < 0)
+		return -1;
+	status_of(&rows, def_key, 1, out);
 	store_canary_rows_release(&rows);
 	return 0;
+}
+
+int
+canary_runs_list(struct store *s, int64_t release_id,
+    struct canary_runs *out, struct err *e)
+{
+	memset(out, 0, sizeof(*out));
+	if (store_canary_list(s, release_id, NULL, &out->rows, e) < 0)
+		return -1;
+	out->state = calloc(out->rows.n ? out->rows.n : 1,
+	    sizeof(*out->state));
+	if (out->state == NULL) {
+		store_canary_rows_release(&out->rows);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < out->rows.n; i++) {
+		struct canary_status st;
+
+		status_of(&out->rows, out->rows.v[i].definition, 0, &st);
+		out->state[i] = out->rows.v[i].failure ? CANARY_FAILED :
+		    st.state;
+	}
+	return 0;
+}
+
+void
+canary_runs_release(struct canary_runs *r)
+{
+	store_canary_rows_release(&r->rows);
+	free(r->state);
+	memset(r, 0, sizeof(*r));
 }
 
 void

@@ -20,10 +20,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store/store.h"	/* struct store_canary_rows */
+
 struct conf;
 struct conf_engine;
 struct err;
-struct store;
 
 /* Runs of the canary per release: two, so that nondeterminism shows. */
 #define CANARY_RUNS 2
@@ -90,6 +91,21 @@ struct canary_status {
 int canary_status_get(struct store *s, int64_t release_id,
     const char *def_key, struct canary_status *out, struct err *e);
 void canary_status_release(struct canary_status *st);
+
+/*
+ * Every canary run of a release, of every definition, oldest first, for
+ * listing: each with the state of its release's canary under the run's
+ * definition (deterministic, nondeterministic, or not-measured while the
+ * pair is incomplete), or CANARY_FAILED for a run that failed.
+ */
+struct canary_runs {
+	struct store_canary_rows rows;
+	enum canary_state *state;	/* one per row; malloced */
+};
+
+int canary_runs_list(struct store *s, int64_t release_id,
+    struct canary_runs *out, struct err *e);
+void canary_runs_release(struct canary_runs *r);
 
 /* Where and on what a canary runs: the pinned weights and prompt, this
  * machine, the store. */

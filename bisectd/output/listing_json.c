@@ -7,8 +7,16 @@
 
 #include <jansson.h>
 
+#include "bisectd/measure/canary.h"
 #include "listing_json.h"
 #include "store/store.h"
+
+/* A string the store may lack, or null. */
+static json_t *
+maybe(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
 
 json_t *
 listing_releases_json(const struct store_release_list *l)
@@ -26,8 +34,7 @@ listing_releases_json(const struct store_release_list *l)
 		    json_null());
 		json_object_set_new(o, "sha256", r->archive_sha256 ?
 		    json_string(r->archive_sha256) : json_null());
-		json_object_set_new(o, "failure", r->failure ?
-		    json_string(r->failure) : json_null());
+		json_object_set_new(o, "failure", maybe(r->failure));
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -40,8 +47,38 @@ known(int64_t v)
 	return v >= 0 ? json_integer(v) : json_null();
 }
 
+/* A run's stderr tail, or null. */
+static json_t *
+tail_json(const char *tail, size_t len)
+{
+	return tail ? json_stringn_nocheck(tail, len) : json_null();
+}
+
+static json_t *
+canary_run_json(const struct canary_runs *c, size_t i)
+{
+	const struct store_canary_row *r = &c->rows.v[i];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(r->id));
+	json_object_set_new(o, "cell", json_pack("{s:s}", "kind", "canary"));
+	json_object_set_new(o, "started", json_integer(r->started));
+	json_object_set_new(o, "wall_ns", known(r->wall_ns));
+	json_object_set_new(o, "definition", maybe(r->definition));
+	json_object_set_new(o, "definition_text", maybe(r->definition_text));
+	json_object_set_new(o, "canary", json_pack("{s:o,s:s}", "sha256",
+	    r->sha256 ? json_string(r->sha256) : json_null(), "status",
+	    canary_state_name(c->state[i])));
+	json_object_set_new(o, "failure", maybe(r->failure));
+	json_object_set_new(o, "detail", maybe(r->failure_detail));
+	json_object_set_new(o, "stderr_tail", tail_json(r->err_tail,
+	    r->err_len));
+	return o;
+}
+
 json_t *
-listing_runs_json(const struct store_run_rows *rows)
+listing_runs_json(const struct store_run_rows *rows,
+    const struct canary_runs *canary)
 {
 	json_t *a = json_array();
 
@@ -70,19 +107,18 @@ listing_runs_json(const struct store_run_rows *rows)
 		    json_real(r->busy_share) : json_null());
 		json_object_set_new(o, "busy", json_boolean(r->busy));
 		json_object_set_new(o, "samples", json_integer(r->nsamples));
-		json_object_set_new(o, "definition", r->definition ?
-		    json_string(r->definition) : json_null());
-		json_object_set_new(o, "definition_text", r->definition_text ?
-		    json_string(r->definition_text) : json_null());
-		json_object_set_new(o, "failure", r->failure ?
-		    json_string(r->failure) : json_null());
-		json_object_set_new(o, "detail", r->failure_detail ?
-		    json_string(r->failure_detail) : json_null());
-		json_object_set_new(o, "stderr_tail", r->err_tail ?
-		    json_stringn_nocheck(r->err_tail, r->err_len) :
-		    json_null());
+		json_object_set_new(o, "definition", maybe(r->definition));
+		json_object_set_new(o, "definition_text",
+		    maybe(r->definition_text));
+		json_object_set_new(o, "failure", maybe(r->failure));
+		json_object_set_new(o, "detail", maybe(r->failure_detail));
+		json_object_set_new(o, "stderr_tail", tail_json(r->err_tail,
+		    r->err_len));
+		json_object_set_new(o, "canary", json_null());
 		json_array_append_new(a, o);
 	}
+	for (size_t i = 0; canary && i < canary->rows.n; i++)
+		json_array_append_new(a, canary_run_json(canary, i));
 	return a;
 }
 

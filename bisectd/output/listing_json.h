@@ -10,6 +10,7 @@
 /* How many alerts `alerts` shows. */
 #define LISTING_ALERTS		100
 
+struct canary_runs;
 struct json_t;
 struct store_alert_rows;
 struct store_release_list;
@@ -18,8 +19,15 @@ struct store_run_rows;
 /* `versions ENGINE`: the releases in version order.  New reference. */
 struct json_t *listing_releases_json(const struct store_release_list *l);
 
-/* `runs ENGINE VERSION`: every stored run.  New reference. */
-struct json_t *listing_runs_json(const struct store_run_rows *rows);
+/*
+ * `runs ENGINE VERSION`: every stored run, then every canary run (NULL:
+ * none), whose cell's kind is "canary" and whose "canary" object holds
+ * the sha256 of its text and its status: "deterministic" or
+ * "nondeterministic" as its pair says, "not-measured" while the pair is
+ * incomplete, "failed" with the failure and its detail.  New reference.
+ */
+struct json_t *listing_runs_json(const struct store_run_rows *rows,
+    const struct canary_runs *canary);
 
 /* `alerts`: the alerts, newest first, with deliveries and attempts.  New
  * reference. */

@@ -92,15 +92,15 @@ add_run(const struct run_spec *r)
 	run.mode = "bench";
 	run.parser = "llama-bench";
 	run.started = 1700000000;
-	run.wall_ns = (int64_t)(r->ms * 1e6) + 500000;
+	run.end.wall_ns = (int64_t)(r->ms * 1e6) + 500000;
 	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
-	run.exit_code = r->failure ? 1 : 0;
+	run.end.exit_code = r->failure ? 1 : 0;
 	run.busy_share = run.loadavg = -1;
 	run.warmup = r->warmup;
 	run.confirm = r->confirm;
 	run.busy = r->busy;
-	run.failure = r->failure;
-	run.failure_detail = r->failure ? "exit status 1" : NULL;
+	run.end.failure = r->failure;
+	run.end.failure_detail = r->failure ? "exit status 1" : NULL;
 	run.definition_id = def_id[r->def];
 	for (int i = 0; i < r->nsamples; i++) {
 		double t = r->ms * 1e6 * (1 + 0.02 * check_normal(&rng));

@@ -15,7 +15,8 @@
 #   RELEASES=N  releases (default 1000)
 #   RUNS=N      runs per release (default 100)
 #   REPS=N      timings of each (default 7)
-# Needs: sqlite3 (the shell); the build's bisectctl and bench/report-store.
+# Needs: sqlite3 (the shell), time (/usr/bin/time); the build's bisectctl
+# and bench/report-store.
 set -eu
 
 build=${1:-build}
@@ -59,19 +60,18 @@ printf 'store: %d releases x %d runs, built in %.1f s, %s\n' "$releases" \
     "$runs" "$(since "$start")" \
     "$(du -h "$tmp/state.db" | cut -f1)"
 
-# seconds that "$@" takes, output discarded
+# "WALL CPU" seconds that "$@" takes (CPU: user + system), output
+# discarded.  On a shared machine the wall time waits for the CPUs as
+# well; the CPU time is the work itself.
 timed() {
-	t0=$(date +%s.%N)
-	"$@" > /dev/null 2>&1 || true
-	since "$t0"
+	/usr/bin/time -f '%e %U %S' -o "$tmp/time" "$@" >/dev/null 2>&1 || true
+	tail -n 1 "$tmp/time" | awk '{ print $1, $2 + $3 }'
 }
 
-baseline() {
-	sqlite3 "$tmp/state.db" "SELECT r.release_id, r.kind, r.prompt_tokens,
-	    r.gen_tokens, s.run_id, s.engine_ns FROM run r JOIN sample s ON
-	    s.run_id = r.id WHERE r.warmup = 0 AND r.failure IS NULL
-	    ORDER BY r.release_id, r.kind, r.prompt_tokens, r.id, s.idx"
-}
+basesql="SELECT r.release_id, r.kind, r.prompt_tokens, r.gen_tokens,
+    s.run_id, s.engine_ns FROM run r JOIN sample s ON s.run_id = r.id
+    WHERE r.warmup = 0 AND r.failure IS NULL
+    ORDER BY r.release_id, r.kind, r.prompt_tokens, r.id, s.idx"
 
 : > "$tmp/html"
 : > "$tmp/json"
@@ -80,14 +80,14 @@ baseline() {
 # One warm-up of each, then REPS rounds alternating the three.
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format html >/dev/null
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format json >/dev/null
-timed baseline >/dev/null
+timed sqlite3 "$tmp/state.db" "$basesql" >/dev/null
 i=0
 while [ $i -lt "$reps" ]; do
 	timed "$ctl" -c "$tmp/bench.conf" report basert "$range" \
 	    --format html >> "$tmp/html"
 	timed "$ctl" -c "$tmp/bench.conf" report basert "$range" \
 	    --format json >> "$tmp/json"
-	timed baseline >> "$tmp/base"
+	timed sqlite3 "$tmp/state.db" "$basesql" >> "$tmp/base"
 	timed "$ctl" --version >> "$tmp/start"
 	i=$((i + 1))
 done
@@ -96,20 +96,29 @@ done
 "$ctl" -c "$tmp/bench.conf" report basert "$range" --format json \
     > "$tmp/report.json" 2>/dev/null || true
 
-median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# median FILE COLUMN: of the wall (1) or CPU (2) times
+median() {
+	awk -v c="$2" '{ print $c }' "$1" | sort -n |
+	    awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
-html=$(median "$tmp/html")
-json=$(median "$tmp/json")
-base=$(median "$tmp/base")
-start=$(median "$tmp/start")
-printf 'medians of %d, %s %s:\n' "$reps" "report basert" "$range"
-printf '  --format html   %7.3f s  (%.1fx the baseline; goal < 1 s)   page %s\n' \
-    "$html" "$(ratio "$html" "$base")" \
+html=$(median "$tmp/html" 1)
+json=$(median "$tmp/json" 1)
+base=$(median "$tmp/base" 1)
+start=$(median "$tmp/start" 1)
+htmlc=$(median "$tmp/html" 2)
+jsonc=$(median "$tmp/json" 2)
+basec=$(median "$tmp/base" 2)
+startc=$(median "$tmp/start" 2)
+printf 'medians of %d, %s %s (wall s, CPU s; load %s):\n' "$reps" \
+    "report basert" "$range" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '  --format html   %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; goal < 1 s)   page %s\n' \
+    "$html" "$htmlc" "$(ratio "$html" "$base")" "$(ratio "$htmlc" "$basec")" \
     "$(du -h "$tmp/page.html" | cut -f1)"
-printf '  --format json   %7.3f s  (%.1fx the baseline; goal < 0.1 s) %s\n' \
-    "$json" "$(ratio "$json" "$base")" \
+printf '  --format json   %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; goal < 0.1 s) %s\n' \
+    "$json" "$jsonc" "$(ratio "$json" "$base")" "$(ratio "$jsonc" "$basec")" \
     "$(du -h "$tmp/report.json" | cut -f1)"
-printf '  baseline        %7.3f s  (sqlite3 reading the %d runs and samples)\n' \
-    "$base" "$((releases * runs))"
-printf '  process start   %7.3f s  (bisectctl --version, in each figure above)\n' \
-    "$start"
+printf '  baseline        %6.3f %6.3f  (sqlite3 reading the %d runs and samples)\n' \
+    "$base" "$basec" "$((releases * runs))"
+printf '  process start   %6.3f %6.3f  (bisectctl --version, in each figure above)\n' \
+    "$start" "$startc"

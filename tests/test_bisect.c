@@ -711,24 +711,32 @@ struct runs_release {
 	struct bisect_sample smp[2][RUNS_MAX * PER_RUN_MAX];
 };
 
+/* The true line and the spread between runs of an offset_model_release(). */
+struct offset_model {
+	double fixed_ms, per_token_ms;
+	double run_cv;		/* each process start's own offset */
+};
+
 /*
  * An engine whose process start decides most of the time: each run of
- * a cell gets its own offset (between-run CV 10%), its spr samples vary
- * by 1% around it, like llama-bench -r 5 on a machine whose page cache
- * and memory placement change from one process to the next.  indep
- * stores every sample as a run of its own: the old estimator, which
- * took samples for independent repetitions.
+ * a cell gets its own offset (between-run CV m->run_cv), its spr samples
+ * vary by 1% around it, like llama-bench -r 5 on a machine whose page
+ * cache and memory placement change from one process to the next.
+ * indep stores every sample as a run of its own: the old estimator,
+ * which took samples for independent repetitions.
  */
 static void
-offset_release(struct runs_release *r, const struct bisect_params *p,
-    double per_token_ms, size_t runs, size_t spr, uint64_t seed, int indep)
+offset_model_release(struct runs_release *r, const struct bisect_params *p,
+    const struct offset_model *m, size_t runs, size_t spr, uint64_t seed,
+    int indep)
 {
 	memset(r, 0, sizeof(*r));
 	for (size_t c = 0; c < p->nlengths; c++) {
-		double ms = 165 + per_token_ms * p->lengths[c];
+		double ms = m->fixed_ms + m->per_token_ms * p->lengths[c];
 
 		for (size_t k = 0; k < runs; k++) {
-			double off = 1 + 0.10 * gauss(seed ^ mix(c * 977 + k));
+			double off = 1 + m->run_cv * gauss(seed ^
+			    mix(c * 977 + k));
 
 			for (size_t j = 0; j < spr; j++) {
 				struct bisect_sample *x = &r->smp[c][k * spr + j];
@@ -741,6 +749,16 @@ offset_release(struct runs_release *r, const struct bisect_params *p,
 		r->rel.cells[c].samples = r->smp[c];
 		r->rel.cells[c].n = runs * spr;
 	}
+}
+
+/* The simulator's `offset` model: 165 ms fixed, run CV 10%. */
+static void
+offset_release(struct runs_release *r, const struct bisect_params *p,
+    double per_token_ms, size_t runs, size_t spr, uint64_t seed, int indep)
+{
+	struct offset_model m = { 165, per_token_ms, 0.10 };
+
+	offset_model_release(r, p, &m, runs, spr, seed, indep);
 }
 
 /*
@@ -801,6 +819,149 @@ test_run_unit(void)
 		CHECK_INT(act.reps, 10);
 		bisect_verdict_release(&v);
 	}
+}
+
+/*
+ * The first `runs` search runs and `cruns` confirmation runs of an
+ * offset range's release k, as a store would hold them, into out.
+ */
+static void
+offset_store(struct bisect_release *out, struct bisect_sample *buf,
+    const struct runs_release *search, const struct runs_release *confirm,
+    size_t runs, size_t cruns, size_t spr)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t c = 0; c < 2; c++) {
+		struct bisect_sample *x = buf + c * 2 * RUNS_MAX * spr;
+		size_t n = 0;
+
+		for (size_t j = 0; j < runs * spr; j++)
+			x[n++] = search->smp[c][j];
+		for (size_t j = 0; j < cruns * spr; j++) {
+			x[n] = confirm->smp[c][j];
+			x[n].run += 500;
+			x[n++].confirm = 1;
+		}
+		out->cells[c].samples = x;
+		out->cells[c].n = n;
+	}
+}
+
+/*
+ * test_e2e's offset range, on numbers: two equal releases timed at 64
+ * and 256 tokens (5 ms + 25 us per token), every run its own offset at
+ * CV 30%, 5 samples within 1%, a cap of 20 runs, threshold 20%.  A
+ * two-point slope is then known to about +-19% per release at 20 runs,
+ * so the ends' comparison mostly stays unknown up to the cap.  The rest
+ * is what a sequential test at 5, 10 and 20 runs does with equal
+ * releases: sometimes the ends' 95% interval falls wholly below half
+ * the threshold, and "no regression" is the right answer, stated with
+ * a detectable change far above the threshold; sometimes it falls
+ * wholly above, and the boundary, measured again interleaved, does not
+ * confirm ("unknown").  A regression needs both the search and the
+ * confirmation to err.
+ */
+static void
+test_offset_cap(void)
+{
+	static struct runs_release r[2], rc[2];
+	static struct bisect_sample buf[2][2 * 2 * RUNS_MAX * 5];
+	const struct offset_model m = { 5.0, 0.025, 0.30 };
+	struct bisect_params p;
+	int unknown = 0, none = 0, early = 0, refuted = 0, unconfirmed = 0;
+	int regression = 0, hopeless = 0;
+	double min_detectable = INFINITY;
+
+	bisect_params_init(&p);
+	p.nlengths = 2;
+	p.lengths[0] = 64;
+	p.lengths[1] = 256;
+	p.reps_cap = 20;
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct bisect_release rel[2];
+		struct bisect_action act;
+		struct bisect_verdict v;
+		size_t runs[2] = { 0, 0 }, cruns[2] = { 0, 0 };
+
+		for (size_t k = 0; k < 2; k++) {
+			offset_model_release(&r[k], &p, &m, 20, 5,
+			    mix(31000 + 1000 * k + i), 0);
+			offset_model_release(&rc[k], &p, &m, 20, 5,
+			    mix(71000 + 1000 * k + i), 0);
+		}
+		for (;;) {
+			for (size_t k = 0; k < 2; k++)
+				offset_store(&rel[k], buf[k], &r[k], &rc[k],
+				    runs[k], cruns[k], 5);
+			CHECK_INT(bisect_next(rel, 2, &p, &act, &v), 0);
+			if (act.kind == BISECT_DONE)
+				break;
+			if (act.kind == BISECT_MEASURE) {
+				CHECK(act.reps > (int)runs[act.release]);
+				runs[act.release] = (size_t)act.reps;
+			} else {
+				CHECK(act.reps > (int)cruns[0]);
+				cruns[0] = cruns[1] = (size_t)act.reps;
+			}
+			CHECK(act.reps <= 20);
+			bisect_verdict_release(&v);
+		}
+		if (v.status == BISECT_REGRESSION) {
+			regression++;
+		} else if (v.status == BISECT_NO_REGRESSION) {
+			none++;
+			early += v.runs_used < 20;
+			CHECK(v.runs_used == 5 || v.runs_used == 10 ||
+			    v.runs_used == 20);
+			CHECK_INT(v.runs_used, (int)(runs[0] < runs[1] ?
+			    runs[0] : runs[1]));
+			CHECK(v.endpoints_rel.hi < 0.10);
+			CHECK(v.endpoints_rel.lo <= 0);
+			CHECK_INT(v.more_runs, -1);
+			CHECK_INT(cruns[0], 0);
+			if (!(v.detectable_rel >= min_detectable))
+				min_detectable = v.detectable_rel;
+		} else if (v.nchanges == 0) {
+			unknown++;
+			CHECK(v.has_unknown);
+			CHECK_INT(v.runs_used, 20);
+			/* -1: the change sits so near the cut that no
+			 * number of runs below a million would do. */
+			CHECK(v.more_runs > 0 || v.more_runs == -1);
+			hopeless += v.more_runs == -1;
+			CHECK(isnan(v.detectable_rel));
+			CHECK_INT(cruns[0], 0);
+		} else {
+			/* Different ends, a boundary that did not confirm:
+			 * refuted (its interval below half the threshold)
+			 * or still open at the cap. */
+			CHECK_INT(v.nchanges, 1);
+			CHECK(!v.changes[0].confirmed);
+			CHECK(v.endpoints_rel.lo > 0.10);
+			if (v.changes[0].confirm_rel.hi < 0.10) {
+				refuted++;
+				CHECK_INT(v.more_runs, -1);
+			} else {
+				unconfirmed++;
+				CHECK_INT(cruns[0], 20);
+				CHECK_INT(v.runs_used, 20);
+				CHECK(v.more_runs > 0 || v.more_runs == -1);
+			}
+		}
+		bisect_verdict_release(&v);
+	}
+	printf("offset A/A at cap 20, 1000 ranges: unknown %d (%d without "
+	    "a number of runs that would decide it); no "
+	    "regression %d (%d before the cap, smallest detectable change "
+	    "%.2f); boundary refuted %d, unconfirmed at the cap %d; "
+	    "regression %d\n", unknown, hopeless, none, early, min_detectable,
+	    refuted, unconfirmed, regression);
+	CHECK_INT(regression, 0);
+	CHECK(none >= 20 && none <= 200);
+	CHECK(refuted + unconfirmed <= 60);
+	CHECK(unknown >= 800);
+	/* Stated, and far above what was asked for: 20%. */
+	CHECK(min_detectable > 0.50 && isfinite(min_detectable));
 }
 
 /*
@@ -906,6 +1067,7 @@ main(void)
 	test_probe_unknown();
 	test_invalid();
 	test_run_unit();
+	test_offset_cap();
 	test_flag();
 	return check_done();
 }

@@ -31,6 +31,27 @@ check_normal(uint64_t *state)
 	    cos(2 * M_PI * ((double)(z[1] >> 11) / 0x1p53));
 }
 
+void
+check_env(const char **ctl, const char **daemon, const char **build)
+{
+	const char *const names[3] = { "BISECTCTL", "BISECTD",
+	    "BISECTD_BUILD_DIR" };
+	const char **out[3] = { ctl, daemon, build };
+	int missing = 0;
+
+	for (int i = 0; i < 3; i++) {
+		if (out[i] == NULL)
+			continue;
+		if ((*out[i] = getenv(names[i])) == NULL || **out[i] == '\0') {
+			fprintf(stderr, "%s is not set (run the test through "
+			    "ctest)\n", names[i]);
+			missing = 1;
+		}
+	}
+	if (missing)
+		exit(99);
+}
+
 const char *
 check_tmpdir(const char *test_name)
 {

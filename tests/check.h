@@ -78,6 +78,14 @@ extern int check_count;
  * Box-Muller): the same numbers on every machine. */
 double check_normal(uint64_t *state);
 
+/*
+ * The programs and the build folder ctest hands a test in its
+ * environment (tests/CMakeLists.txt): BISECTCTL, BISECTD and
+ * BISECTD_BUILD_DIR into those of ctl, daemon and build that are not
+ * NULL.  When one asked for is not set, says which and exits 99.
+ */
+void check_env(const char **ctl, const char **daemon, const char **build);
+
 /* Create and chdir into a fresh temporary directory; returns its path. */
 const char *check_tmpdir(const char *test_name);
 

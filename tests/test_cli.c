@@ -983,10 +983,7 @@ main(void)
 {
 	const char *dir;
 
-	if ((ctl = getenv("BISECTCTL")) == NULL) {
-		fprintf(stderr, "BISECTCTL is not set\n");
-		return 1;
-	}
+	check_env(&ctl, NULL, NULL);
 	dir = check_tmpdir("cli");
 	chmod(dir, 0755);
 	write_config("ok.conf", "state/bisectd.db");

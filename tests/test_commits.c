@@ -451,11 +451,7 @@ test_github_link(void)
 int
 main(void)
 {
-	ctl = getenv("BISECTCTL");
-	if (ctl == NULL) {
-		fprintf(stderr, "BISECTCTL must be set\n");
-		return 1;
-	}
+	check_env(&ctl, NULL, NULL);
 	check_tmpdir("commits");
 	test_github_link();
 	check_write_file("w.bin", "weights\n");

@@ -575,14 +575,7 @@ test_crash_resume(void)
 int
 main(void)
 {
-	ctl = getenv("BISECTCTL");
-	daemon_bin = getenv("BISECTD");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
-		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
-		    "be set (run through ctest)\n");
-		return 1;
-	}
+	check_env(&ctl, &daemon_bin, &build);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
 	test_control();
 	if (chdir("..") == 0) {

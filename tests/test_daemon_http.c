@@ -488,14 +488,7 @@ test_http(void)
 int
 main(void)
 {
-	ctl = getenv("BISECTCTL");
-	daemon_bin = getenv("BISECTD");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
-		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
-		    "be set (run through ctest)\n");
-		return 1;
-	}
+	check_env(&ctl, &daemon_bin, &build);
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_http"));
 	test_http();

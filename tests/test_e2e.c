@@ -855,12 +855,7 @@ main(void)
 {
 	char releases[4096];
 
-	ctl = getenv("BISECTCTL");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || build == NULL) {
-		fprintf(stderr, "BISECTCTL and BISECTD_BUILD_DIR must be set\n");
-		return 1;
-	}
+	check_env(&ctl, NULL, &build);
 	check_tmpdir("e2e");
 	snprintf(releases, sizeof(releases), "%s/demo/releases", build);
 	write_config("demo.conf", releases, "demo.db");

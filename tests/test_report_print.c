@@ -112,11 +112,84 @@ test_html_markup(void)
 	json_decref(rep);
 }
 
+/* The fields of one CSV line: quoted fields may hold commas and doubled
+ * quotes. */
+static int
+csv_fields(const char *line)
+{
+	int n = 1, quoted = 0;
+
+	for (const char *p = line; *p && *p != '\n'; p++)
+		if (*p == '"')
+			quoted = !quoted;
+		else if (*p == ',' && !quoted)
+			n++;
+	return n;
+}
+
+/* Quotes in a commit's subject, a canary's text or a command line are
+ * doubled inside a quoted field, however long the field; every row has
+ * the header's columns. */
+static void
+test_csv_quotes(void)
+{
+	char cmd[3000], *text = NULL, *want, *line;
+	size_t len = 0;
+	FILE *f;
+	json_t *rep, *r0, *r1;
+	int header;
+
+	memset(cmd, 'x', sizeof(cmd) - 1);
+	cmd[sizeof(cmd) - 1] = '\0';
+	memcpy(cmd, "run --say \"hi, there\" ", 22);
+	memcpy(cmd + sizeof(cmd) - 7, " \"\"end", 6);
+	rep = json_pack("{s:s,s:s,s:f,s:s,s:{s:s,s:s},s:[{s:s,s:s},"
+	    "{s:s,s:s,s:{s:{s:i,s:f}},s:{s:s,s:s,s:s,s:s},"
+	    "s:{s:s,s:s,s:{s:i,s:s,s:s}}}],s:{s:s,s:s,s:s,s:[s]},"
+	    "s:{s:[{s:s,s:s,s:s}]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "points", "commits", "range", "from", "c0", "to", "c1",
+	    "releases", "version", "c0", "status", "measured",
+	    "version", "c1", "status", "measured", "pp", "512", "n", 5,
+	    "ms", 10.0, "commit", "subject", "make \"fast\" faster, again",
+	    "author", "A \"B\" C", "date", "2026-01-01", "url", "u",
+	    "canary", "status", "differs", "sha256", "ab", "diff",
+	    "token", 3, "before", "\"x\"", "after", "y",
+	    "verdict", "status", "regression", "first_bad", "c1",
+	    "last_good", "c0", "candidates", "c1",
+	    "reproduce", "runs", "version", "c1", "cell", "pp512", "command",
+	    cmd);
+	CHECK(rep != NULL);
+	r0 = json_array_get(json_object_get(rep, "releases"), 0);
+	r1 = json_array_get(json_object_get(rep, "releases"), 1);
+	CHECK(r0 != NULL && r1 != NULL);
+	f = open_memstream(&text, &len);
+	report_print(rep, REPORT_CSV, f);
+	fclose(f);
+	CHECK_CONTAINS(text, ",\"make \"\"fast\"\" faster, again\","
+	    "\"A \"\"B\"\" C\",2026-01-01,u,first-bad\n");
+	CHECK_CONTAINS(text, ",differs,ab,\"token 3: \"\"x\"\" -> y\",");
+	want = malloc(2 * sizeof(cmd));
+	snprintf(want, 2 * sizeof(cmd), "\"run --say \"\"hi, there\"\" %.*s "
+	    "\"\"\"\"end\",", (int)sizeof(cmd) - 29, cmd + 22);
+	CHECK_CONTAINS(text, want);
+	free(want);
+	/* Every row as wide as the header. */
+	header = csv_fields(text);
+	CHECK_INT(header, 26);
+	for (line = strchr(text, '\n'); line && line[1];
+	    line = strchr(line + 1, '\n'))
+		CHECK_INT(csv_fields(line + 1), header);
+	free(text);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
 	test_escape();
 	test_formats();
 	test_html_markup();
+	test_csv_quotes();
 	return check_done();
 }

@@ -369,14 +369,7 @@ test_definition_keys(void)
 int
 main(void)
 {
-	ctl = getenv("BISECTCTL");
-	daemon_bin = getenv("BISECTD");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || daemon_bin == NULL || build == NULL) {
-		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
-		    "be set\n");
-		return 1;
-	}
+	check_env(&ctl, &daemon_bin, &build);
 	check_tmpdir("verdict");
 	test_definition_keys();
 	test_crash_one_verdict();

@@ -622,10 +622,23 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_runs(json_object_get(rep_, "runs"), out, md);
 }
 
+/* A CSV field: quoted, its quotes doubled, whatever its length. */
+static void
+csv_field(const char *s, FILE *out)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 /*
  * The command line the cell's runs executed, from reproduce.runs, as a
- * quoted CSV field and the row's end; an empty field for a release the
- * reproduce section does not cover.
+ * CSV field; an empty field for a release the reproduce section does
+ * not cover.
  */
 static void
 csv_command(const json_t *rep, const char *version, const char *group,
@@ -637,59 +650,31 @@ csv_command(const json_t *rep, const char *version, const char *group,
 
 	snprintf(cell, sizeof(cell), "%s%s", group, key);
 	json_array_foreach(json_object_get(json_object_get(rep, "reproduce"),
-	    "runs"), i, x) {
-		if (strcmp(rep_str(x, "version"), version) != 0 ||
-		    strcmp(rep_str(x, "cell"), cell) != 0)
-			continue;
-		fputc('"', out);
-		for (const char *p = rep_str(x, "command"); *p; p++) {
-			if (*p == '"')
-				fputc('"', out);
-			fputc(*p, out);
+	    "runs"), i, x)
+		if (strcmp(rep_str(x, "version"), version) == 0 &&
+		    strcmp(rep_str(x, "cell"), cell) == 0) {
+			csv_field(rep_str(x, "command"), out);
+			break;
 		}
-		fputc('"', out);
-		break;
-	}
 }
 
-/* A CSV field: quoted, its quotes doubled. */
-static void
-csv_field(char *buf, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	if (o + 1 < len)
-		buf[o++] = '"';
-	for (; *s && o + 3 < len; s++) {
-		if (*s == '"')
-			buf[o++] = '"';
-		buf[o++] = *s;
-	}
-	if (o + 1 < len)
-		buf[o++] = '"';
-	buf[o < len ? o : len - 1] = '\0';
-}
-
-/* The commit columns of a row (empty for releases): subject, author,
+/* The commit columns of a row (none for releases): subject, author,
  * date, url and the commit's part in the verdict. */
 static void
-commit_cells(char *buf, size_t len, int commits, const json_t *r,
-    const json_t *v)
+commit_cells(int commits, const json_t *r, const json_t *v, FILE *out)
 {
 	const json_t *c = json_object_get(r, "commit");
 	const char *version = rep_str(r, "version"), *role = "";
-	char subject[1024], author[256];
 	size_t i;
 	json_t *x;
 
-	buf[0] = '\0';
 	if (!commits && !json_is_object(json_object_get(v, "commit")))
 		return;
 	if (!commits) {
 		/* A drill-down: the first bad release's rows name the
 		 * first bad commit. */
 		if (strcmp(version, rep_str(v, "first_bad")) != 0) {
-			snprintf(buf, len, ",,,,,");
+			fputs(",,,,,", out);
 			return;
 		}
 		c = json_object_get(v, "commit");
@@ -702,32 +687,32 @@ commit_cells(char *buf, size_t len, int commits, const json_t *r,
 		json_array_foreach(json_object_get(v, "candidates"), i, x)
 			if (strcmp(version, json_string_value(x)) == 0)
 				role = "candidate";
-	csv_field(subject, sizeof(subject), rep_str(c, "subject"));
-	csv_field(author, sizeof(author), rep_str(c, "author"));
-	snprintf(buf, len, ",%s,%s,%s,%s,%s%s%s", subject, author,
-	    rep_str(c, "date"), rep_str(c, "url"), role, commits ? "" : " ",
-	    commits ? "" : rep_str(c, "id"));
+	fputc(',', out);
+	csv_field(rep_str(c, "subject"), out);
+	fputc(',', out);
+	csv_field(rep_str(c, "author"), out);
+	fprintf(out, ",%s,%s,%s%s%s", rep_str(c, "date"), rep_str(c, "url"),
+	    role, commits ? "" : " ", commits ? "" : rep_str(c, "id"));
 }
 
-/* The last three csv columns: the canary's state, hash and diff. */
+/* The three canary columns: its state, hash and diff. */
 static void
-canary_csv(const json_t *k, char *buf, size_t len)
+canary_csv(const json_t *k, FILE *out)
 {
 	const json_t *d = json_object_get(k, "diff");
-	char diff[600], quoted[1100];
+	char diff[600];
 
 	if (!json_is_object(k)) {
-		snprintf(buf, len, ",,");
+		fputs(",,", out);
 		return;
 	}
-	diff[0] = '\0';
-	if (json_is_object(d))
+	fprintf(out, "%s,%s,", rep_str(k, "status"), rep_str(k, "sha256"));
+	if (json_is_object(d)) {
 		snprintf(diff, sizeof(diff), "token %lld: %s -> %s",
 		    (long long)json_integer_value(json_object_get(d, "token")),
 		    rep_str(d, "before"), rep_str(d, "after"));
-	csv_field(quoted, sizeof(quoted), diff);
-	snprintf(buf, len, "%s,%s,%s", rep_str(k, "status"), rep_str(k, "sha256"),
-	    diff[0] ? quoted : "");
+		csv_field(diff, out);
+	}
 }
 
 static void
@@ -749,16 +734,13 @@ print_csv(const json_t *rep, FILE *out)
 	    ",subject,author,date,url,verdict" : "");
 	json_array_foreach(rels, i, r) {
 		static const char *const groups[] = { "pp", "tg" };
-		char flags[256], tail[2048];
 		const json_t *pci = json_object_get(r, "per_token_ms_ci");
 		const json_t *fci = json_object_get(r, "fixed_ms_ci");
-		char canary[1200];
+		const json_t *canary = json_object_get(r, "canary");
+		char flags[256];
 		int any = 0;
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		commit_cells(tail, sizeof(tail), commits, r, v);
-		canary_csv(json_object_get(r, "canary"), canary,
-		    sizeof(canary));
 		for (int g = 0; g <= 2; g++) {
 			const char *k;
 			json_t *c;
@@ -767,10 +749,14 @@ print_csv(const json_t *rep, FILE *out)
 				if (any)
 					break;
 				/* A release without samples still gets a row. */
-				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",%s,%s\n",
+				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",",
 				    rep_str(rep, "engine"),
 				    rep_str(r, "version"),
-				    rep_str(r, "status"), flags, canary, tail);
+				    rep_str(r, "status"), flags);
+				canary_csv(canary, out);
+				fputc(',', out);
+				commit_cells(commits, r, v, out);
+				fputc('\n', out);
 				break;
 			}
 			json_object_foreach(json_object_get(r, groups[g]), k,
@@ -778,7 +764,7 @@ print_csv(const json_t *rep, FILE *out)
 				any = 1;
 				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
 				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\",%s,", rep_str(rep, "engine"),
+				    "\"%s\",", rep_str(rep, "engine"),
 				    rep_str(r, "version"), rep_str(r, "status"),
 				    groups[g], k, (long long)json_integer_value(
 				    json_object_get(c, "n")),
@@ -791,10 +777,13 @@ print_csv(const json_t *rep, FILE *out)
 				    rep_real(r, "fixed_ms"),
 				    json_number_value(json_array_get(fci, 0)),
 				    json_number_value(json_array_get(fci, 1)),
-				    rep_real(r, "ceiling_tps"), flags, canary);
+				    rep_real(r, "ceiling_tps"), flags);
+				canary_csv(canary, out);
+				fputc(',', out);
 				csv_command(rep, rep_str(r, "version"),
 				    groups[g], k, out);
-				fprintf(out, "%s\n", tail);
+				commit_cells(commits, r, v, out);
+				fputc('\n', out);
 			}
 		}
 	}

@@ -54,6 +54,21 @@ store_job_pick(struct store *s, struct store_job *out, struct err *e)
 }
 
 int
+store_job_claim(struct store *s, int64_t id, struct store_job *out,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, "UPDATE job SET state = 'running', started = ?1,"
+	    " cancel_requested = 0 WHERE id = ?2 AND state = 'queued'"
+	    " RETURNING " STORE_JOB_COLUMNS, &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, store_now());
+	sqlite3_bind_int64(st, 2, id);
+	return job_one(s, st, out, "take a job", e);
+}
+
+int
 store_job_get(struct store *s, int64_t id, struct store_job *out,
     struct err *e)
 {

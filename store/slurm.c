@@ -199,23 +199,33 @@ store_slurm_get(struct store *s, const char *request,
 	    " request = ?2 AND ?1 = ?1", 0, request, out, e);
 }
 
-int
-store_slurm_attempts(struct store *s, int64_t bisect_id, const char *plan,
-    int *n, struct err *e)
+/* The count a query with ?1 and ?2 bound gives, into *n. */
+static int
+count(struct store *s, const char *sql, int64_t a, const char *b, int *n,
+    const char *what, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (store_prepare(s, "SELECT count(*) FROM slurm_job WHERE"
-	    " coalesce(bisect_id, 0) = ?1 AND plan = ?2", &st, e) < 0)
+	*n = 0;
+	if (store_prepare(s, sql, &st, e) < 0)
 		return -1;
-	sqlite3_bind_int64(st, 1, bisect_id);
-	store_bind_text(st, 2, plan);
+	sqlite3_bind_int64(st, 1, a);
+	store_bind_text(st, 2, b);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count Slurm jobs");
+	return rc == SQLITE_ROW ? 0 : store_fail(s, e, what);
+}
+
+int
+store_slurm_attempts(struct store *s, int64_t bisect_id, const char *plan,
+    int *n, struct err *e)
+{
+	return count(s, "SELECT count(*) FROM slurm_job WHERE"
+	    " coalesce(bisect_id, 0) = ?1 AND plan = ?2", bisect_id, plan, n,
+	    "count Slurm jobs", e);
 }
 
 int
@@ -246,6 +256,20 @@ store_slurm_claim(struct store *s, int64_t id, const char *node,
 	return sqlite3_changes(s->db) == 1 ? 0 : 1;
 }
 
+/* Step a query about engine's good..bad (?1, ?2, ?3): its sqlite3_step()
+ * code, or -1 with e set; *st finalized by the caller. */
+static int
+range_step(struct store *s, const char *sql, const char *engine,
+    const char *good, const char *bad, sqlite3_stmt **st, struct err *e)
+{
+	if (store_prepare(s, sql, st, e) < 0)
+		return -1;
+	store_bind_text(*st, 1, engine);
+	store_bind_text(*st, 2, good);
+	store_bind_text(*st, 3, bad);
+	return sqlite3_step(*st);
+}
+
 int
 store_slurm_range_key(struct store *s, const char *engine, const char *good,
     const char *bad, char hw_key[65], struct err *e)
@@ -254,15 +278,12 @@ store_slurm_range_key(struct store *s, const char *engine, const char *good,
 	int rc;
 
 	/* The range's newest bisect's node, else the engine's newest. */
-	if (store_prepare(s, "SELECT j.hw_key FROM slurm_job j LEFT JOIN"
+	if ((rc = range_step(s, "SELECT j.hw_key FROM slurm_job j LEFT JOIN"
 	    " bisect b ON b.id = j.bisect_id WHERE j.engine = ?1 AND j.state ="
 	    " 'ingested' AND j.hw_key IS NOT NULL ORDER BY (b.good = ?2 AND"
-	    " b.bad = ?3) DESC, j.id DESC LIMIT 1", &st, e) < 0)
+	    " b.bad = ?3) DESC, j.id DESC LIMIT 1", engine, good, bad, &st,
+	    e)) < 0)
 		return -1;
-	store_bind_text(st, 1, engine);
-	store_bind_text(st, 2, good);
-	store_bind_text(st, 3, bad);
-	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		snprintf(hw_key, 65, "%s", (const char *)
 		    sqlite3_column_text(st, 0));
@@ -283,6 +304,43 @@ store_slurm_list(struct store *s, int64_t job_id, int active,
 	return list(s, "SELECT " SLURM_COLUMNS " FROM slurm_job WHERE"
 	    " (?1 = 0 OR job_id = ?1) AND ?2 IS NULL ORDER BY id", job_id,
 	    NULL, out, e);
+}
+
+int
+store_slurm_anchor(struct store *s, int64_t bisect_id, int *n, struct err *e)
+{
+	*n = 0;
+	if (bisect_id == 0)
+		return 0;
+	return count(s, "SELECT count(*) FROM slurm_job WHERE bisect_id = ?1"
+	    " AND failure = 'slurm-node-fail' AND ?2 IS NULL", bisect_id, NULL,
+	    n, "count node failures", e);
+}
+
+int
+store_slurm_range_jobs(struct store *s, const char *engine, const char *good,
+    const char *bad, struct store_slurm_jobs *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	int64_t bisect_id = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	if ((rc = range_step(s, "SELECT max(j.bisect_id) FROM slurm_job j"
+	    " JOIN bisect b ON b.id = j.bisect_id WHERE j.engine = ?1 AND"
+	    " b.good = ?2 AND b.bad = ?3", engine, good, bad, &st, e)) < 0)
+		return -1;
+	if (rc == SQLITE_ROW)
+		bisect_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, e, "find a range's bisect");
+	if (bisect_id == 0)
+		return 0;
+	return list(s, "SELECT " SLURM_COLUMNS " FROM slurm_job WHERE"
+	    " bisect_id = ?1 AND ?2 IS NULL ORDER BY id", bisect_id, NULL,
+	    out, e);
 }
 
 void

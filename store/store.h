@@ -600,6 +600,10 @@ int store_job_prune(struct store *s, int64_t before, int64_t *n,
  * empty, -1 on error.
  */
 int store_job_pick(struct store *s, struct store_job *out, struct err *e);
+/* Take the queued job id and mark it running, as store_job_pick: 0 with
+ * *out, 1 when it is no longer queued, -1. */
+int store_job_claim(struct store *s, int64_t id, struct store_job *out,
+    struct err *e);
 
 /* One job by number: 0, 1 if there is none, -1. */
 int store_job_get(struct store *s, int64_t id, struct store_job *out,
@@ -740,6 +744,19 @@ int store_slurm_claim(struct store *s, int64_t id, const char *node,
  */
 int store_slurm_range_key(struct store *s, const char *engine,
     const char *good, const char *bad, char hw_key[65], struct err *e);
+/*
+ * The bisect's anchor: how many of its jobs failed with
+ * slurm-node-fail.  Each such failure starts a new one, whose runs are
+ * compared with none of the earlier anchors' even on the same node (it
+ * may come back repaired, changed).
+ */
+int store_slurm_anchor(struct store *s, int64_t bisect_id, int *n,
+    struct err *e);
+/* The jobs of the newest bisect of engine's good..bad, oldest first (none
+ * when it has none). */
+int store_slurm_range_jobs(struct store *s, const char *engine,
+    const char *good, const char *bad, struct store_slurm_jobs *out,
+    struct err *e);
 /* Jobs of the queue's job_id (0: of every job), only those in flight
  * when active, oldest first. */
 int store_slurm_list(struct store *s, int64_t job_id, int active,

@@ -391,7 +391,7 @@ test_http(void)
 	for (int i = 0; i < 600 && !running; i++) {
 		CHECK_INT(get("/", "status.html"), 200);
 		page = check_read_file("status.html");
-		running = page && strstr(page, "id=\"progress\"") != NULL;
+		running = page && strstr(page, "class=\"progress\"") != NULL;
 		free(page);
 		if (!running)
 			check_sleep_ms(100);

@@ -5,7 +5,12 @@
  * job scancelled from outside is a typed failure and is resubmitted; a
  * bisect killed (kill -9) with its job in flight reattaches to it and
  * ingests it once; a result file that is cut short, altered, another
- * request's or ingested before is refused, the store unchanged.
+ * request's or ingested before is refused, the store unchanged.  The
+ * daemon runs two bisects of two engines at once with max-jobs = 2, both
+ * jobs in squeue together, and shows them in status and on its page; a
+ * kill -9 with both in flight and a restart takes both up and ingests
+ * each once; with max-jobs = 1 the bisects run one after the other.  A
+ * bisect whose pinned node drains is re-anchored, and its report says so.
  *
  * As root (CI) the cluster must come up; elsewhere the test skips (exit
  * 77) saying why.
@@ -98,14 +103,14 @@ open_store(const char *db)
 }
 
 static int
-count_runs(struct store *s)
+count_runs(struct store *s, const char *engine_name)
 {
 	struct store_release_list l;
 	struct err e = ERR_INIT;
 	int64_t engine;
 	int n = 0;
 
-	if (store_engine_find(s, "basert", &engine, &e) != 0 ||
+	if (store_engine_find(s, engine_name, &engine, &e) != 0 ||
 	    store_release_list(s, engine, &l, &e) < 0)
 		return -1;
 	for (size_t i = 0; i < l.n; i++) {
@@ -212,7 +217,7 @@ test_refused(void)
 	snprintf(wsha, sizeof(wsha), "%s", w ? w : "");
 	free(w);
 	CHECK_INT(store_weights_ensure(s, "demo", wsha, 0, &wid, &e), 0);
-	before = count_runs(s);
+	before = count_runs(s, "basert");
 	CHECK(before > 0);
 	if (jobs.n == 0) {
 		CHECK(0);
@@ -252,7 +257,7 @@ test_refused(void)
 	    wsha, hw, &e);
 	CHECK_INT(rc, REMOTE_REFUSED);
 	CHECK_CONTAINS(e.msg, "does not match its checksum");
-	CHECK_INT(count_runs(s), before);
+	CHECK_INT(count_runs(s, "basert"), before);
 	free(from);
 	free(to);
 done:
@@ -453,6 +458,503 @@ test_daemon_cancel(void)
 	CHECK_INT(check_wait_exit(pid, 60), 0);
 }
 
+/*
+ * A daemon's configuration: engines basert and second, both measured on
+ * the cluster's runner, at most max_jobs at once; its HTTP page on a
+ * free port.
+ */
+static void
+write_pair_config(const char *name, const char *db, int max_jobs)
+{
+	char text[8192], eng[2][1024];
+	const char *names[2] = { "basert", "second" };
+
+	for (int i = 0; i < 2; i++)
+		snprintf(eng[i], sizeof(eng[i]),
+		    "[engine \"%s\"]\n\tsource = dir:%s/demo/releases\n"
+		    "\tasset = basert-{version}.tar.gz\n"
+		    "\tcommand = {bin}/bin/fake-engine -m {weights} "
+		    "-p {prompt} -n {gen} -t 1 -r 1 -o json\n"
+		    "\tparser = llama-bench\n\tprompts = 128,512\n"
+		    "\tgen = 16\n\ttimeout = 1m\n\trunner = cluster\n",
+		    names[i], build);
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s\n\tcache = cache-%s\n"
+	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
+	    "\tsocket = %s.sock\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n%s%s"
+	    "[runner \"cluster\"]\n\tkind = slurm\n\tspool = spool-%s\n"
+	    "\tpartition = bench\n\ttime-limit = 10m\n\tmax-jobs = %d\n",
+	    db, db, db, build, eng[0], eng[1], db, max_jobs);
+	check_write_file(name, text);
+}
+
+/* The test partition UP or DOWN: a job in a down one stays PENDING. */
+static void
+partition(const char *state)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "scontrol update PartitionName=bench "
+	    "State=%s", state);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/* Jobs in squeue, any state. */
+static int
+squeue_count(void)
+{
+	char *out = NULL;
+	int n = 0;
+
+	check_run("squeue -h -o %i", &out);
+	for (const char *p = out; p && *p; p++)
+		n += *p == '\n';
+	free(out);
+	return n;
+}
+
+/* Queue a bisect with the daemon of conf. */
+static void
+queue_bisect(const char *conf, const char *engine, const char *range)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "%s -c %s bisect %s %s >/dev/null "
+	    "2>>%s.log", ctl, conf, engine, range, conf);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/* The state of queue job id, into buf ("" when unknown). */
+static const char *
+job_state(struct store *s, int64_t id, char *buf, size_t len,
+    struct store_job *out)
+{
+	struct store_job j;
+	struct err e = ERR_INIT;
+
+	buf[0] = '\0';
+	if (store_job_get(s, id, &j, &e) != 0)
+		return buf;
+	snprintf(buf, len, "%s", j.state);
+	if (out)
+		*out = j;
+	else
+		store_job_release(&j);
+	return buf;
+}
+
+/* Wait up to timeout_s for queue jobs 1 and 2 to end: 1 if they did. */
+static int
+wait_both(struct store *s, double timeout_s)
+{
+	double t0 = check_now_s();
+	char a[32], b[32];
+
+	while (check_now_s() - t0 < timeout_s) {
+		job_state(s, 1, a, sizeof(a), NULL);
+		job_state(s, 2, b, sizeof(b), NULL);
+		if (strcmp(a, "queued") && strcmp(a, "running") && a[0] &&
+		    strcmp(b, "queued") && strcmp(b, "running") && b[0])
+			return 1;
+		check_sleep_ms(200);
+	}
+	return 0;
+}
+
+/* The runs a result file holds, or -1. */
+static int
+result_runs(const char *spool, const char *request)
+{
+	char *path = remote_result_path(spool, request);
+	char *text = path ? check_read_file(path) : NULL;
+	json_t *o = text ? json_loads(text, JSON_DISABLE_EOF_CHECK, NULL) :
+	    NULL;
+	int n = o ? (int)json_array_size(json_object_get(o, "runs")) : -1;
+
+	json_decref(o);
+	free(text);
+	free(path);
+	return n;
+}
+
+/* Occurrences of needle in the file at path. */
+static int
+count_in_file(const char *path, const char *needle)
+{
+	char *text = check_read_file(path);
+	int n = 0;
+
+	for (const char *p = text; p && (p = strstr(p, needle)) != NULL;
+	    p += strlen(needle))
+		n++;
+	free(text);
+	return n;
+}
+
+/* The daemon's HTTP port from its log, or 0. */
+static int
+logged_port(const char *log)
+{
+	for (int i = 0; i < 200; i++) {
+		char *text = check_read_file(log);
+		const char *p = text ? strstr(text, "http: serving 127.0.0.1 "
+		    "port ") : NULL;
+		int n = p ? atoi(p + 29) : 0;
+
+		free(text);
+		if (n > 0)
+			return n;
+		check_sleep_ms(100);
+	}
+	return 0;
+}
+
+/* GET path from the daemon's page into a malloced string, or NULL. */
+static char *
+http_get(int port, const char *path)
+{
+	char cmd[4096], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "curl -sS --max-time 120 "
+	    "'http://127.0.0.1:%d%s'", port, path);
+	if (check_run(cmd, &out) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* `bisectctl status`, as text or JSON, into a malloced string. */
+static char *
+status(const char *conf, int json)
+{
+	char cmd[8192], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s -c %s%s status 2>&1", ctl, conf,
+	    json ? " --format json" : "");
+	CHECK_INT(check_run(cmd, &out), 0);
+	return out;
+}
+
+/*
+ * Status while both jobs wait in squeue: bisectctl status (text and
+ * JSON) and the daemon's page name each Slurm job with its state, and
+ * the daemon runs both bisects.
+ */
+static void
+check_status_pending(const char *conf, const char *log, long ids[2])
+{
+	char *text = status(conf, 0), *js = status(conf, 1), *page, *api,
+	    id[32];
+	json_t *o = js ? json_loads(js, 0, NULL) : NULL, *a, *x;
+	int port = logged_port(log), seen = 0;
+	size_t i;
+
+	a = json_object_get(o, "slurm_jobs");
+	CHECK_INT(json_array_size(a), 2);
+	json_array_foreach(a, i, x) {
+		CHECK_STR(json_string_value(json_object_get(x, "state")),
+		    "PENDING");
+		CHECK(json_integer_value(json_object_get(x, "age_s")) >= 0);
+		CHECK_STR(json_string_value(json_object_get(x, "runner")),
+		    "cluster");
+		for (int k = 0; k < 2; k++)
+			seen += json_integer_value(json_object_get(x,
+			    "slurm_id")) == ids[k];
+	}
+	CHECK_INT(seen, 2);
+	/* Two bisects running at once, both on the runner. */
+	a = json_object_get(json_object_get(o, "daemon"), "jobs");
+	CHECK_INT(json_array_size(a), 2);
+	json_array_foreach(a, i, x)
+		CHECK_STR(json_string_value(json_object_get(x, "runner")),
+		    "cluster");
+	CHECK_CONTAINS(text, "slurm jobs:");
+	CHECK_CONTAINS(text, "on Slurm runner cluster");
+	page = http_get(port, "/");
+	api = http_get(port, "/api/status");
+	CHECK_CONTAINS(page, "<table id=\"slurm\">");
+	for (int k = 0; k < 2; k++) {
+		snprintf(id, sizeof(id), "%ld", ids[k]);
+		CHECK_CONTAINS(text, id);
+		snprintf(id, sizeof(id), "<tr><td>%ld</td>", ids[k]);
+		CHECK_CONTAINS(page, id);
+		snprintf(id, sizeof(id), "\"slurm_id\": %ld,", ids[k]);
+		CHECK_CONTAINS(api, id);
+	}
+	CHECK_CONTAINS(page, "PENDING");
+	CHECK_CONTAINS(page, "measured on Slurm runner cluster");
+	json_decref(o);
+	free(text);
+	free(js);
+	free(page);
+	free(api);
+}
+
+/*
+ * Two bisects of two engines through the daemon with max-jobs = 2: both
+ * jobs are in squeue at once (the partition held down keeps them there).
+ * kill -9 of the daemon with both in flight; after the restart both are
+ * taken up, none resubmitted, and each result is ingested once: the
+ * store holds exactly the runs of the results.  Status shows the jobs.
+ */
+static void
+test_concurrent_kill(void)
+{
+	struct store_slurm_jobs jobs;
+	struct err e = ERR_INIT;
+	struct conf *c = NULL;
+	struct strv probs = STRV_INIT;
+	struct store *s;
+	char buf[32], host[256], *text;
+	long ids[2] = { 0, 0 };
+	int both = 0, runs = 0, n;
+	pid_t pid;
+
+	write_pair_config("pair.conf", "pair.db", 2);
+	partition("DOWN");
+	pid = check_start_daemon(getenv("BISECTD"), "pair.conf", "pair.log");
+	queue_bisect("pair.conf", "basert", "0.2.3..0.2.4");
+	queue_bisect("pair.conf", "second", "0.2.3..0.2.4");
+	for (int i = 0; i < 1200 && !both; i++) {
+		both = squeue_count() == 2;
+		if (!both)
+			check_sleep_ms(100);
+	}
+	CHECK(both);
+	if ((s = open_store("pair.db")) == NULL) {
+		CHECK(0);
+		partition("UP");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	CHECK_INT(store_slurm_list(s, 0, 1, &jobs, &e), 0);
+	CHECK_INT(jobs.n, 2);
+	for (size_t i = 0; i < jobs.n && i < 2; i++)
+		ids[i] = (long)jobs.v[i].slurm_id;
+	/* from the two queue jobs, the two engines */
+	if (jobs.n == 2) {
+		CHECK(jobs.v[0].job_id != jobs.v[1].job_id);
+		CHECK(strcmp(jobs.v[0].engine, jobs.v[1].engine) != 0);
+	}
+	store_slurm_jobs_release(&jobs);
+	check_status_pending("pair.conf", "pair.log", ids);
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	partition("UP");
+	pid = check_start_daemon(getenv("BISECTD"), "pair.conf", "pair2.log");
+	CHECK(wait_both(s, 600));
+	CHECK_STR(job_state(s, 1, buf, sizeof(buf), NULL), "done");
+	CHECK_STR(job_state(s, 2, buf, sizeof(buf), NULL), "done");
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+
+	/* Both taken up, neither resubmitted, each ingested once. */
+	CHECK_INT(count_in_file("pair2.log", "taking up Slurm job"), 2);
+	CHECK_INT(conf_load("pair.conf", &c, &probs), 0);
+	CHECK_INT(store_slurm_list(s, 0, 0, &jobs, &e), 0);
+	for (size_t i = 0; i < jobs.n; i++) {
+		int k = 0;
+
+		CHECK_STR(jobs.v[i].state, "ingested");
+		CHECK_INT(jobs.v[i].attempt, 1);
+		for (size_t j = 0; j < jobs.n; j++)
+			k += jobs.v[j].slurm_id == jobs.v[i].slurm_id;
+		CHECK_INT(k, 1);
+		if (c && (n = result_runs(c->runners[0].spool,
+		    jobs.v[i].request)) > 0)
+			runs += n;
+		else
+			CHECK(0);
+	}
+	for (int k = 0; k < 2; k++) {
+		int found = 0;
+
+		for (size_t i = 0; i < jobs.n; i++)
+			found += jobs.v[i].slurm_id == ids[k];
+		CHECK_INT(found, 1);
+	}
+	store_slurm_jobs_release(&jobs);
+	CHECK(runs > 0);
+	CHECK_INT(count_runs(s, "basert") + count_runs(s, "second"), runs);
+	store_close(s);
+
+	/* Once ended, status names the node each ran on. */
+	gethostname(host, sizeof(host));
+	host[strcspn(host, ".")] = '\0';
+	text = status("pair.conf", 0);
+	CHECK_CONTAINS(text, "ingested");
+	CHECK_CONTAINS(text, host);
+	free(text);
+	text = status("pair.conf", 1);
+	snprintf(buf, sizeof(buf), "\"node\": \"%.20s\"", host);
+	CHECK_CONTAINS(text, buf);
+	free(text);
+	conf_free(c);
+	strv_clear(&probs);
+}
+
+/*
+ * max-jobs = 1: the second bisect starts only once the first ended, and
+ * no two of their Slurm jobs are in flight at once.
+ */
+static void
+test_one_at_a_time(void)
+{
+	struct store_slurm_jobs jobs;
+	struct store_job j1, j2;
+	struct err e = ERR_INIT;
+	struct store *s;
+	char buf[32];
+	int most = 0, done = 0;
+	pid_t pid;
+
+	write_pair_config("one.conf", "one.db", 1);
+	pid = check_start_daemon(getenv("BISECTD"), "one.conf", "one.log");
+	queue_bisect("one.conf", "basert", "0.2.3..0.2.4");
+	queue_bisect("one.conf", "second", "0.2.3..0.2.4");
+	if ((s = open_store("one.db")) == NULL) {
+		CHECK(0);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return;
+	}
+	for (double t0 = check_now_s(); !done && check_now_s() - t0 < 600;) {
+		int n = squeue_count();
+
+		if (n > most)
+			most = n;
+		done = wait_both(s, 0.2);
+	}
+	CHECK(done);
+	CHECK_INT(most, 1);
+	memset(&j1, 0, sizeof(j1));
+	memset(&j2, 0, sizeof(j2));
+	CHECK_STR(job_state(s, 1, buf, sizeof(buf), &j1), "done");
+	CHECK_STR(job_state(s, 2, buf, sizeof(buf), &j2), "done");
+	CHECK(j2.started >= j1.finished);
+	CHECK_INT(store_slurm_list(s, 0, 0, &jobs, &e), 0);
+	CHECK(jobs.n >= 2);
+	/* every job of the second bisect after every one of the first */
+	for (size_t a = 0; a < jobs.n; a++)
+		for (size_t b = 0; b < jobs.n; b++)
+			if (jobs.v[a].job_id == 1 && jobs.v[b].job_id == 2)
+				CHECK(jobs.v[b].submitted >=
+				    jobs.v[a].ingested);
+	store_slurm_jobs_release(&jobs);
+	store_job_release(&j1);
+	store_job_release(&j2);
+	store_close(s);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 60), 0);
+}
+
+/* This host's short name: the test cluster's one node. */
+static void
+node_name(char host[256])
+{
+	gethostname(host, 256);
+	host[255] = '\0';
+	host[strcspn(host, ".")] = '\0';
+}
+
+/* A row of the store's Slurm jobs that failed with slurm-node-fail, its
+ * detail into why; 0 if none. */
+static int
+node_failed(const char *db, char *why, size_t len)
+{
+	struct store_slurm_jobs jobs;
+	struct err e = ERR_INIT;
+	struct store *s = open_store(db);
+	int found = 0;
+
+	if (s == NULL)
+		return 0;
+	if (store_slurm_list(s, 0, 0, &jobs, &e) == 0) {
+		for (size_t i = 0; i < jobs.n && !found; i++)
+			if (jobs.v[i].failure && strcmp(jobs.v[i].failure,
+			    "slurm-node-fail") == 0) {
+				snprintf(why, len, "%s", jobs.v[i].detail ?
+				    jobs.v[i].detail : "");
+				found = 1;
+			}
+		store_slurm_jobs_release(&jobs);
+	}
+	store_close(s);
+	return found;
+}
+
+/*
+ * The pinned node drains while the bisect runs: the job waiting for it
+ * is cancelled as slurm-node-fail, the next goes to any node under a new
+ * anchor (one host: the same node once back in service, whose runs from
+ * before are not compared), the ends are measured again, the verdict
+ * stands, and the report says so.  A second node is not covered here.
+ */
+static void
+test_reanchor(void)
+{
+	struct store_slurm_jobs jobs;
+	struct err e = ERR_INIT;
+	struct store *s;
+	char host[256], cmd[8192], why[512], *out = NULL, *log;
+	const char *first = NULL, *last = NULL;
+	pid_t pid;
+	int failed = 0;
+
+	node_name(host);
+	write_config("anchor.conf", "anchor.db", 1);
+	pid = bisect_bg("anchor.conf", "0.2.0..0.2.6");
+	CHECK(running_job(120) > 0);
+	snprintf(cmd, sizeof(cmd), "scontrol update NodeName=%s State=DRAIN "
+	    "Reason=bisectd-test-drain", host);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	for (double t0 = check_now_s(); !failed && check_now_s() - t0 < 300;) {
+		failed = node_failed("anchor.db", why, sizeof(why));
+		if (!failed)
+			check_sleep_ms(200);
+	}
+	snprintf(cmd, sizeof(cmd), "scontrol update NodeName=%s "
+	    "State=RESUME", host);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	CHECK(failed);
+	CHECK_CONTAINS(why, "DRAIN");
+	CHECK_CONTAINS(why, "bisectd-test-drain");
+	CHECK_INT(check_wait_exit(pid, 600), 3);
+	log = check_read_file("anchor.conf.log");
+	CHECK_CONTAINS(log, "waits for its pinned node");
+	CHECK_CONTAINS(log, "re-anchored on another node");
+	free(log);
+	if ((s = open_store("anchor.db")) == NULL) {
+		CHECK(0);
+		return;
+	}
+	/* The ingested results before and after: two anchors. */
+	CHECK_INT(store_slurm_list(s, 0, 0, &jobs, &e), 0);
+	for (size_t i = 0; i < jobs.n; i++)
+		if (strcmp(jobs.v[i].state, "ingested") == 0) {
+			if (first == NULL)
+				first = jobs.v[i].hw_key;
+			last = jobs.v[i].hw_key;
+		}
+	CHECK(first && last && strcmp(first, last) != 0);
+	store_slurm_jobs_release(&jobs);
+	store_close(s);
+	snprintf(cmd, sizeof(cmd), "%s -c anchor.conf report basert "
+	    "0.2.0..0.2.6", ctl);
+	CHECK_INT(check_run(cmd, &out), 3);
+	CHECK_CONTAINS(out, "re-anchored: node ");
+	CHECK_CONTAINS(out, "bisectd-test-drain");
+	snprintf(cmd, sizeof(cmd), "the ends were measured again on node %s",
+	    host);
+	CHECK_CONTAINS(out, cmd);
+	CHECK_CONTAINS(out, "0.2.4");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -494,6 +996,9 @@ main(void)
 	test_scancel();
 	test_kill_reattach();
 	test_daemon_cancel();
+	test_concurrent_kill();
+	test_one_at_a_time();
+	test_reanchor();
 	/* Before check_done() removes the folder with the daemons' pid
 	 * files; the atexit() one is for an early exit. */
 	stop_cluster();

@@ -138,9 +138,9 @@ int cmd_jobs(struct ctl *c);
 const char *ctl_next_text(time_t next, time_t now, char *buf, size_t len);
 int cmd_node_run(struct ctl *c);
 
-/* The Slurm jobs for status: printed, or into's "slurm_jobs" array when
- * into is an object.  Returns EXIT_OK or EXIT_FAIL (said). */
-int ctl_slurm_status(struct store *s, struct json_t *into);
+/* The Slurm jobs for status, printed: each one's Slurm id, queue job,
+ * engine, state, node and age.  Returns EXIT_OK or EXIT_FAIL (said). */
+int ctl_slurm_status(struct store *s);
 
 /* Tell the daemon a job was queued (a note on stderr if none runs). */
 void ctl_wake(struct ctl *c);

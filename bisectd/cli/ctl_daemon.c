@@ -137,12 +137,69 @@ job_args_text(const char *kind, const char *args, char *buf, size_t len)
 	return buf;
 }
 
+/* A running job: "running: job N, ..." and its progress. */
+static void
+print_running(json_t *job)
+{
+	json_t *p;
+	char el[32], eta[32], args[512];
+	const char *runner = json_string_value(json_object_get(job, "runner"));
+
+	print_duration(el, sizeof(el), (double)json_integer_value(
+	    json_object_get(job, "elapsed")));
+	job_args_text(json_string_value(json_object_get(job, "kind")),
+	    json_string_value(json_object_get(job, "args")), args,
+	    sizeof(args));
+	printf("running: job %lld, %s %s%s%s, for %s%s%s\n",
+	    (long long)json_integer_value(json_object_get(job, "id")),
+	    json_string_value(json_object_get(job, "kind")),
+	    json_string_value(json_object_get(job, "engine")),
+	    args[0] ? " " : "", args, el, runner ? ", on Slurm runner " : "",
+	    runner ? ctl_safe(runner) : "");
+	if (json_is_object(p = json_object_get(job, "build"))) {
+		print_duration(el, sizeof(el), json_number_value(
+		    json_object_get(p, "elapsed_s")));
+		printf("  building commit %s \"%s\" for probe %lld, for %s\n",
+		    ctl_safe(json_string_value(json_object_get(p, "short"))),
+		    ctl_safe(json_string_value(json_object_get(p, "subject"))),
+		    (long long)json_integer_value(json_object_get(p, "probe")),
+		    el);
+		return;
+	}
+	if (!json_is_object(p = json_object_get(job, "progress"))) {
+		printf("  (%s)\n", runner ? "no result ingested yet: see the "
+		    "Slurm jobs below" : "no run started yet: listing or "
+		    "downloading releases");
+		return;
+	}
+	if (json_is_real(json_object_get(p, "eta_s")))
+		print_duration(eta, sizeof(eta), json_real_value(
+		    json_object_get(p, "eta_s")));
+	else
+		snprintf(eta, sizeof(eta), "unknown");
+	printf("  release %s, cell %s (%lld/%lld), %s %lld/%lld, run %lld/%lld, "
+	    "ETA %s\n", ctl_safe(json_string_value(json_object_get(p,
+	    "release"))), json_string_value(json_object_get(p, "cell")),
+	    (long long)json_integer_value(json_object_get(p, "cell_no")),
+	    (long long)json_integer_value(json_object_get(p, "cells")),
+	    json_is_true(json_object_get(p, "warmup")) ? "warm-up" : "rep",
+	    (long long)json_integer_value(json_object_get(p, "rep")),
+	    (long long)json_integer_value(json_object_get(p, "reps")),
+	    (long long)json_integer_value(json_object_get(p, "run")),
+	    (long long)json_integer_value(json_object_get(p, "runs")), eta);
+	if (json_string_value(json_object_get(p, "waiting")))
+		printf("  %s\n", json_string_value(json_object_get(p,
+		    "waiting")));
+}
+
 static void
 print_daemon(json_t *d)
 {
-	json_t *job = json_object_get(d, "job"), *p;
+	json_t *job = json_object_get(d, "job"), *jobs = json_object_get(d,
+	    "jobs"), *x;
 	json_t *failed = json_object_get(d, "reload_failed");
-	char up[32], el[32], eta[32], args[512];
+	char up[32];
+	size_t i;
 
 	print_duration(up, sizeof(up), (double)json_integer_value(
 	    json_object_get(d, "uptime")));
@@ -166,49 +223,13 @@ print_daemon(json_t *d)
 		printf("running: nothing\n");
 		return;
 	}
-	print_duration(el, sizeof(el), (double)json_integer_value(
-	    json_object_get(job, "elapsed")));
-	job_args_text(json_string_value(json_object_get(job, "kind")),
-	    json_string_value(json_object_get(job, "args")), args,
-	    sizeof(args));
-	printf("running: job %lld, %s %s%s%s, for %s\n",
-	    (long long)json_integer_value(json_object_get(job, "id")),
-	    json_string_value(json_object_get(job, "kind")),
-	    json_string_value(json_object_get(job, "engine")),
-	    args[0] ? " " : "", args, el);
-	if (json_is_object(p = json_object_get(job, "build"))) {
-		print_duration(el, sizeof(el), json_number_value(
-		    json_object_get(p, "elapsed_s")));
-		printf("  building commit %s \"%s\" for probe %lld, for %s\n",
-		    ctl_safe(json_string_value(json_object_get(p, "short"))),
-		    ctl_safe(json_string_value(json_object_get(p, "subject"))),
-		    (long long)json_integer_value(json_object_get(p, "probe")),
-		    el);
+	/* A daemon of before "jobs" names its one job alone. */
+	if (!json_is_array(jobs) || json_array_size(jobs) == 0) {
+		print_running(job);
 		return;
 	}
-	if (!json_is_object(p = json_object_get(job, "progress"))) {
-		printf("  (no run started yet: listing or downloading "
-		    "releases)\n");
-		return;
-	}
-	if (json_is_real(json_object_get(p, "eta_s")))
-		print_duration(eta, sizeof(eta), json_real_value(
-		    json_object_get(p, "eta_s")));
-	else
-		snprintf(eta, sizeof(eta), "unknown");
-	printf("  release %s, cell %s (%lld/%lld), %s %lld/%lld, run %lld/%lld, "
-	    "ETA %s\n", ctl_safe(json_string_value(json_object_get(p,
-	    "release"))), json_string_value(json_object_get(p, "cell")),
-	    (long long)json_integer_value(json_object_get(p, "cell_no")),
-	    (long long)json_integer_value(json_object_get(p, "cells")),
-	    json_is_true(json_object_get(p, "warmup")) ? "warm-up" : "rep",
-	    (long long)json_integer_value(json_object_get(p, "rep")),
-	    (long long)json_integer_value(json_object_get(p, "reps")),
-	    (long long)json_integer_value(json_object_get(p, "run")),
-	    (long long)json_integer_value(json_object_get(p, "runs")), eta);
-	if (json_string_value(json_object_get(p, "waiting")))
-		printf("  %s\n", json_string_value(json_object_get(p,
-		    "waiting")));
+	json_array_foreach(jobs, i, x)
+		print_running(x);
 }
 
 /* "2026-12-02 03:00 CET", local time. */
@@ -326,7 +347,7 @@ cmd_status(struct ctl *c)
 	json_decref(d);
 	rc = schedules(c, s);
 	if (rc == EXIT_OK)
-		rc = ctl_slurm_status(s, NULL);
+		rc = ctl_slurm_status(s);
 	store_close(s);
 	if (rc != EXIT_OK) {
 		store_jobs_release(&jobs);

@@ -1,8 +1,10 @@
 /*
  * daemon.c: the daemon's loop: signals through a self-pipe, the control
  * socket, the schedules (cron per engine, the yardstick's period), alert
- * delivery, and the worker thread that runs one queued job at a time.
- * It owns the daemon lock (DATABASE.pid) and the configuration in force.
+ * delivery, and the worker threads that run queued jobs: one at a time on
+ * this machine, and beside it up to each Slurm runner's max-jobs bisects
+ * whose measurements run on its nodes.  It owns the daemon lock
+ * (DATABASE.pid) and the configuration in force.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -41,11 +43,17 @@
 /* What the signal handlers set; the loop does the work. */
 static volatile sig_atomic_t got_term, got_hup;
 static int sig_pipe[2] = { -1, -1 };
-/* The running job's stop flag: set by SIGTERM/SIGINT directly, so a run
- * in progress is the last one even before the loop wakes.  The worker
- * thread reads it, hence a C11 atomic (lock-free, so a handler may set
- * it too). */
-static atomic_int job_stop;
+/*
+ * Jobs running at once: one on this machine and the rest on Slurm.  A
+ * runner's max-jobs beyond this waits its turn.
+ */
+#define DAEMON_WORKERS	64
+
+/* Each worker's stop flag: set by SIGTERM/SIGINT directly, so a run in
+ * progress is the last one even before the loop wakes.  The worker
+ * threads read them, hence C11 atomics (lock-free, so a handler may set
+ * them too). */
+static atomic_int job_stop[DAEMON_WORKERS];
 
 struct schedule {
 	char name[300];		/* "engine:NAME" in the store */
@@ -78,6 +86,25 @@ struct progress {
 /* At most one control-socket log line per this many ms. */
 #define DAEMON_CONTROL_LOG_MS	10000
 
+struct daemon;
+
+/* A job running in its own thread; the fields below `busy` are the
+ * thread's until it writes to done_pipe, then the loop's. */
+struct worker {
+	struct daemon *d;
+	int index;			/* in d->w, and of its stop flag */
+	int busy;
+	pthread_t thread;
+	struct store_job job;
+	const struct conf *conf;	/* as the job started */
+	char runner[256];		/* its Slurm runner, "": this machine */
+	int cancel;			/* cancel asked over the socket */
+	int outcome, exit_code;
+	char *result;			/* malloced */
+	time_t started;
+	struct progress prog;		/* under d->mu */
+};
+
 struct daemon {
 	const struct daemon_opts *o;
 	struct conf *conf;		/* in force; owned */
@@ -109,22 +136,15 @@ struct daemon {
 	struct schedule *sched;
 	size_t nsched;
 
-	/* The worker; fields below `busy` are the worker's until it writes
-	 * to done_pipe, then the loop's. */
-	int busy;
-	pthread_t thread;
+	/* The workers, each a thread while busy, which writes its index
+	 * to done_pipe when its job ends. */
+	struct worker w[DAEMON_WORKERS];
+	int nbusy;
 	int done_pipe[2];
-	struct store_job job;
-	const struct conf *job_conf;
-	int cancel;			/* cancel asked over the socket */
-	int outcome, exit_code;
-	char *result;			/* malloced */
-	time_t job_started;
 
-	/* Guards prog, and busy with the job it names, for the HTTP
-	 * server's thread; the loop alone writes busy and job. */
+	/* Guards each worker's prog, and busy with the job it names, for
+	 * the HTTP server's thread; the loop alone writes busy and job. */
 	pthread_mutex_t mu;
-	struct progress prog;
 };
 
 /* Log through the daemon's callback. */
@@ -140,7 +160,8 @@ on_signal(int sig)
 		got_hup = 1;
 	else {
 		got_term = 1;
-		job_stop = 1;
+		for (int i = 0; i < DAEMON_WORKERS; i++)
+			job_stop[i] = 1;
 	}
 	if (sig_pipe[1] >= 0)
 		(void)write(sig_pipe[1], "s", 1);
@@ -376,23 +397,23 @@ log_next_runs(struct daemon *d)
 	}
 }
 
-/* --- the worker --- */
+/* --- the workers --- */
 
 static void
 worker_log(void *arg, int level, const char *msg)
 {
-	struct daemon *d = arg;
+	struct worker *w = arg;
 
-	logm(d, level, "job %lld: %s", (long long)d->job.id, msg);
+	logm(w->d, level, "job %lld: %s", (long long)w->job.id, msg);
 }
 
 static void
 worker_progress(void *arg, const struct bench_progress *p)
 {
-	struct daemon *d = arg;
-	struct progress *g = &d->prog;
+	struct worker *w = arg;
+	struct progress *g = &w->prog;
 
-	pthread_mutex_lock(&d->mu);
+	pthread_mutex_lock(&w->d->mu);
 	if (p->building) {
 		/* No run until the build ends: the last run's figures
 		 * would be stale. */
@@ -403,7 +424,7 @@ worker_progress(void *arg, const struct bench_progress *p)
 		snprintf(g->subject, sizeof(g->subject), "%s", p->subject ?
 		    p->subject : "");
 		g->probe = p->probe;
-		pthread_mutex_unlock(&d->mu);
+		pthread_mutex_unlock(&w->d->mu);
 		return;
 	}
 	g->building[0] = '\0';
@@ -425,125 +446,262 @@ worker_progress(void *arg, const struct bench_progress *p)
 	g->eta_s = p->eta_s;
 	snprintf(g->waiting, sizeof(g->waiting), "%s", p->waiting ?
 	    p->waiting : "");
-	pthread_mutex_unlock(&d->mu);
+	pthread_mutex_unlock(&w->d->mu);
 }
 
 static void *
 worker_main(void *arg)
 {
-	struct daemon *d = arg;
+	struct worker *w = arg;
 	struct job_run_opts qo;
 	struct err e = ERR_INIT;
 	struct store *s;
+	unsigned char idx = (unsigned char)w->index;
 
 	memset(&qo, 0, sizeof(qo));
-	qo.stop = &job_stop;
+	qo.stop = &job_stop[w->index];
 	qo.log = worker_log;
 	qo.progress = worker_progress;
-	qo.arg = d;
-	qo.lock_path = d->bench_lock_path;
-	/* SQLite connections are not shared between threads here. */
-	if (store_open(d->database, &s, &e) < 0) {
-		d->outcome = JOB_RUN_FINISHED;
-		d->exit_code = 1;
-		d->result = strdup(e.msg);
+	qo.arg = w;
+	qo.lock_path = w->d->bench_lock_path;
+	/* Each thread has its own SQLite connection. */
+	if (store_open(w->d->database, &s, &e) < 0) {
+		w->outcome = JOB_RUN_FINISHED;
+		w->exit_code = 1;
+		w->result = strdup(e.msg);
 	} else {
-		d->outcome = job_run(d->job_conf, s, &d->job, &qo,
-		    &d->exit_code, &d->result);
+		w->outcome = job_run(w->conf, s, &w->job, &qo, &w->exit_code,
+		    &w->result);
 		store_close(s);
 	}
-	(void)write(d->done_pipe[1], "d", 1);
+	(void)write(w->d->done_pipe[1], &idx, 1);
 	return NULL;
 }
 
+/* Whether a job may start beside those running: one on this machine at a
+ * time; on a Slurm runner, fewer than its max-jobs. */
 static int
-start_next(struct daemon *d, struct err *e)
+job_fits(const struct daemon *d, const struct conf_runner *rn)
+{
+	int n = 0;
+
+	for (int i = 0; i < DAEMON_WORKERS; i++) {
+		const struct worker *w = &d->w[i];
+
+		if (!w->busy)
+			continue;
+		if (rn == NULL ? w->runner[0] == '\0' :
+		    strcmp(w->runner, rn->name) == 0)
+			n++;
+	}
+	return n < (rn ? rn->max_jobs : 1);
+}
+
+/* Start the queued job id in worker w: 0, 1 if it was taken meanwhile. */
+static int
+start_job(struct daemon *d, struct worker *w, int64_t id,
+    const struct conf_runner *rn, struct err *e)
 {
 	sigset_t all, old;
 	int rc;
 
-	if ((rc = store_job_pick(d->store, &d->job, e)) != 0)
-		return rc < 0 ? -1 : 0;
-	logm(d, DAEMON_LOG_INFO, "job %lld: %s %s %s", (long long)d->job.id,
-	    d->job.kind, d->job.engine, d->job.args);
-	job_stop = got_term;
-	d->cancel = 0;
-	d->result = NULL;
-	d->job_conf = d->conf;
-	d->job_started = time(NULL);
+	if ((rc = store_job_claim(d->store, id, &w->job, e)) != 0)
+		return rc;
+	logm(d, DAEMON_LOG_INFO, "job %lld: %s %s %s%s%s", (long long)
+	    w->job.id, w->job.kind, w->job.engine, w->job.args, rn ?
+	    ", measured on Slurm runner " : "", rn ? rn->name : "");
+	job_stop[w->index] = got_term;
+	w->d = d;
+	w->cancel = 0;
+	w->result = NULL;
+	w->conf = d->conf;
+	w->started = time(NULL);
+	snprintf(w->runner, sizeof(w->runner), "%s", rn ? rn->name : "");
 	pthread_mutex_lock(&d->mu);
-	memset(&d->prog, 0, sizeof(d->prog));
+	memset(&w->prog, 0, sizeof(w->prog));
 	pthread_mutex_unlock(&d->mu);
-	/* Signals are the loop's: the worker runs with them blocked. */
+	/* Signals are the loop's: the workers run with them blocked. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&d->thread, NULL, worker_main, d);
+	rc = pthread_create(&w->thread, NULL, worker_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
 		errno = rc;
-		err_errno(e, "cannot start the worker thread");
-		store_job_requeue(d->store, d->job.id, NULL);
-		store_job_release(&d->job);
+		err_errno(e, "cannot start a worker thread");
+		store_job_requeue(d->store, w->job.id, NULL);
+		store_job_release(&w->job);
 		return -1;
 	}
 	pthread_mutex_lock(&d->mu);
-	d->busy = 1;
+	w->busy = 1;
+	d->nbusy++;
 	pthread_mutex_unlock(&d->mu);
 	return 0;
 }
 
-/* The worker said it is done: record how the job ended. */
+/*
+ * Start the queued jobs that fit, by priority then age: a job that must
+ * wait (this machine is busy, its runner is full) lets the ones behind
+ * it go first.
+ */
 static int
-finish_job(struct daemon *d, struct err *e)
+start_jobs(struct daemon *d, struct err *e)
+{
+	struct store_jobs jobs;
+	int rc = 0;
+
+	if (d->nbusy == DAEMON_WORKERS)
+		return 0;
+	if (store_job_list(d->store, 0, &jobs, e) < 0)
+		return -1;
+	for (size_t i = 0; i < jobs.n && rc == 0; i++) {
+		const struct conf_runner *rn;
+		struct worker *w = NULL;
+
+		if (strcmp(jobs.v[i].state, "queued") != 0)
+			continue;
+		rn = job_run_slurm(d->conf, &jobs.v[i]);
+		if (!job_fits(d, rn))
+			continue;
+		for (int k = 0; k < DAEMON_WORKERS && w == NULL; k++)
+			if (!d->w[k].busy)
+				w = &d->w[k];
+		if (w == NULL)
+			break;
+		if (start_job(d, w, jobs.v[i].id, rn, e) < 0)
+			rc = -1;
+	}
+	store_jobs_release(&jobs);
+	return rc;
+}
+
+/* Free the configurations a reload replaced that no job uses now. */
+static void
+free_retired(struct daemon *d)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < d->nretired; i++) {
+		int used = 0;
+
+		for (int j = 0; j < DAEMON_WORKERS; j++)
+			used |= d->w[j].busy && d->w[j].conf == d->retired[i];
+		if (used)
+			d->retired[k++] = d->retired[i];
+		else
+			conf_free(d->retired[i]);
+	}
+	d->nretired = k;
+	if (k == 0) {
+		free(d->retired);
+		d->retired = NULL;
+	}
+}
+
+/* Worker w said it is done: record how its job ended. */
+static int
+finish_job(struct daemon *d, struct worker *w, struct err *e)
 {
 	const char *state;
 	int asked = 0, rc;
 
-	pthread_join(d->thread, NULL);
+	pthread_join(w->thread, NULL);
 	pthread_mutex_lock(&d->mu);
-	d->busy = 0;
+	w->busy = 0;
+	d->nbusy--;
 	pthread_mutex_unlock(&d->mu);
-	for (size_t i = 0; i < d->nretired; i++)
-		conf_free(d->retired[i]);
-	free(d->retired);
-	d->retired = NULL;
-	d->nretired = 0;
-	if (d->outcome == JOB_RUN_STOPPED) {
-		if (store_job_cancel_requested(d->store, d->job.id, &asked,
+	free_retired(d);
+	if (w->outcome == JOB_RUN_STOPPED) {
+		if (store_job_cancel_requested(d->store, w->job.id, &asked,
 		    e) < 0)
 			asked = 0;
-		if (d->cancel || asked) {
-			rc = store_job_finish(d->store, d->job.id, "cancelled",
+		if (w->cancel || asked) {
+			rc = store_job_finish(d->store, w->job.id, "cancelled",
 			    1, "cancelled", e);
 			logm(d, DAEMON_LOG_INFO, "job %lld: cancelled",
-			    (long long)d->job.id);
+			    (long long)w->job.id);
 		} else {
-			rc = store_job_requeue(d->store, d->job.id, e);
+			rc = store_job_requeue(d->store, w->job.id, e);
 			logm(d, DAEMON_LOG_INFO, "job %lld: stopped; back in "
-			    "the queue", (long long)d->job.id);
+			    "the queue", (long long)w->job.id);
 		}
 	} else {
-		state = d->exit_code == 0 || d->exit_code == 3 ||
-		    d->exit_code == 4 ? "done" : "failed";
-		rc = store_job_finish(d->store, d->job.id, state,
-		    d->exit_code, d->result, e);
-		logm(d, d->exit_code == 1 ? DAEMON_LOG_WARNING : DAEMON_LOG_INFO,
-		    "job %lld: %s, exit code %d%s%s", (long long)d->job.id,
-		    state, d->exit_code, d->exit_code == 1 && d->result ?
-		    ": " : "", d->exit_code == 1 && d->result ? d->result : "");
+		state = w->exit_code == 0 || w->exit_code == 3 ||
+		    w->exit_code == 4 ? "done" : "failed";
+		rc = store_job_finish(d->store, w->job.id, state,
+		    w->exit_code, w->result, e);
+		logm(d, w->exit_code == 1 ? DAEMON_LOG_WARNING : DAEMON_LOG_INFO,
+		    "job %lld: %s, exit code %d%s%s", (long long)w->job.id,
+		    state, w->exit_code, w->exit_code == 1 && w->result ?
+		    ": " : "", w->exit_code == 1 && w->result ? w->result : "");
 	}
-	free(d->result);
-	d->result = NULL;
-	store_job_release(&d->job);
+	free(w->result);
+	w->result = NULL;
+	store_job_release(&w->job);
 	return rc;
+}
+
+/* The workers whose indexes wait in done_pipe: finish their jobs. */
+static int
+finish_jobs(struct daemon *d, struct err *e)
+{
+	unsigned char b[64];
+	ssize_t n;
+
+	while ((n = read(d->done_pipe[0], b, sizeof(b))) > 0)
+		for (ssize_t i = 0; i < n; i++)
+			if (b[i] < DAEMON_WORKERS && d->w[b[i]].busy &&
+			    finish_job(d, &d->w[b[i]], e) < 0)
+				return -1;
+	return 0;
 }
 
 /* --- the control socket --- */
 
+/* A running job for status; under d->mu. */
+static json_t *
+worker_json(const struct worker *w)
+{
+	const struct progress *g = &w->prog;
+	json_t *j = json_pack("{s:I,s:s,s:s,s:s,s:I,s:s?}", "id",
+	    (json_int_t)w->job.id, "kind", w->job.kind, "engine",
+	    w->job.engine, "args", w->job.args, "elapsed",
+	    (json_int_t)(time(NULL) - w->started), "runner", w->runner[0] ?
+	    w->runner : NULL);
+
+	if (g->valid) {
+		json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:i,s:i,s:b,"
+		    "s:I,s:I,s:f}", "release", g->version, "cell", g->cell,
+		    "cell_no", (json_int_t)g->cell_no, "cells",
+		    (json_int_t)g->ncells, "rep", g->rep, "reps", g->reps,
+		    "warmup", g->warmup, "run", (json_int_t)g->done + 1,
+		    "runs", (json_int_t)g->total, "elapsed_s",
+		    g->elapsed_s);
+
+		json_object_set_new(p, "eta_s", isfinite(g->eta_s) ?
+		    json_real(g->eta_s) : json_null());
+		if (g->waiting[0])
+			json_object_set_new(p, "waiting",
+			    json_string(g->waiting));
+		json_object_set_new(j, "progress", p);
+	}
+	if (g->building[0])
+		json_object_set_new(j, "build", json_pack("{s:s,s:s%,s:s,s:i,"
+		    "s:f}", "commit", g->building, "short", g->building,
+		    (size_t)12, "subject", g->subject, "probe", g->probe,
+		    "elapsed_s", clock_now_ns() / 1e9 - g->build_started));
+	return j;
+}
+
+/*
+ * The daemon's status: "jobs", every running job, oldest first, and
+ * "job", the one on this machine (else the oldest), or null.
+ */
 static json_t *
 status_json(struct daemon *d)
 {
-	json_t *o;
+	const struct worker *first = NULL;
+	json_t *o, *a = json_array();
 
 	pthread_mutex_lock(&d->mu);
 	o = json_pack("{s:b,s:I,s:I,s:I,s:s,s:s}", "ok", 1, "pid",
@@ -554,39 +712,27 @@ status_json(struct daemon *d)
 	json_object_set_new(o, "reload_failed", d->reload_failed_at ?
 	    json_pack("{s:I,s:s}", "at", (json_int_t)d->reload_failed_at,
 	    "error", d->reload_error) : json_null());
-	if (d->busy) {
-		struct progress g;
-		json_t *j = json_pack("{s:I,s:s,s:s,s:s,s:I}", "id",
-		    (json_int_t)d->job.id, "kind", d->job.kind, "engine",
-		    d->job.engine, "args", d->job.args, "elapsed",
-		    (json_int_t)(time(NULL) - d->job_started));
+	for (int i = 0; i < DAEMON_WORKERS; i++)
+		if (d->w[i].busy && d->w[i].runner[0] == '\0')
+			first = &d->w[i];
+	/* The rest by job number. */
+	for (int64_t last = 0;;) {
+		const struct worker *next = NULL;
 
-		g = d->prog;
-		if (g.valid) {
-			json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:i,s:i,s:b,"
-			    "s:I,s:I,s:f}", "release", g.version, "cell", g.cell,
-			    "cell_no", (json_int_t)g.cell_no, "cells",
-			    (json_int_t)g.ncells, "rep", g.rep, "reps", g.reps,
-			    "warmup", g.warmup, "run", (json_int_t)g.done + 1,
-			    "runs", (json_int_t)g.total, "elapsed_s",
-			    g.elapsed_s);
-
-			json_object_set_new(p, "eta_s", isfinite(g.eta_s) ?
-			    json_real(g.eta_s) : json_null());
-			if (g.waiting[0])
-				json_object_set_new(p, "waiting",
-				    json_string(g.waiting));
-			json_object_set_new(j, "progress", p);
-		}
-		if (g.building[0])
-			json_object_set_new(j, "build", json_pack("{s:s,s:s%,"
-			    "s:s,s:i,s:f}", "commit", g.building, "short",
-			    g.building, (size_t)12, "subject", g.subject,
-			    "probe", g.probe, "elapsed_s", clock_now_ns() /
-			    1e9 - g.build_started));
-		json_object_set_new(o, "job", j);
-	} else
-		json_object_set_new(o, "job", json_null());
+		for (int i = 0; i < DAEMON_WORKERS; i++)
+			if (d->w[i].busy && d->w[i].job.id > last &&
+			    (next == NULL || d->w[i].job.id < next->job.id))
+				next = &d->w[i];
+		if (next == NULL)
+			break;
+		if (first == NULL)
+			first = next;
+		json_array_append_new(a, worker_json(next));
+		last = next->job.id;
+	}
+	json_object_set_new(o, "job", first ? worker_json(first) :
+	    json_null());
+	json_object_set_new(o, "jobs", a);
 	pthread_mutex_unlock(&d->mu);
 	return o;
 }
@@ -669,13 +815,16 @@ cancel_json(struct daemon *d, int64_t id)
 		    (long long)id);
 		return json_pack("{s:b,s:s}", "ok", 1, "state", "cancelled");
 	case STORE_CANCEL_RUNNING:
-		if (d->busy && d->job.id == id) {
+		for (int i = 0; i < DAEMON_WORKERS; i++) {
+			struct worker *w = &d->w[i];
 			int n = 0;
 
+			if (!w->busy || w->job.id != id)
+				continue;
 			logm(d, DAEMON_LOG_INFO, "job %lld: cancel asked; it "
 			    "stops after the current run", (long long)id);
-			d->cancel = 1;
-			job_stop = 1;
+			w->cancel = 1;
+			job_stop[i] = 1;
 			/* Its measurements on Slurm end now, not later; the
 			 * stop is set first, so none is resubmitted. */
 			if (slurm_cancel_job(d->store, id, &n, &e) < 0)
@@ -874,8 +1023,8 @@ reload(struct daemon *d)
 		logm(d, DAEMON_LOG_WARNING, "database, socket and http changes "
 		    "take effect at the next start");
 	pthread_mutex_lock(&d->conf_mu);
-	if (d->busy) {
-		/* The running job keeps the configuration it started with. */
+	if (d->nbusy > 0) {
+		/* Running jobs keep the configuration they started with. */
 		r = realloc(d->retired, (d->nretired + 1) * sizeof(*r));
 		if (r == NULL) {
 			pthread_mutex_unlock(&d->conf_mu);
@@ -991,10 +1140,10 @@ loop(struct daemon *d, struct err *e)
 		}
 		if (got_term && !d->stopping) {
 			d->stopping = 1;
-			logm(d, DAEMON_LOG_INFO, "stopping%s", d->busy ?
+			logm(d, DAEMON_LOG_INFO, "stopping%s", d->nbusy ?
 			    " after the current run" : "");
 		}
-		if (d->stopping && !d->busy)
+		if (d->stopping && d->nbusy == 0)
 			return 0;
 		if (!d->stopping) {
 			if (run_schedules(d, &next, e) < 0)
@@ -1011,8 +1160,8 @@ loop(struct daemon *d, struct err *e)
 				if (due > 0 && (next == 0 || due < next))
 					next = (time_t)due;
 			}
-			if (!d->busy && check_queue) {
-				if (start_next(d, e) < 0)
+			if (check_queue) {
+				if (start_jobs(d, e) < 0)
 					return -1;
 				/* Look again when the job ends or a wake-up
 				 * or a schedule says there is new work. */
@@ -1052,8 +1201,7 @@ loop(struct daemon *d, struct err *e)
 		if (p[0].revents)
 			drain(sig_pipe[0]);
 		if (p[2].revents) {
-			drain(d->done_pipe[0]);
-			if (d->busy && finish_job(d, e) < 0)
+			if (finish_jobs(d, e) < 0)
 				return -1;
 			check_queue = 1;
 		}
@@ -1080,7 +1228,11 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	pthread_mutex_init(&d.mu, NULL);
 	pthread_mutex_init(&d.conf_mu, NULL);
 	got_term = got_hup = 0;
-	job_stop = 0;
+	for (int i = 0; i < DAEMON_WORKERS; i++) {
+		d.w[i].index = i;
+		d.w[i].d = &d;
+		job_stop[i] = 0;
+	}
 	d.database = strdup(c->database);
 	d.config_path = strdup(c->path);
 	if (d.database == NULL || d.config_path == NULL) {
@@ -1098,13 +1250,18 @@ daemon_run(struct conf *c, const struct daemon_opts *o, struct err *e)
 	rc = loop(&d, e);
 	http_stop(d.http);
 	d.http = NULL;
-	if (d.busy) {
-		/* A store failure in the loop: stop the job and wait. */
-		job_stop = 1;
-		pthread_join(d.thread, NULL);
-		store_job_requeue(d.store, d.job.id, NULL);
-		store_job_release(&d.job);
-		free(d.result);
+	for (int i = 0; i < DAEMON_WORKERS; i++)
+		job_stop[i] = 1;
+	for (int i = 0; i < DAEMON_WORKERS; i++) {
+		struct worker *w = &d.w[i];
+
+		if (!w->busy)
+			continue;
+		/* A store failure in the loop: stop the jobs and wait. */
+		pthread_join(w->thread, NULL);
+		store_job_requeue(d.store, w->job.id, NULL);
+		store_job_release(&w->job);
+		free(w->result);
 	}
 	if (rc == 0)
 		logm(&d, DAEMON_LOG_INFO, "stopped");

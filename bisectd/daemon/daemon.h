@@ -2,7 +2,9 @@
  * daemon.h: the daemon's loop.  One thread sleeps in poll() on the
  * control socket, a self-pipe for signals and the worker's end-of-job
  * pipe, with the timeout set to the next schedule's fire time or alert
- * delivery; a worker thread runs one queued job at a time (jobs/job_run.h).
+ * delivery; worker threads run the queued jobs (jobs/job_run.h): one at
+ * a time on this machine, and beside it the bisects whose measurements
+ * run as Slurm jobs, up to each Slurm runner's max-jobs.
  */
 #ifndef BISECTD_DAEMON_H
 #define BISECTD_DAEMON_H
@@ -29,8 +31,9 @@ struct daemon_opts {
  * on: SIGHUP replaces it with the file reloaded (a bad file is logged
  * and c kept) and it is freed before return.
  *
- * On SIGTERM/SIGINT the running job stops after its current run, which
- * is stored, and goes back to the queue.  Returns 0 after such a stop,
+ * On SIGTERM/SIGINT the running jobs stop after their current run, which
+ * is stored, and go back to the queue; their Slurm jobs keep running and
+ * are taken up again when they resume.  Returns 0 after such a stop,
  * -1 with e set when the daemon cannot start (another daemon holds the
  * lock, the socket is in use) or the store fails.
  */

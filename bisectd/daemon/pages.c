@@ -104,27 +104,23 @@ jint(const json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
+/* One running job: its paragraph and its progress. */
 static int
-section_daemon(const struct page_ctx *p, struct buf *b)
+running_job(const json_t *job, struct buf *b)
 {
-	const json_t *d = p->daemon, *job, *g;
+	const json_t *g;
 
-	if (d == NULL)
-		return buf_addstr(b, "<p>The daemon's status is not "
-		    "available.</p>\n");
-	if (buf_printf(b, "<p>Daemon pid %lld, up %llds, configuration ",
-	    jint(d, "pid"), jint(d, "uptime")) < 0 ||
-	    page_html(b, jstr(d, "config")) < 0 ||
-	    buf_addstr(b, ".</p>\n<h2>Running</h2>\n") < 0)
-		return -1;
-	job = json_object_get(d, "job");
-	if (!json_is_object(job))
-		return buf_addstr(b, "<p id=\"running\">Nothing.</p>\n");
-	if (buf_printf(b, "<p id=\"running\">Job %lld: ", jint(job, "id")) < 0 ||
+	if (buf_printf(b, "<p class=\"running\" id=\"running-%lld\">Job %lld: ",
+	    jint(job, "id"), jint(job, "id")) < 0 ||
 	    page_html(b, jstr(job, "kind")) < 0 || buf_addstr(b, " ") < 0 ||
 	    page_html(b, jstr(job, "engine")) < 0 || buf_addstr(b, " ") < 0 ||
 	    page_html(b, jstr(job, "args")) < 0 ||
-	    buf_printf(b, ", for %llds.</p>\n", jint(job, "elapsed")) < 0)
+	    buf_printf(b, ", for %llds", jint(job, "elapsed")) < 0)
+		return -1;
+	if (jstr(job, "runner")[0] && (buf_addstr(b, ", measured on Slurm "
+	    "runner ") < 0 || page_html(b, jstr(job, "runner")) < 0))
+		return -1;
+	if (buf_addstr(b, ".</p>\n") < 0)
 		return -1;
 	if (json_is_object(g = json_object_get(job, "build")))
 		return buf_addstr(b, "<p id=\"build\">Building commit ") < 0 ||
@@ -135,7 +131,7 @@ section_daemon(const struct page_ctx *p, struct buf *b)
 		    json_object_get(g, "elapsed_s"))) < 0 ? -1 : 0;
 	if (!json_is_object(g = json_object_get(job, "progress")))
 		return 0;
-	if (buf_addstr(b, "<p id=\"progress\">Release ") < 0 ||
+	if (buf_addstr(b, "<p class=\"progress\">Release ") < 0 ||
 	    page_html(b, jstr(g, "release")) < 0 ||
 	    buf_addstr(b, ", cell ") < 0 || page_html(b, jstr(g, "cell")) < 0 ||
 	    buf_printf(b, " (%lld of %lld), %s %lld of %lld, run %lld of %lld",
@@ -154,6 +150,68 @@ section_daemon(const struct page_ctx *p, struct buf *b)
 	    page_html(b, jstr(g, "waiting")) < 0))
 		return -1;
 	return buf_addstr(b, "</p>\n");
+}
+
+static int
+section_daemon(const struct page_ctx *p, struct buf *b)
+{
+	const json_t *d = p->daemon, *jobs, *x;
+	size_t i;
+
+	if (d == NULL)
+		return buf_addstr(b, "<p>The daemon's status is not "
+		    "available.</p>\n");
+	if (buf_printf(b, "<p>Daemon pid %lld, up %llds, configuration ",
+	    jint(d, "pid"), jint(d, "uptime")) < 0 ||
+	    page_html(b, jstr(d, "config")) < 0 ||
+	    buf_addstr(b, ".</p>\n<h2>Running</h2>\n") < 0)
+		return -1;
+	jobs = json_object_get(d, "jobs");
+	if (json_array_size(jobs) == 0)
+		return buf_addstr(b, "<p id=\"running\">Nothing.</p>\n");
+	json_array_foreach(jobs, i, x)
+		if (running_job(x, b) < 0)
+			return -1;
+	return 0;
+}
+
+/* The measurements on Slurm: each job's id, state, node and age. */
+static int
+section_slurm(const struct page_ctx *p, struct buf *b, struct err *e)
+{
+	json_t *a, *j;
+	size_t i;
+	int rc = 0;
+
+	if (status_slurm_json(p->s, time(NULL), &a, e) < 0)
+		return -2;
+	if (json_array_size(a) == 0) {
+		json_decref(a);
+		return 0;
+	}
+	if (buf_addstr(b, "<h2>Slurm jobs</h2>\n<table id=\"slurm\"><tr><th>"
+	    "Slurm job</th><th>job</th><th>engine</th><th>state</th><th>node"
+	    "</th><th>age</th><th>failure</th></tr>\n") < 0)
+		rc = -1;
+	json_array_foreach(a, i, j) {
+		if (rc < 0)
+			break;
+		if (buf_printf(b, "<tr><td>%lld</td><td>%lld</td><td>",
+		    jint(j, "slurm_id"), jint(j, "job")) < 0 ||
+		    page_html(b, jstr(j, "engine")) < 0 ||
+		    buf_addstr(b, "</td><td>") < 0 ||
+		    page_html(b, jstr(j, "state")) < 0 ||
+		    buf_addstr(b, "</td><td>") < 0 ||
+		    page_html(b, jstr(j, "node")) < 0 ||
+		    buf_printf(b, "</td><td>%llds</td><td>", jint(j,
+		    "age_s")) < 0 || page_html(b, jstr(j, "failure")) < 0 ||
+		    buf_addstr(b, "</td></tr>\n") < 0)
+			rc = -1;
+	}
+	if (rc == 0 && buf_addstr(b, "</table>\n") < 0)
+		rc = -1;
+	json_decref(a);
+	return rc;
 }
 
 static int
@@ -295,7 +353,8 @@ page_status(const struct page_ctx *p, struct buf *out, struct err *e)
 	    "</style></head><body>\n<h1>bisectd</h1>\n") < 0 ||
 	    section_daemon(p, out) < 0)
 		return too_big(e);
-	if ((rc = section_queue(p, out, e)) == 0 &&
+	if ((rc = section_slurm(p, out, e)) == 0 &&
+	    (rc = section_queue(p, out, e)) == 0 &&
 	    (rc = section_verdicts(p, out, e)) == 0)
 		rc = section_alerts(p, out, e);
 	if (rc == -2)

@@ -12,6 +12,7 @@
 
 struct bench_progress;
 struct conf;
+struct conf_runner;
 struct err;
 struct store;
 struct store_job;
@@ -46,6 +47,16 @@ enum job_run_outcome {
 int job_run(const struct conf *c, struct store *s,
     const struct store_job *job, const struct job_run_opts *o, int *exit_code,
     char **result);
+
+/*
+ * The Slurm runner a job measures on, or NULL when it runs on this
+ * machine: a bisect of an engine whose runner is a slurm one (not an
+ * output bisect, which runs the canary here, nor one over commits, which
+ * builds here).  Such a job takes no benchmark lock of this machine; its
+ * measurements run under the node's.
+ */
+const struct conf_runner *job_run_slurm(const struct conf *c,
+    const struct store_job *job);
 
 /*
  * The JSON text of a job's arguments for a watch of an engine, or of the

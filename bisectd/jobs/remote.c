@@ -143,7 +143,7 @@ remote_plan_json(const struct conf *conf, const struct remote_plan *p,
 
 int
 remote_request_write(const char *spool, const char *id,
-    const char *plan_json, struct err *e)
+    const char *plan_json, int anchor, struct err *e)
 {
 	json_t *o = json_loads(plan_json, 0, NULL);
 	char *text, *path;
@@ -152,6 +152,8 @@ remote_request_write(const char *spool, const char *id,
 	if (o == NULL)
 		return err_set(e, "out of memory");
 	json_object_set_new(o, "id", json_string(id));
+	if (anchor > 0)
+		json_object_set_new(o, "anchor", json_integer(anchor));
 	text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	path = remote_request_path(spool, id);
@@ -201,16 +203,23 @@ short_host(const char *hostname, char *out, size_t len)
 /*
  * The comparability key of runs on this node: its hardware identity and
  * its name, since two nodes of the same hardware still differ (their
- * cooling, their neighbours, their firmware).
+ * cooling, their neighbours, their firmware), and the bisect's anchor
+ * when it is not the first: a node back from a failure or a drain is
+ * compared with none of its runs from before.
  */
 static int
-node_key(const struct machine *m, char key[65], struct err *e)
+node_key(const struct machine *m, int64_t anchor, char key[65],
+    struct err *e)
 {
 	char host[256], text[512];
+	int n;
 
 	short_host(m->hostname, host, sizeof(host));
-	snprintf(text, sizeof(text), "bisectd-node\n%s\n%s\n", m->hw_key,
+	n = snprintf(text, sizeof(text), "bisectd-node\n%s\n%s\n", m->hw_key,
 	    host);
+	if (anchor > 0 && n > 0 && (size_t)n < sizeof(text))
+		snprintf(text + n, sizeof(text) - (size_t)n, "anchor %lld\n",
+		    (long long)anchor);
 	if (sha256_buf(text, strlen(text), key) < 0)
 		return err_set(e, "cannot hash the node's identity");
 	return 0;
@@ -547,7 +556,7 @@ node_measure(struct node_run *n, struct err *e)
 		    jstr(n->req, "engine") ? jstr(n->req, "engine") : "",
 		    n->conf->path);
 	if (hygiene_machine(NULL, &n->m, e) < 0 ||
-	    node_key(&n->m, n->node_key, e) < 0)
+	    node_key(&n->m, jint(n->req, "anchor", 0), n->node_key, e) < 0)
 		return -1;
 	if (acquire_init(&n->acq, n->conf, n->eng, n->scratch, e) < 0 ||
 	    acquire_weights(&n->acq, &n->w, e) < 0)
@@ -668,6 +677,7 @@ remote_node_run(const struct conf *conf, const char *request_path,
 		char *plan_text, plan[65];
 
 		json_object_del(copy, "id");
+		json_object_del(copy, "anchor");
 		plan_text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(copy);
 		if (plan_text == NULL || sha256_buf(plan_text,

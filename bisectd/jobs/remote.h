@@ -56,9 +56,13 @@ int remote_new_id(char id[REMOTE_ID_LEN + 1], struct err *e);
 int remote_plan_json(const struct conf *conf, const struct remote_plan *p,
     char **json, char plan[65], struct err *e);
 
-/* Write SPOOL/ID.request (temporary name, then rename). */
+/*
+ * Write SPOOL/ID.request (temporary name, then rename), with the
+ * bisect's anchor when above 0 (store_slurm_anchor): not part of the
+ * plan, it goes into the node's comparability key.
+ */
 int remote_request_write(const char *spool, const char *id,
-    const char *plan_json, struct err *e);
+    const char *plan_json, int anchor, struct err *e);
 
 /* The file names of a request and its result (malloced). */
 char *remote_request_path(const char *spool, const char *id);

@@ -840,6 +840,42 @@ drill_down(const struct conf *conf, const struct conf_engine *eng,
 	json_decref(crep);
 }
 
+/*
+ * The times the range's newest bisect lost its node (it failed or
+ * drained) and went on under a new anchor: [{"from", "to", "why"}], the
+ * nodes and the failure's detail; an empty array when it never did.
+ * The runs before each are not compared with those after, so the ends
+ * were measured again.
+ */
+static json_t *
+reanchored_json(struct store *s, const char *engine, const char *good,
+    const char *bad, struct err *e)
+{
+	struct store_slurm_jobs l;
+	const char *key = NULL, *node = NULL, *why = NULL;
+	json_t *a;
+
+	if (store_slurm_range_jobs(s, engine, good, bad, &l, e) < 0)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; i < l.n; i++) {
+		const struct store_slurm_job *j = &l.v[i];
+
+		if (j->failure && strcmp(j->failure, "slurm-node-fail") == 0)
+			why = j->detail ? j->detail : j->failure;
+		if (strcmp(j->state, "ingested") != 0 || j->hw_key == NULL)
+			continue;
+		if (key && strcmp(key, j->hw_key) != 0)
+			json_array_append_new(a, json_pack("{s:s?,s:s?,s:s?}",
+			    "from", node, "to", j->node, "why", why));
+		key = j->hw_key;
+		node = j->node;
+		why = NULL;
+	}
+	store_slurm_jobs_release(&l);
+	return a;
+}
+
 int
 report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,
@@ -908,6 +944,14 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	    &eng->metric, metric, sizeof(metric))));
 	json_object_set_new(rep, "threshold", out_num(p.threshold));
 	json_object_set_new(rep, "machine", machine_json(&m));
+	if (eng->runner && eng->runner->kind == RUNNER_SLURM) {
+		json_t *a = reanchored_json(s, eng->name,
+		    r.list.v[r.lo].version, r.list.v[r.hi].version, e);
+
+		if (a == NULL)
+			goto fail;
+		json_object_set_new(rep, "reanchored", a);
+	}
 	w = json_object();
 	json_object_set_new(w, "name", json_string(eng->weights->name));
 	json_object_set_new(w, "sha256", wsha ? json_string(wsha) :

@@ -151,6 +151,46 @@ slurm_cancel(int64_t slurm_id, struct err *e)
 	return rc;
 }
 
+int
+slurm_node_down(const char *node, char *why, size_t len, struct err *e)
+{
+	const char *argv[] = { "scontrol", "show", "node", "-o", node, NULL };
+	struct run_result r;
+	const char *out, *p;
+	char state[128];
+	int rc;
+
+	if (tool(argv, NULL, &r, e) < 0)
+		return -1;
+	if (r.reason != RUN_OK) {
+		/* A node taken out of the configuration is gone too. */
+		rc = r.errtail.data && strstr(r.errtail.data, "not found") ?
+		    (snprintf(why, len, "node %s is no longer in the cluster",
+		    node), 1) : tool_failed("scontrol", &r, e);
+		run_result_release(&r);
+		return rc;
+	}
+	out = r.out.data ? r.out.data : "";
+	state[0] = '\0';
+	if ((p = strstr(out, " State=")) != NULL)
+		snprintf(state, sizeof(state), "%.*s", (int)strcspn(p + 7,
+		    " \n"), p + 7);
+	rc = strstr(state, "DRAIN") || strstr(state, "DOWN") ||
+	    strstr(state, "FAIL");
+	if (rc) {
+		const char *reason = strstr(out, " Reason=");
+
+		snprintf(why, len, "node %s is %s%s%.*s", node, state,
+		    reason ? ": " : "", reason ? (int)strcspn(reason + 8,
+		    "\n[") : 0, reason ? reason + 8 : "");
+		/* "Reason=text [root@...]": the text alone, trimmed */
+		while (strlen(why) > 0 && why[strlen(why) - 1] == ' ')
+			why[strlen(why) - 1] = '\0';
+	}
+	run_result_release(&r);
+	return rc;
+}
+
 const char *
 slurm_failure(const char *state)
 {
@@ -320,10 +360,12 @@ submit_new(const struct slurm_measure_ctx *c, const char *plan_json,
 	char id[REMOTE_ID_LEN + 1], node[256], key[65];
 	struct err se = ERR_INIT;
 	int64_t slurm_id = 0;
+	int anchor;
 
 	if (remote_new_id(id, e) < 0 ||
 	    slurm_pinned(c->s, c->bisect_id, node, key, e) < 0 ||
-	    remote_request_write(rn->spool, id, plan_json, e) < 0)
+	    store_slurm_anchor(c->s, c->bisect_id, &anchor, e) < 0 ||
+	    remote_request_write(rn->spool, id, plan_json, anchor, e) < 0)
 		return -1;
 	memset(row, 0, sizeof(*row));
 	row->request = id;
@@ -387,6 +429,31 @@ stopped(const struct slurm_measure_ctx *c, const struct store_slurm_job *row,
 enum wait_end { WAIT_DONE, WAIT_RETRY, WAIT_FAIL };
 
 /*
+ * A job waiting for its pinned node, which drained or went down: it
+ * would wait for ever.  Cancel it as a node failure, which ends the pin:
+ * the next job goes to any node and starts a new anchor.  1 when it
+ * did, 0 while the node is up, -1.
+ */
+static int
+pinned_gone(const struct slurm_measure_ctx *c, const struct store_slurm_job *row,
+    struct err *e)
+{
+	char why[512];
+	int rc;
+
+	if ((rc = slurm_node_down(row->pinned, why, sizeof(why), e)) <= 0)
+		return rc;
+	say(c, "Slurm job %lld waits for its pinned node, but %s: cancelled, "
+	    "to be measured again on another node", (long long)row->slurm_id,
+	    why);
+	slurm_cancel(row->slurm_id, NULL);
+	if (store_slurm_seen(c->s, row->id, "CANCELLED", row->pinned, e) < 0 ||
+	    store_slurm_fail(c->s, row->id, "slurm-node-fail", why, e) < 0)
+		return -1;
+	return 1;
+}
+
+/*
  * Follow row's job to its end.  WAIT_DONE: ingested (hw_key set);
  * WAIT_RETRY: it failed in a way a new job may not (recorded); WAIT_FAIL
  * with e set: stop, cancel, or a failure no resubmission mends.
@@ -417,6 +484,9 @@ wait_job(const struct slurm_measure_ctx *c, struct store_slurm_job *row,
 				return WAIT_FAIL;
 		}
 		failure = slurm_failure(st.state);
+		if (strcmp(st.state, "PENDING") == 0 && row->pinned &&
+		    (rc = pinned_gone(c, row, e)) != 0)
+			return rc < 0 ? WAIT_FAIL : WAIT_RETRY;
 		if (st.state[0] && strcmp(st.state, "COMPLETED") != 0 &&
 		    failure == NULL) {
 			nanosleep(&ts, NULL);

@@ -11,6 +11,7 @@
 #define BISECTD_SLURM_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct conf;
@@ -33,6 +34,13 @@ struct slurm_state {
 
 /* Ask scontrol about a job.  0, or -1 with e set when it cannot say. */
 int slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e);
+
+/*
+ * Whether a node is out of service (drained, draining, down, failing or
+ * gone from the cluster): 1 with why set ("node N is IDLE+DRAIN:
+ * REASON"), 0 when it takes jobs, -1 with e set when scontrol cannot say.
+ */
+int slurm_node_down(const char *node, char *why, size_t len, struct err *e);
 
 /* scancel the job. */
 int slurm_cancel(int64_t slurm_id, struct err *e);

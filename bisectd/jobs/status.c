@@ -148,18 +148,62 @@ schedules_json(const struct conf *c, struct store *s, json_t *a,
 	return 0;
 }
 
+/* Whether a Slurm job has ended (its result in, or given up). */
+static int
+slurm_ended(const struct store_slurm_job *j)
+{
+	return strcmp(j->state, "ingested") == 0 ||
+	    strcmp(j->state, "failed") == 0;
+}
+
+int
+status_slurm_json(struct store *s, time_t now, json_t **out, struct err *e)
+{
+	struct store_slurm_jobs l;
+	size_t ended = 0;
+
+	*out = NULL;
+	if (store_slurm_list(s, 0, 0, &l, e) < 0)
+		return -1;
+	if ((*out = json_array()) == NULL) {
+		store_slurm_jobs_release(&l);
+		return err_set(e, "out of memory");
+	}
+	for (size_t i = 0; i < l.n; i++)
+		ended += slurm_ended(&l.v[i]);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct store_slurm_job *j = &l.v[i];
+
+		if (slurm_ended(j) && ended-- > STATUS_SLURM_ENDED)
+			continue;
+		json_array_append_new(*out, json_pack("{s:I,s:s,s:I,s:s,s:s,"
+		    "s:s,s:s?,s:s?,s:s?,s:s?,s:i,s:I,s:I}",
+		    "slurm_id", (json_int_t)j->slurm_id, "request", j->request,
+		    "job", (json_int_t)j->job_id, "engine", j->engine,
+		    "runner", j->runner, "state", j->state, "node", j->node,
+		    "pinned", j->pinned, "failure", j->failure, "detail",
+		    j->detail, "attempt", j->attempt, "submitted",
+		    (json_int_t)j->submitted, "age_s", (json_int_t)(now >
+		    j->submitted ? now - j->submitted : 0)));
+	}
+	store_slurm_jobs_release(&l);
+	return 0;
+}
+
 int
 status_json(const struct conf *c, struct store *s, json_t *daemon,
     int stale_socket, int64_t limit, json_t **out, struct err *e)
 {
 	struct store_jobs jobs;
-	json_t *a, *sched = json_array();
+	json_t *a, *sched = json_array(), *slurm = NULL;
 	int64_t total;
 
 	*out = NULL;
 	if (schedules_json(c, s, sched, e) < 0 ||
+	    status_slurm_json(s, time(NULL), &slurm, e) < 0 ||
 	    store_job_recent(s, limit, &jobs, &total, e) < 0) {
 		json_decref(sched);
+		json_decref(slurm);
 		json_decref(daemon);
 		return -1;
 	}
@@ -170,9 +214,10 @@ status_json(const struct conf *c, struct store *s, json_t *daemon,
 	store_jobs_release(&jobs);
 	if (daemon)
 		json_object_del(daemon, "ok");
-	*out = json_pack("{s:o,s:b,s:o,s:o,s:I}", "daemon", daemon ? daemon :
-	    json_null(), "stale_socket", stale_socket, "schedules", sched,
-	    "jobs", a, "jobs_total", (json_int_t)total);
+	*out = json_pack("{s:o,s:b,s:o,s:o,s:I,s:o}", "daemon", daemon ?
+	    daemon : json_null(), "stale_socket", stale_socket, "schedules",
+	    sched, "jobs", a, "jobs_total", (json_int_t)total, "slurm_jobs",
+	    slurm);
 	if (*out == NULL)
 		return err_set(e, "out of memory");
 	return 0;

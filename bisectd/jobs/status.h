@@ -13,6 +13,8 @@
 
 /* The jobs `status` shows unless asked for more. */
 #define STATUS_JOBS	10
+/* Slurm jobs that ended shown after those in flight. */
+#define STATUS_SLURM_ENDED	5
 
 struct conf;
 struct conf_engine;
@@ -35,10 +37,20 @@ const char *status_job_outcome(const struct store_job *j, char *buf,
     size_t len);
 
 /*
+ * The measurements placed on Slurm: every job in flight, then the newest
+ * STATUS_SLURM_ENDED that ended, oldest first, each with its Slurm id,
+ * state, node and age in seconds at now.  0 with *out (a new
+ * reference), -1 with e.
+ */
+int status_slurm_json(struct store *s, time_t now, struct json_t **out,
+    struct err *e);
+
+/*
  * The status object: "daemon" (the daemon's answer to `status` with its
  * "ok" dropped, consumed; NULL: none runs), "stale_socket", "schedules"
  * (each watch and the yardstick with its next time), "jobs" (the newest
- * limit of them, -1: all) and "jobs_total".  0 with *out (a new
+ * limit of them, -1: all), "jobs_total" and "slurm_jobs"
+ * (status_slurm_json).  0 with *out (a new
  * reference), or -1 with e.
  */
 int status_json(const struct conf *c, struct store *s, struct json_t *daemon,

@@ -1052,6 +1052,19 @@ page_header(FILE *out, const json_t *rep)
 		esc(out, rep_str(m, "hostname"));
 		fputs("</p>\n", out);
 	}
+	{
+		const json_t *x;
+		size_t i;
+
+		json_array_foreach(json_object_get(rep, "reanchored"), i, x) {
+			fputs("<p class=\"meta\">re-anchored: ", out);
+			esc(out, *rep_str(x, "why") ? rep_str(x, "why") :
+			    rep_str(x, "from"));
+			fputs("; the ends were measured again on node ", out);
+			esc(out, rep_str(x, "to"));
+			fputs("</p>\n", out);
+		}
+	}
 }
 
 int

@@ -398,7 +398,8 @@ print_header(const json_t *rep, FILE *out, int md)
 {
 	const json_t *m = json_object_get(rep, "machine");
 	const json_t *w = json_object_get(rep, "weights");
-	const json_t *range = json_object_get(rep, "range");
+	const json_t *range = json_object_get(rep, "range"), *x;
+	size_t i;
 
 	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rep_str(rep,
 	    "engine"), rep_str(range, "from"), rep_str(range, "to"));
@@ -415,6 +416,12 @@ print_header(const json_t *rep, FILE *out, int md)
 		    rep_str(m, "os"),
 		    rep_str(m, "kernel"), json_object_get(m, "hostname") ?
 		    ", host " : "", rep_str(m, "hostname"));
+	json_array_foreach(json_object_get(rep, "reanchored"), i, x)
+		fprintf(out, "%sre-anchored: %s%s%s; the ends were measured "
+		    "again on node %s\n", md ? "- " : "",
+		    *rep_str(x, "why") ? rep_str(x, "why") : "node ",
+		    *rep_str(x, "why") ? "" : rep_str(x, "from"),
+		    *rep_str(x, "why") ? "" : " was lost", rep_str(x, "to"));
 	print_about(json_object_get(rep, "about"), out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
 	    rep_str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?

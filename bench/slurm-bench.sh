@@ -78,8 +78,9 @@ first_bad() {	# $1: folder, $2: engine
 }
 
 median() {	# the numbers on stdin
-	sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] :
-	    int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+	sort -n | awk '{ v[NR] = $1 }
+	    END { if (NR % 2) print v[(NR + 1) / 2]
+		  else print int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
 # One after the other on this machine, as bisect --now.

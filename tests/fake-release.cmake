@@ -30,6 +30,9 @@ function(fake_release_pack archive stage version)
   file(CONFIGURE OUTPUT ${stage}.conf CONTENT "${conf}" @ONLY)
   get_filename_component(name ${archive} NAME)
   get_filename_component(archive_dir ${archive} DIRECTORY)
+  # Named by its place in the build tree: archives of one name may be
+  # packed into two folders.
+  file(RELATIVE_PATH where ${CMAKE_BINARY_DIR} ${archive})
   add_custom_command(OUTPUT ${archive}
     COMMAND ${CMAKE_COMMAND} -E rm -rf ${stage}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${archive_dir}
@@ -43,7 +46,7 @@ function(fake_release_pack archive stage version)
     DEPENDS fake-engine ${stage}.conf
     COMMENT "Packing ${name}"
     VERBATIM)
-  string(MAKE_C_IDENTIFIER "fake-release-${name}" target)
+  string(MAKE_C_IDENTIFIER "fake-release-${where}" target)
   add_custom_target(${target} DEPENDS ${archive})
   add_dependencies(fake-releases ${target})
 endfunction()
@@ -78,6 +81,14 @@ foreach(line IN LISTS demo_lines)
   list(POP_FRONT fields version)
   fake_release_pack(${CMAKE_BINARY_DIR}/demo/releases/basert-${version}.tar.gz
     ${CMAKE_BINARY_DIR}/demo/stage/basert-${version} ${version} ${fields})
+  # The same releases timing their samples by the CPU clock, in
+  # <build>/tests/demo-cpu/: the story with figures that another build
+  # beside the tests does not move, for the tests that check the
+  # analysis rather than the wall clock.
+  fake_release_pack(
+    ${CMAKE_BINARY_DIR}/tests/demo-cpu/basert-${version}.tar.gz
+    ${CMAKE_BINARY_DIR}/tests/demo-cpu/stage/basert-${version} ${version}
+    ${fields} clock=cpu)
 endforeach()
 
 # A few KB of fixed bytes: the demo's weights, the same on every machine.

@@ -224,10 +224,8 @@ test_demo_bisect(void)
 	CHECK_STR(vstr(v, "status", NULL), "regression");
 	CHECK_STR(vstr(v, "first_bad", NULL), "0.2.4");
 	CHECK_STR(vstr(v, "last_good", NULL), "0.2.3");
-	/* The engine reports wall time: on a loaded machine the fixed part
-	 * can wobble enough to read "both", but never not per-token. */
-	CHECK(vstr(v, "kind", NULL) && (strcmp(vstr(v, "kind", NULL),
-	    "per-token") == 0 || strcmp(vstr(v, "kind", NULL), "both") == 0));
+	/* The fixed overhead is the same 16 ms in both. */
+	CHECK_STR(vstr(v, "kind", NULL), "per-token");
 	CHECK(json_is_true(json_object_get(v, "confirmed")));
 	/* Every "times slower" ratio with its interval around it. */
 	{
@@ -247,19 +245,18 @@ test_demo_bisect(void)
 	}
 	CHECK_STR(vstr(rep, "weights", "sha256"),
 	    "c14922936e2cf23291cf6f5fa3e48b790c620950ea451777c6cd6586ac4e8e51");
-	/* Configured: 0.0966 and 0.328 ms per token.  The engine's clock
-	 * counts wall time, which a loaded machine inflates (a sevenfold
-	 * share of the CPUs has been seen beside this suite), so the bounds
-	 * above are tenfold; the ratio of the two, measured interleaved,
-	 * moves much less.  A unit error (1000x) or a wrong field still
-	 * falls far outside them. */
+	/* Configured: 0.0966 and 0.328 ms per token, timed by the CPU
+	 * clock, which load does not inflate: within 10% (the slope of 5
+	 * runs at CV 1.5% is known to about 1.5%; a few ms a loaded host
+	 * adds to one sample move it by 3% at most).  A unit error or a
+	 * wrong field falls far outside. */
 	r3 = release(rep, "0.2.3");
 	r4 = release(rep, "0.2.4");
 	pt3 = json_number_value(json_object_get(r3, "per_token_ms"));
 	pt4 = json_number_value(json_object_get(r4, "per_token_ms"));
-	CHECK(pt3 > 0.07 && pt3 < 0.0966 * 10);
-	CHECK(pt4 > 0.25 && pt4 < 0.328 * 10);
-	CHECK(pt4 / pt3 > 2.5 && pt4 / pt3 < 5.0);
+	CHECK_NEAR(pt3, 0.0966, 0.0966 * 0.10);
+	CHECK_NEAR(pt4, 0.328, 0.328 * 0.10);
+	CHECK_NEAR(pt4 / pt3, 0.328 / 0.0966, 0.328 / 0.0966 * 0.15);
 	CHECK(json_number_value(json_object_get(v, "per_token_delta_ms")) >
 	    0.15);
 	CHECK_STR(vstr(r4, "status", NULL), "measured");
@@ -398,16 +395,13 @@ test_demo_bisect(void)
 
 	/*
 	 * A range with no change, from stored samples of 0.2.4 plus new ones
-	 * of 0.2.6: never a regression.  On a quiet machine the answer is
-	 * no-regression (0); when the machine is loaded enough that the wall
-	 * times drift apart, the boundary does not confirm and the honest
-	 * answer is unknown (4).
+	 * of 0.2.6: no regression.  (Timed by the wall clock on a loaded
+	 * machine, the two could drift apart and end unknown.)
 	 */
 	rc = ctl_json("-c demo.conf bisect --now basert 0.2.4..0.2.6 "
 	    "--format json", &rep);
-	CHECK(rc == 0 || rc == 4);
-	CHECK_STR(vstr(rep, "verdict", "status"), rc == 0 ? "no-regression" :
-	    "unknown");
+	CHECK_INT(rc, 0);
+	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
 	json_decref(rep);
 }
 
@@ -420,7 +414,7 @@ test_skip(void)
 	json_t *rep, *cand;
 
 	snprintf(cmd, sizeof(cmd), "mkdir -p skiprel && for v in 0.2.0 0.2.1 "
-	    "0.2.2 0.2.4 0.2.5 0.2.6; do ln -sf %s/demo/releases/"
+	    "0.2.2 0.2.4 0.2.5 0.2.6; do ln -sf %s/tests/demo-cpu/"
 	    "basert-$v.tar.gz skiprel/; done && printf 'not an archive' > "
 	    "skiprel/basert-0.2.3.tar.gz", build);
 	CHECK_INT(check_run(cmd, NULL), 0);
@@ -591,18 +585,24 @@ least_field(json_t *runs, int prompt, const char *field, const char *plus)
  * and the fixed overhead within 20%.  The least, since the engine works
  * until its CPU clock reaches the cost, so another process beside the
  * test (which inflates CPU time on a virtual machine too) only adds to
- * it.  In wall time, from each cell's fastest run, the per-token cost is
- * never below the CPU time's, and within tenfold of the configured one:
- * load inflates wall time.  The fixed overhead is large beside the few
- * ms a process takes to start (more under the sanitizers), which the
- * intercept includes.  A clock off by 1000x or a wrong field cannot pass.
+ * it.  Each run's wall time is at least its CPU time (the engine runs
+ * one thread) and at most 100 times it: load stretches wall time (an
+ * eighth of a CPU is a share seen beside this suite), but no load makes
+ * a per-token cost from wall times of different runs meaningful, so the
+ * wall clock is checked run by run.  The fixed overhead is large beside
+ * the few ms a process takes to start (more under the sanitizers),
+ * which the intercept includes.  A clock off by 1000x or a wrong field
+ * cannot pass.
  */
 static void
 test_bench_accuracy(void)
 {
 	char text[4096];
 	json_t *runs, *summary;
-	double u128, u2048, w128, w2048, per_token, fixed, cpu_per_token;
+	double u128, u2048, per_token, fixed;
+	size_t i;
+	json_t *r;
+	int checked = 0;
 
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = known.db\n\tcache = cache\n"
@@ -625,16 +625,25 @@ test_bench_accuracy(void)
 	CHECK_INT(json_array_size(runs), 12);	/* 2 x (1 warm-up + 5) */
 	u128 = least_field(runs, 128, "user_ns", "sys_ns");
 	u2048 = least_field(runs, 2048, "user_ns", "sys_ns");
-	w128 = least_field(runs, 128, "wall_ns", NULL);
-	w2048 = least_field(runs, 2048, "wall_ns", NULL);
+	json_array_foreach(runs, i, r) {
+		double wall = (double)json_integer_value(json_object_get(r,
+		    "wall_ns"));
+		double cpu = (double)json_integer_value(json_object_get(r,
+		    "user_ns")) + (double)json_integer_value(
+		    json_object_get(r, "sys_ns"));
+
+		if (json_is_true(json_object_get(r, "warmup")))
+			continue;
+		checked++;
+		/* 2% for the clocks' different grains */
+		CHECK(cpu > 100e6 && wall > cpu * 0.98 && wall < cpu * 100);
+	}
+	CHECK_INT(checked, 10);
 	json_decref(runs);
 	per_token = (u2048 - u128) / 1920 / 1e6;
 	fixed = (u128 - per_token * 1e6 * 128) / 1e6;
 	CHECK_NEAR(per_token, 0.0966, 0.0966 * 0.10);
 	CHECK_NEAR(fixed, 100.0, 100.0 * 0.20);
-	cpu_per_token = per_token;
-	per_token = (w2048 - w128) / 1920 / 1e6;
-	CHECK(per_token > cpu_per_token * 0.9 && per_token < 0.0966 * 10);
 }
 
 /* Analysed runs of one prefill cell of a release. */
@@ -736,13 +745,16 @@ test_run_unit(void)
 	if (status && strcmp(status, "no-regression") == 0) {
 		/* The ends' interval below half the threshold, at the
 		 * runs the fewer-measured end had, with the slowdown those
-		 * runs could have seen: far above the 30% between runs. */
+		 * runs could have seen: far above the 30% between runs.
+		 * None is stated when an end's slope came out at or below
+		 * zero: no spread on the log scale, no power figure. */
+		json_t *d = json_object_get(v, "detectable_change");
+
 		CHECK_INT(nchanges, 0);
 		CHECK_INT(used, n[0] < n[1] ? n[0] : n[1]);
 		CHECK(json_number_value(json_array_get(json_object_get(v,
 		    "endpoints_change_ci"), 1)) < 0.10);
-		CHECK(json_number_value(json_object_get(v,
-		    "detectable_change")) > 0.30);
+		CHECK(d == NULL || json_number_value(d) > 0.30);
 	} else if (nchanges == 0) {
 		/* Unknown at the cap; more runs asked for, or null when
 		 * the change sits too near the cut for any number. */
@@ -857,7 +869,9 @@ main(void)
 
 	check_env(&ctl, NULL, &build);
 	check_tmpdir("e2e");
-	snprintf(releases, sizeof(releases), "%s/demo/releases", build);
+	/* The demo's releases timed by the CPU clock: the figures below
+	 * are the analysis's, not how busy the machine is. */
+	snprintf(releases, sizeof(releases), "%s/tests/demo-cpu", build);
 	write_config("demo.conf", releases, "demo.db");
 	write_config("skip.conf", "skiprel", "skip.db");
 	write_config("resume.conf", releases, "resume.db");

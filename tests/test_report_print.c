@@ -184,6 +184,35 @@ test_csv_quotes(void)
 	json_decref(rep);
 }
 
+/*
+ * A ranked switch says what it does to the runtime: one whose interval
+ * lies below zero adds time, and the page must not say it removes it.
+ */
+static void
+test_ablate_html_effect(void)
+{
+	json_t *rep;
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	rep = json_pack("{s:s, s:s, s:s, s:s, s:[{s:s, s:b, s:s, s:i}, "
+	    "{s:s, s:b, s:s, s:i}]}", "engine", "e", "version", "1.0",
+	    "status", "ranked", "control", "moe",
+	    "switches",
+	    "name", "moe", "control", 1, "effect", "removes", "rank", 1,
+	    "name", "rope", "control", 0, "effect", "adds", "rank", 2);
+	CHECK(rep != NULL);
+	f = open_memstream(&html, &len);
+	CHECK_INT(ablate_html(rep, f), 0);
+	fclose(f);
+	CHECK_CONTAINS(html, "rank 1: removes time");
+	CHECK_CONTAINS(html, "rank 2: adds time");
+	CHECK(html != NULL && strstr(html, "rank 2: removes time") == NULL);
+	free(html);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -191,5 +220,6 @@ main(void)
 	test_formats();
 	test_html_markup();
 	test_csv_quotes();
+	test_ablate_html_effect();
 	return check_done();
 }

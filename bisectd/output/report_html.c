@@ -1110,8 +1110,9 @@ abl_effect(FILE *out, const json_t *sw)
 	const char *effect = rep_str(sw, "effect");
 
 	if (json_is_integer(json_object_get(sw, "rank")))
-		fprintf(out, "rank %lld: removes time",
-		    (long long)json_integer_value(json_object_get(sw, "rank")));
+		fprintf(out, "rank %lld: %s time",
+		    (long long)json_integer_value(json_object_get(sw, "rank")),
+		    strcmp(effect, "adds") == 0 ? "adds" : "removes");
 	else if (strcmp(effect, "none") == 0)
 		fprintf(out, "no measurable effect (the runs would have seen "
 		    "%.2g%% of the runtime)", 100 * rep_real(sw,

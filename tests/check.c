@@ -193,6 +193,21 @@ check_wait_exit(pid_t pid, double timeout_s)
 	return -1;
 }
 
+char *
+check_xpath(const char *file, const char *expr)
+{
+	char cmd[2048], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, file);
+	if (check_run(cmd, &out) != 0) {
+		free(out);
+		return NULL;
+	}
+	if (out)
+		out[strcspn(out, "\n")] = '\0';
+	return out;
+}
+
 int
 check_done(void)
 {

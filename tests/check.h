@@ -114,6 +114,10 @@ int check_wait_exit(pid_t pid, double timeout_s);
  * in its log file (waiting 20 s at most), or 0. */
 int check_http_port(const char *log);
 
+/* xmllint's answer to an XPath expression on the page in file, its first
+ * line (malloced), or NULL when xmllint fails. */
+char *check_xpath(const char *file, const char *expr);
+
 /* Print "N passed, M failed" and return the exit status for main(). */
 int check_done(void);
 

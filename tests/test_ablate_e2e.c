@@ -238,22 +238,6 @@ test_formats(void)
 	free(out);
 }
 
-/* xmllint's answer to an XPath expression on file, trimmed; malloced. */
-static char *
-xpath(const char *file, const char *expr)
-{
-	char cmd[2048], *out = NULL;
-
-	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, file);
-	if (check_run(cmd, &out) != 0) {
-		free(out);
-		return NULL;
-	}
-	if (out)
-		out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 #define TD "*[local-name()=\"td\"]"
 #define ROW(name) "//*[local-name()=\"tr\" and " TD "[1]=\"" name "\"]/"
 
@@ -276,24 +260,24 @@ test_html(void)
 	CHECK(out != NULL && strstr(out, "http://") == strstr(out,
 	    "http://www.w3.org/"));
 	free(out);
-	x = xpath("on.html", "string(//*[@id=\"verdict\"]//*[contains("
+	x = check_xpath("on.html", "string(//*[@id=\"verdict\"]//*[contains("
 	    "@class,\"status\")])");
 	CHECK_STR(x, "ranked");
 	free(x);
-	x = xpath("on.html", "string(" ROW("on-moe (control)") TD "[2])");
+	x = check_xpath("on.html", "string(" ROW("on-moe (control)") TD "[2])");
 	CHECK_STR(x, "rank 1: removes time");
 	free(x);
 	/* The control's time per token and its interval, in ms. */
-	x = xpath("on.html", "string(" ROW("on-moe (control)")
+	x = check_xpath("on.html", "string(" ROW("on-moe (control)")
 	    TD "[@class=\"per-token\"])");
 	CHECK(x != NULL && atof(x) > 0.024 && atof(x) < 0.032 &&
 	    strchr(x, '[') != NULL);
 	free(x);
-	x = xpath("on.html", "string(" ROW("on-attn") TD "[@class=\"fixed\"])");
+	x = check_xpath("on.html", "string(" ROW("on-attn") TD "[@class=\"fixed\"])");
 	CHECK(x != NULL && atof(x) > 0.5 && atof(x) < 1.5 &&
 	    strchr(x, '[') != NULL);
 	free(x);
-	x = xpath("on.html", "string(" ROW("on-rope") TD "[2])");
+	x = check_xpath("on.html", "string(" ROW("on-rope") TD "[2])");
 	if (strcmp(rope_effect, "none") == 0)
 		CHECK_CONTAINS(x, "no measurable effect (the runs would have "
 		    "seen ");
@@ -302,7 +286,7 @@ test_html(void)
 		CHECK_STR(x, row);
 	}
 	free(x);
-	x = xpath("on.html", "count(//*[local-name()=\"svg\" and "
+	x = check_xpath("on.html", "count(//*[local-name()=\"svg\" and "
 	    "@id=\"ablation-plot\"]//*[local-name()=\"rect\"])");
 	CHECK_STR(x, "3");
 	free(x);
@@ -312,10 +296,10 @@ test_html(void)
 	check_write_file("off.html", out ? out : "");
 	free(out);
 	CHECK_INT(check_run("xmllint --noout off.html", NULL), 0);
-	x = xpath("off.html", "string(//*[@class=\"inert\"])");
+	x = check_xpath("off.html", "string(//*[@class=\"inert\"])");
 	CHECK_CONTAINS(x, "The switches look inert in this binary");
 	free(x);
-	x = xpath("off.html", "count(//*[local-name()=\"td\" and "
+	x = check_xpath("off.html", "count(//*[local-name()=\"td\" and "
 	    "@class=\"effect\" and .=\"not judged: the control did not "
 	    "work\"])");
 	CHECK_STR(x, "3");

@@ -262,23 +262,6 @@ test_report_formats(void)
 	free(out);
 }
 
-/* xmllint's answer to an XPath expression on page (its first line,
- * malloced), or NULL. */
-static char *
-xpath(const char *page, const char *expr)
-{
-	char cmd[2048], *out = NULL;
-
-	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, page);
-	if (check_run(cmd, &out) != 0) {
-		free(out);
-		return NULL;
-	}
-	if (out)
-		out[strcspn(out, "\n")] = '\0';
-	return out;
-}
-
 #define TD "*[local-name()=\"td\"]"
 #define CANARY_ROW(v) "//*[local-name()=\"table\" and @class=\"canary\"]" \
 	"//*[local-name()=\"tr\" and " TD "[1]=\"" v "\"]"
@@ -309,7 +292,7 @@ static void
 xpath_checks(const char *page, const struct xpath_check *c, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		char *x = xpath(page, c[i].expr);
+		char *x = check_xpath(page, c[i].expr);
 
 		if (x == NULL || (c[i].exact ? strcmp(x, c[i].want) != 0 :
 		    strstr(x, c[i].want) == NULL))

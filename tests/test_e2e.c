@@ -131,12 +131,9 @@ count_pp_runs(const char *conf, const char *version)
 static int
 xpath_count(const char *file, const char *expr)
 {
-	char cmd[2048], *out = NULL;
-	int n = -1;
+	char *out = check_xpath(file, expr);
+	int n = out ? atoi(out) : -1;
 
-	snprintf(cmd, sizeof(cmd), "xmllint --xpath '%s' %s", expr, file);
-	if (check_run(cmd, &out) == 0 && out)
-		n = atoi(out);
 	free(out);
 	return n;
 }

@@ -10,7 +10,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include "cron.h"
 #include "common/err.h"
 #include "common/fsutil.h"
+#include "common/regex.h"
 
 #define CONF_MAX_BYTES (1024 * 1024)
 
@@ -146,8 +146,8 @@ value_scan(struct loader *ld, const char *name, const char *q,
 			snprintf(msg, sizeof(msg), "%s:%d: %s: invalid escape "
 			    "'\\%.1s' in the value: write a backslash as '\\\\'%s",
 			    ld->file, *linep, name, q + 1 < eol ? q + 1 : "",
-			    strstr(name, ".parser") ? " (and regex: is POSIX "
-			    "extended: a digit is [0-9], not \\d)" : "");
+			    strstr(name, ".parser") ? " (a regex's \\d is "
+			    "written \\\\d)" : "");
 			strv_push(&ld->escapes, msg);
 			return;
 		}
@@ -664,37 +664,17 @@ engine_source(struct loader *ld, struct conf_engine *g, const struct entry *en)
 	    "git:PATH-OR-URL or dir:PATH, got '%s'", en->label, en->value);
 }
 
-/* A regex:RE parser that compiles (as the parser compiles it) and has
- * the capture group the number is read from. */
-static void
-regex_check(struct loader *ld, const struct entry *en, const char *re_text)
-{
-	regex_t re;
-	char why[256];
-	int rc;
-
-	if ((rc = regcomp(&re, re_text, REG_EXTENDED | REG_NEWLINE)) != 0) {
-		regerror(rc, &re, why, sizeof(why));
-		problem(ld, en->line, "%s: expected a regex that compiles "
-		    "(POSIX extended), got '%s': %s", en->label, re_text, why);
-		return;
-	}
-	if (re.re_nsub == 0)
-		problem(ld, en->line, "%s: expected a capture group around the "
-		    "number, as in regex:time=([0-9.]+), got '%s'", en->label,
-		    re_text);
-	regfree(&re);
-}
-
 /*
  * The json:PATH or regex:RE part of a parser key: 1 with *arg set for
- * json:, 2 for regex: (checked against conf_check_regex()), 0 for
- * neither.
+ * json:, 2 for regex: (compiled as the parser compiles it, with the
+ * capture group the value is read from), 0 for neither.
  */
 static int
 parser_arg(struct loader *ld, const struct entry *en, char **arg)
 {
-	const char *v = en->value, *why;
+	const char *v = en->value;
+	struct err e = ERR_INIT;
+	struct regex *re;
 
 	free(*arg);
 	*arg = NULL;
@@ -705,10 +685,9 @@ parser_arg(struct loader *ld, const struct entry *en, char **arg)
 	if (strncmp(v, "regex:", 6) != 0 || v[6] == '\0')
 		return 0;
 	*arg = xstrdup(v + 6);
-	if (conf_check_regex(v + 6, &why) < 0)
-		problem(ld, en->line, "%s: %s", en->label, why);
-	else
-		regex_check(ld, en, v + 6);
+	if (regex_compile(v + 6, &re, &e) < 0)
+		problem(ld, en->line, "%s: %s", en->label, e.msg);
+	regex_free(re);
 	return 2;
 }
 

@@ -312,17 +312,6 @@ int conf_parse_metric(const char *s, struct conf_metric *m);
  * to 65535; address gets the address without brackets. */
 int conf_parse_listen(const char *s, char *address, size_t len, int *port);
 
-/*
- * Bounds on a regex:RE parser, so compiling it takes bounded memory and
- * matching it cannot take exponential time: at most CONF_REGEX_MAX_LEN
- * bytes, no back-reference, and at most CONF_REGEX_MAX_NODES elements
- * once its repetitions are expanded ("(a{10}){10}" counts over 100).
- * Returns 0, or -1 with why set to a static message ("regex ...").
- */
-#define CONF_REGEX_MAX_LEN	1024
-#define CONF_REGEX_MAX_NODES	1000
-int conf_check_regex(const char *re, const char **why);
-
 /* Names for display and storage. */
 /*
  * url as it may be shown, logged or stored: scheme, host and port, with

@@ -3,7 +3,7 @@
 
 BISECTD_PACKAGES="gcc libc6-dev make cmake pkg-config git ca-certificates \
 libgit2-dev libarchive-dev libsqlite3-dev libcurl4-openssl-dev \
-libjansson-dev libssl-dev libmicrohttpd-dev zstd xz-utils zip procps \
+libjansson-dev libssl-dev libmicrohttpd-dev libpcre2-dev zstd xz-utils zip procps \
 curl prometheus groff-base man-db \
 slurm-wlm slurm-client munge"
 

@@ -604,9 +604,10 @@ test_check_config_problems(void)
 		"p.conf:9: engine.a.source: expected an existing folder of "
 		    "release archives, but '",
 		"p.conf:12: engine.a.command: expected {bin}",
-		"p.conf:13: engine.a.parser: expected a regex that compiles",
+		"p.conf:13: engine.a.parser: regex 't=([0-9]+' does not compile",
 		"p.conf:15: engine.a.fit: 4096 is not one of the prompt lengths",
-		"p.conf:21: engine.b.parser: expected a capture group",
+		"p.conf:21: engine.b.parser: regex 't=[0-9]+' has no capture "
+		    "group",
 	};
 	struct result r;
 	const char *at;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "common/regex.h"
 #include "config/conf.h"
 #include "config/cron.h"
 
@@ -670,28 +671,32 @@ test_cron_parse(void)
 }
 
 /*
- * A regex parser is bounded at check-config: glibc's regcomp() took 2 GB
- * and a minute for "(.*){1,4000}", and nested bounds multiply.
+ * A regex parser is checked at check-config as the parser compiles it
+ * (PCRE2): what does not compile, has no capture group or is longer than
+ * 1024 bytes is named with its line and key.  "(.*){1,4000}", which
+ * glibc's regcomp() compiled into 2 GB, is too large for PCRE2.
  */
 static void
-test_regex_bound(void)
+test_regex_check(void)
 {
 	static const struct {
 		const char *re;
 		const char *why;
 	} bad[] = {
-		{ "(.*){1,4000}", "regex too complex" },
-		{ "((a{100}){100}){100}([0-9]+)", "regex too complex" },
-		{ "x{32767}{32767}([0-9]+)", "regex too complex" },
-		{ "(.*){1,334}", "regex too complex" },
-		{ "(a*)*\\\\1 ([0-9]+)", "regex has a back-reference" },
-		{ "((((((((((((((((((((((((((((((((((1))))))))))))))))))))))))))))))))))",
-		  "regex nests groups deeper than 32" },
+		{ "(.*){1,4000}", "regex '(.*){1,4000}' does not compile: "
+		  "regular expression is too large (at byte 12)" },
+		{ "((a{100}){100}){100}([0-9]+)", "does not compile: regular "
+		  "expression is too large" },
+		{ "t=([0-9]+", "regex 't=([0-9]+' does not compile: missing "
+		  "closing parenthesis (at byte 9)" },
+		{ "prefill: [0-9]+ ms", "regex 'prefill: [0-9]+ ms' has no "
+		  "capture group for the value" },
+		{ "(?:[0-9]+) ms", "has no capture group" },
 	};
 	static const char *const good[] = {
 		"(.*){1,333}", "prefill_ms=([0-9.]+)", "took ([0-9.]+)\\\\s*ms",
-		"([0-9]{1,20}(\\\\.[0-9]{1,20})?) ms", "a{,5}([0-9]+)",
-		"[]{}()*+?|]{1,900}([0-9]+)", "([[:digit:]]+)[[.-.]]",
+		"([0-9]{1,20}(\\\\.[0-9]{1,20})?) ms", "t=(\\\\d+)",
+		"([[:digit:]]+) ms", "(a*)\\\\1 ([0-9]+)",
 	};
 	char text[4096], want[256], *probs, *re;
 	struct conf *c;
@@ -703,8 +708,9 @@ test_regex_bound(void)
 		c = load(text, &probs);
 		CHECK(c == NULL);
 		snprintf(want, sizeof(want), "t.conf:7: engine.basert.parser: "
-		    "%s", bad[i].why);
+		    "regex '");
 		CHECK_CONTAINS(probs, want);
+		CHECK_CONTAINS(probs, bad[i].why);
 		CHECK_INT(count_lines(probs), 1);
 		free(probs);
 	}
@@ -720,22 +726,23 @@ test_regex_bound(void)
 	}
 
 	/* Length: 1024 bytes pass, 1025 do not. */
-	re = malloc(CONF_REGEX_MAX_LEN + 2);
-	memset(re, 'a', CONF_REGEX_MAX_LEN + 1);
-	re[CONF_REGEX_MAX_LEN + 1] = '\0';
-	{
-		const char *why = NULL;
-
-		CHECK_INT(conf_check_regex(re, &why), -1);
-		CHECK_STR(why, "regex longer than 1024 bytes");
-		re[CONF_REGEX_MAX_LEN] = '\0';
-		/* 1024 plain atoms pass the length but not the 1000
-		 * elements; a bracket expression is one element */
-		CHECK_INT(conf_check_regex(re, &why), -1);
-		memcpy(re, "[a", 2);
-		re[CONF_REGEX_MAX_LEN - 1] = ']';
-		CHECK_INT(conf_check_regex(re, &why), 0);
-	}
+	re = malloc(REGEX_MAX_LEN + 2);
+	memset(re, 'a', REGEX_MAX_LEN + 1);
+	memcpy(re, "(a)", 3);
+	re[REGEX_MAX_LEN + 1] = '\0';
+	snprintf(text, sizeof(text), "%s\tparser = \"regex:%s\"\n", minimal,
+	    re);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "...' is longer than 1024 bytes");
+	free(probs);
+	re[REGEX_MAX_LEN] = '\0';
+	snprintf(text, sizeof(text), "%s\tparser = \"regex:%s\"\n", minimal,
+	    re);
+	c = load(text, &probs);
+	CHECK(c != NULL && probs == NULL);
+	conf_free(c);
+	free(probs);
 	free(re);
 }
 
@@ -757,7 +764,8 @@ test_canary(const char *dir)
 		  "json:PATH or regex:RE, got 'text'" },
 		{ "\tcanary = g\n\tcanary-prompt = p.txt\n"
 		  "\tcanary-parser = \"regex:(.*){1,4000}\"\n",
-		  "t.conf:9: engine.basert.canary-parser: regex too complex" },
+		  "t.conf:9: engine.basert.canary-parser: regex '(.*){1,4000}' "
+		  "does not compile: regular expression is too large" },
 		{ "\tcanary = g\n\tcanary-prompt = p.txt\n"
 		  "\tcanary-prompt-sha256 = abc\n",
 		  "t.conf:9: engine.basert.canary-prompt-sha256: expected 64 "
@@ -992,7 +1000,7 @@ main(void)
 	test_syntax_errors();
 	test_value_parsers();
 	test_cron_parse();
-	test_regex_bound();
+	test_regex_check();
 	test_canary(dir);
 	test_runners();
 	test_ablation();

@@ -63,6 +63,7 @@ static const struct home {
 	{ "git2/", { "config", "fetch", NULL } },
 	{ "openssl/", { "fetch/sha256.c", NULL } },
 	{ "microhttpd.h", { "bisectd/daemon/http.c", NULL } },
+	{ "pcre2.h", { "common/regex.c", NULL } },
 	{ "jansson.h", { "fetch", "bisectd/measure", "bisectd/output",
 	    "bisectd/jobs", "bisectd/daemon", "bisectd/cli" } },
 };

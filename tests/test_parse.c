@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "check.h"
 #include "common/err.h"
+#include "common/regex.h"
 #include "bisectd/measure/parse.h"
 
 /* llama-bench -o json from a recent build: pp512 and tg128 on Metal. */
@@ -335,11 +337,11 @@ test_json_path_syntax(void)
 }
 
 /*
- * A regex reads a line only up to its first 4096 bytes: glibc's regexec()
- * is quadratic in the length it scans for a pattern like ".*([0-9.]+) ms"
- * where digits occur without " ms" after them (1.2 s for 20 kB; the 1 MiB
- * line below would take most of an hour).  Lines are still matched in
- * order, with ^ and $ at each line's own ends.
+ * A regex reads a line only up to its first 4096 bytes: a pattern like
+ * ".*([0-9.]+) ms" is quadratic in the length it scans where digits occur
+ * without " ms" after them (glibc's regexec() took 1.2 s for 20 kB; the
+ * 1 MiB line below would take most of an hour).  Lines are still matched
+ * in order, with ^ and $ at each line's own ends.
  */
 static void
 test_regex_long_lines(void)
@@ -375,6 +377,59 @@ test_regex_long_lines(void)
 	free(out);
 }
 
+/* Peak resident memory of this process, in MiB. */
+static long
+peak_mib(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss / 1024;
+}
+
+/*
+ * A regex's work on an output is bounded whatever its shape.  glibc's
+ * regexec() took 800 MB and 26 s on one 4 kB line of "ab" for the first
+ * pattern below (fuzz_parse ran out of memory on such a one), and PCRE2
+ * with only its own match limit 15 s; "((a+)+)+b" backtracks
+ * exponentially.  Each gives up at the step budget with an error naming
+ * the line, and the process's peak memory barely moves.
+ */
+static void
+test_regex_bounded(void)
+{
+	struct parse_spec spec = { PARSER_REGEX, "(a|b)*a(a|b){100}(x)",
+	    UNIT_MS };
+	size_t len = 3 * (REGEX_LINE_MAX + 1), i;
+	char *out = malloc(len + 1);
+	long before = peak_mib();
+
+	if (out == NULL)
+		return;
+	/* Three lines of a and b in no order, each ending in x. */
+	srand(7);
+	for (i = 0; i < len; i++)
+		out[i] = (i + 1) % (REGEX_LINE_MAX + 1) == 0 ? '\n' :
+		    (i + 2) % (REGEX_LINE_MAX + 1) == 0 ? 'x' :
+		    rand() % 2 ? 'a' : 'b';
+	out[len] = '\0';
+	/* No a 101 bytes before an x, so no line matches. */
+	for (i = REGEX_LINE_MAX - 1; i < len; i += REGEX_LINE_MAX + 1)
+		out[i - 101] = 'b';
+	expect_error(&spec, &pp512, out, "regex '(a|b)*a(a|b){100}(x)' gave "
+	    "up on line 1 of the output: match limit exceeded (it may take "
+	    "10000000 steps over the whole output and 4096 KiB a line)");
+	CHECK(peak_mib() - before < 64);
+
+	spec.arg = "^([0-9]+)((a+)+)+b$";
+	expect_error(&spec, &pp512, "prefill: 1 ms\n7aaaaaaaaaaaaaaaaaaaaaaaa"
+	    "aaaaaaa!b\n", "gave up on line 2 of the output: match limit "
+	    "exceeded");
+	/* The same pattern on a line it matches quickly. */
+	expect_one(&spec, &pp512, "prefill: 1 ms\n7aaab\n", 7000000);
+	free(out);
+}
+
 static void
 test_regex(void)
 {
@@ -404,10 +459,11 @@ test_regex(void)
 	expect_error(&spec, &pp512, out, "has no capture group");
 	spec.arg = "prefill: ([0-9.+";
 	expect_error(&spec, &pp512, out, "does not compile");
-	/* The config's bound holds where the regex is compiled too. */
+	/* What check-config refuses is refused where the regex is
+	 * compiled too. */
 	spec.arg = "(.*){1,4000}";
-	expect_error(&spec, &pp512, out, "refusing regex '(.*){1,4000}': "
-	    "regex too complex");
+	expect_error(&spec, &pp512, out, "regex '(.*){1,4000}' does not "
+	    "compile: regular expression is too large");
 	CHECK_INT(parse_check(&spec, &(struct err)ERR_INIT), -1);
 	spec.arg = "(loading) model";
 	expect_error(&spec, &pp512, out, "captured 'loading', not a number");
@@ -511,6 +567,7 @@ main(void)
 	test_json_path_syntax();
 	test_regex();
 	test_regex_long_lines();
+	test_regex_bounded();
 	test_wall();
 	test_text();
 	return check_done();

@@ -1,13 +1,12 @@
 /*
  * parse.c: the output parsers (see parse.h).  jansson reads llama-bench
- * records and json:PATH documents, regcomp() the regex kind.  Nothing
- * here keeps state between calls; a result owns all it points to.
+ * records and json:PATH documents, common/regex.c (PCRE2) the regex kind.
+ * Nothing here keeps state between calls; a result owns all it points to.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <jansson.h>
 
 #include "common/err.h"
+#include "common/regex.h"
 #include "parse.h"
 
 /* Longest name between dots in a json path, and the longest number text
@@ -456,69 +456,15 @@ out:
 
 /* ---- regex:RE ---- */
 
-#define REGEX_LINE_MAX	4096	/* bytes of a line a regex is matched on */
-
-/* Compile with REG_NEWLINE, so ^ and $ work on the output's lines; the
- * config's bound first, so regcomp() takes bounded memory. */
+/* No line matched; cut lines were longer than what was read of them. */
 static int
-regex_compile(const char *re_text, regex_t *re, struct err *e)
+regex_missed(const char *pattern, size_t cut, struct err *e)
 {
-	char msg[256];
-	const char *why;
-	int rc;
-
-	if (conf_check_regex(re_text, &why) < 0)
-		return err_set(e, "refusing regex '%.64s%s': %s", re_text,
-		    strlen(re_text) > 64 ? "..." : "", why);
-	if ((rc = regcomp(re, re_text, REG_EXTENDED | REG_NEWLINE)) != 0) {
-		regerror(rc, re, msg, sizeof(msg));
-		return err_set(e, "regex '%s' does not compile: %s", re_text,
-		    msg);
-	}
-	if (re->re_nsub < 1) {
-		regfree(re);
-		return err_set(e, "regex '%s' has no capture group for the "
-		    "number", re_text);
-	}
-	return 0;
-}
-
-/*
- * The first match, scanning one line at a time and a line only up to its
- * first REGEX_LINE_MAX bytes.  With REG_NEWLINE a match never spans lines,
- * so this is the match regexec() would find in the whole text; but glibc's
- * regexec() is quadratic in the length of the text for patterns such as
- * ".*([0-9]+) ms", and took 22 s on a single line of 100 kB.  *cut counts
- * the lines that were longer than what was read of them.
- */
-static int
-regex_first_match(const regex_t *re, const char *text, regmatch_t *m,
-    size_t *cut)
-{
-	const char *line = text, *nl;
-	size_t len;
-	int flags;
-
-	*cut = 0;
-	for (;;) {
-		nl = strchr(line, '\n');
-		len = nl != NULL ? (size_t)(nl - line) : strlen(line);
-		flags = REG_STARTEND;
-		if (len > REGEX_LINE_MAX) {
-			len = REGEX_LINE_MAX;
-			flags |= REG_NOTEOL;	/* the cut is not the line's end */
-			(*cut)++;
-		}
-		/* Offsets are from text: a line after the first starts after
-		 * a newline, where ^ matches under REG_NEWLINE. */
-		m[0].rm_so = (regoff_t)(line - text);
-		m[0].rm_eo = (regoff_t)(line - text + len);
-		if (regexec(re, text, 2, m, flags) == 0)
-			return 0;
-		if (nl == NULL)
-			return REG_NOMATCH;
-		line = nl + 1;
-	}
+	if (cut > 0)
+		return err_set(e, "regex '%s' did not match (a line is read up "
+		    "to its first %d bytes; %zu lines were longer)", pattern,
+		    REGEX_LINE_MAX, cut);
+	return err_set(e, "regex '%s' did not match", pattern);
 }
 
 static int
@@ -526,8 +472,8 @@ parse_regex(const struct parse_spec *spec, const struct parse_cell *cell,
     const char *text, struct parse_result *res, struct err *e)
 {
 	char number[NUMBER_MAX_LEN], *end;
-	regmatch_t m[2];
-	regex_t re;
+	struct regex_match m;
+	struct regex *re;
 	size_t n, cut;
 	double value;
 	int64_t ns = 0;
@@ -535,22 +481,20 @@ parse_regex(const struct parse_spec *spec, const struct parse_cell *cell,
 
 	if (regex_compile(spec->arg, &re, e) < 0)
 		return -1;
-	rc = regex_first_match(&re, text, m, &cut);
-	regfree(&re);
-	if (rc != 0 && cut > 0)
-		return err_set(e, "regex '%s' did not match (a line is read up "
-		    "to its first %d bytes; %zu lines were longer)", spec->arg,
-		    REGEX_LINE_MAX, cut);
-	if (rc != 0)
-		return err_set(e, "regex '%s' did not match", spec->arg);
-	if (m[1].rm_so < 0)
+	rc = regex_first(re, text, &m, &cut, e);
+	regex_free(re);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		return regex_missed(spec->arg, cut, e);
+	if (!m.captured)
 		return err_set(e, "regex '%s' matched but its first group "
 		    "captured nothing", spec->arg);
-	n = (size_t)(m[1].rm_eo - m[1].rm_so);
+	n = m.eo - m.so;
 	if (n == 0 || n >= sizeof(number))
 		return err_set(e, "regex '%s' captured %zu characters, not a "
 		    "number", spec->arg, n);
-	memcpy(number, text + m[1].rm_so, n);
+	memcpy(number, text + m.so, n);
 	number[n] = '\0';
 	errno = 0;
 	value = strtod(number, &end);
@@ -570,7 +514,7 @@ int
 parse_check(const struct parse_spec *spec, struct err *e)
 {
 	const json_t *unused;
-	regex_t re;
+	struct regex *re;
 
 	switch (spec->kind) {
 	case PARSER_WALL:
@@ -585,7 +529,7 @@ parse_check(const struct parse_spec *spec, struct err *e)
 			return err_set(e, "regex parser needs a regex");
 		if (regex_compile(spec->arg, &re, e) < 0)
 			return -1;
-		regfree(&re);
+		regex_free(re);
 		return 0;
 	}
 	return err_set(e, "unknown parser %d", (int)spec->kind);
@@ -681,8 +625,8 @@ parse_text(const struct parse_text_spec *spec, const char *out, size_t len,
 	const json_t *v;
 	json_error_t je;
 	json_t *root;
-	regmatch_t m[2];
-	regex_t re;
+	struct regex_match m;
+	struct regex *re;
 	char *copy;
 	size_t cut;
 	int rc;
@@ -715,18 +659,15 @@ parse_text(const struct parse_text_spec *spec, const char *out, size_t len,
 		free(copy);
 		return -1;
 	}
-	rc = regex_first_match(&re, copy, m, &cut);
-	regfree(&re);
-	if (rc != 0)
-		rc = err_set(e, "regex '%s' did not match%s", spec->arg,
-		    cut > 0 ? " (a line is read up to its first 4096 bytes)" :
-		    "");
-	else if (m[1].rm_so < 0)
+	rc = regex_first(re, copy, &m, &cut, e);
+	regex_free(re);
+	if (rc == 0)
+		rc = regex_missed(spec->arg, cut, e);
+	else if (rc > 0 && !m.captured)
 		rc = err_set(e, "regex '%s' matched but its first group "
 		    "captured nothing", spec->arg);
-	else
-		rc = text_copy(copy + m[1].rm_so, (size_t)(m[1].rm_eo -
-		    m[1].rm_so), text, tlen, e);
+	else if (rc > 0)
+		rc = text_copy(copy + m.so, m.eo - m.so, text, tlen, e);
 	free(copy);
 	return rc;
 }

@@ -51,7 +51,7 @@ struct parse_result {
 
 /*
  * Check spec->arg before any run: a json path must be well formed
- * ("a.b[0].c"), a regex must compile as POSIX extended and have a capture
+ * ("a.b[0].c"), a regex must compile (common/regex.h) and have a capture
  * group.  Returns 0, or -1 with e naming the problem.
  */
 int parse_check(const struct parse_spec *spec, struct err *e);

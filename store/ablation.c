@@ -52,8 +52,8 @@ store_ablation_finish(struct store *s, int64_t id, const char *state,
 
 int
 store_ablation_points(struct store *s, int64_t ablation_id,
-    const char *variant, int prompt_tokens, struct store_points *out,
-    struct err *e)
+    const char *variant, int prompt_tokens, const char *def_key,
+    struct store_points *out, struct err *e)
 {
 	sqlite3_stmt *st;
 
@@ -69,11 +69,13 @@ store_ablation_points(struct store *s, int64_t ablation_id,
 	    " JOIN sample x ON x.run_id = r.id"
 	    " WHERE a.ablation_id = ?1 AND a.variant = ?2 AND r.kind = 'pp'"
 	    " AND r.prompt_tokens = ?3 AND r.warmup = 0 AND r.failure IS NULL"
-	    " AND t IS NOT NULL ORDER BY r.id, x.idx", &st, e) < 0)
+	    " AND d.key = ?4 AND t IS NOT NULL ORDER BY r.id, x.idx", &st,
+	    e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, ablation_id);
 	store_bind_text(st, 2, variant);
 	sqlite3_bind_int(st, 3, prompt_tokens);
+	store_bind_text(st, 4, def_key);
 	return store_points_read(s, st, out, e);
 }
 

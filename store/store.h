@@ -534,12 +534,13 @@ int store_ablation_finish(struct store *s, int64_t id, const char *state,
 
 /*
  * The analysed samples of an ablation's variant ("" the baseline) in the
- * prefill cell of prompt_tokens (warm-ups and failed runs excluded), in
- * its runs' definition's clock, oldest first.
+ * prefill cell of prompt_tokens measured under the definition def_key
+ * (warm-ups and failed runs excluded), in that definition's clock,
+ * oldest first.
  */
 int store_ablation_points(struct store *s, int64_t ablation_id,
-    const char *variant, int prompt_tokens, struct store_points *out,
-    struct err *e);
+    const char *variant, int prompt_tokens, const char *def_key,
+    struct store_points *out, struct err *e);
 
 /* The report JSON of the newest finished ablation of release_id, or
  * NULL (*json malloced). */

@@ -26,6 +26,10 @@ struct variant {
 					 * for a switch */
 	double *values[CONF_MAX_LENGTHS];	/* run values; malloced */
 	struct fit_cell cells[CONF_MAX_LENGTHS];
+	/* per fit length, the definition its runs are measured under:
+	 * runs stored under another (the switch's env or args changed
+	 * since) are neither reused nor judged */
+	char def_key[CONF_MAX_LENGTHS][65];
 };
 
 /*
@@ -87,7 +91,7 @@ load_variant(struct store *s, int64_t ablation_id,
 		size_t n = 0;
 
 		if (store_ablation_points(s, ablation_id, v->sw ? v->sw->name :
-		    "", eng->fit[k], &pts, e) < 0)
+		    "", eng->fit[k], v->def_key[k], &pts, e) < 0)
 			return -1;
 		v->values[k] = malloc((pts.n + 1) * sizeof(double));
 		run = malloc((pts.n + 1) * sizeof(*run));
@@ -304,16 +308,17 @@ ablate_exit_code(const struct json_t *report)
 	return 1;
 }
 
-/* How many analysed runs variant v has at tokens in the ablation. */
+/* How many analysed runs variant v has at the kth fit length in the
+ * ablation, under its definition there. */
 static int
 runs_stored(struct store *s, int64_t ablation_id, const struct variant *v,
-    int tokens, size_t *n, struct err *e)
+    int tokens, size_t k, size_t *n, struct err *e)
 {
 	struct store_points pts;
 
 	*n = 0;
 	if (store_ablation_points(s, ablation_id, v->sw ? v->sw->name : "",
-	    tokens, &pts, e) < 0)
+	    tokens, v->def_key[k], &pts, e) < 0)
 		return -1;
 	for (size_t i = 0; i < pts.n; i++)
 		*n += i == 0 || pts.v[i].run_id != pts.v[i - 1].run_id;
@@ -355,12 +360,20 @@ measure(const struct conf *conf, const struct conf_engine *eng,
 		err_set(e, "out of memory");
 		goto done;
 	}
+	/* The cells are the fit lengths, in order. */
 	for (size_t i = 0; i < nv; i++)
 		for (size_t c = 0; c < ncells; c++) {
+			struct bench_definition d;
 			size_t have;
 
+			if (bench_definition(&v[i].eng, cells[c].kind,
+			    cells[c].prompt, cells[c].gen, cells[c].content,
+			    w->sha256, hw_key, &d, e) < 0)
+				goto done;
+			memcpy(v[i].def_key[c], d.key, sizeof(d.key));
+			bench_definition_release(&d);
 			if (runs_stored(s, ablation_id, &v[i], cells[c].prompt,
-			    &have, e) < 0)
+			    c, &have, e) < 0)
 				goto done;
 			*reused += have;
 			reps[i * ncells + c] = have >= (size_t)eng->reps ? 0 :

@@ -340,13 +340,52 @@ min_reps(const struct walk *w, const size_t *idx, size_t k)
 	return r;
 }
 
+/*
+ * b's change relative to a, or an unknown one: against a base at or
+ * below zero (a per-token cost fitted that low) no relative change is
+ * defined, whatever b is.
+ */
 static void
 rel_or_unknown(const struct estimate *b, const struct estimate *a,
     struct estimate *out)
 {
-	if (stats_rel_change(b, a, out) < 0)
+	if (!(a->value > 0) || stats_rel_change(b, a, out) < 0)
 		*out = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
 		    INFINITY };
+}
+
+double
+bisect_detectable(const struct estimate *a, const struct estimate *b,
+    double threshold, double df)
+{
+	double c = 1 + threshold / 2, q = power_quantiles(df), ra, lo, hi;
+
+	if (!(a->value > 0) || !isfinite(a->se) || !isfinite(b->se))
+		return INFINITY;
+	if (b->value > 0)
+		return c * exp(q * log_se(a, b)) - 1;
+	/*
+	 * b at or below zero has no spread on the log scale; a slowdown d
+	 * would put it at a (1 + d) with its own standard error, so d
+	 * solves d = f(d) = c exp(q sqrt(ra^2 + rb(d)^2)) - 1 with
+	 * rb(d) = b.se / (a (1 + d)).  f falls as d grows, so the root is
+	 * between threshold / 2 (f is never below it) and f(threshold / 2).
+	 */
+	ra = a->se / a->value;
+	lo = threshold / 2;
+	hi = c * exp(q * hypot(ra, b->se / (a->value * c))) - 1;
+	if (!isfinite(hi))
+		return INFINITY;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
+		double d = lo + (hi - lo) / 2;
+
+		if (c * exp(q * hypot(ra, b->se / (a->value * (1 + d)))) -
+		    1 > d)
+			lo = d;
+		else
+			hi = d;
+	}
+	return lo + (hi - lo) / 2;
 }
 
 /* The measured release nearest the middle of (lo, hi), or SIZE_MAX. */
@@ -439,8 +478,8 @@ examine(struct walk *w, size_t a, size_t b, int top)
 			/* Power: the slowdown whose interval would clear
 			 * the cut with probability BISECT_POWER. */
 			w->v->runs_used = min_reps(w, idx, 2);
-			w->v->detectable_rel = (1 + w->p->threshold / 2) *
-			    exp(power_quantiles(rel.df) * log_se(ea, eb)) - 1;
+			w->v->detectable_rel = bisect_detectable(ea, eb,
+			    w->p->threshold, rel.df);
 		}
 		return STEP_GO;
 	case OUTCOME_UNKNOWN:

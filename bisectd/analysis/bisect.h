@@ -161,6 +161,18 @@ struct bisect_verdict {
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80
 
+/*
+ * The smallest slowdown of b over a that a comparison at Welch degrees of
+ * freedom df would find with probability BISECT_POWER against threshold
+ * (its interval clearing threshold / 2): on the log scale,
+ * ln(1 + d) = ln(1 + threshold / 2) + (t.975 + t.80) se(ln b/a).  When b
+ * is at or below zero, its standard error is taken at b = a (1 + d)
+ * instead of at b.  INFINITY when a is not above zero or a spread is
+ * unknown.
+ */
+double bisect_detectable(const struct estimate *a, const struct estimate *b,
+    double threshold, double df);
+
 /* Defaults: per-token, 20%, 5 runs up to 320, run means, no lengths,
  * not `all`. */
 void bisect_params_init(struct bisect_params *p);

@@ -227,6 +227,32 @@ test_report_formats(void)
 	CHECK_INT(rc, 3);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "first_bad")), "0.1.4");
+	/* Each release reproduced by the canary's command as it ran, the
+	 * prompt file its {content} and its stdin; not the timing cells. */
+	{
+		const json_t *runs = json_object_get(json_object_get(rep,
+		    "reproduce"), "runs"), *x;
+		size_t i;
+
+		CHECK(json_array_size(runs) >= 2);
+		json_array_foreach(runs, i, x) {
+			const char *cmd = json_string_value(json_object_get(x,
+			    "command"));
+
+			CHECK_STR(json_string_value(json_object_get(x, "cell")),
+			    "canary");
+			CHECK_CONTAINS(cmd, "/bin/fake-engine --generate -m ");
+			CHECK_CONTAINS(cmd, "/demo/weights.bin -o json < ");
+			CHECK(strlen(cmd) > 11 && strcmp(cmd + strlen(cmd) - 11,
+			    "/prompt.txt") == 0);
+		}
+	}
+	json_decref(rep);
+	/* The timing report keeps the cells' commands. */
+	rep = ctl_json("report gen 0.1.0..0.1.6 --format json", &rc);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(
+	    json_object_get(json_object_get(rep, "reproduce"), "runs"), 0),
+	    "cell")), "pp128");
 	json_decref(rep);
 
 	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output", &out), 3);
@@ -251,9 +277,13 @@ test_report_formats(void)
 
 	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
 	    "csv", &out), 3);
-	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff,command\n");
-	CHECK_CONTAINS(out, ",nondeterministic,,");
+	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff,canary_since,"
+	    "canary_detail,command\n");
+	/* Why 0.1.3 is not deterministic, and what 0.1.4 changed since. */
+	CHECK_CONTAINS(out, ",nondeterministic,,,,\"runs ");
 	CHECK_CONTAINS(out, ",\"token 8: ");
+	CHECK_CONTAINS(out, "\",\"0.1.2\",,");
+	CHECK_CONTAINS(out, ",deterministic,");
 	free(out);
 
 	/* The timing report shows the canary too. */

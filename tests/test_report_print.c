@@ -145,7 +145,7 @@ test_csv_quotes(void)
 	memcpy(cmd + sizeof(cmd) - 7, " \"\"end", 6);
 	rep = json_pack("{s:s,s:s,s:f,s:s,s:{s:s,s:s},s:[{s:s,s:s},"
 	    "{s:s,s:s,s:{s:{s:i,s:f}},s:{s:s,s:s,s:s,s:s},"
-	    "s:{s:s,s:s,s:{s:i,s:s,s:s}}}],s:{s:s,s:s,s:s,s:[s]},"
+	    "s:{s:s,s:s,s:s,s:s,s:{s:i,s:s,s:s}}}],s:{s:s,s:s,s:s,s:[s]},"
 	    "s:{s:[{s:s,s:s,s:s}]}}",
 	    "engine", "e", "metric", "per-token", "threshold", 0.2,
 	    "points", "commits", "range", "from", "c0", "to", "c1",
@@ -153,7 +153,8 @@ test_csv_quotes(void)
 	    "version", "c1", "status", "measured", "pp", "512", "n", 5,
 	    "ms", 10.0, "commit", "subject", "make \"fast\" faster, again",
 	    "author", "A \"B\" C", "date", "2026-01-01", "url", "u",
-	    "canary", "status", "differs", "sha256", "ab", "diff",
+	    "canary", "status", "differs", "sha256", "ab",
+	    "since", "c\"0, b", "detail", "runs \"differ\"", "diff",
 	    "token", 3, "before", "\"x\"", "after", "y",
 	    "verdict", "status", "regression", "first_bad", "c1",
 	    "last_good", "c0", "candidates", "c1",
@@ -168,7 +169,8 @@ test_csv_quotes(void)
 	fclose(f);
 	CHECK_CONTAINS(text, ",\"make \"\"fast\"\" faster, again\","
 	    "\"A \"\"B\"\" C\",2026-01-01,u,first-bad\n");
-	CHECK_CONTAINS(text, ",differs,ab,\"token 3: \"\"x\"\" -> y\",");
+	CHECK_CONTAINS(text, ",differs,ab,\"token 3: \"\"x\"\" -> y\","
+	    "\"c\"\"0, b\",\"runs \"\"differ\"\"\",");
 	want = malloc(2 * sizeof(cmd));
 	snprintf(want, 2 * sizeof(cmd), "\"run --say \"\"hi, there\"\" %.*s "
 	    "\"\"\"\"end\",", (int)sizeof(cmd) - 29, cmd + 22);
@@ -176,7 +178,7 @@ test_csv_quotes(void)
 	free(want);
 	/* Every row as wide as the header. */
 	header = csv_fields(text);
-	CHECK_INT(header, 26);
+	CHECK_INT(header, 28);
 	for (line = strchr(text, '\n'); line && line[1];
 	    line = strchr(line + 1, '\n'))
 		CHECK_INT(csv_fields(line + 1), header);

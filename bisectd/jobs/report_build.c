@@ -13,6 +13,7 @@
 
 #include "acquire.h"
 #include "bisectd/measure/bench.h"
+#include "bisectd/measure/canary.h"
 #include "bisectd/measure/hygiene.h"
 #include "bisectd/measure/template.h"
 #include "common/buf.h"
@@ -594,18 +595,44 @@ is_remote(const char *url)
 	    strncmp(url, "http://", 7) == 0);
 }
 
+/* Append { version, cell, command } to runs; for upstream, with the
+ * line's paths cut to their last names. */
+static int
+add_run_line(json_t *runs, const char *version, const char *cell,
+    const struct buf *line, int upstream, struct err *e)
+{
+	/* ".../NAME" is at most 3 bytes longer per path. */
+	size_t len = 2 * line->len + 16;
+	char *cut;
+
+	if (!upstream) {
+		json_array_append_new(runs, json_pack("{s:s,s:s,s:s}",
+		    "version", version, "cell", cell, "command", line->data));
+		return 0;
+	}
+	if ((cut = malloc(len)) == NULL)
+		return err_set(e, "out of memory");
+	strip_paths(line->data, cut, len);
+	json_array_append_new(runs, json_pack("{s:s,s:s,s:s}", "version",
+	    version, "cell", cell, "command", cut));
+	free(cut);
+	return 0;
+}
+
 /*
  * The command line of every cell of a release as a run executed it,
  * appended to runs as { version, cell, command }: the template expanded
  * with the release's unpacked folder, the weights' path and the cell.
+ * For the output canary's verdict (output), the canary's command line,
+ * as cell "canary".
  */
 static int
 release_commands(const struct conf *conf, const struct conf_engine *eng,
     const struct store_release *rel, const char *weights, int upstream,
-    json_t *runs, struct err *e)
+    int output, json_t *runs, struct err *e)
 {
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
-	size_t ncells = eng->nprompts + eng->ngen * nk;
+	size_t ncells = output ? 1 : eng->nprompts + eng->ngen * nk;
 	char *dir;
 	int rc = 0;
 
@@ -623,7 +650,9 @@ release_commands(const struct conf *conf, const struct conf_engine *eng,
 		/* As bench_cells() makes them: the other length is 0. */
 		v.prompt = 0;
 		v.gen = 0;
-		if (i < eng->nprompts) {
+		if (output) {
+			snprintf(cell, sizeof(cell), "canary");
+		} else if (i < eng->nprompts) {
 			v.prompt = eng->prompts[i];
 			snprintf(cell, sizeof(cell), "pp%d", v.prompt);
 		} else {
@@ -640,24 +669,11 @@ release_commands(const struct conf *conf, const struct conf_engine *eng,
 				snprintf(cell, sizeof(cell), "tg%d", v.gen);
 			v.content = content ? content : "";
 		}
-		rc = bench_command_line(eng, &v, &line, e);
-		if (rc == 0 && upstream) {
-			/* ".../NAME" is at most 3 bytes longer per path. */
-			char *cut = malloc(2 * line.len + 16);
-
-			if (cut == NULL)
-				rc = err_set(e, "out of memory");
-			else {
-				strip_paths(line.data, cut, 2 * line.len + 16);
-				json_array_append_new(runs, json_pack(
-				    "{s:s,s:s,s:s}", "version", rel->version,
-				    "cell", cell, "command", cut));
-				free(cut);
-			}
-		} else if (rc == 0)
-			json_array_append_new(runs, json_pack("{s:s,s:s,s:s}",
-			    "version", rel->version, "cell", cell, "command",
-			    line.data));
+		rc = output ? canary_command_line(eng, dir, rel->version,
+		    weights, &line, e) : bench_command_line(eng, &v, &line, e);
+		if (rc == 0)
+			rc = add_run_line(runs, rel->version, cell, &line,
+			    upstream, e);
 		free(content);
 		buf_release(&line);
 	}
@@ -698,7 +714,7 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 		    json_string(rel->archive_sha256));
 		json_array_append_new(archives, a);
 		if (release_commands(conf, eng, rel, weights ? weights : "",
-		    ro->upstream, runs, e) < 0) {
+		    ro->upstream, ro->output, runs, e) < 0) {
 			free(weights);
 			json_decref(o);
 			json_decref(archives);

@@ -87,6 +87,14 @@ int
 bench_command_line(const struct conf_engine *eng, const struct tmpl_vals *v,
     struct buf *out, struct err *e)
 {
+	return bench_template_line(eng, eng->command, "command", v, out, e);
+}
+
+int
+bench_template_line(const struct conf_engine *eng, const char *tmpl,
+    const char *key, const struct tmpl_vals *v, struct buf *out,
+    struct err *e)
+{
 	struct strv argv = STRV_INIT;
 	int rc = -1;
 
@@ -102,8 +110,8 @@ bench_command_line(const struct conf_engine *eng, const struct tmpl_vals *v,
 		err_set(e, "out of memory");
 		goto out;
 	}
-	if (tmpl_expand(eng->command, v, &argv, e) < 0) {
-		err_prefix(e, "engine %s: command", eng->name);
+	if (tmpl_expand(tmpl, v, &argv, e) < 0) {
+		err_prefix(e, "engine %s: %s", eng->name, key);
 		goto out;
 	}
 	if (tmpl_quote_argv((const char *const *)argv.v, out) < 0)

@@ -50,6 +50,11 @@ char *bench_content_path(const struct conf *conf, const char *content);
  * POSIX shell.  Appended to out.  Returns 0, or -1 with e set (the
  * template does not expand, or out's limit is reached).
  */
+/* The same for another of the engine's templates, named key in errors
+ * (the canary's). */
+int bench_template_line(const struct conf_engine *eng, const char *tmpl,
+    const char *key, const struct tmpl_vals *v, struct buf *out,
+    struct err *e);
 int bench_command_line(const struct conf_engine *eng,
     const struct tmpl_vals *v, struct buf *out, struct err *e);
 

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "bench.h"
 #include "canary.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -103,6 +104,30 @@ canary_vals(const struct conf_engine *eng, struct tmpl_vals *v)
 	v->prompt = -1;
 	v->gen = eng->ngen ? eng->gen[0] : -1;
 	v->threads = eng->threads;
+}
+
+int
+canary_command_line(const struct conf_engine *eng, const char *dir,
+    const char *version, const char *weights, struct buf *out,
+    struct err *e)
+{
+	struct tmpl_vals v = TMPL_VALS_INIT;
+	const char *in[] = { eng->canary_prompt, NULL };
+
+	if (eng->canary == NULL || eng->canary_prompt == NULL)
+		return err_set(e, "engine %s has no canary", eng->name);
+	canary_vals(eng, &v);
+	v.bin = dir;
+	v.version = version;
+	v.weights = weights;
+	v.content = eng->canary_prompt;
+	if (bench_template_line(eng, eng->canary, "canary", &v, out, e) < 0)
+		return -1;
+	/* The prompt is its stdin as well. */
+	if (buf_addstr(out, " < ") < 0 || tmpl_quote_argv(in, out) < 0)
+		return err_set(e, "engine %s: the canary's command line is "
+		    "too long to show", eng->name);
+	return 0;
 }
 
 int

@@ -22,6 +22,8 @@
 
 #include "store/store.h"	/* struct store_canary_rows */
 
+struct buf;
+
 struct conf;
 struct conf_engine;
 struct err;
@@ -120,6 +122,16 @@ struct canary_ctx {
 	const struct canary_prompt *prompt;
 	const atomic_int *stop;	/* set asynchronously: stop between runs */
 };
+
+/*
+ * The command line a canary run of version (unpacked in dir) executes,
+ * for people to run again, as bench_command_line() writes a cell's: the
+ * canary template expanded with the config's prompt file as {content},
+ * and that file on its stdin ("< FILE").  Appended to out.
+ */
+int canary_command_line(const struct conf_engine *eng, const char *dir,
+    const char *version, const char *weights, struct buf *out,
+    struct err *e);
 
 /*
  * Run the canary of release release_id (version, unpacked in dir) until

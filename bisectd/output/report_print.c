@@ -702,7 +702,8 @@ commit_cells(int commits, const json_t *r, const json_t *v, FILE *out)
 	    role, commits ? "" : " ", commits ? "" : rep_str(c, "id"));
 }
 
-/* The three canary columns: its state, hash and diff. */
+/* The five canary columns: its state, hash, diff, the release the diff
+ * is since, and why it is not deterministic (or failed). */
 static void
 canary_csv(const json_t *k, FILE *out)
 {
@@ -710,7 +711,7 @@ canary_csv(const json_t *k, FILE *out)
 	char diff[600];
 
 	if (!json_is_object(k)) {
-		fputs(",,", out);
+		fputs(",,,,", out);
 		return;
 	}
 	fprintf(out, "%s,%s,", rep_str(k, "status"), rep_str(k, "sha256"));
@@ -720,6 +721,12 @@ canary_csv(const json_t *k, FILE *out)
 		    rep_str(d, "before"), rep_str(d, "after"));
 		csv_field(diff, out);
 	}
+	fputc(',', out);
+	if (*rep_str(k, "since"))
+		csv_field(rep_str(k, "since"), out);
+	fputc(',', out);
+	if (*rep_str(k, "detail"))
+		csv_field(rep_str(k, "detail"), out);
 }
 
 static void
@@ -737,7 +744,7 @@ print_csv(const json_t *rep, FILE *out)
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
 	    "per_token_ms,per_token_lo,per_token_hi,fixed_ms,fixed_lo,"
 	    "fixed_hi,ceiling_tps,flags,canary,canary_sha256,canary_diff,"
-	    "command%s\n", commits || drilled ?
+	    "canary_since,canary_detail,command%s\n", commits || drilled ?
 	    ",subject,author,date,url,verdict" : "");
 	json_array_foreach(rels, i, r) {
 		static const char *const groups[] = { "pp", "tg" };

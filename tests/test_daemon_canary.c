@@ -4,7 +4,8 @@
  * generated text changes at 0.1.4, which is also faster; the daemon's
  * watch measures each new release's canary and posts exactly one
  * "output" alert to a webhook, in one line that says both, and the next
- * watch cycle posts nothing again.
+ * watch cycle posts nothing again.  Then 0.1.9, as fast as 0.1.5 but
+ * with other text: one more alert, which says nothing of speed.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ static char dir[80];	/* a socket path must fit in sun_path */
 
 /* The versions the source lists, oldest first, as published so far. */
 static const char *const versions[] = { "0.1.1", "0.1.2", "0.1.4",
-    "0.1.5" };
+    "0.1.5", "0.1.9" };
 
 /*
  * Publish the first n of versions in the GitHub emulation under the
@@ -252,12 +253,30 @@ test_output_alert(void)
 	CHECK_INT(n, 1);
 	json_decref(alerts);
 
+	/* 0.1.9: timed as 0.1.5, another text. */
+	publish(&ts, 5);
+	code = watch_cycle(150);
+	CHECK(code == 0 || code == 4);
+	CHECK_INT(hooks_posted(&ts, 2), 2);
+	snprintf(path, sizeof(path), "%s/hooks/2.json", ts.root);
+	body = check_read_file(path);
+	hook = json_loads(body ? body : "", 0, NULL);
+	free(body);
+	CHECK_STR(json_string_value(json_object_get(hook, "text")),
+	    "gen 0.1.9 generates different text from 0.1.5 on the canary "
+	    "prompt");
+	CHECK_STR(json_string_value(json_object_get(hook, "since")), "0.1.5");
+	CHECK(json_is_null(json_object_get(hook, "faster_by")));
+	json_decref(hook);
+
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 	testserver_stop(&ts);
 	log = check_read_file("daemon.log");
 	CHECK_CONTAINS(log, "0.1.4 generates different text from 0.1.2 on the "
 	    "canary prompt, and is faster (alert recorded)");
+	CHECK_CONTAINS(log, "0.1.9 generates different text from 0.1.5 on the "
+	    "canary prompt (alert recorded)");
 	free(log);
 	fprintf(stderr, "daemon canary: %.1f s\n", check_now_s() - t0);
 }

@@ -21,7 +21,6 @@
 
 /* 'bisd': marks a database as ours, so another program's is not migrated. */
 #define STORE_APPLICATION_ID 0x62697364
-#define STORE_BUSY_TIMEOUT_MS 5000
 
 int
 store_fail(struct store *s, struct err *e, const char *what)

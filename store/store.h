@@ -409,6 +409,61 @@ void store_release_runs_release(struct store_release_runs *rr);
 const struct store_cell_runs *store_release_runs_cell(
     const struct store_release_runs *rr, const struct store_cell_query *q);
 
+/* --- per-release figures kept for reports (summary.c) --- */
+
+/* What a summary was computed under besides the runs. */
+struct store_summary_key {
+	const char *weights_sha256;
+	const char *hw_key;
+	const char *config;	/* a hash of every other input */
+};
+
+struct store_summary {
+	char *stamp;	/* the state of the release's runs; malloced */
+	int hit;	/* 1: entry, plot and runs are those kept for stamp */
+	void *entry;	/* malloced; hit only */
+	size_t entry_len;
+	void *plot;	/* malloced; hit and asked for only */
+	size_t plot_len;
+	void *runs;	/* malloced; hit only */
+	size_t runs_len;
+	/* Not a hit: the release's runs, read in the stamp's snapshot. */
+	struct store_release_runs runs_read;
+};
+
+/*
+ * The summaries kept of release_ids[0..n-1] under k into out[0..n-1]
+ * (free each with store_summary_release()), and for each release
+ * without one whose runs have not changed since, its runs as
+ * store_release_runs_read() reads them, all from one snapshot.  plot:
+ * also read the plot text.  Returns 0, or -1 with e set and nothing to
+ * free.
+ */
+int store_summary_read(struct store *s, const struct store_summary_key *k,
+    int plot, const int64_t *release_ids, size_t n,
+    struct store_summary *out, struct err *e);
+void store_summary_release(struct store_summary *x);
+
+/* A summary to keep: computed from the runs read at stamp. */
+struct store_summary_row {
+	int64_t release_id;
+	const char *stamp;
+	const void *entry, *plot, *runs;
+	size_t entry_len, plot_len, runs_len;
+};
+
+/*
+ * Keep rows[0..n-1] under k, in one transaction, dropping what the
+ * same releases kept for older states.  Returns 0; 1 when nothing was
+ * kept because the store is read-only or another connection is
+ * writing (it does not wait); -1 with e set on an error.
+ */
+int store_summary_save(struct store *s, const struct store_summary_key *k,
+    const struct store_summary_row *rows, size_t n, struct err *e);
+
+/* How many summaries are kept. */
+int store_summary_count(struct store *s, int64_t *n, struct err *e);
+
 /* --- stored runs, for `runs` and `reparse` --- */
 
 struct store_run_row {

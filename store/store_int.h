@@ -13,6 +13,9 @@
 struct err;
 struct store_points;
 
+/* How long a statement waits for another connection's lock. */
+#define STORE_BUSY_TIMEOUT_MS 5000
+
 struct store {
 	sqlite3 *db;
 	char *path;	/* the database file, for messages; owned */

@@ -9,6 +9,11 @@
  * under an older definition, clocks other than the engine's, a release
  * whose runs mostly fail, a release that could not be fetched, and
  * releases sharing an archive, one of them outside the range.
+ *
+ * The summaries a report keeps of each release (sql/011_release_summary
+ * .sql) give the bytes the runs give: cold, warm, after runs of one
+ * release change (its own, or a release's with its archive), under
+ * another configuration, on a read-only store and on a busy one.
  */
 #include <math.h>
 #include <stdint.h>
@@ -540,6 +545,199 @@ test_report(const struct conf *conf)
 	json_decref(rep);
 }
 
+/* The report of the range under conf's engine as text; fresh: from the
+ * runs alone, reading and keeping no summary. */
+static char *
+report_text(struct store *st, const struct conf *conf, int fresh)
+{
+	const struct conf_engine *g = conf_engine(conf, "basert");
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	json_t *rep = NULL;
+	char *text;
+	int code = -1;
+
+	memset(&o, 0, sizeof(o));
+	o.metric.kind = (enum conf_metric_kind)-1;
+	o.threshold = -1;
+	o.plot = 1;
+	o.fresh = fresh;
+	if (report_build(conf, g, st, "1.0.0..1.0.10", &o, &rep, &code,
+	    &e) < 0) {
+		fprintf(stderr, "report: %s\n", e.msg);
+		CHECK(0);
+		return strdup("");
+	}
+	text = json_dumps(rep, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	json_decref(rep);
+	return text;
+}
+
+static int64_t
+summaries(void)
+{
+	struct err e = ERR_INIT;
+	int64_t n = -1;
+
+	CHECK(store_summary_count(s, &n, &e) == 0);
+	return n;
+}
+
+/* The entry of release r in a report's text. */
+static char *
+entry_text(const char *report, int r)
+{
+	json_t *rep = json_loads(report, 0, NULL);
+	char *text = json_dumps(json_array_get(json_object_get(rep,
+	    "releases"), (size_t)r), JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(rep);
+	return text ? text : strdup("");
+}
+
+/* Whether releases' entries of a and b differ exactly at the ones in
+ * changed (a bit per release). */
+static void
+check_changed(const char *a, const char *b, unsigned changed)
+{
+	for (int r = 0; r < NREL - 1; r++) {
+		char *x = entry_text(a, r), *y = entry_text(b, r);
+
+		if ((strcmp(x, y) != 0) != ((changed >> r) & 1)) {
+			fprintf(stderr, "release 1.0.%d: %s\n", r,
+			    changed >> r & 1 ? "unchanged" : "changed");
+			CHECK(0);
+		}
+		free(x);
+		free(y);
+	}
+}
+
+static int
+count_of(const char *text, const char *word)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, word)) != NULL; p++)
+		n++;
+	return n;
+}
+
+static void
+test_summaries(const struct conf *conf)
+{
+	char *ro, *cold, *warm, *fresh, *after, *other, *other_fresh;
+	char text[sizeof(conf_text) + 64];
+	struct conf *noisy;
+	struct store *rs, *busy;
+	struct store_sample smp[2];
+	struct err e = ERR_INIT;
+
+	/* Read-only: computed, nothing kept. */
+	CHECK_INT(summaries(), 0);
+	CHECK(store_open_readonly("r.db", &rs, &e) == 0);
+	ro = rs ? report_text(rs, conf, 0) : strdup("");
+	CHECK_INT(summaries(), 0);
+	cold = report_text(s, conf, 0);
+	CHECK_INT(summaries(), NREL - 1);
+	warm = report_text(s, conf, 0);
+	fresh = report_text(s, conf, 1);
+	CHECK_INT(summaries(), NREL - 1);
+	CHECK_STR(cold, ro);
+	CHECK_STR(warm, cold);
+	CHECK_STR(fresh, cold);
+	/* What the summaries are of, checked against the per-cell path. */
+	test_report(conf);
+
+	/* New runs of 1.0.3, and of 1.0.11 whose archive 1.0.1 shares;
+	 * one run of 1.0.2 read again slower (samples deleted and
+	 * inserted, the run updated). */
+	for (int k = 0; k < 4; k++) {
+		struct run_spec a = { 3, 0, 0, DEF_PP512, 0, 0, 0, NULL, 2,
+		    120, 0 };
+		struct run_spec b = { 11, 0, 0, DEF_PP128, 0, 0, 0, NULL, 1,
+		    90, 0 };
+
+		add_run(&a);
+		add_run(&b);
+	}
+	{
+		struct store_run_rows rows;
+		int64_t id = 0;
+
+		CHECK(store_run_list(s, rel_id[2], &rows, &e) == 0);
+		for (size_t i = 0; i < rows.n && id == 0; i++)
+			if (rows.v[i].failure == NULL && !rows.v[i].warmup &&
+			    rows.v[i].prompt_tokens == 128)
+				id = rows.v[i].id;
+		store_run_rows_release(&rows);
+		memset(smp, 0, sizeof(smp));
+		for (int i = 0; i < 2; i++) {
+			smp[i].prompt_tokens = 128;
+			smp[i].engine_ns = 300000000 + i;
+			smp[i].wall_ns = 310000000 + i;
+			smp[i].user_ns = smp[i].sys_ns = -1;
+			smp[i].max_rss_kb = -1;
+		}
+		CHECK(id > 0);
+		CHECK(store_run_resample(s, id, smp, 2, NULL, NULL, NULL, 0,
+		    &e) == 0);
+	}
+	/* A read-only store does not read the summaries the changes
+	 * outdated. */
+	free(ro);
+	ro = rs ? report_text(rs, conf, 0) : strdup("");
+	after = report_text(s, conf, 0);
+	free(fresh);
+	fresh = report_text(s, conf, 1);
+	CHECK_STR(after, fresh);
+	CHECK_STR(ro, fresh);
+	check_changed(cold, after, 1u << 1 | 1u << 2 | 1u << 3);
+	/* The outdated ones were replaced, not added to. */
+	CHECK_INT(summaries(), NREL - 1);
+	free(warm);
+	warm = report_text(s, conf, 0);
+	CHECK_STR(warm, after);
+	test_report(conf);
+
+	/* Another configuration (a lower noise limit flags cells as
+	 * noisy) reads none of the first one's summaries; a store another
+	 * connection is writing keeps none and still reports. */
+	snprintf(text, sizeof(text), "%s\tmax-cv = 0.5%%\n", conf_text);
+	noisy = check_conf_load(text);
+	CHECK(noisy != NULL);
+	CHECK(store_open("r.db", &busy, &e) == 0);
+	CHECK(busy && store_begin(busy, &e) == 0);
+	other = noisy ? report_text(s, noisy, 0) : strdup("");
+	CHECK_INT(summaries(), NREL - 1);
+	store_rollback(busy);
+	store_close(busy);
+	other_fresh = noisy ? report_text(s, noisy, 1) : strdup("");
+	CHECK_STR(other, other_fresh);
+	CHECK(strcmp(other, after) != 0);
+	CHECK(count_of(other, "noisy") > count_of(after, "noisy"));
+	free(other);
+	other = noisy ? report_text(s, noisy, 0) : strdup("");
+	CHECK_INT(summaries(), 2 * (NREL - 1));
+	CHECK_STR(other, other_fresh);
+	free(other);
+	other = noisy ? report_text(s, noisy, 0) : strdup("");
+	CHECK_STR(other, other_fresh);
+	free(warm);
+	warm = report_text(s, conf, 0);
+	CHECK_STR(warm, after);
+
+	store_close(rs);
+	conf_free(noisy);
+	free(ro);
+	free(cold);
+	free(warm);
+	free(fresh);
+	free(after);
+	free(other);
+	free(other_fresh);
+}
+
 int
 main(void)
 {
@@ -558,7 +756,7 @@ main(void)
 		return check_done();
 	build_store();
 	test_store_equivalence();
-	test_report(conf);
+	test_summaries(conf);
 	store_close(s);
 	conf_free(conf);
 	return check_done();

@@ -25,113 +25,13 @@
 #include "common/err.h"
 #include "bisectd/analysis/fit.h"
 #include "commits.h"
+#include "fetch/sha256.h"
 #include "report_build.h"
+#include "summary.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
 
 /* --- per release --- */
-
-struct cellsum {
-	struct cell_stats st;	/* of the run values: runs are the unit */
-	struct run_stats runs;
-	int ok;
-	int busy, lower_bound;
-	/* The boundary's interleaved confirmation runs, apart: taken
-	 * later, beside another release, they describe the comparison,
-	 * not the release's first measurement, and set none of its flags. */
-	struct run_stats confirm;
-	int confirm_ok;
-};
-
-/* One value per process run of a cell, for the fit (caller frees *out). */
-static int
-fit_values(const struct store_points *pts, double **out, size_t *n)
-{
-	double *x = malloc(pts->n * sizeof(*x));
-	int64_t *run = malloc(pts->n * sizeof(*run));
-	int rc = -1;
-
-	*out = NULL;
-	if (x != NULL && run != NULL) {
-		for (size_t k = 0; k < pts->n; k++) {
-			x[k] = (double)pts->v[k].time_ns;
-			run[k] = pts->v[k].run_id;
-		}
-		rc = stats_run_values(x, run, pts->n, RUN_MEAN, x, n);
-	}
-	free(run);
-	if (rc < 0) {
-		free(x);
-		return -1;
-	}
-	*out = x;
-	return 0;
-}
-
-/* Appends [tokens, ms] per process run of pts to points. */
-static int
-add_points(const struct store_points *pts, int tokens, json_t *points)
-{
-	double *v;
-	size_t n;
-
-	if (fit_values(pts, &v, &n) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(points, json_pack("[i,f]", tokens,
-		    v[i] / 1e6));
-	free(v);
-	return 0;
-}
-
-/* The cell's summary; with points, also its runs as plot points.  cell
- * may be NULL: no runs. */
-static int
-load_cell(const struct store_cell_runs *cell, struct cellsum *cs, int tokens,
-    json_t *points, struct err *e)
-{
-	const struct store_points *pts = cell ? &cell->points : NULL;
-	int64_t *run;
-	double *x;
-
-	memset(cs, 0, sizeof(*cs));
-	if (pts == NULL || pts->n == 0)
-		return 0;
-	x = malloc(pts->n * sizeof(*x));
-	run = malloc(pts->n * sizeof(*run));
-	if (x == NULL || run == NULL) {
-		free(x);
-		free(run);
-		return err_set(e, "out of memory");
-	}
-	for (int confirm = 0; confirm < 2; confirm++) {
-		size_t n = 0;
-
-		for (size_t i = 0; i < pts->n; i++) {
-			if (pts->v[i].confirm != confirm)
-				continue;
-			x[n] = (double)pts->v[i].time_ns;
-			run[n++] = pts->v[i].run_id;
-			if (!confirm) {
-				cs->busy |= pts->v[i].busy;
-				cs->lower_bound |= pts->v[i].lower_bound;
-			}
-		}
-		if (confirm)
-			cs->confirm_ok = n > 0 && stats_runs(x, run, n,
-			    RUN_MEAN, &cs->confirm) == 0;
-		else
-			cs->ok = n > 0 && stats_runs(x, run, n, RUN_MEAN,
-			    &cs->runs) == 0;
-	}
-	cs->st = cs->runs.values;
-	free(x);
-	free(run);
-	if ((cs->ok || cs->confirm_ok) && points &&
-	    add_points(pts, tokens, points) < 0)
-		return err_set(e, "out of memory");
-	return 0;
-}
 
 static json_t *
 cell_json(int tokens, const struct cellsum *cs)
@@ -212,111 +112,69 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 }
 
 /*
- * The store's query of every cell a release's entry reads, made once
- * for the report: the measurement definitions are the same for every
- * release.  tg holds ngen x the content kinds (one when none).
+ * A release's entry from its figures and its row (version, archive,
+ * fetch failure); with plot, also its runs as plot points ([tokens,
+ * ms] per process run of each prompt length) and the fitted line's
+ * band.
  */
-struct report_cells {
-	struct store_cell_query pp[CONF_MAX_LENGTHS];
-	struct store_cell_query fit[CONF_MAX_LENGTHS];
-	struct store_cell_query *tg;	/* malloced */
-};
-
-static int
-report_cells_init(const struct conf_engine *eng, const char *wsha,
-    const char *hw, struct report_cells *rc, struct err *e)
-{
-	size_t nk = eng->contents.n ? eng->contents.n : 1;
-
-	memset(rc, 0, sizeof(*rc));
-	if ((rc->tg = calloc(eng->ngen * nk + 1, sizeof(*rc->tg))) == NULL)
-		return err_set(e, "out of memory");
-	for (size_t i = 0; i < eng->nprompts; i++)
-		if (bench_cell_query(eng, "pp", eng->prompts[i], 0, "", 0,
-		    wsha, hw, &rc->pp[i], e) < 0)
-			return -1;
-	for (size_t g = 0; g < eng->ngen; g++)
-		for (size_t k = 0; k < nk; k++)
-			if (bench_cell_query(eng, "tg", 0, eng->gen[g],
-			    eng->contents.n ? eng->contents.v[k] : "", 0, wsha,
-			    hw, &rc->tg[g * nk + k], e) < 0)
-				return -1;
-	for (size_t i = 0; i < eng->nfit; i++)
-		if (bench_cell_query(eng, "pp", eng->fit[i], 0, "", 0, wsha,
-		    hw, &rc->fit[i], e) < 0)
-			return -1;
-	return 0;
-}
-
 static json_t *
-release_json(const struct store_release_runs *rr,
-    const struct report_cells *qc, const struct conf_engine *eng,
-    const struct store_release *rel, int plot, struct err *e)
+release_json(const struct release_figs *fg, const struct conf_engine *eng,
+    const struct store_release *rel, int plot)
 {
 	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
 	json_t *flags = json_array(), *fails = json_array();
 	json_t *points = plot ? json_array() : NULL;
-	struct fit_cell fc[FIT_MAX_CELLS];
-	double *fit_x[FIT_MAX_CELLS];
-	size_t nfc = 0;
+	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
 
-	memset(fit_x, 0, sizeof(fit_x));
 	json_object_set_new(o, "version", json_string(rel->version));
 	json_object_set_new(o, "sha256", rel->archive_sha256 ?
 	    json_string(rel->archive_sha256) : json_null());
-	for (size_t i = 0; i < eng->nprompts; i++) {
-		struct cellsum cs;
+	for (size_t i = 0; i < fg->npp; i++) {
+		const struct cellsum *cs = &fg->pp[i];
 		char key[32];
 
-		if (load_cell(store_release_runs_cell(rr, &qc->pp[i]), &cs,
-		    eng->prompts[i], points, e) < 0)
-			goto fail;
-		if (!cs.ok)
+		for (size_t k = 0; points && k < fg->npoints[i]; k++)
+			json_array_append_new(points, json_pack("[i,f]",
+			    eng->prompts[i], fg->points[i][k] / 1e6));
+		if (!cs->ok)
 			continue;
 		measured = 1;
 		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
-		json_object_set_new(pp, key, cell_json(eng->prompts[i], &cs));
-		if (cs.st.cv > eng->max_cv)
+		json_object_set_new(pp, key, cell_json(eng->prompts[i], cs));
+		if (cs->st.cv > eng->max_cv)
 			add_flag(flags, "noisy");
-		if (cs.busy)
+		if (cs->busy)
 			add_flag(flags, "busy");
-		if (cs.lower_bound)
+		if (cs->lower_bound)
 			add_flag(flags, "lower-bound");
 	}
-	for (size_t g = 0; g < eng->ngen; g++) {
-		size_t nk = eng->contents.n ? eng->contents.n : 1;
+	for (size_t i = 0; i < fg->ntg; i++) {
+		size_t g = i / nk, k = i % nk;
+		const char *content = eng->contents.n ? eng->contents.v[k] :
+		    "";
+		const struct cellsum *cs = &fg->tg[i];
+		char key[96];
+		json_t *c;
 
-		for (size_t k = 0; k < nk; k++) {
-			const char *content = eng->contents.n ?
-			    eng->contents.v[k] : "";
-			struct cellsum cs;
-			char key[96];
-			json_t *c;
-
-			if (load_cell(store_release_runs_cell(rr,
-			    &qc->tg[g * nk + k]), &cs, eng->gen[g], NULL,
-			    e) < 0)
-				goto fail;
-			if (!cs.ok)
-				continue;
-			measured = 1;
-			if (content[0])
-				snprintf(key, sizeof(key), "%d/%s", eng->gen[g],
-				    content);
-			else
-				snprintf(key, sizeof(key), "%d", eng->gen[g]);
-			c = cell_json(eng->gen[g], &cs);
-			json_object_set_new(tg, key, c);
-			if (g == 0 && k < 2 && json_is_object(c))
-				decode_tps[k] = json_real_value(
-				    json_object_get(c, "tps"));
-			if (cs.st.cv > eng->max_cv)
-				add_flag(flags, "noisy");
-			if (cs.busy)
-				add_flag(flags, "busy");
-		}
+		if (!cs->ok)
+			continue;
+		measured = 1;
+		if (content[0])
+			snprintf(key, sizeof(key), "%d/%s", eng->gen[g],
+			    content);
+		else
+			snprintf(key, sizeof(key), "%d", eng->gen[g]);
+		c = cell_json(eng->gen[g], cs);
+		json_object_set_new(tg, key, c);
+		if (g == 0 && k < 2 && json_is_object(c))
+			decode_tps[k] = json_real_value(json_object_get(c,
+			    "tps"));
+		if (cs->st.cv > eng->max_cv)
+			add_flag(flags, "noisy");
+		if (cs->busy)
+			add_flag(flags, "busy");
 	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */
@@ -324,66 +182,32 @@ release_json(const struct store_release_runs *rr,
 	    fabs(decode_tps[0] / decode_tps[1] - 1) > 0.20 &&
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
 		add_flag(flags, "content-dependent-decode");
-	for (size_t i = 0; i < eng->nfit; i++) {
-		const struct store_cell_runs *cell =
-		    store_release_runs_cell(rr, &qc->fit[i]);
-		struct store_points own = { NULL, 0 };
-		int rc;
+	if (fg->has_fit) {
+		const struct fit *f = &fg->fit;
 
-		if (cell == NULL || cell->points.n == 0)
-			continue;
-		/* The release's own first runs, as its table shows them. */
-		own.v = malloc(cell->points.n * sizeof(*own.v));
-		if (own.v == NULL) {
-			err_set(e, "out of memory");
-			goto fail;
-		}
-		for (size_t m = 0; m < cell->points.n; m++)
-			if (!cell->points.v[m].confirm)
-				own.v[own.n++] = cell->points.v[m];
-		if (own.n == 0) {
-			store_points_release(&own);
-			continue;
-		}
-		rc = fit_values(&own, &fit_x[nfc], &fc[nfc].n);
-		store_points_release(&own);
-		if (rc < 0) {
-			err_set(e, "out of memory");
-			goto fail;
-		}
-		fc[nfc].tokens = eng->fit[i];
-		fc[nfc].time_ns = fit_x[nfc];
-		nfc++;
+		out_estimate_ms(&f->per_token_ns, "per_token_ms", o);
+		out_fixed_ms(&f->fixed_ns, f->fixed_why, "fixed_ms", o);
+		if (!f->fixed_estimable)
+			add_flag(flags, "fixed-not-estimable");
+		json_object_set_new(o, "ceiling_tps", out_num(f->ceiling_tps));
+		json_object_set_new(o, "ceiling_ci",
+		    out_interval(f->ceiling_lo, f->ceiling_hi));
+		if (plot)
+			json_object_set_new(o, "fit_band", band_json(f, eng));
+	} else {
+		json_object_set_new(o, "per_token_ms", json_null());
+		json_object_set_new(o, "fixed_ms", json_null());
+		json_object_set_new(o, "ceiling_tps", json_null());
 	}
-	{
-		struct fit f;
-
-		if (nfc >= 2 && fit_line(fc, nfc, &f) == 0) {
-			out_estimate_ms(&f.per_token_ns, "per_token_ms", o);
-			out_fixed_ms(&f.fixed_ns, f.fixed_why, "fixed_ms", o);
-			if (!f.fixed_estimable)
-				add_flag(flags, "fixed-not-estimable");
-			json_object_set_new(o, "ceiling_tps", out_num(f.ceiling_tps));
-			json_object_set_new(o, "ceiling_ci",
-			    out_interval(f.ceiling_lo, f.ceiling_hi));
-			if (plot)
-				json_object_set_new(o, "fit_band",
-				    band_json(&f, eng));
-		} else {
-			json_object_set_new(o, "per_token_ms", json_null());
-			json_object_set_new(o, "fixed_ms", json_null());
-			json_object_set_new(o, "ceiling_tps", json_null());
-		}
-	}
-	for (size_t i = 0; i < rr->nfailed; i++) {
+	for (size_t i = 0; i < fg->nfailed; i++) {
 		json_t *f = json_object();
 
 		json_object_set_new(f, "reason", json_string(
-		    rr->failed[i].failure));
+		    fg->failed[i].failure));
 		json_object_set_new(f, "detail", json_string(
-		    rr->failed[i].detail ? rr->failed[i].detail : ""));
+		    fg->failed[i].detail ? fg->failed[i].detail : ""));
 		json_object_set_new(f, "run", json_integer(
-		    rr->failed[i].run_id));
+		    fg->failed[i].run_id));
 		json_array_append_new(fails, f);
 	}
 	if (rel->state == RELEASE_FAILED && rel->failure) {
@@ -402,60 +226,21 @@ release_json(const struct store_release_runs *rr,
 	json_object_set_new(o, "failures", fails);
 	if (points)
 		json_object_set_new(o, "points", points);
-	for (size_t i = 0; i < nfc; i++)
-		free(fit_x[i]);
 	return o;
-fail:
-	for (size_t i = 0; i < nfc; i++)
-		free(fit_x[i]);
-	json_decref(o);
-	json_decref(pp);
-	json_decref(tg);
-	json_decref(flags);
-	json_decref(fails);
-	json_decref(points);
-	return NULL;
 }
 
 /*
- * metric_ms and metric_ms_ci of a release (k-th of the range) from the
- * search runs the verdict was judged on, for the plot of the metric
- * across the range.  Nothing when the release has none.
+ * metric_ms and metric_ms_ci of a release (k-th of the range) when the
+ * verdict was judged on its search runs.  Nothing when it has none.
  */
 static void
-release_metric(const struct judgement *j, const struct bisect_params *p,
+release_metric(const struct judgement *j, const struct release_figs *fg,
     size_t k, json_t *rj)
 {
-	const struct bisect_release *br;
-	struct estimate est;
-	size_t count = SIZE_MAX;
-
-	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0)
+	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0 ||
+	    j->data.rel[k].skipped || !fg->has_metric)
 		return;
-	br = &j->data.rel[k];
-	if (br->skipped)
-		return;
-	for (size_t c = 0; c < j->data.ncells; c++) {
-		const struct bisect_cell *cell = &br->cells[c];
-		size_t runs = 0;
-		int64_t last = -1;
-
-		/* A run's samples are adjacent; run 0 is a run of its own. */
-		for (size_t i = 0; i < cell->n; i++) {
-			const struct bisect_sample *x = &cell->samples[i];
-
-			if (x->confirm)
-				continue;
-			if (x->run == 0 || x->run != last)
-				runs++;
-			last = x->run;
-		}
-		if (runs < count)
-			count = runs;
-	}
-	if (count == 0 || bisect_metric_estimate(br, p, 0, count, &est) < 0)
-		return;
-	out_estimate_ms(&est, "metric_ms", rj);
+	out_estimate_ms(&fg->metric, "metric_ms", rj);
 }
 
 /* Tokens a report's diff shows of each side. */
@@ -902,18 +687,22 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct range r;
 	struct judgement j;
 	struct output_judgement oj;
-	struct range_runs rr;
+	struct report_summaries rs;
 	struct report_cells qc;
+	struct store_cell_query pq[BISECT_MAX_CELLS];
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
-	int64_t engine_id;
+	char config[SHA256_HEX_LEN + 1];
+	int64_t engine_id, *ids = NULL;
+	size_t n = 0;
+	int rc;
 
 	*out = NULL;
 	memset(&m, 0, sizeof(m));
 	memset(&j, 0, sizeof(j));
 	memset(&oj, 0, sizeof(oj));
-	memset(&rr, 0, sizeof(rr));
+	memset(&rs, 0, sizeof(rs));
 	memset(&qc, 0, sizeof(qc));
 	if (o->output && eng->canary == NULL)
 		return err_set(e, "engine %s has no canary (see [engine] "
@@ -925,6 +714,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	if ((o->commits ? commits_range(conf, eng, s, engine_id, spec, 0, &r,
 	    e) : range_resolve(s, engine_id, spec, &r, e)) < 0)
 		return -1;
+	n = r.hi - r.lo + 1;
 	if (range_params(eng, o->output ? NULL : &o->metric, o->threshold,
 	    o->all, &p, e) < 0)
 		goto fail;
@@ -975,19 +765,38 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	json_object_set_new(rep, "weights", w);
 	rels = json_array();
 	json_object_set_new(rep, "releases", rels);
-	if (range_runs_load(s, &r, wsha ? wsha : "", hw, &rr, e) < 0 ||
-	    report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0 ||
-	    judge_range_runs(&rr, &r, &p, eng, wsha ? wsha : "", hw, &j,
-	    e) < 0)
+	if (report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0 ||
+	    range_cell_queries(&p, eng, wsha ? wsha : "", hw, pq, e) < 0 ||
+	    summary_config(eng, &p, &qc, pq, config, e) < 0)
+		goto fail;
+	if ((ids = calloc(n, sizeof(*ids))) == NULL) {
+		err_set(e, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		ids[i] = r.list.v[r.lo + i].id;
+	{
+		struct store_summary_key k = { wsha ? wsha : "", hw,
+		    o->fresh ? NULL : config };
+
+		/* A kept summary that does not read back: computed anew. */
+		if ((rc = summary_load(s, &k, ids, n, o->plot, &qc, eng, &p,
+		    pq, &rs, e)) > 0) {
+			k.config = NULL;
+			rc = summary_load(s, &k, ids, n, o->plot, &qc, eng,
+			    &p, pq, &rs, e);
+		}
+		if (rc != 0)
+			goto fail;
+	}
+	if (judge_range_data(&r, &p, eng, rs.runs_fail, &rs.d, &j, e) < 0)
 		goto fail;
 	for (size_t i = r.lo; i <= r.hi; i++) {
 		const char *sha = r.list.v[i].archive_sha256;
 		json_t *rj;
 
-		rj = release_json(&rr.rel[i - r.lo], &qc, eng, &r.list.v[i],
-		    o->plot, e);
-		if (rj == NULL)
-			goto fail;
+		rj = release_json(&rs.figs[i - r.lo], eng, &r.list.v[i],
+		    o->plot);
 		/* Its samples are the first release's with its archive. */
 		for (size_t k = 0; sha && k < i; k++)
 			if (r.list.v[k].archive_sha256 &&
@@ -996,7 +805,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 				    json_string(r.list.v[k].version));
 				break;
 			}
-		release_metric(&j, &p, i - r.lo, rj);
+		release_metric(&j, &rs.figs[i - r.lo], i - r.lo, rj);
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));
@@ -1031,7 +840,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	}
 	judgement_release(&j);
 	output_judgement_release(&oj);
-	range_runs_release(&rr);
+	summary_release(&rs, n);
+	free(ids);
+	ids = NULL;
 	free(qc.tg);
 	qc.tg = NULL;
 	json_object_set_new(rep, "verdict", verdict);
@@ -1056,7 +867,8 @@ fail:
 	json_decref(rep);
 	judgement_release(&j);
 	output_judgement_release(&oj);
-	range_runs_release(&rr);
+	summary_release(&rs, n);
+	free(ids);
 	free(qc.tg);
 	free(wsha);
 	store_machine_release(&m);

@@ -33,6 +33,9 @@ struct report_opts {
 	int commits;	/* spec names commits of the engine's repository */
 	int output;			/* 1: the verdict is the output
 					 * canary's (jobs/output.h) */
+	/* 1: every release computed from its runs, no summary read or
+	 * kept (a summary gives the same bytes: this checks it). */
+	int fresh;
 };
 
 /*
@@ -41,6 +44,11 @@ struct report_opts {
  * samples, the one the driver reaches; where they are not enough to
  * decide, it is "unknown" and says what to run.  *report is a new
  * reference the caller decrefs; *exit_code is the judgement's.
+ *
+ * What a release shows of its runs is kept in the store, per release,
+ * weights, machine and configuration, and used while its runs are
+ * unchanged (sql/011_release_summary.sql); a report on a read-only or
+ * busy store computes what it lacks and keeps nothing.
  *
  * With a canary, each release also has its canary: its state, the sha256
  * of its text, and where the text changed since the release before with

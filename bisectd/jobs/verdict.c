@@ -27,9 +27,8 @@ verdict_exit_code(enum bisect_status s)
 
 /* Whether release i of the range cannot be measured, and why. */
 static int
-release_failed(const struct range_runs *rr, const struct range *r,
-    size_t i, const struct bisect_params *p,
-    const struct store_cell_query *q, const char **why)
+release_failed(const struct range *r, size_t i, const int *runs_fail,
+    const char **why)
 {
 	const struct store_release *rel = &r->list.v[r->lo + i];
 
@@ -37,14 +36,23 @@ release_failed(const struct range_runs *rr, const struct range *r,
 		*why = rel->failure ? rel->failure : "it cannot be fetched";
 		return 1;
 	}
+	if (runs_fail[i]) {
+		*why = "its runs fail";
+		return 1;
+	}
+	return 0;
+}
+
+int
+judge_runs_fail(const struct store_release_runs *rr,
+    const struct bisect_params *p, const struct store_cell_query *q)
+{
 	for (size_t c = 0; c < p->nlengths; c++) {
 		const struct store_cell_runs *cell =
-		    store_release_runs_cell(&rr->rel[i], &q[c]);
+		    store_release_runs_cell(rr, &q[c]);
 
-		if (cell != NULL && cell->bad > cell->ok) {
-			*why = "its runs fail";
+		if (cell != NULL && cell->bad > cell->ok)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -70,20 +78,45 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *wsha, const char *hw, struct judgement *j, struct err *e)
 {
-	size_t n = r->hi - r->lo + 1;
-	const char *why[2] = { NULL, NULL };
-	const char *name = eng->name;
-	struct range_data *d = &j->data;
 	struct store_cell_query q[BISECT_MAX_CELLS];
+	struct range_data d;
+	int *runs_fail;
+	int rc;
 
 	memset(j, 0, sizeof(*j));
 	if (range_cell_queries(p, eng, wsha, hw, q, e) < 0)
 		return -1;
-	if ((j->failed = calloc(n, sizeof(*j->failed))) == NULL)
+	if ((runs_fail = calloc(rr->n + 1, sizeof(*runs_fail))) == NULL)
 		return err_set(e, "out of memory");
+	for (size_t i = 0; i < rr->n; i++)
+		runs_fail[i] = judge_runs_fail(&rr->rel[i], p, q);
+	if (range_load_engine(rr, p, eng, wsha, hw, NULL, &d, e) < 0) {
+		free(runs_fail);
+		return -1;
+	}
+	rc = judge_range_data(r, p, eng, runs_fail, &d, j, e);
+	free(runs_fail);
+	return rc;
+}
+
+int
+judge_range_data(const struct range *r, const struct bisect_params *p,
+    const struct conf_engine *eng, const int *runs_fail,
+    struct range_data *given, struct judgement *j, struct err *e)
+{
+	size_t n = r->hi - r->lo + 1;
+	const char *why[2] = { NULL, NULL };
+	const char *name = eng->name;
+	struct range_data *d = &j->data;
+
+	memset(j, 0, sizeof(*j));
+	if ((j->failed = calloc(n, sizeof(*j->failed))) == NULL) {
+		range_data_release(given);
+		return err_set(e, "out of memory");
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *w = NULL;
-		int rc = release_failed(rr, r, i, p, q, &w);
+		int rc = release_failed(r, i, runs_fail, &w);
 
 		j->failed[i] = rc;
 		if (rc && (i == 0 || i == n - 1))
@@ -93,6 +126,7 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
 		size_t i = why[0] ? 0 : n - 1;
 		const char *v = r->list.v[r->lo + i].version;
 
+		range_data_release(given);
 		j->end_failed = 1;
 		j->exit_code = 1;
 		snprintf(j->why, sizeof(j->why), "cannot measure the range's "
@@ -100,8 +134,10 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
 		    "good", v, why[i != 0], name, v);
 		return 0;
 	}
-	if (range_load_engine(rr, p, eng, wsha, hw, j->failed, d, e) < 0)
-		goto fail;
+	*d = *given;
+	memset(given, 0, sizeof(*given));
+	for (size_t i = 0; i < d->n; i++)
+		d->rel[i].skipped = j->failed[i];
 	if (bisect_next(d->rel, d->n, p, &j->act, &j->v) < 0) {
 		err_set(e, "bisect: %s", j->act.error ? j->act.error :
 		    "failed");

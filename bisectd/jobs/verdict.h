@@ -53,6 +53,22 @@ int judge_range_runs(const struct range_runs *rr, const struct range *r,
     const struct bisect_params *p, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, struct judgement *j,
     struct err *e);
+
+/*
+ * judge_range_runs() on what it reads of each release's runs, however
+ * obtained: runs_fail[i] (judge_runs_fail() of release i's runs) and d,
+ * the parameters' cells (range_load_engine()), which *j takes over (d
+ * is left empty).
+ */
+int judge_range_data(const struct range *r, const struct bisect_params *p,
+    const struct conf_engine *eng, const int *runs_fail,
+    struct range_data *d, struct judgement *j, struct err *e);
+
+/* 1 when in one of the parameters' cells q[] (range_cell_queries())
+ * more of the release's runs are bad than good. */
+int judge_runs_fail(const struct store_release_runs *rr,
+    const struct bisect_params *p, const struct store_cell_query *q);
+
 void judgement_release(struct judgement *j);
 
 /*

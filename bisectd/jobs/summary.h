@@ -1,0 +1,101 @@
+/*
+ * summary.h: what a report shows of each release's runs (its figures:
+ * cells, fit, failed runs, plot points; and the verdict's run values),
+ * computed from the runs or read back from the summary the store keeps
+ * of them (store/summary.c, sql/011_release_summary.sql).  A summary
+ * read back gives the same bytes as the runs: a new one is read back
+ * the same way before it is used.
+ */
+#ifndef BISECTD_SUMMARY_H
+#define BISECTD_SUMMARY_H
+
+#include "bisectd/analysis/bisect.h"
+#include "bisectd/analysis/stats.h"
+#include "config/conf.h"
+#include "fetch/sha256.h"
+#include "range.h"
+#include "store/store.h"
+
+struct err;
+
+/* A cell of a release as its entry shows it. */
+struct cellsum {
+	struct cell_stats st;	/* of the run values: runs are the unit */
+	struct run_stats runs;
+	int ok;
+	int busy, lower_bound;
+	/* The boundary's interleaved confirmation runs, apart: taken
+	 * later, beside another release, they describe the comparison,
+	 * not the release's first measurement, and set none of its flags. */
+	struct run_stats confirm;
+	int confirm_ok;
+};
+
+/*
+ * The store's query of every cell a release's entry reads, made once
+ * for the report: the measurement definitions are the same for every
+ * release.  tg holds ngen x the content kinds (one when none).
+ */
+struct report_cells {
+	struct store_cell_query pp[CONF_MAX_LENGTHS];
+	struct store_cell_query fit[CONF_MAX_LENGTHS];
+	struct store_cell_query *tg;	/* malloced */
+};
+
+int report_cells_init(const struct conf_engine *eng, const char *wsha,
+    const char *hw, struct report_cells *rc, struct err *e);
+
+/* What a release's entry shows of its runs, the part kept in its
+ * summary: the report's release_json() makes the entry of it. */
+struct release_figs {
+	struct cellsum *pp, *tg;	/* eng's prompts, gens x contents;
+					 * malloced */
+	size_t npp, ntg;
+	int has_fit;
+	struct fit fit;			/* fixed_why points into why */
+	char why[256];
+	int has_metric;
+	struct estimate metric;		/* the verdict's metric of it */
+	struct store_failed_run *failed;	/* malloced, as the runs' */
+	size_t nfailed;
+	/* The plot's points: per prompt length, its run values. */
+	double *points[CONF_MAX_LENGTHS];	/* malloced */
+	size_t npoints[CONF_MAX_LENGTHS];
+};
+
+/* Each release's figures and verdict data: what summary_load() gives. */
+struct report_summaries {
+	struct release_figs *figs;	/* per release; malloced */
+	int *runs_fail;			/* per release: judge_runs_fail() */
+	struct range_data d;		/* for judge_range_data() */
+};
+
+
+/*
+ * The summaries' config key: a hash of everything but the runs that a
+ * summary is computed from: the code, the cells read and their
+ * definitions (which hold the command, parser and clock), the lengths,
+ * the noise limit, the bisection's parameters p and their cells pq
+ * (range_cell_queries()).
+ */
+int summary_config(const struct conf_engine *eng, const struct bisect_params *p,
+    const struct report_cells *qc, const struct store_cell_query *pq,
+    char hex[SHA256_HEX_LEN + 1], struct err *e);
+
+/*
+ * The figures and verdict data of releases ids[0..n-1] (a range's, in
+ * order): from the summaries kept under k for their runs' present
+ * state, the others computed from the runs and kept when the store can
+ * be written (k->config NULL: none read, none kept).  plot: with the
+ * plot points.  Returns 0 with *out filled (free with
+ * summary_release()), 1 when a kept summary cannot be read back (ask
+ * again with k->config NULL), or -1 with e set.
+ */
+int summary_load(struct store *s, const struct store_summary_key *k,
+    const int64_t *ids, size_t n, int plot, const struct report_cells *qc,
+    const struct conf_engine *eng, const struct bisect_params *p,
+    const struct store_cell_query *pq, struct report_summaries *out,
+    struct err *e);
+void summary_release(struct report_summaries *x, size_t n);
+
+#endif

@@ -8,6 +8,10 @@
 # every sample's time, the rows the report is built from).  Prints the
 # median of REPS timings of each, and each report's ratio to the
 # baseline, which moves less than the absolute times on a shared machine.
+# The reports read the summaries the store keeps of each release (sql/
+# 011_release_summary.sql); "cold" is the JSON report with none kept
+# (deleted before each timing), which reads every run, computes and
+# keeps them: what the first report after a bisect stored runs pays.
 # Also timed: `bisectctl --version`, the process start (loading its
 # shared libraries) that every report pays before reading the store.
 #
@@ -77,7 +81,8 @@ basesql="SELECT r.release_id, r.kind, r.prompt_tokens, r.gen_tokens,
 : > "$tmp/json"
 : > "$tmp/base"
 : > "$tmp/start"
-# One warm-up of each, then REPS rounds alternating the three.
+: > "$tmp/cold"
+# One warm-up of each, then REPS rounds alternating them.
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format html >/dev/null
 timed "$ctl" -c "$tmp/bench.conf" report basert "$range" --format json >/dev/null
 timed sqlite3 "$tmp/state.db" "$basesql" >/dev/null
@@ -89,6 +94,9 @@ while [ $i -lt "$reps" ]; do
 	    --format json >> "$tmp/json"
 	timed sqlite3 "$tmp/state.db" "$basesql" >> "$tmp/base"
 	timed "$ctl" --version >> "$tmp/start"
+	sqlite3 "$tmp/state.db" "DELETE FROM release_summary"
+	timed "$ctl" -c "$tmp/bench.conf" report basert "$range" \
+	    --format json >> "$tmp/cold"
 	i=$((i + 1))
 done
 "$ctl" -c "$tmp/bench.conf" report basert "$range" --format html \
@@ -110,6 +118,8 @@ htmlc=$(median "$tmp/html" 2)
 jsonc=$(median "$tmp/json" 2)
 basec=$(median "$tmp/base" 2)
 startc=$(median "$tmp/start" 2)
+cold=$(median "$tmp/cold" 1)
+coldc=$(median "$tmp/cold" 2)
 printf 'medians of %d, %s %s (wall s, CPU s; load %s):\n' "$reps" \
     "report basert" "$range" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '  --format html   %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; goal < 1 s)   page %s\n' \
@@ -118,6 +128,8 @@ printf '  --format html   %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; goal < 1 
 printf '  --format json   %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; goal < 0.1 s) %s\n' \
     "$json" "$jsonc" "$(ratio "$json" "$base")" "$(ratio "$jsonc" "$basec")" \
     "$(du -h "$tmp/report.json" | cut -f1)"
+printf '  json, cold      %6.3f %6.3f  (%.1fx the baseline, CPU %.1fx; no summary kept: reads every run)\n' \
+    "$cold" "$coldc" "$(ratio "$cold" "$base")" "$(ratio "$coldc" "$basec")"
 printf '  baseline        %6.3f %6.3f  (sqlite3 reading the %d runs and samples)\n' \
     "$base" "$basec" "$((releases * runs))"
 printf '  process start   %6.3f %6.3f  (bisectctl --version, in each figure above)\n' \

@@ -17,19 +17,21 @@
 #include "store_int.h"
 
 /*
- * The stamp of release ?1 now (the run_change counts of it and of every
- * release sharing its archive, whose runs store_release_runs_read()
- * also reads: the set is RUNS_SQL's), beside its summary under ?2..?4
- * when one is kept.  A stamp spells out the set and every count, so two
- * different states never share one; the same state spelled in another
- * order only costs a recomputation.
+ * The stamp of release ?1 now, "id:n,id:n,...": the run_change counts
+ * of it and of every release sharing its archive, whose runs
+ * store_release_runs_read() also reads (the set is RUNS_SQL's), beside
+ * its summary under ?2..?4 when one is kept.  A stamp spells out the
+ * set and every count, so two different states never share one; the
+ * same state spelled in another order only costs a recomputation.
  */
 #define GET_SQL \
-	"SELECT (SELECT group_concat(t.id || ':' || coalesce(c.n, 0), ',')" \
-	" FROM (SELECT ?1 AS id UNION SELECT t.id FROM release t" \
-	" JOIN release o ON o.engine_id = t.engine_id" \
-	" AND o.archive_sha256 = t.archive_sha256 WHERE o.id = ?1) t" \
-	" LEFT JOIN run_change c ON c.release_id = t.id)," \
+	"SELECT ?1 || ':' || coalesce((SELECT n FROM run_change" \
+	" WHERE release_id = ?1), 0) || coalesce((SELECT" \
+	" group_concat(',' || t.id || ':' || coalesce(c.n, 0), '')" \
+	" FROM release o JOIN release t ON t.engine_id = o.engine_id" \
+	" AND t.archive_sha256 = o.archive_sha256 AND t.id <> o.id" \
+	" LEFT JOIN run_change c ON c.release_id = t.id WHERE o.id = ?1)," \
+	" '')," \
 	" x.stamp, x.entry, CASE WHEN ?5 THEN x.plot END, x.runs" \
 	" FROM (SELECT 1) LEFT JOIN release_summary x ON x.release_id = ?1" \
 	" AND x.weights_sha256 = ?2 AND x.hw_key = ?3 AND x.config = ?4"

@@ -266,27 +266,38 @@ set_parser(json_t *o, const struct conf_engine *eng,
 		json_object_del(o, "unit");
 }
 
-/* Fill d's text and key from o, which it takes.  Sorted keys make the
- * text canonical however o was put together. */
+json_t *
+bench_strv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, json_string(v->v[i]));
+	return a;
+}
+
+int
+bench_json_seal(json_t *o, char **text, char key[65])
+{
+	*text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (*text == NULL || sha256_buf(*text, strlen(*text), key) < 0) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Fill d's text and key from o, which it takes. */
 static int
 definition_seal(json_t *o, struct bench_definition *d, struct err *e)
 {
-	struct sha256_ctx h;
-
-	d->text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (d->text == NULL || sha256_init(&h) < 0)
-		goto oom;
-	if (sha256_update(&h, d->text, strlen(d->text)) < 0) {
-		sha256_abort(&h);
-		goto oom;
+	if (bench_json_seal(o, &d->text, d->key) < 0) {
+		bench_definition_release(d);
+		return err_set(e, "out of memory");
 	}
-	if (sha256_final(&h, d->key) < 0)
-		goto oom;
 	return 0;
-oom:
-	bench_definition_release(d);
-	return err_set(e, "out of memory");
 }
 
 int
@@ -299,7 +310,7 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	struct tmpl_vals v = { "{bin}", "{version}", "{weights}", "{content}",
 	    prompt, gen, eng->threads, NULL, NULL, -1 };
 	struct strv argv = STRV_INIT;
-	json_t *o, *a;
+	json_t *o;
 
 	memset(d, 0, sizeof(*d));
 	if (tmpl_expand(eng->command, &v, &argv, e) < 0) {
@@ -314,14 +325,8 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	if (eng->mode == MODE_SERVER)
 		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
 		    ""));
-	a = json_array();
-	for (size_t i = 0; i < argv.n; i++)
-		json_array_append_new(a, json_string(argv.v[i]));
-	json_object_set_new(o, "command", a);
-	a = json_array();
-	for (size_t i = 0; i < eng->env.n; i++)
-		json_array_append_new(a, json_string(eng->env.v[i]));
-	json_object_set_new(o, "env", a);
+	json_object_set_new(o, "command", bench_strv_json(&argv));
+	json_object_set_new(o, "env", bench_strv_json(&eng->env));
 	json_object_set_new(o, "threads", json_integer(eng->threads));
 	json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,s:s}", "kind",
 	    kind, "prompt", prompt, "gen", gen, "content", content ? content :

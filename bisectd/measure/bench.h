@@ -19,6 +19,8 @@ struct store;
 struct store_cell_query;
 struct buf;
 struct tmpl_vals;
+struct strv;
+struct json_t;
 
 struct bench_cell {
 	const char *kind;	/* "pp" (prefill) or "tg" (decode) */
@@ -84,6 +86,15 @@ struct bench_definition {
 	char *text;		/* malloced */
 	const char *clock;	/* "engine", "wall" or "ttft" (server mode) */
 };
+
+/*
+ * Definition text and key: o (taken) as canonical JSON, compact with
+ * sorted keys however it was put together, in *text (malloced) and its
+ * sha256 in key.  -1 when memory runs out.
+ */
+int bench_json_seal(struct json_t *o, char **text, char key[65]);
+/* A new JSON array of v's strings. */
+struct json_t *bench_strv_json(const struct strv *v);
 
 int bench_definition(const struct conf_engine *eng, const char *kind,
     int prompt, int gen, const char *content, const char *weights_sha256,

@@ -139,7 +139,7 @@ canary_definition(const struct conf_engine *eng, const char *prompt_sha256,
 	    -1, -1, -1, NULL, NULL, -1 };
 	struct strv argv = STRV_INIT;
 	char parser[1200];
-	json_t *o, *a;
+	json_t *o;
 
 	memset(d, 0, sizeof(*d));
 	if (eng->canary == NULL)
@@ -151,24 +151,15 @@ canary_definition(const struct conf_engine *eng, const char *prompt_sha256,
 	}
 	parser_text(eng, parser, sizeof(parser));
 	o = json_object();
-	a = json_array();
-	for (size_t i = 0; i < argv.n; i++)
-		json_array_append_new(a, json_string(argv.v[i]));
-	json_object_set_new(o, "canary", a);
-	a = json_array();
-	for (size_t i = 0; i < eng->env.n; i++)
-		json_array_append_new(a, json_string(eng->env.v[i]));
-	json_object_set_new(o, "env", a);
+	json_object_set_new(o, "canary", bench_strv_json(&argv));
+	json_object_set_new(o, "env", bench_strv_json(&eng->env));
 	json_object_set_new(o, "parser", json_string(parser));
 	json_object_set_new(o, "prompt", json_string(prompt_sha256));
 	json_object_set_new(o, "threads", json_integer(eng->threads));
 	json_object_set_new(o, "weights", json_string(weights_sha256));
 	json_object_set_new(o, "hw", json_string(hw_key));
 	strv_clear(&argv);
-	d->text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (d->text == NULL || sha256_buf(d->text, strlen(d->text),
-	    d->key) < 0) {
+	if (bench_json_seal(o, &d->text, d->key) < 0) {
 		canary_definition_release(d);
 		return err_set(e, "out of memory");
 	}

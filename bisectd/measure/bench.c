@@ -16,12 +16,12 @@
 #include "common/clock.h"
 #include "bench.h"
 #include "canary.h"
+#include "definition.h"
 #include "config/conf.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/strv.h"
-#include "fetch/sha256.h"
 #include "hygiene.h"
 #include "parse.h"
 #include "runner.h"
@@ -87,44 +87,9 @@ int
 bench_command_line(const struct conf_engine *eng, const struct tmpl_vals *v,
     struct buf *out, struct err *e)
 {
-	return bench_template_line(eng, eng->command, "command", v, out, e);
+	return def_command_line(eng, eng->command, "command", v, out, e);
 }
 
-int
-bench_template_line(const struct conf_engine *eng, const char *tmpl,
-    const char *key, const struct tmpl_vals *v, struct buf *out,
-    struct err *e)
-{
-	struct strv argv = STRV_INIT;
-	int rc = -1;
-
-	if (eng->workdir) {
-		const char *cd[] = { "cd", eng->workdir, NULL };
-
-		if (tmpl_quote_argv(cd, out) < 0 || buf_addstr(out, " && ") < 0)
-			goto full;
-	}
-	/* The runner sets the engine's env on top of PATH, HOME and LANG. */
-	if (eng->env.n > 0 && (strv_push(&argv, "env") < 0 ||
-	    strv_extend(&argv, &eng->env) < 0)) {
-		err_set(e, "out of memory");
-		goto out;
-	}
-	if (tmpl_expand(tmpl, v, &argv, e) < 0) {
-		err_prefix(e, "engine %s: %s", eng->name, key);
-		goto out;
-	}
-	if (tmpl_quote_argv((const char *const *)argv.v, out) < 0)
-		goto full;
-	rc = 0;
-	goto out;
-full:
-	err_set(e, "engine %s: the command line is too long to show",
-	    eng->name);
-out:
-	strv_clear(&argv);
-	return rc;
-}
 
 int
 bench_cells(const struct conf *conf, const struct conf_engine *eng,
@@ -266,34 +231,11 @@ set_parser(json_t *o, const struct conf_engine *eng,
 		json_object_del(o, "unit");
 }
 
-json_t *
-bench_strv_json(const struct strv *v)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < v->n; i++)
-		json_array_append_new(a, json_string(v->v[i]));
-	return a;
-}
-
-int
-bench_json_seal(json_t *o, char **text, char key[65])
-{
-	*text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (*text == NULL || sha256_buf(*text, strlen(*text), key) < 0) {
-		free(*text);
-		*text = NULL;
-		return -1;
-	}
-	return 0;
-}
-
 /* Fill d's text and key from o, which it takes. */
 static int
 definition_seal(json_t *o, struct bench_definition *d, struct err *e)
 {
-	if (bench_json_seal(o, &d->text, d->key) < 0) {
+	if (def_seal(o, &d->text, d->key) < 0) {
 		bench_definition_release(d);
 		return err_set(e, "out of memory");
 	}
@@ -325,8 +267,8 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	if (eng->mode == MODE_SERVER)
 		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
 		    ""));
-	json_object_set_new(o, "command", bench_strv_json(&argv));
-	json_object_set_new(o, "env", bench_strv_json(&eng->env));
+	json_object_set_new(o, "command", def_strv_json(&argv));
+	json_object_set_new(o, "env", def_strv_json(&eng->env));
 	json_object_set_new(o, "threads", json_integer(eng->threads));
 	json_object_set_new(o, "cell", json_pack("{s:s,s:i,s:i,s:s}", "kind",
 	    kind, "prompt", prompt, "gen", gen, "content", content ? content :

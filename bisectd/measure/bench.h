@@ -19,8 +19,6 @@ struct store;
 struct store_cell_query;
 struct buf;
 struct tmpl_vals;
-struct strv;
-struct json_t;
 
 struct bench_cell {
 	const char *kind;	/* "pp" (prefill) or "tg" (decode) */
@@ -45,18 +43,8 @@ void bench_cells_free(struct bench_cell *cells, size_t n);
  * bench_cells() names it.  Malloced; NULL when out of memory. */
 char *bench_content_path(const struct conf *conf, const char *content);
 
-/*
- * The command line one run of a cell executes, for people to run again:
- * the engine's template expanded with v, preceded by "cd WORKDIR &&" and
- * "env NAME=VALUE ..." when the engine sets them, each word quoted for a
- * POSIX shell.  Appended to out.  Returns 0, or -1 with e set (the
- * template does not expand, or out's limit is reached).
- */
-/* The same for another of the engine's templates, named key in errors
- * (the canary's). */
-int bench_template_line(const struct conf_engine *eng, const char *tmpl,
-    const char *key, const struct tmpl_vals *v, struct buf *out,
-    struct err *e);
+/* The command line one run of a cell executes, for people to run again:
+ * def_command_line() of the engine's command. */
 int bench_command_line(const struct conf_engine *eng,
     const struct tmpl_vals *v, struct buf *out, struct err *e);
 
@@ -86,15 +74,6 @@ struct bench_definition {
 	char *text;		/* malloced */
 	const char *clock;	/* "engine", "wall" or "ttft" (server mode) */
 };
-
-/*
- * Definition text and key: o (taken) as canonical JSON, compact with
- * sorted keys however it was put together, in *text (malloced) and its
- * sha256 in key.  -1 when memory runs out.
- */
-int bench_json_seal(struct json_t *o, char **text, char key[65]);
-/* A new JSON array of v's strings. */
-struct json_t *bench_strv_json(const struct strv *v);
 
 int bench_definition(const struct conf_engine *eng, const char *kind,
     int prompt, int gen, const char *content, const char *weights_sha256,

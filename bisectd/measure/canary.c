@@ -11,12 +11,12 @@
 
 #include <jansson.h>
 
-#include "bench.h"
 #include "canary.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/strv.h"
+#include "definition.h"
 #include "config/conf.h"
 #include "fetch/sha256.h"
 #include "parse.h"
@@ -121,7 +121,7 @@ canary_command_line(const struct conf_engine *eng, const char *dir,
 	v.version = version;
 	v.weights = weights;
 	v.content = eng->canary_prompt;
-	if (bench_template_line(eng, eng->canary, "canary", &v, out, e) < 0)
+	if (def_command_line(eng, eng->canary, "canary", &v, out, e) < 0)
 		return -1;
 	/* The prompt is its stdin as well. */
 	if (buf_addstr(out, " < ") < 0 || tmpl_quote_argv(in, out) < 0)
@@ -151,15 +151,15 @@ canary_definition(const struct conf_engine *eng, const char *prompt_sha256,
 	}
 	parser_text(eng, parser, sizeof(parser));
 	o = json_object();
-	json_object_set_new(o, "canary", bench_strv_json(&argv));
-	json_object_set_new(o, "env", bench_strv_json(&eng->env));
+	json_object_set_new(o, "canary", def_strv_json(&argv));
+	json_object_set_new(o, "env", def_strv_json(&eng->env));
 	json_object_set_new(o, "parser", json_string(parser));
 	json_object_set_new(o, "prompt", json_string(prompt_sha256));
 	json_object_set_new(o, "threads", json_integer(eng->threads));
 	json_object_set_new(o, "weights", json_string(weights_sha256));
 	json_object_set_new(o, "hw", json_string(hw_key));
 	strv_clear(&argv);
-	if (bench_json_seal(o, &d->text, d->key) < 0) {
+	if (def_seal(o, &d->text, d->key) < 0) {
 		canary_definition_release(d);
 		return err_set(e, "out of memory");
 	}

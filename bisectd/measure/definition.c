@@ -1,0 +1,74 @@
+/*
+ * definition.c: what a run executes, described (see definition.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/strv.h"
+#include "config/conf.h"
+#include "definition.h"
+#include "fetch/sha256.h"
+#include "template.h"
+
+json_t *
+def_strv_json(const struct strv *v)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < v->n; i++)
+		json_array_append_new(a, json_string(v->v[i]));
+	return a;
+}
+
+int
+def_seal(json_t *o, char **text, char key[65])
+{
+	*text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (*text == NULL || sha256_buf(*text, strlen(*text), key) < 0) {
+		free(*text);
+		*text = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+int
+def_command_line(const struct conf_engine *eng, const char *tmpl,
+    const char *key, const struct tmpl_vals *v, struct buf *out,
+    struct err *e)
+{
+	struct strv argv = STRV_INIT;
+	int rc = -1;
+
+	if (eng->workdir) {
+		const char *cd[] = { "cd", eng->workdir, NULL };
+
+		if (tmpl_quote_argv(cd, out) < 0 || buf_addstr(out, " && ") < 0)
+			goto full;
+	}
+	/* The runner sets the engine's env on top of PATH, HOME and LANG. */
+	if (eng->env.n > 0 && (strv_push(&argv, "env") < 0 ||
+	    strv_extend(&argv, &eng->env) < 0)) {
+		err_set(e, "out of memory");
+		goto out;
+	}
+	if (tmpl_expand(tmpl, v, &argv, e) < 0) {
+		err_prefix(e, "engine %s: %s", eng->name, key);
+		goto out;
+	}
+	if (tmpl_quote_argv((const char *const *)argv.v, out) < 0)
+		goto full;
+	rc = 0;
+	goto out;
+full:
+	err_set(e, "engine %s: the command line is too long to show",
+	    eng->name);
+out:
+	strv_clear(&argv);
+	return rc;
+}

@@ -1,0 +1,38 @@
+/*
+ * definition.h: what a run of an engine executes, described two ways: as
+ * the canonical JSON and sha256 key its runs are stored under (a bench
+ * cell's, a canary's), and as the command line people can run again.
+ * Shared by bench.c and canary.c.
+ */
+#ifndef BISECTD_MEASURE_DEFINITION_H
+#define BISECTD_MEASURE_DEFINITION_H
+
+struct buf;
+struct conf_engine;
+struct err;
+struct json_t;
+struct strv;
+struct tmpl_vals;
+
+/*
+ * o (taken) as canonical JSON, compact with sorted keys however it was
+ * put together, in *text (malloced), and its sha256 in key.  -1 when
+ * memory runs out.
+ */
+int def_seal(struct json_t *o, char **text, char key[65]);
+
+/* A new JSON array of v's strings. */
+struct json_t *def_strv_json(const struct strv *v);
+
+/*
+ * The command line template tmpl of eng (its command, its canary)
+ * executes with v, for people to run again: preceded by "cd WORKDIR &&"
+ * and "env NAME=VALUE ..." when the engine sets them, each word quoted
+ * for a POSIX shell.  Appended to out.  Returns 0, or -1 with e set (the
+ * template, named key, does not expand, or out's limit is reached).
+ */
+int def_command_line(const struct conf_engine *eng, const char *tmpl,
+    const char *key, const struct tmpl_vals *v, struct buf *out,
+    struct err *e);
+
+#endif

@@ -144,6 +144,15 @@ check_run(const char *cmdline, char **out)
 	return 128 + WTERMSIG(status);
 }
 
+int
+check_ctl_run(const char *ctl, const char *args, char **out)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
+	return check_run(cmd, out);
+}
+
 double
 check_now_s(void)
 {

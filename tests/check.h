@@ -99,6 +99,11 @@ char *check_read_file(const char *path);
  * if out is not NULL, its stdout and stderr (malloced). */
 int check_run(const char *cmdline, char **out);
 
+/* Run `ctl args` through the shell, its stderr in stderr.txt; ctl is the
+ * program and any options every call of the test gives it ("bisectctl
+ * -c t.conf").  Its exit status, and its stdout (malloced) into *out. */
+int check_ctl_run(const char *ctl, const char *args, char **out);
+
 /* CLOCK_MONOTONIC in seconds, and a plain sleep, for bounded polling. */
 double check_now_s(void);
 void check_sleep_ms(int ms);

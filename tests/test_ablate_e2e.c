@@ -21,8 +21,10 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 
 static const char *ctl, *build;
+static char ctl_conf[4096];	/* bisectctl -c a.conf */
 static json_int_t off_first;	/* the --now ablation of off 1.0.0 */
 static char rope_effect[16];	/* what the runs made of the no-op switch */
 
@@ -57,35 +59,6 @@ write_config(void)
 	check_write_file("a.conf", text);
 }
 
-/* Run bisectctl with args; its stdout in *out (malloced). */
-static int
-ctl_out(const char *args, char **out)
-{
-	char cmd[4096];
-
-	snprintf(cmd, sizeof(cmd), "(%s -c a.conf %s 2>stderr.txt)", ctl,
-	    args);
-	return check_run(cmd, out);
-}
-
-static int
-ctl_json(const char *args, json_t **out)
-{
-	char *text = NULL;
-	int rc = ctl_out(args, &text);
-
-	*out = text ? json_loads(text, 0, NULL) : NULL;
-	if (*out == NULL) {
-		char *err = check_read_file("stderr.txt");
-
-		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
-		    args, rc, text ? text : "", err ? err : "");
-		free(err);
-	}
-	free(text);
-	return rc;
-}
-
 static json_t *
 find_switch(json_t *rep, const char *name)
 {
@@ -118,7 +91,8 @@ test_switches_work(void)
 {
 	json_t *rep, *moe, *attn, *rope;
 
-	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json", &rep), 0);
+	CHECK_INT(check_ctl_json(ctl_conf, "ablate --now on 1.0.0 --format "
+	    "json", 0, &rep), 0);
 	if (rep == NULL)
 		return;
 	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
@@ -185,7 +159,8 @@ test_switches_ignored(void)
 	json_t *rep, *sw;
 	size_t i;
 
-	CHECK_INT(ctl_json("ablate --now off 1.0.0 --format json", &rep), 4);
+	CHECK_INT(check_ctl_json(ctl_conf, "ablate --now off 1.0.0 --format "
+	    "json", 0, &rep), 4);
 	if (rep == NULL)
 		return;
 	CHECK_STR(json_string_value(json_object_get(rep, "status")), "inert");
@@ -211,30 +186,31 @@ test_formats(void)
 {
 	char *out = NULL, row[96];
 
-	CHECK_INT(ctl_out("ablate --last on 1.0.0", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last on 1.0.0", &out), 0);
 	CHECK_CONTAINS(out, "verdict: ranked: the control 'on-moe' removed");
 	CHECK_CONTAINS(out, "on-moe (control)");
 	if (strcmp(rope_effect, "none") == 0)
 		CHECK_CONTAINS(out, "no measurable effect (would have seen");
 	free(out);
-	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format markdown", &out),
-	    0);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last on 1.0.0 --format "
+	    "markdown", &out), 0);
 	CHECK_CONTAINS(out, "## Ablation of on 1.0.0");
 	CHECK_CONTAINS(out, "| 1 | on-moe (control) |");
 	CHECK_CONTAINS(out, "| 2 | on-attn |");
 	free(out);
-	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format csv", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last on 1.0.0 --format csv",
+	    &out), 0);
 	CHECK_CONTAINS(out, "engine,version,status,switch,control,effect,rank,");
 	CHECK_CONTAINS(out, "on,1.0.0,ranked,\"on-moe\",1,removes,1,6,");
 	snprintf(row, sizeof(row), "on,1.0.0,ranked,\"on-rope\",0,%s,%s,6,",
 	    rope_effect, strcmp(rope_effect, "none") == 0 ? "" : "3");
 	CHECK_CONTAINS(out, row);
 	free(out);
-	CHECK_INT(ctl_out("ablate --last off 1.0.0", &out), 4);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last off 1.0.0", &out), 4);
 	CHECK_CONTAINS(out, "verdict: inert:");
 	CHECK(out && strstr(out, "no measurable effect") == NULL);
 	free(out);
-	CHECK_INT(ctl_out("ablate --last off 9.9.9", &out), 2);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last off 9.9.9", &out), 2);
 	free(out);
 }
 
@@ -251,7 +227,8 @@ test_html(void)
 {
 	char *out = NULL, *x, row[96];
 
-	CHECK_INT(ctl_out("ablate --last on 1.0.0 --format html", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last on 1.0.0 --format "
+	    "html", &out), 0);
 	check_write_file("on.html", out ? out : "");
 	free(out);
 	CHECK_INT(check_run("xmllint --noout on.html", NULL), 0);
@@ -291,8 +268,8 @@ test_html(void)
 	CHECK_STR(x, "3");
 	free(x);
 
-	CHECK_INT(ctl_out("ablate --last off 1.0.0 --format html", &out),
-	    4);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last off 1.0.0 --format "
+	    "html", &out), 4);
 	check_write_file("off.html", out ? out : "");
 	free(out);
 	CHECK_INT(check_run("xmllint --noout off.html", NULL), 0);
@@ -320,7 +297,8 @@ test_env_reaches_its_runs(void)
 	size_t i;
 	int with = 0, without = 0;
 
-	CHECK_INT(ctl_json("runs on 1.0.0 --format json", &runs), 0);
+	CHECK_INT(check_ctl_json(ctl_conf, "runs on 1.0.0 --format json", 0,
+	    &runs), 0);
 	json_array_foreach(runs, i, r) {
 		const char *def = json_string_value(json_object_get(r,
 		    "definition_text"));
@@ -424,8 +402,8 @@ test_resume(void)
 	CHECK_INT(check_run("sed -i 's/\\(env = FAKE_ENGINE_SKIP_ROPE=1\\)/"
 	    "\\1\\n\\tenv = ROPE_CHANGED=1/' r.conf", NULL), 0);
 
-	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json -c r.conf",
-	    &rep), 0);
+	CHECK_INT(check_ctl_json(ctl_conf, "ablate --now on 1.0.0 --format "
+	    "json -c r.conf", 0, &rep), 0);
 	CHECK_INT(json_integer_value(json_object_get(rep, "ablation")), 1);
 	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
 	after = analysed_runs(&most);
@@ -438,8 +416,8 @@ test_resume(void)
 	CHECK_INT(most, 6);
 	json_decref(rep);
 	/* Finished, it is not taken up again: a new ablation. */
-	CHECK_INT(ctl_json("ablate --now on 1.0.0 --format json -c r.conf",
-	    &rep), 0);
+	CHECK_INT(check_ctl_json(ctl_conf, "ablate --now on 1.0.0 --format "
+	    "json -c r.conf", 0, &rep), 0);
 	CHECK_INT(json_integer_value(json_object_get(rep, "ablation")), 2);
 	CHECK_INT(json_integer_value(json_object_get(rep, "reused_runs")), 0);
 	json_decref(rep);
@@ -453,7 +431,7 @@ test_daemon_job(const char *daemon_bin)
 	pid_t pid;
 	int rc = -1;
 
-	CHECK_INT(ctl_out("ablate off 1.0.0", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate off 1.0.0", &out), 0);
 	CHECK_CONTAINS(out, "queued ablation of off 1.0.0 as job");
 	free(out);
 	/* Done when --last shows an ablation newer than the --now one. */
@@ -463,8 +441,8 @@ test_daemon_job(const char *daemon_bin)
 		char *text = NULL;
 
 		check_sleep_ms(100);
-		if (ctl_out("ablate --last off 1.0.0 --format json",
-		    &text) != 4 || text == NULL) {
+		if (check_ctl_run(ctl_conf, "ablate --last off 1.0.0 --format "
+		    "json", &text) != 4 || text == NULL) {
 			free(text);
 			continue;
 		}
@@ -477,7 +455,8 @@ test_daemon_job(const char *daemon_bin)
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 60), 0);
 	CHECK(rc == 1);
-	CHECK_INT(ctl_out("ablate --last off 1.0.0 --format json", &out), 4);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last off 1.0.0 --format "
+	    "json", &out), 4);
 	CHECK_CONTAINS(out, "\"status\": \"inert\"");
 	free(out);
 }
@@ -485,15 +464,10 @@ test_daemon_job(const char *daemon_bin)
 int
 main(void)
 {
-	const char *daemon_bin = getenv("BISECTD");
+	const char *daemon_bin;
 
-	ctl = getenv("BISECTCTL");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || build == NULL || daemon_bin == NULL) {
-		fprintf(stderr, "BISECTCTL, BISECTD and BISECTD_BUILD_DIR must "
-		    "be set (ctest sets them)\n");
-		return 1;
-	}
+	check_env(&ctl, &daemon_bin, &build);
+	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c a.conf", ctl);
 	check_tmpdir("ablate_e2e");
 	write_config();
 	test_switches_work();

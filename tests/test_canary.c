@@ -18,12 +18,14 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/watch.h"
 #include "check.h"
+#include "check_json.h"
 #include "check_conf.h"
 #include "common/err.h"
 #include "config/conf.h"
 #include "store/store.h"
 
 static const char *ctl, *build;
+static char ctl_conf[4096];	/* bisectctl -c t.conf */
 
 /* The engine "gen", releases in rel/; hostile: the canary prints ESC
  * sequences and the version. */
@@ -68,56 +70,11 @@ publish(const char *version)
 	CHECK_INT(check_run(cmd, NULL), 0);
 }
 
-/* Run bisectctl with args; stdout into *out (malloced), stderr kept in
- * stderr.txt. */
-static int
-ctl_run(const char *args, char **out)
-{
-	char cmd[4096];
-
-	snprintf(cmd, sizeof(cmd), "(%s -c t.conf %s 2>stderr.txt)", ctl,
-	    args);
-	return check_run(cmd, out);
-}
-
-static json_t *
-ctl_json(const char *args, int *rc)
-{
-	char *text = NULL;
-	json_error_t je;
-	json_t *o;
-
-	*rc = ctl_run(args, &text);
-	o = text ? json_loads(text, 0, &je) : NULL;
-	if (o == NULL) {
-		char *err = check_read_file("stderr.txt");
-
-		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
-		    args, *rc, text ? text : "", err ? err : "");
-		free(err);
-	}
-	free(text);
-	return o;
-}
-
-static json_t *
-release(json_t *rep, const char *version)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		if (strcmp(json_string_value(json_object_get(r, "version")),
-		    version) == 0)
-			return r;
-	return NULL;
-}
-
 static const char *
 canary_of(json_t *rep, const char *version, const char *key)
 {
 	const char *v = json_string_value(json_object_get(json_object_get(
-	    release(rep, version), "canary"), key));
+	    check_release(rep, version), "canary"), key));
 
 	return v ? v : "";
 }
@@ -130,8 +87,8 @@ test_bisect(void)
 	json_t *rep, *v, *d;
 	int rc;
 
-	rep = ctl_json("bisect --now --metric output gen 0.1.0..0.1.6 "
-	    "--format json", &rc);
+	rc = check_ctl_json(ctl_conf, "bisect --now --metric output gen "
+	    "0.1.0..0.1.6 --format json", 0, &rep);
 	CHECK_INT(rc, 3);
 	CHECK(rep != NULL);
 	if (rep == NULL)
@@ -171,22 +128,22 @@ test_bisect(void)
 	 * (one canary pair per probe). */
 	CHECK_STR(canary_of(rep, "0.1.5", "status"), "not-measured");
 	CHECK_STR(canary_of(rep, "0.1.1", "status"), "not-measured");
-	CHECK(json_is_true(json_object_get(json_object_get(release(rep,
+	CHECK(json_is_true(json_object_get(json_object_get(check_release(rep,
 	    "0.1.4"), "canary"), "changed")));
 	CHECK_STR(canary_of(rep, "0.1.4", "since"), "0.1.2");
 	json_decref(rep);
 
 	/* The same text at both ends: no change, exit 0. */
-	rep = ctl_json("bisect --now --metric output gen 0.1.4..0.1.6 "
-	    "--format json", &rc);
+	rc = check_ctl_json(ctl_conf, "bisect --now --metric output gen "
+	    "0.1.4..0.1.6 --format json", 0, &rep);
 	CHECK_INT(rc, 0);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "status")), "no-regression");
 	json_decref(rep);
 
 	/* A release whose canary cannot run is skipped and named. */
-	rep = ctl_json("bisect --now --metric output gen 0.1.6..0.1.8 "
-	    "--format json", &rc);
+	rc = check_ctl_json(ctl_conf, "bisect --now --metric output gen "
+	    "0.1.6..0.1.8 --format json", 0, &rep);
 	CHECK_INT(rc, 3);
 	v = json_object_get(rep, "verdict");
 	CHECK_STR(json_string_value(json_object_get(v, "last_good")), "0.1.6");
@@ -197,8 +154,8 @@ test_bisect(void)
 	CHECK_CONTAINS(canary_of(rep, "0.1.7", "detail"), "signal");
 	json_decref(rep);
 	/* ... and a bad end that cannot run cannot be judged: exit 1. */
-	rep = ctl_json("bisect --now --metric output gen 0.1.6..0.1.7 "
-	    "--format json", &rc);
+	rc = check_ctl_json(ctl_conf, "bisect --now --metric output gen "
+	    "0.1.6..0.1.7 --format json", 0, &rep);
 	CHECK_INT(rc, 1);
 	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "reason")), "the bad end of the range cannot be "
@@ -206,8 +163,8 @@ test_bisect(void)
 	json_decref(rep);
 
 	/* A nondeterministic good end cannot be the reference: exit 1. */
-	rep = ctl_json("report gen 0.1.3..0.1.6 --metric output --format "
-	    "json", &rc);
+	rc = check_ctl_json(ctl_conf, "report gen 0.1.3..0.1.6 --metric "
+	    "output --format json", 0, &rep);
 	CHECK_INT(rc, 1);
 	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "reason")), "nondeterministic");
@@ -222,8 +179,8 @@ test_report_formats(void)
 	json_t *rep;
 	int rc;
 
-	rep = ctl_json("report gen 0.1.0..0.1.6 --metric output --format json",
-	    &rc);
+	rc = check_ctl_json(ctl_conf, "report gen 0.1.0..0.1.6 --metric "
+	    "output --format json", 0, &rep);
 	CHECK_INT(rc, 3);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "first_bad")), "0.1.4");
@@ -249,13 +206,15 @@ test_report_formats(void)
 	}
 	json_decref(rep);
 	/* The timing report keeps the cells' commands. */
-	rep = ctl_json("report gen 0.1.0..0.1.6 --format json", &rc);
+	rc = check_ctl_json(ctl_conf, "report gen 0.1.0..0.1.6 --format json",
+	    0, &rep);
 	CHECK_STR(json_string_value(json_object_get(json_array_get(
 	    json_object_get(json_object_get(rep, "reproduce"), "runs"), 0),
 	    "cell")), "pp128");
 	json_decref(rep);
 
-	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output", &out), 3);
+	CHECK_INT(check_ctl_run(ctl_conf, "report gen 0.1.0..0.1.6 --metric "
+	    "output", &out), 3);
 	CHECK_CONTAINS(out, "canary (sha256 of the text each release");
 	CHECK_CONTAINS(out, "changed since 0.1.2 at token 8");
 	CHECK_CONTAINS(out, "0.1.3        nondeterministic (runs");
@@ -267,16 +226,16 @@ test_report_formats(void)
 	CHECK_CONTAINS(out, " report --metric output gen 0.1.0..0.1.6\n");
 	free(out);
 
-	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
-	    "markdown", &out), 3);
+	CHECK_INT(check_ctl_run(ctl_conf, "report gen 0.1.0..0.1.6 --metric "
+	    "output --format markdown", &out), 3);
 	CHECK_CONTAINS(out, "**Output canary**");
 	CHECK_CONTAINS(out, "- 0.1.4: `");
 	CHECK_CONTAINS(out, "**changed** since 0.1.2 at token 8");
 	CHECK_CONTAINS(out, "**Verdict: regression**: first bad 0.1.4");
 	free(out);
 
-	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6 --metric output --format "
-	    "csv", &out), 3);
+	CHECK_INT(check_ctl_run(ctl_conf, "report gen 0.1.0..0.1.6 --metric "
+	    "output --format csv", &out), 3);
 	CHECK_CONTAINS(out, ",canary,canary_sha256,canary_diff,canary_since,"
 	    "canary_detail,command\n");
 	/* Why 0.1.3 is not deterministic, and what 0.1.4 changed since. */
@@ -287,7 +246,8 @@ test_report_formats(void)
 	free(out);
 
 	/* The timing report shows the canary too. */
-	CHECK_INT(ctl_run("report gen 0.1.0..0.1.6", &out) >= 0, 1);
+	CHECK_INT(check_ctl_run(ctl_conf, "report gen 0.1.0..0.1.6", &out) >= 0,
+	    1);
 	CHECK_CONTAINS(out, "changed since 0.1.2 at token 8");
 	free(out);
 }
@@ -376,10 +336,9 @@ test_report_html(void)
 	struct xpath_check hash[2];
 	char short_hash[13];
 	json_t *rep;
-	int rc;
 
-	rep = ctl_json("report gen 0.1.0..0.1.6 --metric output --format json",
-	    &rc);
+	check_ctl_json(ctl_conf, "report gen 0.1.0..0.1.6 --metric output "
+	    "--format json", 0, &rep);
 	CHECK(rep != NULL);
 	if (rep == NULL)
 		return;
@@ -418,7 +377,7 @@ canary_runs(const char *version, json_t **a, json_t *k[], size_t nk)
 	int rc;
 
 	snprintf(args, sizeof(args), "runs gen %s --format json", version);
-	*a = ctl_json(args, &rc);
+	rc = check_ctl_json(ctl_conf, args, 0, a);
 	CHECK_INT(rc, 0);
 	json_array_foreach(*a, i, r) {
 		if (strcmp(json_string_value(json_object_get(json_object_get(r,
@@ -470,7 +429,7 @@ test_runs(void)
 	snprintf(prefix, sizeof(prefix), "%.12s", json_string_value(
 	    json_object_get(c1, "sha256")));
 	json_decref(a);
-	CHECK_INT(ctl_run("runs gen 0.1.3", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "runs gen 0.1.3", &out), 0);
 	CHECK_CONTAINS(out, "canary runs (the text each generated from the "
 	    "canary prompt):");
 	CHECK_CONTAINS(out, prefix);
@@ -488,7 +447,7 @@ test_runs(void)
 	CHECK_CONTAINS(json_string_value(json_object_get(k[0], "detail")),
 	    "killed by");
 	json_decref(a);
-	CHECK_INT(ctl_run("runs gen 0.1.7", &out), 0);
+	CHECK_INT(check_ctl_run(ctl_conf, "runs gen 0.1.7", &out), 0);
 	CHECK_CONTAINS(out, "  failed: signal\n        killed by ");
 	free(out);
 }
@@ -502,14 +461,15 @@ test_hostile(void)
 	json_t *rep;
 	int rc;
 
-	rc = ctl_run("bisect --now --metric output hostile 0.1.0..0.1.1", &out);
+	rc = check_ctl_run(ctl_conf, "bisect --now --metric output hostile "
+	    "0.1.0..0.1.1", &out);
 	CHECK_INT(rc, 3);
 	CHECK(out != NULL && strchr(out, '\033') == NULL);
 	CHECK(out != NULL && strchr(out, '\007') == NULL);
 	CHECK_CONTAINS(out, "\\x1b]0;owned\\x07");
 	free(out);
-	CHECK_INT(ctl_run("report hostile 0.1.0..0.1.1 --metric output "
-	    "--format markdown", &out), 3);
+	CHECK_INT(check_ctl_run(ctl_conf, "report hostile 0.1.0..0.1.1 "
+	    "--metric output --format markdown", &out), 3);
 	CHECK(out != NULL && strchr(out, '\033') == NULL);
 	free(out);
 	/* ... and in a page, its markup stays text. */
@@ -518,8 +478,8 @@ test_hostile(void)
 	out = check_read_file("hostile.html");
 	CHECK(out != NULL && strchr(out, '\033') == NULL);
 	free(out);
-	rep = ctl_json("report hostile 0.1.0..0.1.1 --metric output --format "
-	    "json", &rc);
+	rc = check_ctl_json(ctl_conf, "report hostile 0.1.0..0.1.1 --metric "
+	    "output --format json", 0, &rep);
 	CHECK(rep != NULL);
 	CHECK_CONTAINS(json_string_value(json_object_get(json_object_get(
 	    json_object_get(rep, "verdict"), "diff"), "before")),
@@ -535,8 +495,8 @@ test_prompt_pin(void)
 	char *err;
 
 	check_write_file("prompt.txt", "Another prompt.\n");
-	CHECK_INT(ctl_run("bisect --now --metric output gen 0.1.5..0.1.6",
-	    NULL), 1);
+	CHECK_INT(check_ctl_run(ctl_conf, "bisect --now --metric output gen "
+	    "0.1.5..0.1.6", NULL), 1);
 	err = check_read_file("stderr.txt");
 	CHECK_CONTAINS(err, "canary prompt '");
 	CHECK_CONTAINS(err, "pinned at its first use as");
@@ -633,12 +593,8 @@ main(void)
 	struct conf *c;
 	char *text;
 
-	ctl = getenv("BISECTCTL");
-	build = getenv("BISECTD_BUILD_DIR");
-	if (ctl == NULL || build == NULL) {
-		fprintf(stderr, "BISECTCTL and BISECTD_BUILD_DIR must be set\n");
-		return 1;
-	}
+	check_env(&ctl, NULL, &build);
+	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c t.conf", ctl);
 	check_tmpdir("canary");
 	check_write_file("prompt.txt", "Once upon a time, a lighthouse.\n");
 	for (int v = 0; v <= 8; v++) {

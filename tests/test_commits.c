@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "gitengine.h"
 #include "fetch/gitrepo.h"
 
@@ -43,28 +44,6 @@ write_config(const char *name, const char *db, const char *cache,
 	    db, cache, extra_build ? "\tbuild = " : "",
 	    extra_build ? extra_build : "", extra_build ? "\n" : "");
 	check_write_file(name, text);
-}
-
-/* Run bisectctl; stdout as JSON into *out (NULL if it is not). */
-static int
-ctl_json(const char *args, json_t **out)
-{
-	char cmd[4096], *text = NULL;
-	json_error_t je;
-	int rc;
-
-	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
-	rc = check_run(cmd, &text);
-	*out = text ? json_loads(text, 0, &je) : NULL;
-	if (*out == NULL) {
-		char *err = check_read_file("stderr.txt");
-
-		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
-		    args, rc, text ? text : "", err ? err : "");
-		free(err);
-	}
-	free(text);
-	return rc;
 }
 
 static int
@@ -155,8 +134,8 @@ test_dry_run(void)
 	    "them, halving the range each time (about 5 probes).\n");
 	free(text);
 
-	CHECK_INT(ctl_json("-c dry.conf --format json bisect --dry-run "
-	    "--commits eng v1.0..v2.0", &plan), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c dry.conf --format json bisect "
+	    "--dry-run --commits eng v1.0..v2.0", 0, &plan), 0);
 	CHECK_STR(jstr(plan, "points"), "commits");
 	CHECK(json_is_true(json_object_get(plan, "first_parent")));
 	CHECK_INT(json_array_size(json_object_get(plan, "releases")), 24);
@@ -184,8 +163,8 @@ test_bisect_commits(void)
 	int found_broken = 0, total, most, trees;
 	size_t i;
 
-	CHECK_INT(ctl_json("-c c.conf bisect --now --commits eng v1.0..v2.0 "
-	    "--format json", &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c c.conf bisect --now --commits eng "
+	    "v1.0..v2.0 --format json", 0, &rep), 3);
 	v = json_object_get(rep, "verdict");
 	CHECK_STR(jstr(v, "status"), "regression");
 	CHECK_STR(jstr(rep, "points"), "commits");
@@ -245,7 +224,7 @@ test_bisect_commits(void)
 	 * a second time. */
 	snprintf(args, sizeof(args), "-c c.conf bisect --now --commits eng "
 	    "%.10s..v2.0 --format json", good);
-	CHECK_INT(ctl_json(args, &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, args, 0, &rep), 3);
 	CHECK_STR(jstr(json_object_get(rep, "verdict"), "first_bad"), slow);
 	count_builds(rep, &total, &most, &trees);
 	CHECK_INT(most, 1);
@@ -344,8 +323,8 @@ test_kill_during_build(void)
 	finished = (tree = check_read_file(path)) != NULL;
 	free(tree);
 
-	CHECK_INT(ctl_json("-c k.conf bisect --now --commits eng v1.0..v2.0 "
-	    "--format json", &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c k.conf bisect --now --commits eng "
+	    "v1.0..v2.0 --format json", 0, &rep), 3);
 	CHECK_STR(jstr(json_object_get(rep, "verdict"), "first_bad"), slow);
 	count_builds(rep, &total, &most, &trees);
 	/* The interrupted build was done again; every other commit was
@@ -380,8 +359,8 @@ test_drill_down(void)
 	    "\tprompts = 128,512\n\tgen = 16\n\treps = 3\n\twarmup = 0\n"
 	    "\ttimeout = 1m\n\tdrill-down = yes\n"
 	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n");
-	CHECK_INT(ctl_json("-c d.conf bisect --now eng 1.0..2.0 --format json",
-	    &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c d.conf bisect --now eng 1.0..2.0 "
+	    "--format json", 0, &rep), 3);
 	v = json_object_get(rep, "verdict");
 	CHECK_STR(jstr(rep, "points"), "releases");
 	CHECK_STR(jstr(v, "first_bad"), "1.3");
@@ -411,8 +390,8 @@ test_drill_down(void)
 	CHECK_CONTAINS(text, "\"slow: per-token work tripled\",\"Ada "
 	    "Lovelace\",2026-01-01T16:00:00Z,,first-bad-commit ");
 	free(text);
-	CHECK_INT(ctl_json("-c d.conf report eng 1.0..2.0 --format json",
-	    &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c d.conf report eng 1.0..2.0 --format "
+	    "json", 0, &rep), 3);
 	CHECK_STR(jstr(json_object_get(json_object_get(rep, "verdict"),
 	    "commit"), "id"), slow);
 	json_decref(rep);

@@ -17,11 +17,13 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "common/err.h"
 #include "store/store.h"
 #include "testserver.h"
 
 static const char *ctl, *daemon_bin, *build;
+static char ctl_d[4096];	/* bisectctl -c d.conf --format json */
 static char dir[80];	/* a socket path must fit in sun_path */
 
 /* The versions the source lists, oldest first, as published so far. */
@@ -95,31 +97,12 @@ write_config(const struct testserver *ts)
 	check_write_file("d.conf", text);
 }
 
-/* Run bisectctl -c d.conf with args; stdout parsed as JSON (or NULL). */
-static json_t *
-ctl_json(const char *args)
-{
-	char cmd[4096], *text = NULL;
-	json_t *j;
-
-	snprintf(cmd, sizeof(cmd), "(%s -c d.conf --format json %s "
-	    "2>>ctl.err)", ctl, args);
-	if (check_run(cmd, &text) != 0) {
-		fprintf(stderr, "'%s' failed: %s\n", cmd, text ? text : "");
-		free(text);
-		return NULL;
-	}
-	j = json_loads(text ? text : "", 0, NULL);
-	free(text);
-	return j;
-}
-
 /* Whether the daemon answers bisectctl status (within 20 s). */
 static int
 daemon_up(void)
 {
 	for (int i = 0; i < 200; i++) {
-		json_t *st = ctl_json("status");
+		json_t *st = check_ctl_ok_json(ctl_d, "status", 0);
 		int up = json_is_object(json_object_get(st, "daemon"));
 
 		json_decref(st);
@@ -237,7 +220,7 @@ test_output_alert(void)
 	code = watch_cycle(150);
 	CHECK(code == 0 || code == 4);
 	CHECK_INT(hooks_posted(&ts, 1), 1);
-	alerts = ctl_json("alerts");
+	alerts = check_ctl_ok_json(ctl_d, "alerts", 0);
 	n = 0;
 	for (size_t i = 0; i < json_array_size(alerts); i++) {
 		a = json_array_get(alerts, i);
@@ -285,6 +268,7 @@ int
 main(void)
 {
 	check_env(&ctl, &daemon_bin, &build);
+	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_canary"));
 	test_output_alert();
 	return check_done();

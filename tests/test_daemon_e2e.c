@@ -17,11 +17,13 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "common/err.h"
 #include "store/store.h"
 #include "testserver.h"
 
 static const char *ctl, *daemon_bin, *build;
+static char ctl_d[4096];	/* bisectctl -c d.conf --format json */
 static char dir[80];	/* a socket path must fit in sun_path */
 
 /*
@@ -52,32 +54,12 @@ write_config(const char *engines, const char *extra)
 	check_write_file("d.conf", text);
 }
 
-/* Run bisectctl -c d.conf with args; stdout parsed as JSON (or NULL). */
-static json_t *
-ctl_json(const char *args)
-{
-	char cmd[4096], *text = NULL;
-	json_t *j;
-
-	/* stderr aside: stdout alone is the JSON */
-	snprintf(cmd, sizeof(cmd), "(%s -c d.conf --format json %s "
-	    "2>>ctl.err)", ctl, args);
-	if (check_run(cmd, &text) != 0) {
-		fprintf(stderr, "'%s' failed: %s\n", cmd, text ? text : "");
-		free(text);
-		return NULL;
-	}
-	j = json_loads(text ? text : "", 0, NULL);
-	free(text);
-	return j;
-}
-
 /* The daemon's status through bisectctl, once it answers (20 s). */
 static json_t *
 daemon_status(void)
 {
 	for (int i = 0; i < 200; i++) {
-		json_t *st = ctl_json("status");
+		json_t *st = check_ctl_ok_json(ctl_d, "status", 0);
 		json_t *d = json_object_get(st, "daemon");
 
 		if (json_is_object(d))
@@ -295,7 +277,7 @@ test_watch_alert(void)
 	json_decref(hook);
 
 	/* bisectctl alerts: that one alert, delivered to the hook. */
-	alerts = ctl_json("alerts");
+	alerts = check_ctl_ok_json(ctl_d, "alerts", 0);
 	CHECK_INT(json_array_size(alerts), 1);
 	a = json_array_get(alerts, 0);
 	CHECK_STR(json_string_value(json_object_get(a, "kind")),
@@ -318,7 +300,7 @@ test_watch_alert(void)
 	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 1);
 
 	/* The queue as bisectctl shows it: three watches, all done. */
-	st = ctl_json("status");
+	st = check_ctl_ok_json(ctl_d, "status", 0);
 	n = 0;
 	for (size_t i = 0; i < json_array_size(json_object_get(st, "jobs"));
 	    i++) {
@@ -445,6 +427,7 @@ int
 main(void)
 {
 	check_env(&ctl, &daemon_bin, &build);
+	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
 	test_watch_alert();
 	if (chdir("..") == 0) {

@@ -18,10 +18,12 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "gitengine.h"
 #include "testserver.h"
 
 static const char *ctl, *daemon_bin;
+static char ctl_d[4096];	/* bisectctl -c d.conf --format json */
 static char dir[80];	/* a socket path must fit in sun_path */
 
 /*
@@ -64,21 +66,6 @@ publish(const struct testserver *ts, const char *const *versions, int n)
 	CHECK_INT(rename(tmp, path), 0);
 }
 
-/* bisectctl ARGS; stdout as JSON, or NULL. */
-static json_t *
-ctl_json(const char *args)
-{
-	char cmd[4096], *text = NULL;
-	json_t *j = NULL;
-
-	snprintf(cmd, sizeof(cmd), "(%s -c d.conf --format json %s "
-	    "2>>ctl.err)", ctl, args);
-	if (check_run(cmd, &text) == 0)
-		j = json_loads(text ? text : "", 0, NULL);
-	free(text);
-	return j;
-}
-
 /* Queue a watch of eng and wait (timeout_s) for it to end; its exit
  * code, or -1. */
 static int
@@ -97,7 +84,7 @@ watch(double timeout_s)
 	CHECK(id > 0);
 	snprintf(want, sizeof(want), "%lld", id);
 	while (id > 0 && check_now_s() - t0 < timeout_s) {
-		json_t *st = ctl_json("status"), *j;
+		json_t *st = check_ctl_ok_json(ctl_d, "status", 1), *j;
 		size_t i;
 
 		json_array_foreach(json_object_get(st, "jobs"), i, j) {
@@ -178,7 +165,7 @@ test_drill_alert(void)
 	check_write_file("d.conf", text);
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	for (int i = 0; i < 200; i++) {
-		st = ctl_json("status");
+		st = check_ctl_ok_json(ctl_d, "status", 1);
 		if (json_is_object(json_object_get(st, "daemon")))
 			break;
 		json_decref(st);
@@ -236,7 +223,7 @@ test_drill_alert(void)
 	json_decref(hook);
 
 	/* bisectctl alerts: that one alert, delivered. */
-	alerts = ctl_json("alerts");
+	alerts = check_ctl_ok_json(ctl_d, "alerts", 1);
 	CHECK_INT(json_array_size(alerts), 1);
 	CHECK_CONTAINS(json_string_value(json_object_get(json_array_get(
 	    alerts, 0), "summary")), expect);
@@ -301,7 +288,7 @@ test_build_status(void)
 
 	/* Until a build for a probe after the ends is seen (2 minutes). */
 	for (int i = 0; i < 1200 && probe < 2; i++) {
-		json_t *st = ctl_json("status");
+		json_t *st = check_ctl_ok_json(ctl_d, "status", 1);
 		json_t *b = json_object_get(json_object_get(json_object_get(st,
 		    "daemon"), "job"), "build");
 		const char *commit = json_string_value(json_object_get(b,
@@ -369,13 +356,8 @@ test_build_status(void)
 int
 main(void)
 {
-	ctl = getenv("BISECTCTL");
-	daemon_bin = getenv("BISECTD");
-	if (ctl == NULL || daemon_bin == NULL) {
-		fprintf(stderr, "BISECTCTL and BISECTD must be set (run "
-		    "through ctest)\n");
-		return 1;
-	}
+	check_env(&ctl, &daemon_bin, NULL);
+	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_drill_e2e"));
 	check_write_file("w.bin", "weights\n");
 	CHECK_INT(gitengine_make_repo(), 0);

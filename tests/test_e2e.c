@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_json.h"
 
 static const char *ctl, *build;
 
@@ -41,28 +42,6 @@ write_config(const char *name, const char *releases, const char *db)
 
 static int quiet;	/* polling: a missing answer is expected */
 
-/* Run bisectctl with args; its stdout parsed as JSON into *out. */
-static int
-ctl_json(const char *args, json_t **out)
-{
-	char cmd[4096], *text = NULL;
-	json_error_t je;
-	int rc;
-
-	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
-	rc = check_run(cmd, &text);
-	*out = text ? json_loads(text, 0, &je) : NULL;
-	if (*out == NULL && !quiet) {
-		char *err = check_read_file("stderr.txt");
-
-		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
-		    args, rc, text ? text : "", err ? err : "");
-		free(err);
-	}
-	free(text);
-	return rc;
-}
-
 static const char *
 vstr(json_t *o, const char *path1, const char *path2)
 {
@@ -71,19 +50,6 @@ vstr(json_t *o, const char *path1, const char *path2)
 	if (path2)
 		v = json_object_get(v, path2);
 	return json_string_value(v);
-}
-
-static json_t *
-release(json_t *rep, const char *version)
-{
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		if (strcmp(json_string_value(json_object_get(r, "version")),
-		    version) == 0)
-			return r;
-	return NULL;
 }
 
 static int
@@ -95,7 +61,7 @@ count_runs(const char *conf, const char *version)
 
 	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
 	    conf, version);
-	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+	if (check_ctl_json(ctl, args, quiet, &a) != 0 || !json_is_array(a)) {
 		json_decref(a);
 		return -1;
 	}
@@ -115,7 +81,7 @@ count_pp_runs(const char *conf, const char *version)
 
 	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
 	    conf, version);
-	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+	if (check_ctl_json(ctl, args, quiet, &a) != 0 || !json_is_array(a)) {
 		json_decref(a);
 		return -1;
 	}
@@ -214,8 +180,8 @@ test_demo_bisect(void)
 	double pt3, pt4;
 	int rc, before;
 
-	rc = ctl_json("-c demo.conf bisect --now basert 0.2.0..0.2.6 "
-	    "--format json", &rep);
+	rc = check_ctl_json(ctl, "-c demo.conf bisect --now basert "
+	    "0.2.0..0.2.6 --format json", quiet, &rep);
 	CHECK_INT(rc, 3);
 	v = json_object_get(rep, "verdict");
 	CHECK_STR(vstr(v, "status", NULL), "regression");
@@ -247,8 +213,8 @@ test_demo_bisect(void)
 	 * runs at CV 1.5% is known to about 1.5%; a few ms a loaded host
 	 * adds to one sample move it by 3% at most).  A unit error or a
 	 * wrong field falls far outside. */
-	r3 = release(rep, "0.2.3");
-	r4 = release(rep, "0.2.4");
+	r3 = check_release(rep, "0.2.3");
+	r4 = check_release(rep, "0.2.4");
 	pt3 = json_number_value(json_object_get(r3, "per_token_ms"));
 	pt4 = json_number_value(json_object_get(r4, "per_token_ms"));
 	CHECK_NEAR(pt3, 0.0966, 0.0966 * 0.10);
@@ -257,7 +223,8 @@ test_demo_bisect(void)
 	CHECK(json_number_value(json_object_get(v, "per_token_delta_ms")) >
 	    0.15);
 	CHECK_STR(vstr(r4, "status", NULL), "measured");
-	CHECK_STR(vstr(release(rep, "0.2.5"), "status", NULL), "not-measured");
+	CHECK_STR(vstr(check_release(rep, "0.2.5"), "status", NULL),
+	    "not-measured");
 	CHECK(json_array_size(json_object_get(json_object_get(rep,
 	    "reproduce"), "archives")) >= 2);
 	/* Every cell (pp128, pp512, tg16) of each archive's release. */
@@ -271,21 +238,21 @@ test_demo_bisect(void)
 	/* The report reads the store: the same verdict, and no new run. */
 	before = count_runs("demo.conf", "0.2.4");
 	CHECK(before >= 12);
-	rc = ctl_json("-c demo.conf report basert 0.2.0..0.2.6 --format json",
-	    &rep);
+	rc = check_ctl_json(ctl, "-c demo.conf report basert 0.2.0..0.2.6 "
+	    "--format json", quiet, &rep);
 	CHECK_INT(rc, 3);
 	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
 	CHECK_STR(vstr(rep, "verdict", "kind"), kind);
 	/* The confirmation's interleaved runs are shown apart: the cell's
 	 * n counts the first runs alone. */
 	{
-		json_t *cell = json_object_get(json_object_get(release(rep,
-		    "0.2.4"), "pp"), "512"), *runs = NULL, *x;
+		json_t *cell = json_object_get(json_object_get(check_release(
+		    rep, "0.2.4"), "pp"), "512"), *runs = NULL, *x;
 		long long first = 0, confirm = 0, n, cn;
 		size_t i;
 
-		CHECK_INT(ctl_json("-c demo.conf runs basert 0.2.4 --format "
-		    "json", &runs), 0);
+		CHECK_INT(check_ctl_json(ctl, "-c demo.conf runs basert 0.2.4 "
+		    "--format json", quiet, &runs), 0);
 		json_array_foreach(runs, i, x) {
 			json_t *c = json_object_get(x, "cell");
 
@@ -395,8 +362,8 @@ test_demo_bisect(void)
 	 * of 0.2.6: no regression.  (Timed by the wall clock on a loaded
 	 * machine, the two could drift apart and end unknown.)
 	 */
-	rc = ctl_json("-c demo.conf bisect --now basert 0.2.4..0.2.6 "
-	    "--format json", &rep);
+	rc = check_ctl_json(ctl, "-c demo.conf bisect --now basert "
+	    "0.2.4..0.2.6 --format json", quiet, &rep);
 	CHECK_INT(rc, 0);
 	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
 	json_decref(rep);
@@ -415,8 +382,8 @@ test_skip(void)
 	    "basert-$v.tar.gz skiprel/; done && printf 'not an archive' > "
 	    "skiprel/basert-0.2.3.tar.gz", build);
 	CHECK_INT(check_run(cmd, NULL), 0);
-	CHECK_INT(ctl_json("-c skip.conf bisect --now basert 0.2.0..0.2.6 "
-	    "--format json", &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c skip.conf bisect --now basert "
+	    "0.2.0..0.2.6 --format json", quiet, &rep), 3);
 	CHECK_STR(vstr(rep, "verdict", "status"), "regression");
 	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
 	CHECK_STR(vstr(rep, "verdict", "last_good"), "0.2.2");
@@ -424,7 +391,7 @@ test_skip(void)
 	CHECK_INT(json_array_size(cand), 2);
 	CHECK_STR(json_string_value(json_array_get(cand, 0)), "0.2.3");
 	CHECK_STR(json_string_value(json_array_get(cand, 1)), "0.2.4");
-	CHECK_STR(vstr(release(rep, "0.2.3"), "status", NULL), "skipped");
+	CHECK_STR(vstr(check_release(rep, "0.2.3"), "status", NULL), "skipped");
 	json_decref(rep);
 }
 
@@ -437,7 +404,7 @@ runs_of(const char *conf, const char *version)
 
 	snprintf(args, sizeof(args), "-c %s runs basert %s --format json",
 	    conf, version);
-	if (ctl_json(args, &a) != 0 || !json_is_array(a)) {
+	if (check_ctl_json(ctl, args, quiet, &a) != 0 || !json_is_array(a)) {
 		json_decref(a);
 		return NULL;
 	}
@@ -514,8 +481,8 @@ test_resume(void)
 	json_array_foreach(before0, i, r)
 		analysed0 += !json_is_true(json_object_get(r, "warmup"));
 
-	CHECK_INT(ctl_json("-c resume.conf bisect --now basert 0.2.0..0.2.6 "
-	    "--format json", &rep), 3);
+	CHECK_INT(check_ctl_json(ctl, "-c resume.conf bisect --now basert "
+	    "0.2.0..0.2.6 --format json", quiet, &rep), 3);
 	CHECK_STR(vstr(rep, "verdict", "first_bad"), "0.2.4");
 	CHECK_STR(vstr(rep, "verdict", "last_good"), "0.2.3");
 	json_decref(rep);
@@ -613,12 +580,12 @@ test_bench_accuracy(void)
 	check_write_file("bench.conf", text);
 	/* A short and a long prompt: the intercept then rests on the short
 	 * one's small spread, the slope on the long one's. */
-	CHECK_INT(ctl_json("-c bench.conf bench known 1.0.0 --prompts "
-	    "128,2048 --reps 5 --format json", &summary), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c bench.conf bench known 1.0.0 "
+	    "--prompts 128,2048 --reps 5 --format json", quiet, &summary), 0);
 	CHECK_INT(json_array_size(summary), 2);
 	json_decref(summary);
-	CHECK_INT(ctl_json("-c bench.conf runs known 1.0.0 --format json",
-	    &runs), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c bench.conf runs known 1.0.0 "
+	    "--format json", quiet, &runs), 0);
 	CHECK_INT(json_array_size(runs), 12);	/* 2 x (1 warm-up + 5) */
 	u128 = least_field(runs, 128, "user_ns", "sys_ns");
 	u2048 = least_field(runs, 2048, "user_ns", "sys_ns");
@@ -699,8 +666,8 @@ test_run_unit(void)
 	    "\twarmup = 0\n\tmax-reps = 20\n\ttimeout = 1m\n", build,
 	    build);
 	check_write_file("offset.conf", text);
-	rc = ctl_json("-c offset.conf bisect --now offset 1.0.0..1.0.1 "
-	    "--format json", &rep);
+	rc = check_ctl_json(ctl, "-c offset.conf bisect --now offset "
+	    "1.0.0..1.0.1 --format json", quiet, &rep);
 	v = json_object_get(rep, "verdict");
 	status = vstr(rep, "verdict", "status");
 	nchanges = (int)json_array_size(json_object_get(v, "change_points"));
@@ -716,8 +683,8 @@ test_run_unit(void)
 			json_int_t cn;
 
 			snprintf(text, sizeof(text), "%d", len);
-			cell = json_object_get(json_object_get(release(rep,
-			    ver), "pp"), text);
+			cell = json_object_get(json_object_get(check_release(
+			    rep, ver), "pp"), text);
 			cn = json_integer_value(json_object_get(cell, "n"));
 			CHECK(ladder_step(cn));
 			CHECK_INT(json_integer_value(json_object_get(cell,
@@ -732,7 +699,7 @@ test_run_unit(void)
 				n[k] = cn;
 			snprintf(text, sizeof(text), "-c offset.conf runs "
 			    "offset %s --format json", ver);
-			CHECK_INT(ctl_json(text, &runs), 0);
+			CHECK_INT(check_ctl_json(ctl, text, quiet, &runs), 0);
 			CHECK_INT(cell_runs(runs, len), cn + confirm_n);
 			json_decref(runs);
 		}
@@ -795,16 +762,16 @@ test_server_mode(void)
 	    "\tprompts = 128,512\n\treps = 3\n\ttimeout = 1m\n", build,
 	    build, port, port);
 	check_write_file("server.conf", text);
-	CHECK_INT(ctl_json("-c server.conf bench splash 0.2.3 --format json",
-	    &rep), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c server.conf bench splash 0.2.3 "
+	    "--format json", quiet, &rep), 0);
 	CHECK_INT(json_array_size(rep), 2);
 	CHECK(json_is_true(json_object_get(json_array_get(rep, 0),
 	    "lower_bound")));
 	json_decref(rep);
 	/* 0.2.2 has no samples: the report exits 1 and says so. */
-	CHECK_INT(ctl_json("-c server.conf report splash 0.2.2..0.2.3 "
-	    "--format json", &rep), 1);
-	r = release(rep, "0.2.3");
+	CHECK_INT(check_ctl_json(ctl, "-c server.conf report splash "
+	    "0.2.2..0.2.3 --format json", quiet, &rep), 1);
+	r = check_release(rep, "0.2.3");
 	cell = json_object_get(json_object_get(r, "pp"), "512");
 	CHECK(json_is_true(json_object_get(cell, "lower_bound")));
 	CHECK(json_number_value(json_object_get(cell, "tps")) > 100);
@@ -837,13 +804,14 @@ test_same_archive(void)
 	/* What is checked is the sharing, not the statistics' power: a
 	 * wide threshold lets 5 runs decide even under a sanitizer on a
 	 * loaded machine. */
-	rc = ctl_json("-c twin.conf bisect --now --threshold 60% basert "
-	    "0.2.3..0.2.3b --format json", &rep);
+	rc = check_ctl_json(ctl, "-c twin.conf bisect --now --threshold 60% "
+	    "basert 0.2.3..0.2.3b --format json", quiet, &rep);
 	CHECK_INT(rc, 0);
 	CHECK_STR(vstr(rep, "verdict", "status"), "no-regression");
-	CHECK_STR(vstr(release(rep, "0.2.3b"), "same_archive_as", NULL),
+	CHECK_STR(vstr(check_release(rep, "0.2.3b"), "same_archive_as", NULL),
 	    "0.2.3");
-	CHECK_STR(vstr(release(rep, "0.2.3b"), "status", NULL), "measured");
+	CHECK_STR(vstr(check_release(rep, "0.2.3b"), "status", NULL),
+	    "measured");
 	json_decref(rep);
 	/* Fetched to learn its hash, never run. */
 	runs = runs_of("twin.conf", "0.2.3b");

@@ -30,7 +30,7 @@
 #include "config/conf.h"
 #include "store/store.h"
 
-static const char *ctl, *build, *src;
+static const char *ctl, *daemon_bin, *build, *src;
 static char cluster[4096];
 
 static void
@@ -409,7 +409,7 @@ test_daemon_cancel(void)
 	int found = 0;
 
 	write_config("d.conf", "d.db", 1);
-	pid = check_start_daemon(getenv("BISECTD"), "d.conf", "d.log");
+	pid = check_start_daemon(daemon_bin, "d.conf", "d.log");
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf bisect basert 0.2.3..0.2.4",
 	    ctl);
 	CHECK_INT(check_run(cmd, NULL), 0);
@@ -592,24 +592,6 @@ count_in_file(const char *path, const char *needle)
 	return n;
 }
 
-/* The daemon's HTTP port from its log, or 0. */
-static int
-logged_port(const char *log)
-{
-	for (int i = 0; i < 200; i++) {
-		char *text = check_read_file(log);
-		const char *p = text ? strstr(text, "http: serving 127.0.0.1 "
-		    "port ") : NULL;
-		int n = p ? atoi(p + 29) : 0;
-
-		free(text);
-		if (n > 0)
-			return n;
-		check_sleep_ms(100);
-	}
-	return 0;
-}
-
 /* GET path from the daemon's page into a malloced string, or NULL. */
 static char *
 http_get(int port, const char *path)
@@ -648,7 +630,7 @@ check_status_pending(const char *conf, const char *log, long ids[2])
 	char *text = status(conf, 0), *js = status(conf, 1), *page, *api,
 	    id[32];
 	json_t *o = js ? json_loads(js, 0, NULL) : NULL, *a, *x;
-	int port = logged_port(log), seen = 0;
+	int port = check_http_port(log), seen = 0;
 	size_t i;
 
 	a = json_object_get(o, "slurm_jobs");
@@ -714,7 +696,7 @@ test_concurrent_kill(void)
 
 	write_pair_config("pair.conf", "pair.db", 2);
 	partition("DOWN");
-	pid = check_start_daemon(getenv("BISECTD"), "pair.conf", "pair.log");
+	pid = check_start_daemon(daemon_bin, "pair.conf", "pair.log");
 	queue_bisect("pair.conf", "basert", "0.2.3..0.2.4");
 	queue_bisect("pair.conf", "second", "0.2.3..0.2.4");
 	for (int i = 0; i < 1200 && !both; i++) {
@@ -745,7 +727,7 @@ test_concurrent_kill(void)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	partition("UP");
-	pid = check_start_daemon(getenv("BISECTD"), "pair.conf", "pair2.log");
+	pid = check_start_daemon(daemon_bin, "pair.conf", "pair2.log");
 	CHECK(wait_both(s, 600));
 	CHECK_STR(job_state(s, 1, buf, sizeof(buf), NULL), "done");
 	CHECK_STR(job_state(s, 2, buf, sizeof(buf), NULL), "done");
@@ -813,7 +795,7 @@ test_one_at_a_time(void)
 	pid_t pid;
 
 	write_pair_config("one.conf", "one.db", 1);
-	pid = check_start_daemon(getenv("BISECTD"), "one.conf", "one.log");
+	pid = check_start_daemon(daemon_bin, "one.conf", "one.log");
 	queue_bisect("one.conf", "basert", "0.2.3..0.2.4");
 	queue_bisect("one.conf", "second", "0.2.3..0.2.4");
 	if ((s = open_store("one.db")) == NULL) {
@@ -962,12 +944,10 @@ main(void)
 	char cmd[8192], *out = NULL, *conf;
 	int rc;
 
-	ctl = getenv("BISECTCTL");
-	build = getenv("BISECTD_BUILD_DIR");
-	src = getenv("BISECTD_SOURCE_DIR");
-	if (ctl == NULL || build == NULL || src == NULL) {
-		fprintf(stderr, "BISECTCTL, BISECTD_BUILD_DIR and "
-		    "BISECTD_SOURCE_DIR must be set\n");
+	check_env(&ctl, &daemon_bin, &build);
+	if ((src = getenv("BISECTD_SOURCE_DIR")) == NULL) {
+		fprintf(stderr, "BISECTD_SOURCE_DIR is not set (run the test "
+		    "through ctest)\n");
 		return 99;
 	}
 	snprintf(cluster, sizeof(cluster), "%s/cluster", dir);

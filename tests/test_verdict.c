@@ -18,6 +18,7 @@
 
 #include "bisectd/measure/bench.h"
 #include "check.h"
+#include "check_json.h"
 #include "common/err.h"
 #include "common/strv.h"
 #include "config/conf.h"
@@ -43,20 +44,6 @@ write_config(const char *name, const char *db, int threads)
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
 	    "\ttimeout = 1m\n", db, build, threads);
 	check_write_file(name, text);
-}
-
-/* Run bisectctl; its stdout parsed as JSON into *out (NULL if not). */
-static int
-ctl_json(const char *args, json_t **out)
-{
-	char cmd[4096], *text = NULL;
-	int rc;
-
-	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
-	rc = check_run(cmd, &text);
-	*out = text ? json_loads(text, 0, NULL) : NULL;
-	free(text);
-	return rc;
 }
 
 /* The verdict's status, boundary and candidates as one line. */
@@ -139,8 +126,8 @@ test_crash_one_verdict(void)
 	store_close(s);
 
 	/* report, from the store alone. */
-	code = ctl_json("-c v.conf report basert 0.2.0..0.2.6 --format json",
-	    &rep);
+	code = check_ctl_json(ctl, "-c v.conf report basert 0.2.0..0.2.6 "
+	    "--format json", 1, &rep);
 	CHECK_INT(code, 3);
 	line = verdict_line(json_object_get(rep, "verdict"));
 	CHECK_STR(line, daemon_line);
@@ -161,8 +148,8 @@ test_crash_one_verdict(void)
 	json_decref(rep);
 
 	/* bisect --now on the same store: nothing left to measure. */
-	code = ctl_json("-c v.conf bisect --now basert 0.2.0..0.2.6 "
-	    "--format json", &rep);
+	code = check_ctl_json(ctl, "-c v.conf bisect --now basert 0.2.0..0.2.6 "
+	    "--format json", 1, &rep);
 	CHECK_INT(code, 3);
 	line = verdict_line(json_object_get(rep, "verdict"));
 	CHECK_STR(line, daemon_line);
@@ -170,7 +157,8 @@ test_crash_one_verdict(void)
 	json_decref(rep);
 
 	/* A release whose runs all failed is not "measured". */
-	CHECK_INT(ctl_json("-c v.conf versions basert --format json", &rep), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c v.conf versions basert --format json",
+	    1, &rep), 0);
 	{
 		size_t i;
 		json_t *r;
@@ -192,8 +180,8 @@ test_no_samples(void)
 	json_t *rep;
 	char *err;
 
-	CHECK_INT(ctl_json("-c v.conf report basert 0.2.1..0.2.6 "
-	    "--format json", &rep), 1);
+	CHECK_INT(check_ctl_json(ctl, "-c v.conf report basert 0.2.1..0.2.6 "
+	    "--format json", 1, &rep), 1);
 	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
 	    "verdict"), "status")), "unknown");
 	err = check_read_file("stderr.txt");
@@ -216,7 +204,7 @@ runs_by_definition(const char *conf, int counts[4])
 	memset(counts, 0, 4 * sizeof(*counts));
 	snprintf(args, sizeof(args), "-c %s runs basert 0.2.2 --format json",
 	    conf);
-	if (ctl_json(args, &a) != 0)
+	if (check_ctl_json(ctl, args, 1, &a) != 0)
 		return -1;
 	json_array_foreach(a, i, r) {
 		const char *key = json_string_value(json_object_get(r,
@@ -251,32 +239,32 @@ test_definition_reuse(void)
 	json_t *rep;
 
 	write_config("d.conf", "d.db", 1);
-	code = ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
-	    "--format json", &rep);
+	code = check_ctl_json(ctl, "-c d.conf bisect --now basert 0.2.1..0.2.2 "
+	    "--format json", 1, &rep);
 	CHECK_INT(code, 0);	/* equal, and timed by the CPU clock */
 	json_decref(rep);
 	CHECK_INT(runs_by_definition("d.conf", before), 1);
 	CHECK(before[0] >= 5);
 
 	/* Unchanged: everything is reused, not one run more. */
-	CHECK_INT(ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
-	    "--format json", &rep), code);
+	CHECK_INT(check_ctl_json(ctl, "-c d.conf bisect --now basert "
+	    "0.2.1..0.2.2 --format json", 1, &rep), code);
 	json_decref(rep);
 	CHECK_INT(runs_by_definition("d.conf", after), 1);
 	CHECK_INT(after[0], before[0]);
 
 	/* The command changed: a new definition, measured from scratch. */
 	write_config("d.conf", "d.db", 2);
-	code = ctl_json("-c d.conf bisect --now basert 0.2.1..0.2.2 "
-	    "--format json", &rep);
+	code = check_ctl_json(ctl, "-c d.conf bisect --now basert 0.2.1..0.2.2 "
+	    "--format json", 1, &rep);
 	CHECK_INT(code, 0);
 	json_decref(rep);
 	CHECK_INT(runs_by_definition("d.conf", after), 2);
 	CHECK_INT(after[0], before[0]);
 	CHECK(after[1] >= 5);
 	/* The report counts the new definition's samples alone. */
-	CHECK(ctl_json("-c d.conf report basert 0.2.1..0.2.2 --format json",
-	    &rep) == code);
+	CHECK(check_ctl_json(ctl, "-c d.conf report basert 0.2.1..0.2.2 "
+	    "--format json", 1, &rep) == code);
 	{
 		size_t i;
 		json_t *r;

@@ -1,0 +1,53 @@
+/* check_json.c: bisectctl's JSON answers for the tests (see check_json.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "check_json.h"
+
+int
+check_ctl_json(const char *ctl, const char *args, int quiet, json_t **out)
+{
+	char *text = NULL;
+	int rc = check_ctl_run(ctl, args, &text);
+
+	*out = text ? json_loads(text, 0, NULL) : NULL;
+	if (*out == NULL && !quiet) {
+		char *err = check_read_file("stderr.txt");
+
+		fprintf(stderr, "not JSON from '%s' (rc %d): %s\nstderr: %s\n",
+		    args, rc, text ? text : "", err ? err : "");
+		free(err);
+	}
+	free(text);
+	return rc;
+}
+
+json_t *
+check_ctl_ok_json(const char *ctl, const char *args, int quiet)
+{
+	char cmd[4096], *text = NULL;
+	json_t *j = NULL;
+
+	snprintf(cmd, sizeof(cmd), "(%s %s 2>>ctl.err)", ctl, args);
+	if (check_run(cmd, &text) == 0)
+		j = json_loads(text ? text : "", 0, NULL);
+	else if (!quiet)
+		fprintf(stderr, "'%s' failed: %s\n", cmd, text ? text : "");
+	free(text);
+	return j;
+}
+
+json_t *
+check_release(json_t *rep, const char *version)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		if (strcmp(json_string_value(json_object_get(r, "version")),
+		    version) == 0)
+			return r;
+	return NULL;
+}

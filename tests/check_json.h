@@ -1,0 +1,30 @@
+/*
+ * check_json.h: bisectctl's JSON answers, for the tests that run the
+ * program (the library links jansson; check.h stays without it).
+ */
+#ifndef TESTS_CHECK_JSON_H
+#define TESTS_CHECK_JSON_H
+
+#include <jansson.h>
+
+/*
+ * check_ctl_run(ctl, args) (check.h) with its stdout parsed as JSON into
+ * *out, NULL when it is not JSON: then, unless quiet (polling, where no
+ * answer is expected yet), args, the exit code, stdout and stderr.txt are
+ * printed.  Returns the exit code.
+ */
+int check_ctl_json(const char *ctl, const char *args, int quiet,
+    json_t **out);
+
+/*
+ * Run `ctl args` through the shell, its stderr appended to ctl.err: its
+ * stdout parsed as JSON, or NULL when it exits non-zero (then, unless
+ * quiet, the command and its stdout are printed) or does not print JSON.
+ */
+json_t *check_ctl_ok_json(const char *ctl, const char *args, int quiet);
+
+/* The entry of the report rep's "releases" whose version is version, or
+ * NULL. */
+json_t *check_release(json_t *rep, const char *version);
+
+#endif

@@ -30,45 +30,15 @@ static char dir[80];	/* a socket path must fit in sun_path */
 static const char *const versions[] = { "0.1.1", "0.1.2", "0.1.4",
     "0.1.5", "0.1.9" };
 
-/*
- * Publish the first n of versions in the GitHub emulation under the
- * server's root: newest first as GitHub lists them, written aside and
- * renamed so the server never reads half a file.
- */
+/* The first n of versions, as GitHub lists releases. */
 static void
 publish(const struct testserver *ts, size_t n)
 {
-	char path[4200], tmp[4300];
-	FILE *f;
+	char archives[4200];
 
-	snprintf(tmp, sizeof(tmp), "mkdir -p %s/api/demo/gen", ts->root);
-	CHECK_INT(check_run(tmp, NULL), 0);
-	snprintf(path, sizeof(path), "%s/api/demo/gen/releases.jsonl",
-	    ts->root);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		CHECK(f != NULL);
-		return;
-	}
-	for (size_t i = n; i-- > 0;) {
-		char link[4200], target[4200], file[64];
-
-		snprintf(link, sizeof(link), "%s/gen-%s.tar.gz", ts->root,
-		    versions[i]);
-		snprintf(target, sizeof(target), "%s/tests/releases/"
-		    "gen-%s.tar.gz", build, versions[i]);
-		if (access(link, F_OK) != 0)
-			CHECK_INT(symlink(target, link), 0);
-		snprintf(file, sizeof(file), "/files/gen-%s.tar.gz",
-		    versions[i]);
-		fprintf(f, "{\"id\": %zu, \"tag_name\": \"v%s\", \"draft\": "
-		    "false, \"prerelease\": false, \"assets\": [{\"name\": "
-		    "\"gen-%s.tar.gz\", \"browser_download_url\": \"%s\", "
-		    "\"digest\": null}]}\n", 100 + i, versions[i],
-		    versions[i], testserver_url(ts, file));
-	}
-	CHECK_INT(fclose(f), 0);
-	CHECK_INT(rename(tmp, path), 0);
+	snprintf(archives, sizeof(archives), "%s/tests/releases", build);
+	CHECK_INT(testserver_publish(ts, "demo/gen", "gen", archives, versions,
+	    n), 0);
 }
 
 static void

@@ -152,46 +152,17 @@ count_hooks(const char *root)
 	return n;
 }
 
-/*
- * Publish releases 0.2.0 .. 0.2.last in the GitHub emulation under root:
- * one release object a line, newest first as GitHub lists them, written
- * aside and renamed so the server never reads half a file.
- */
+/* Publish releases 0.2.0 .. 0.2.last in the GitHub emulation. */
 static void
 publish(const struct testserver *ts, int last)
 {
-	char path[4200], tmp[4300];
-	FILE *f;
+	static const char *const versions[] = { "0.2.0", "0.2.1", "0.2.2",
+	    "0.2.3", "0.2.4", "0.2.5", "0.2.6" };
+	char archives[4200];
 
-	snprintf(path, sizeof(path), "%s/api/demo/basert", ts->root);
-	snprintf(tmp, sizeof(tmp), "mkdir -p %s", path);
-	CHECK_INT(check_run(tmp, NULL), 0);
-	snprintf(path, sizeof(path), "%s/api/demo/basert/releases.jsonl",
-	    ts->root);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		CHECK(f != NULL);
-		return;
-	}
-	for (int v = last; v >= 0; v--) {
-		char link[4200], target[4200], file[64];
-
-		snprintf(link, sizeof(link), "%s/basert-0.2.%d.tar.gz",
-		    ts->root, v);
-		snprintf(target, sizeof(target), "%s/tests/demo-cpu/"
-		    "basert-0.2.%d.tar.gz", build, v);
-		if (access(link, F_OK) != 0)
-			CHECK_INT(symlink(target, link), 0);
-		snprintf(file, sizeof(file), "/files/basert-0.2.%d.tar.gz",
-		    v);
-		fprintf(f, "{\"id\": %d, \"tag_name\": \"v0.2.%d\", "
-		    "\"draft\": false, \"prerelease\": false, \"assets\": "
-		    "[{\"name\": \"basert-0.2.%d.tar.gz\", "
-		    "\"browser_download_url\": \"%s\", \"digest\": null}]}\n",
-		    100 + v, v, v, testserver_url(ts, file));
-	}
-	CHECK_INT(fclose(f), 0);
-	CHECK_INT(rename(tmp, path), 0);
+	snprintf(archives, sizeof(archives), "%s/tests/demo-cpu", build);
+	CHECK_INT(testserver_publish(ts, "demo/basert", "basert", archives,
+	    versions, (size_t)last + 1), 0);
 }
 
 static void

@@ -26,44 +26,15 @@ static const char *ctl, *daemon_bin;
 static char ctl_d[4096];	/* bisectctl -c d.conf --format json */
 static char dir[80];	/* a socket path must fit in sun_path */
 
-/*
- * The releases listed, newest first as GitHub lists them, written aside
- * and renamed so the server never reads half a file.
- */
+/* The releases listed, as GitHub lists them. */
 static void
 publish(const struct testserver *ts, const char *const *versions, int n)
 {
-	char path[4200], tmp[4300];
-	FILE *f;
+	char archives[4200];
 
-	snprintf(tmp, sizeof(tmp), "mkdir -p %s/api/demo/eng", ts->root);
-	CHECK_INT(check_run(tmp, NULL), 0);
-	snprintf(path, sizeof(path), "%s/api/demo/eng/releases.jsonl",
-	    ts->root);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if ((f = fopen(tmp, "w")) == NULL) {
-		CHECK(f != NULL);
-		return;
-	}
-	for (int i = n - 1; i >= 0; i--) {
-		char link[4200], target[4200], file[64];
-
-		snprintf(link, sizeof(link), "%s/eng-%s.tar.gz", ts->root,
-		    versions[i]);
-		snprintf(target, sizeof(target), "%s/rel/eng-%s.tar.gz", dir,
-		    versions[i]);
-		if (access(link, F_OK) != 0)
-			CHECK_INT(symlink(target, link), 0);
-		snprintf(file, sizeof(file), "/files/eng-%s.tar.gz",
-		    versions[i]);
-		fprintf(f, "{\"id\": %d, \"tag_name\": \"v%s\", "
-		    "\"draft\": false, \"prerelease\": false, \"assets\": "
-		    "[{\"name\": \"eng-%s.tar.gz\", \"browser_download_url\": "
-		    "\"%s\", \"digest\": null}]}\n", 100 + i, versions[i],
-		    versions[i], testserver_url(ts, file));
-	}
-	CHECK_INT(fclose(f), 0);
-	CHECK_INT(rename(tmp, path), 0);
+	snprintf(archives, sizeof(archives), "%s/rel", dir);
+	CHECK_INT(testserver_publish(ts, "demo/eng", "eng", archives,
+	    versions, (size_t)n), 0);
 }
 
 /* Queue a watch of eng and wait (timeout_s) for it to end; its exit

@@ -43,6 +43,18 @@ void testserver_log_reset(const struct testserver *ts);
  * call may take a few of them as arguments. */
 const char *testserver_url(const struct testserver *ts, const char *path);
 
+/*
+ * List versions[0..n) (oldest first) as the releases of GitHub repository
+ * repo ("owner/name") in the server's emulation: one release object a
+ * line, newest first as GitHub lists them, tag "vVERSION" and id 100 + i,
+ * with one asset NAME-VERSION.tar.gz, served from a symbolic link to
+ * archives/NAME-VERSION.tar.gz.  Written aside and renamed, so the server
+ * never reads half a file.  Returns 0, or -1 with a message on stderr.
+ */
+int testserver_publish(const struct testserver *ts, const char *repo,
+    const char *name, const char *archives, const char *const *versions,
+    size_t n);
+
 /* Write size pseudo-random bytes, the same for the same seed, to path:
  * files for the server to serve.  Aborts on failure. */
 void testserver_write_pattern(const char *path, size_t size, unsigned seed);

@@ -179,6 +179,61 @@ testserver_url(const struct testserver *ts, const char *path)
 	return buf[next];
 }
 
+int
+testserver_publish(const struct testserver *ts, const char *repo,
+    const char *name, const char *archives, const char *const *versions,
+    size_t n)
+{
+	char path[PATH_MAX + 64], tmp[PATH_MAX + 80], *p, c;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/api/%s", ts->root, repo);
+	/* mkdir -p of the folders below root */
+	p = path + strlen(ts->root);
+	do {
+		p += strcspn(p + 1, "/") + 1;
+		c = *p;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+			fprintf(stderr, "mkdir %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+		*p = c;
+	} while (c != '\0');
+	strcat(path, "/releases.jsonl");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if ((f = fopen(tmp, "w")) == NULL) {
+		fprintf(stderr, "%s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	for (size_t i = n; i-- > 0;) {
+		char link[PATH_MAX + 64], target[PATH_MAX + 64], file[128];
+
+		snprintf(link, sizeof(link), "%s/%s-%s.tar.gz", ts->root, name,
+		    versions[i]);
+		snprintf(target, sizeof(target), "%s/%s-%s.tar.gz", archives,
+		    name, versions[i]);
+		if (access(link, F_OK) != 0 && symlink(target, link) < 0) {
+			fprintf(stderr, "symlink %s: %s\n", link,
+			    strerror(errno));
+			fclose(f);
+			return -1;
+		}
+		snprintf(file, sizeof(file), "/files/%s-%s.tar.gz", name,
+		    versions[i]);
+		fprintf(f, "{\"id\": %zu, \"tag_name\": \"v%s\", \"draft\": "
+		    "false, \"prerelease\": false, \"assets\": [{\"name\": "
+		    "\"%s-%s.tar.gz\", \"browser_download_url\": \"%s\", "
+		    "\"digest\": null}]}\n", 100 + i, versions[i], name,
+		    versions[i], testserver_url(ts, file));
+	}
+	if (fclose(f) == EOF || rename(tmp, path) < 0) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 void
 testserver_write_pattern(const char *path, size_t size, unsigned seed)
 {

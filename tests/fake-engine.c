@@ -150,6 +150,7 @@ struct opts {
 	const char *port_file;
 	const char *skips[MAX_SKIPS];	/* --skip NAME */
 	size_t nskips;
+	const char *wait_for;	/* --wait-for FILE */
 };
 
 static volatile sig_atomic_t stopping;
@@ -1027,12 +1028,30 @@ parse_count(const char *s, const char *opt, int min)
 	return v[0];
 }
 
+/*
+ * --wait-for: start only once FILE exists, so that a test can act on a
+ * run it knows has not finished yet.
+ */
+static void
+wait_for(const char *path)
+{
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	for (int i = 0; i < 300 * 50; i++) {
+		if (access(path, F_OK) == 0)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	die("--wait-for: %s did not appear within 300 s", path);
+}
+
 static void
 usage(void)
 {
 	fputs("usage: fake-engine -m FILE [-p N,...] [-n N,...] [-t N] "
 	    "[-r N] [-o json|jsonl]\n"
 	    "                   [--content FILE] [--release FILE] [--skip NAME]...\n"
+	    "                   [--wait-for FILE]\n"
 	    "       fake-engine --server -m FILE (--port N | --port-file FILE)"
 	    " [--release FILE]\n"
 	    "       fake-engine --generate -m FILE [-o json] [--content FILE]"
@@ -1137,6 +1156,7 @@ main(int argc, char **argv)
 		{ "port-file", required_argument, NULL, 'F' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "skip", required_argument, NULL, 'k' },
+		{ "wait-for", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1203,6 +1223,9 @@ main(int argc, char **argv)
 				die("--skip: at most %d", MAX_SKIPS);
 			o.skips[o.nskips++] = optarg;
 			break;
+		case 'w':
+			o.wait_for = optarg;
+			break;
 		default:
 			usage();
 		}
@@ -1231,6 +1254,8 @@ main(int argc, char **argv)
 	if (getenv("FAKE_ENGINE_PRINT_ENV") != NULL)
 		for (char **v = environ; *v != NULL; v++)
 			fprintf(stderr, "%s\n", *v);
+	if (o.wait_for != NULL)
+		wait_for(o.wait_for);
 	model_size = check_weights(o.model);
 	touch_memory(getenv("FAKE_ENGINE_ALLOC_MB"));
 	burn(rel.load_us);

@@ -44,10 +44,15 @@ stop_cluster(void)
 }
 
 static void
-write_config(const char *name, const char *db, int slurm)
+write_config(const char *name, const char *db, int slurm, const char *gate)
 {
-	char text[4096];
+	char text[8192], wait[4200] = "", cwd[4096];
 
+	if (gate != NULL) {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			abort();
+		snprintf(wait, sizeof(wait), " --wait-for %s/%s", cwd, gate);
+	}
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = %s\n\tcache = cache-%s\n"
 	    "\tmax-busy = 100%%\n"
@@ -55,12 +60,12 @@ write_config(const char *name, const char *db, int slurm)
 	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
 	    "\tasset = basert-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "-n {gen} -t 1 -r 1 -o json%s\n"
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
 	    "\ttimeout = 1m\n%s"
 	    "[runner \"cluster\"]\n\tkind = slurm\n\tspool = spool\n"
 	    "\tpartition = bench\n\ttime-limit = 10m\n",
-	    db, db, build, build, slurm ? "\trunner = cluster\n" : "");
+	    db, db, build, build, wait, slurm ? "\trunner = cluster\n" : "");
 	check_write_file(name, text);
 }
 
@@ -135,8 +140,8 @@ test_same_verdict(void)
 	struct store *s;
 	int rc_s, rc_l;
 
-	write_config("slurm.conf", "slurm.db", 1);
-	write_config("local.conf", "local.db", 0);
+	write_config("slurm.conf", "slurm.db", 1, NULL);
+	write_config("local.conf", "local.db", 0, NULL);
 	rc_s = bisect("slurm.conf", "0.2.0..0.2.6", st_s, fb_s);
 	rc_l = bisect("local.conf", "0.2.0..0.2.6", st_l, fb_l);
 	CHECK_INT(rc_s, 3);
@@ -267,19 +272,28 @@ done:
 	strv_clear(&probs);
 }
 
-/* The Slurm id of a job the cluster runs now, or 0 after timeout_s. */
+/*
+ * The Slurm id of a job the cluster runs now, other than except, or 0
+ * after timeout_s.
+ */
 static long
-running_job(double timeout_s)
+running_job(double timeout_s, long except)
 {
 	double t0 = check_now_s();
 
 	while (check_now_s() - t0 < timeout_s) {
-		char *out = NULL;
+		char *out = NULL, *p, *end;
 		long id = 0;
 
 		check_run("squeue -h -t RUNNING -o %i", &out);
-		if (out)
-			id = atol(out);
+		for (p = out; p != NULL && *p != '\0'; p = end) {
+			id = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			if (id > 0 && id != except)
+				break;
+			id = 0;
+		}
 		free(out);
 		if (id > 0)
 			return id;
@@ -319,12 +333,16 @@ test_scancel(void)
 	long id;
 	int cancelled = 0, later_ok = 0;
 
-	write_config("cancel.conf", "cancel.db", 1);
+	/* The engine waits for the gate: the job cannot finish first. */
+	write_config("cancel.conf", "cancel.db", 1, "cancel.gate");
 	pid = bisect_bg("cancel.conf", "0.2.3..0.2.4");
-	id = running_job(120);
+	id = running_job(120, 0);
 	CHECK(id > 0);
 	snprintf(cmd, sizeof(cmd), "scancel %ld", id);
 	CHECK_INT(check_run(cmd, NULL), 0);
+	/* its resubmission runs: the gate opens */
+	CHECK(running_job(300, id) > 0);
+	check_write_file("cancel.gate", "");
 	CHECK_INT(check_wait_exit(pid, 600), 3);
 	CHECK_INT(bisect("cancel.conf", "0.2.3..0.2.4", st, fb), 3);
 	CHECK_STR(st, "regression");
@@ -365,12 +383,13 @@ test_kill_reattach(void)
 	long id;
 	int seen = 0;
 
-	write_config("kill.conf", "kill.db", 1);
+	write_config("kill.conf", "kill.db", 1, "kill.gate");
 	pid = bisect_bg("kill.conf", "0.2.3..0.2.4");
-	id = running_job(120);
+	id = running_job(120, 0);
 	CHECK(id > 0);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+	check_write_file("kill.gate", "");
 	CHECK_INT(bisect("kill.conf", "0.2.3..0.2.4", st, fb), 3);
 	CHECK_STR(st, "regression");
 	if ((s = open_store("kill.db")) == NULL) {
@@ -408,12 +427,12 @@ test_daemon_cancel(void)
 	long id;
 	int found = 0;
 
-	write_config("d.conf", "d.db", 1);
+	write_config("d.conf", "d.db", 1, "d.gate");
 	pid = check_start_daemon(daemon_bin, "d.conf", "d.log");
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf bisect basert 0.2.3..0.2.4",
 	    ctl);
 	CHECK_INT(check_run(cmd, NULL), 0);
-	id = running_job(120);
+	id = running_job(120, 0);
 	CHECK(id > 0);
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel 1", ctl);
 	CHECK_INT(check_run(cmd, &out), 0);
@@ -888,9 +907,9 @@ test_reanchor(void)
 	int failed = 0;
 
 	node_name(host);
-	write_config("anchor.conf", "anchor.db", 1);
+	write_config("anchor.conf", "anchor.db", 1, NULL);
 	pid = bisect_bg("anchor.conf", "0.2.0..0.2.6");
-	CHECK(running_job(120) > 0);
+	CHECK(running_job(120, 0) > 0);
 	snprintf(cmd, sizeof(cmd), "scontrol update NodeName=%s State=DRAIN "
 	    "Reason=bisectd-test-drain", host);
 	CHECK_INT(check_run(cmd, NULL), 0);

@@ -122,8 +122,9 @@ exec(struct store *s, const char *sql, const char *what, struct err *e)
 	return 0;
 }
 
-static int
-pragma_int(struct store *s, const char *sql, int *out, struct err *e)
+int
+store_pragma_int(struct store *s, const char *sql, int *out,
+    const char *what, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -132,7 +133,7 @@ pragma_int(struct store *s, const char *sql, int *out, struct err *e)
 		return -1;
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW) {
-		store_fail(s, e, "read the schema version");
+		store_fail(s, e, what);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -144,7 +145,8 @@ pragma_int(struct store *s, const char *sql, int *out, struct err *e)
 int
 store_data_version(struct store *s, int *version, struct err *e)
 {
-	if (pragma_int(s, "PRAGMA data_version", version, NULL) < 0)
+	if (store_pragma_int(s, "PRAGMA data_version", version,
+	    "read the data version", NULL) < 0)
 		return err_set(e, "database '%s': cannot read its data "
 		    "version", s->path);
 	return 0;
@@ -184,7 +186,8 @@ store_schema_version(struct store *s)
 {
 	int v = -1;
 
-	pragma_int(s, "PRAGMA user_version", &v, NULL);
+	store_pragma_int(s, "PRAGMA user_version", &v,
+	    "read the schema version", NULL);
 	return v;
 }
 
@@ -202,7 +205,8 @@ migrate_one(struct store *s, const struct migration *m, struct err *e)
 	 * Another process may have migrated between our look at the
 	 * version and taking the write lock: look again under the lock.
 	 */
-	if (pragma_int(s, "PRAGMA user_version", &current, e) < 0)
+	if (store_pragma_int(s, "PRAGMA user_version", &current,
+	    "read the schema version", e) < 0)
 		goto fail;
 	if (current >= m->version) {
 		store_rollback(s);

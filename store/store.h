@@ -420,37 +420,45 @@ struct store_summary_key {
 
 struct store_summary {
 	char *stamp;	/* the state of the release's runs; malloced */
-	int hit;	/* 1: entry, plot and runs are those kept for stamp */
-	void *entry;	/* malloced; hit only */
-	size_t entry_len;
-	void *plot;	/* malloced; hit and asked for only */
-	size_t plot_len;
-	void *runs;	/* malloced; hit only */
-	size_t runs_len;
-	/* Not a hit: the release's runs, read in the stamp's snapshot. */
+	int hit;	/* 1: a summary is kept for stamp (handed to use()) */
+	/* Not a hit: the release's runs, read in the stamp's snapshot, and
+	 * what the caller computes of them: entry, plot and runs, which
+	 * store_summary_release() frees. */
 	struct store_release_runs runs_read;
+	void *entry;
+	size_t entry_len;
+	void *plot;
+	size_t plot_len;
+	void *runs;
+	size_t runs_len;
 };
 
-/*
- * The summaries kept of release_ids[0..n-1] under k into out[0..n-1]
- * (free each with store_summary_release()), and for each release
- * without one whose runs have not changed since, its runs as
- * store_release_runs_read() reads them, all from one snapshot.  plot:
- * also read the plot text.  Returns 0, or -1 with e set and nothing to
- * free.
- */
-int store_summary_read(struct store *s, const struct store_summary_key *k,
-    int plot, const int64_t *release_ids, size_t n,
-    struct store_summary *out, struct err *e);
-void store_summary_release(struct store_summary *x);
-
-/* A summary to keep: computed from the runs read at stamp. */
+/* A summary to keep, or one kept as it is read: computed from the runs
+ * read at stamp. */
 struct store_summary_row {
 	int64_t release_id;
 	const char *stamp;
 	const void *entry, *plot, *runs;
 	size_t entry_len, plot_len, runs_len;
 };
+
+/*
+ * The summaries kept of release_ids[0..n-1] under k, each handed to
+ * use(arg, i, row) as it is read, its bytes the store's until use()
+ * returns (nothing is copied); the stamp of each into out[0..n-1]
+ * (free each with store_summary_release()); and for each release
+ * without a summary kept for its runs as they are, its runs as
+ * store_release_runs_read() reads them, all from one snapshot.  plot:
+ * also read the plot.  Returns 0; use()'s value when it returns
+ * non-zero, which stops the reading; or -1 with e set.  Nothing is
+ * left to free unless 0 is returned.
+ */
+int store_summary_read(struct store *s, const struct store_summary_key *k,
+    int plot, const int64_t *release_ids, size_t n,
+    struct store_summary *out,
+    int (*use)(void *arg, size_t i, const struct store_summary_row *row),
+    void *arg, struct err *e);
+void store_summary_release(struct store_summary *x);
 
 /*
  * Keep rows[0..n-1] under k, in one transaction, dropping what the

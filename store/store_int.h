@@ -28,6 +28,9 @@ int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
 int store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
     struct err *e);
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
+/* The integer a PRAGMA query sql returns; what: for the message. */
+int store_pragma_int(struct store *s, const char *sql, int *out,
+    const char *what, struct err *e);
 void store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v);
 char *store_column_dup(sqlite3_stmt *st, int i);
 int64_t store_now(void);

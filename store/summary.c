@@ -7,6 +7,7 @@
  * they had.  Saving is best effort: a read-only or busy store keeps
  * nothing and waits for nothing.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,25 +37,25 @@
 	" FROM (SELECT 1) LEFT JOIN release_summary x ON x.release_id = ?1" \
 	" AND x.weights_sha256 = ?2 AND x.hw_key = ?3 AND x.config = ?4"
 
-/* A malloced copy of column i (NULL when the column is NULL). */
-static int
-column_blob(sqlite3_stmt *st, int i, void **out, size_t *len)
-{
-	const void *v = sqlite3_column_blob(st, i);
+/*
+ * The page cache while summaries are read, in KiB.  Each row is read
+ * once and fills most of a page: a cache of the usual 2 MiB would hold
+ * pages never read again, at the cost of the memory, and a small one
+ * still keeps the indexes' pages.
+ */
+#define SUMMARY_CACHE_KIB 256
 
-	*len = (size_t)sqlite3_column_bytes(st, i);
-	*out = NULL;
-	if (v == NULL)
-		return 0;
-	if ((*out = malloc(*len ? *len : 1)) == NULL)
-		return -1;
-	memcpy(*out, v, *len);
-	return 0;
-}
-
+/*
+ * Read the row of release i; a summary kept for its runs as they are
+ * goes to use().  Returns SQLITE_DONE, an SQLite error, or, when use()
+ * says to stop, -2 with its value in *stop.
+ */
 static int
-read_one(sqlite3_stmt *st, struct store_summary *out)
+read_one(sqlite3_stmt *st, size_t i, struct store_summary *out,
+    int (*use)(void *, size_t, const struct store_summary_row *),
+    void *arg, int *stop)
 {
+	struct store_summary_row row;
 	const char *now, *then;
 	int rc;
 
@@ -66,24 +67,38 @@ read_one(sqlite3_stmt *st, struct store_summary *out)
 		return SQLITE_NOMEM;
 	if (then == NULL || strcmp(out->stamp, then) != 0)
 		return SQLITE_DONE;
-	if (column_blob(st, 2, &out->entry, &out->entry_len) < 0 ||
-	    column_blob(st, 3, &out->plot, &out->plot_len) < 0 ||
-	    column_blob(st, 4, &out->runs, &out->runs_len) < 0)
+	memset(&row, 0, sizeof(row));
+	row.stamp = out->stamp;
+	/* Each pointer before the next column is asked for: asking may
+	 * convert, but never frees what an earlier column returned. */
+	row.entry = sqlite3_column_blob(st, 2);
+	row.entry_len = (size_t)sqlite3_column_bytes(st, 2);
+	row.plot = sqlite3_column_blob(st, 3);
+	row.plot_len = (size_t)sqlite3_column_bytes(st, 3);
+	row.runs = sqlite3_column_blob(st, 4);
+	row.runs_len = (size_t)sqlite3_column_bytes(st, 4);
+	if (sqlite3_errcode(sqlite3_db_handle(st)) == SQLITE_NOMEM)
 		return SQLITE_NOMEM;
 	out->hit = 1;
+	if ((*stop = use(arg, i, &row)) != 0)
+		return -2;
 	return SQLITE_DONE;
 }
 
 int
 store_summary_read(struct store *s, const struct store_summary_key *k,
     int plot, const int64_t *release_ids, size_t n,
-    struct store_summary *out, struct err *e)
+    struct store_summary *out,
+    int (*use)(void *, size_t, const struct store_summary_row *),
+    void *arg, struct err *e)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *missed = NULL;
 	struct store_release_runs *runs = NULL;
-	int own = sqlite3_get_autocommit(s->db), rc = SQLITE_DONE;
+	int own = sqlite3_get_autocommit(s->db), rc = SQLITE_DONE, stop = 0;
+	int cache = 0;
 	size_t i, nmissed = 0;
+	char sql[64];
 
 	memset(out, 0, n * sizeof(*out));
 	if ((missed = malloc((n ? n : 1) * sizeof(*missed))) == NULL)
@@ -98,6 +113,14 @@ store_summary_read(struct store *s, const struct store_summary_key *k,
 		rc = -1;
 		goto done;
 	}
+	if (store_pragma_int(s, "PRAGMA cache_size", &cache,
+	    "read the cache size", NULL) == 0 &&
+	    (cache > 0 || cache < -SUMMARY_CACHE_KIB)) {
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d",
+		    -SUMMARY_CACHE_KIB);
+		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	} else
+		cache = 0;
 	store_bind_text(st, 2, k->weights_sha256);
 	store_bind_text(st, 3, k->hw_key);
 	store_bind_text(st, 4, k->config);
@@ -105,11 +128,13 @@ store_summary_read(struct store *s, const struct store_summary_key *k,
 	for (i = 0; i < n && rc == SQLITE_DONE; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, release_ids[i]);
-		rc = read_one(st, &out[i]);
+		rc = read_one(st, i, &out[i], use, arg, &stop);
 		if (rc == SQLITE_DONE && !out[i].hit)
 			missed[nmissed++] = release_ids[i];
 	}
-	if (rc == SQLITE_NOMEM) {
+	if (rc == -2) {
+		rc = SQLITE_DONE;	/* stop, not an error */
+	} else if (rc == SQLITE_NOMEM) {
 		err_set(e, "out of memory");
 		rc = -1;
 	} else if (rc != SQLITE_DONE) {
@@ -127,15 +152,19 @@ store_summary_read(struct store *s, const struct store_summary_key *k,
 	}
 done:
 	sqlite3_finalize(st);
+	if (cache != 0) {
+		snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d", cache);
+		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	}
 	if (own)
 		sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
 	free(missed);
 	free(runs);
-	if (rc == SQLITE_DONE)
+	if (rc == SQLITE_DONE && stop == 0)
 		return 0;
 	for (i = 0; i < n; i++)
 		store_summary_release(&out[i]);
-	return -1;
+	return stop != 0 ? stop : -1;
 }
 
 void

@@ -27,6 +27,7 @@
 #include "bisectd/analysis/stats.h"
 #include "bisectd/jobs/report_build.h"
 #include "bisectd/measure/bench.h"
+#include "bisectd/output/report_print.h"
 #include "check.h"
 #include "check_conf.h"
 #include "common/err.h"
@@ -738,6 +739,95 @@ test_summaries(const struct conf *conf)
 	free(other_fresh);
 }
 
+/* A sink that writes the JSON report as report_print() does. */
+struct stream {
+	FILE *out;
+	size_t n;	/* releases handed over */
+	int order_ok;	/* each release's index the next one */
+};
+
+static void
+stream_head(const json_t *rep, void *arg)
+{
+	struct stream *w = arg;
+
+	CHECK_INT(json_array_size(json_object_get(rep, "releases")), 0);
+	CHECK(json_is_object(json_object_get(rep, "verdict")));
+	report_json_head(rep, w->out);
+}
+
+static void
+stream_release(const json_t *rel, size_t i, void *arg)
+{
+	struct stream *w = arg;
+
+	w->order_ok &= i == w->n;
+	report_json_release(rel, i, w->out);
+	w->n++;
+}
+
+/*
+ * A report streamed release by release gives the bytes of jansson's
+ * dump of the whole report, which report_print() gives too; from kept
+ * summaries and from the runs alone.
+ */
+static void
+test_stream(const struct conf *conf)
+{
+	for (int fresh = 0; fresh <= 1; fresh++) {
+		struct stream w = { NULL, 0, 1 };
+		struct report_sink sink = { stream_head, stream_release, &w };
+		struct report_opts o;
+		struct err e = ERR_INIT;
+		json_t *tree = NULL, *rest = NULL;
+		char *streamed = NULL, *printed = NULL, *dumped;
+		size_t len;
+		FILE *f;
+		int code = -1;
+
+		memset(&o, 0, sizeof(o));
+		o.metric.kind = (enum conf_metric_kind)-1;
+		o.threshold = -1;
+		o.fresh = fresh;
+		CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &tree,
+		    &code, &e) == 0);
+		o.sink = &sink;
+		w.out = open_memstream(&streamed, &len);
+		CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &rest,
+		    &code, &e) == 0);
+		if (tree == NULL || rest == NULL || w.out == NULL) {
+			CHECK(0);
+			return;
+		}
+		report_json_tail(rest, w.n, w.out);
+		fclose(w.out);
+		CHECK_INT(w.n, NREL - 1);
+		CHECK(w.order_ok);
+		CHECK_INT(json_array_size(json_object_get(rest, "releases")),
+		    0);
+		f = open_memstream(&printed, &len);
+		report_print(tree, REPORT_JSON, f);
+		fclose(f);
+		dumped = json_dumps(tree, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+		    JSON_REAL_PRECISION(10));
+		CHECK(dumped != NULL && strlen(dumped) > 1000);
+		if (dumped != NULL) {
+			size_t n = strlen(dumped);
+
+			/* the same bytes, and a new line after */
+			CHECK(strlen(streamed) == n + 1 &&
+			    strncmp(streamed, dumped, n) == 0 &&
+			    streamed[n] == '\n');
+			CHECK_STR(printed, streamed);
+		}
+		free(dumped);
+		free(streamed);
+		free(printed);
+		json_decref(tree);
+		json_decref(rest);
+	}
+}
+
 int
 main(void)
 {
@@ -757,6 +847,7 @@ main(void)
 	build_store();
 	test_store_equivalence();
 	test_summaries(conf);
+	test_stream(conf);
 	store_close(s);
 	conf_free(conf);
 	return check_done();

@@ -774,14 +774,52 @@ parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
 	return 0;
 }
 
-/* Print a built report; an exit code of 1 also says why on stderr. */
-static int
-print_report(struct ctl *c, json_t *rep, int code)
+/* The JSON report, written as report_build() hands over each release. */
+static void
+stream_head(const json_t *rep, void *arg)
 {
-	report_print(rep, c->format == FORMAT_JSON ? REPORT_JSON :
-	    c->format == FORMAT_MARKDOWN ? REPORT_MARKDOWN :
-	    c->format == FORMAT_CSV ? REPORT_CSV :
-	    c->format == FORMAT_HTML ? REPORT_HTML : REPORT_TEXT, stdout);
+	(void)arg;
+	report_json_head(rep, stdout);
+}
+
+static void
+stream_release(const json_t *rel, size_t i, void *arg)
+{
+	size_t *n = arg;
+
+	report_json_release(rel, i, stdout);
+	*n = i + 1;
+}
+
+/*
+ * Build the report of the range and print it; closes the store.  JSON
+ * goes out release by release as they are built, so a long range never
+ * holds every release's JSON at once.  An exit code of 1 also says why
+ * on stderr.
+ */
+static int
+report_out(struct ctl *c, const struct conf_engine *g, struct store *s,
+    struct report_opts *o)
+{
+	struct err e = ERR_INIT;
+	size_t n = 0;
+	struct report_sink sink = { stream_head, stream_release, &n };
+	json_t *rep;
+	int rc, code;
+
+	if (c->format == FORMAT_JSON)
+		o->sink = &sink;
+	rc = report_build(c->conf, g, s, c->argv[1], o, &rep, &code, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (o->sink)
+		report_json_tail(rep, n, stdout);
+	else
+		report_print(rep, c->format == FORMAT_MARKDOWN ?
+		    REPORT_MARKDOWN : c->format == FORMAT_CSV ? REPORT_CSV :
+		    c->format == FORMAT_HTML ? REPORT_HTML : REPORT_TEXT,
+		    stdout);
 	if (code == EXIT_FAIL)
 		ctl_error("%s", json_string_value(json_object_get(
 		    json_object_get(rep, "verdict"), "reason")));
@@ -827,10 +865,8 @@ cmd_report(struct ctl *c)
 {
 	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
 	struct report_opts o;
-	struct err e = ERR_INIT;
 	struct store *s;
-	json_t *rep;
-	int rc, code;
+	int rc;
 
 	if (g == NULL)
 		return EXIT_USAGE;
@@ -851,11 +887,7 @@ cmd_report(struct ctl *c)
 		store_close(s);
 		return rc;
 	}
-	rc = report_build(c->conf, g, s, c->argv[1], &o, &rep, &code, &e);
-	store_close(s);
-	if (rc < 0)
-		return ctl_error("%s", e.msg);
-	return print_report(c, rep, code);
+	return report_out(c, g, s, &o);
 }
 
 /* bisect --dry-run: the releases and the first commands, run nowhere. */
@@ -1027,8 +1059,6 @@ cmd_bisect(struct ctl *c)
 	/* The verdict, with the table around it, as report shows it. */
 	{
 		struct report_opts ro;
-		json_t *rep;
-		int code;
 
 		memset(&ro, 0, sizeof(ro));
 		ro.metric = o.metric;
@@ -1037,12 +1067,7 @@ cmd_bisect(struct ctl *c)
 		ro.plot = c->format == FORMAT_HTML;
 		ro.commits = o.commits;
 		ro.output = metric_output(c);
-		rc = report_build(c->conf, g, s, c->argv[1], &ro, &rep, &code,
-		    &e);
-		store_close(s);
-		if (rc < 0)
-			return ctl_error("%s", e.msg);
-		return print_report(c, rep, code);
+		return report_out(c, g, s, &ro);
 	}
 }
 

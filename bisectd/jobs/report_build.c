@@ -246,59 +246,58 @@ release_metric(const struct judgement *j, const struct release_figs *fg,
 /* Tokens a report's diff shows of each side. */
 #define DIFF_TOKENS 8
 
+/* The last release before, in the range, whose canary has a text. */
+struct canary_prev {
+	const struct canary_status *st;
+	const char *version;
+};
+
 /*
- * The "canary" object of each release (null without a canary): its
- * state, the sha256 of its text, and whether the text changed since the
- * last release before it in the range that has one, with the first
- * differing tokens.
+ * The "canary" object of release i of the range: its state, the sha256
+ * of its text, and whether the text changed since *prev, the last
+ * release before it that has one, with the first differing tokens.
+ * Called for each release in order, it moves *prev on.
  */
-static void
+static json_t *
 canary_json(const struct output_judgement *oj, const struct range *r,
-    json_t *rels)
+    size_t i, struct canary_prev *prev)
 {
-	const struct canary_status *prev = NULL;
-	const char *prev_version = NULL;
+	const struct canary_status *st = &oj->st[i];
+	json_t *o = json_object();
 
-	for (size_t i = 0; i < oj->n; i++) {
-		const struct canary_status *st = &oj->st[i];
-		json_t *o = json_object();
+	json_object_set_new(o, "status", json_string(
+	    canary_state_name(st->state)));
+	json_object_set_new(o, "sha256", st->sha256[0] ?
+	    json_string(st->sha256) : json_null());
+	json_object_set_new(o, "runs", json_integer(st->runs));
+	json_object_set_new(o, "failed", json_integer(st->failed));
+	if (st->detail[0])
+		json_object_set_new(o, "detail", json_string(st->detail));
+	if (st->state == CANARY_DETERMINISTIC && prev->st != NULL) {
+		int changed = strcmp(prev->st->sha256, st->sha256) != 0;
 
-		json_object_set_new(o, "status", json_string(
-		    canary_state_name(st->state)));
-		json_object_set_new(o, "sha256", st->sha256[0] ?
-		    json_string(st->sha256) : json_null());
-		json_object_set_new(o, "runs", json_integer(st->runs));
-		json_object_set_new(o, "failed", json_integer(st->failed));
-		if (st->detail[0])
-			json_object_set_new(o, "detail", json_string(
-			    st->detail));
-		if (st->state == CANARY_DETERMINISTIC && prev != NULL) {
-			int changed = strcmp(prev->sha256, st->sha256) != 0;
+		json_object_set_new(o, "changed", json_boolean(changed));
+		json_object_set_new(o, "since", json_string(prev->version));
+		if (changed) {
+			struct canary_diff d;
+			json_t *diff = json_object();
 
-			json_object_set_new(o, "changed", json_boolean(changed));
-			json_object_set_new(o, "since", json_string(
-			    prev_version));
-			if (changed) {
-				struct canary_diff d;
-				json_t *diff = json_object();
-
-				canary_diff(prev->text, prev->text_len,
-				    st->text, st->text_len, DIFF_TOKENS, &d);
-				json_object_set_new(diff, "token",
-				    json_integer((json_int_t)d.token));
-				json_object_set_new(diff, "before",
-				    json_string(d.before));
-				json_object_set_new(diff, "after",
-				    json_string(d.after));
-				json_object_set_new(o, "diff", diff);
-			}
+			canary_diff(prev->st->text, prev->st->text_len,
+			    st->text, st->text_len, DIFF_TOKENS, &d);
+			json_object_set_new(diff, "token",
+			    json_integer((json_int_t)d.token));
+			json_object_set_new(diff, "before",
+			    json_string(d.before));
+			json_object_set_new(diff, "after",
+			    json_string(d.after));
+			json_object_set_new(o, "diff", diff);
 		}
-		if (st->state == CANARY_DETERMINISTIC) {
-			prev = st;
-			prev_version = r->list.v[r->lo + i].version;
-		}
-		json_object_set_new(json_array_get(rels, i), "canary", o);
 	}
+	if (st->state == CANARY_DETERMINISTIC) {
+		prev->st = st;
+		prev->version = r->list.v[r->lo + i].version;
+	}
+	return o;
 }
 
 static json_t *
@@ -632,6 +631,7 @@ drill_down(const struct conf *conf, const struct conf_engine *eng,
 	if (!commits_drill_wanted(eng, verdict, spec, sizeof(spec)))
 		return;
 	co.commits = 1;
+	co.sink = NULL;
 	if (report_build(conf, eng, s, spec, &co, &crep, &code, &ce) < 0) {
 		commits_drill_attach(verdict, spec, NULL, ce.msg);
 		return;
@@ -689,6 +689,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct output_judgement oj;
 	struct report_summaries rs;
 	struct report_cells qc;
+	struct canary_prev prev = { NULL, NULL };
 	struct store_cell_query pq[BISECT_MAX_CELLS];
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
@@ -791,39 +792,12 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	}
 	if (judge_range_data(&r, &p, eng, rs.runs_fail, &rs.d, &j, e) < 0)
 		goto fail;
-	for (size_t i = r.lo; i <= r.hi; i++) {
-		const char *sha = r.list.v[i].archive_sha256;
-		json_t *rj;
-
-		rj = release_json(&rs.figs[i - r.lo], eng, &r.list.v[i],
-		    o->plot);
-		/* Its samples are the first release's with its archive. */
-		for (size_t k = 0; sha && k < i; k++)
-			if (r.list.v[k].archive_sha256 &&
-			    strcmp(r.list.v[k].archive_sha256, sha) == 0) {
-				json_object_set_new(rj, "same_archive_as",
-				    json_string(r.list.v[k].version));
-				break;
-			}
-		release_metric(&j, &rs.figs[i - r.lo], i - r.lo, rj);
-		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
-			json_object_set_new(rj, "status", json_string(
-			    "skipped"));
-		if (o->commits) {
-			json_t *cj = commits_describe(eng, s, engine_id,
-			    r.list.v[i].version, e);
-
-			if (cj != NULL)
-				json_object_set_new(rj, "commit", cj);
-		}
-		json_array_append_new(rels, rj);
-	}
-	if (eng->canary) {
-		if (output_definition_key(s, eng, wsha, hw, key, e) < 0 ||
-		    output_judge(s, &r, key, &oj, e) < 0)
-			goto fail;
-		canary_json(&oj, &r, rels);
-	}
+	if (eng->canary && (output_definition_key(s, eng, wsha, hw, key,
+	    e) < 0 || output_judge(s, &r, key, &oj, e) < 0))
+		goto fail;
+	/* Everything that can fail but memory comes before the first
+	 * release is handed to a sink: a streamed report does not stop
+	 * halfway for a store error. */
 	if (o->output) {
 		verdict = output_judgement_json(&oj, &r);
 		*exit_code = oj.exit_code;
@@ -838,13 +812,6 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			drill_down(conf, eng, s, o, verdict);
 		*exit_code = j.exit_code;
 	}
-	judgement_release(&j);
-	output_judgement_release(&oj);
-	summary_release(&rs, n);
-	free(ids);
-	ids = NULL;
-	free(qc.tg);
-	qc.tg = NULL;
 	json_object_set_new(rep, "verdict", verdict);
 	if ((w = reproduce_json(conf, eng, &r, spec, o, wsha, verdict, e)) ==
 	    NULL)
@@ -858,6 +825,53 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		json_object_set_new(rep, "about", about);
 		json_object_del(json_object_get(rep, "machine"), "hostname");
 	}
+	if (o->sink)
+		o->sink->head(rep, o->sink->arg);
+	for (size_t i = r.lo; i <= r.hi; i++) {
+		const char *sha = r.list.v[i].archive_sha256;
+		struct release_figs fg;
+		json_t *rj;
+
+		/* Checked when loaded: only memory can run out here. */
+		if (summary_figs(&rs, i - r.lo, eng, &fg) < 0) {
+			err_set(e, "out of memory");
+			goto fail;
+		}
+		rj = release_json(&fg, eng, &r.list.v[i], o->plot);
+		/* Its samples are the first release's with its archive. */
+		for (size_t k = 0; sha && k < i; k++)
+			if (r.list.v[k].archive_sha256 &&
+			    strcmp(r.list.v[k].archive_sha256, sha) == 0) {
+				json_object_set_new(rj, "same_archive_as",
+				    json_string(r.list.v[k].version));
+				break;
+			}
+		release_metric(&j, &fg, i - r.lo, rj);
+		summary_figs_release(&fg);
+		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
+			json_object_set_new(rj, "status", json_string(
+			    "skipped"));
+		if (o->commits) {
+			json_t *cj = commits_describe(eng, s, engine_id,
+			    r.list.v[i].version, e);
+
+			if (cj != NULL)
+				json_object_set_new(rj, "commit", cj);
+		}
+		if (eng->canary && i - r.lo < oj.n)
+			json_object_set_new(rj, "canary", canary_json(&oj, &r,
+			    i - r.lo, &prev));
+		if (o->sink) {
+			o->sink->release(rj, i - r.lo, o->sink->arg);
+			json_decref(rj);
+		} else
+			json_array_append_new(rels, rj);
+	}
+	judgement_release(&j);
+	output_judgement_release(&oj);
+	summary_release(&rs, n);
+	free(ids);
+	free(qc.tg);
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);

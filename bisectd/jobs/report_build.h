@@ -16,6 +16,22 @@ struct err;
 struct json_t;
 struct store;
 
+/*
+ * Where a report's releases go as they are built, instead of into its
+ * "releases" array: a report of many releases then holds one release's
+ * JSON at a time.  head() gets the report with every key but the
+ * releases filled in, before the first release; release() each release
+ * in order, which the report decrefs after the call.  The report
+ * returned then has an empty "releases".  Everything that can fail,
+ * but memory, comes before head(): a report that fails for its store
+ * hands the sink nothing.
+ */
+struct report_sink {
+	void (*head)(const struct json_t *report, void *arg);
+	void (*release)(const struct json_t *release, size_t i, void *arg);
+	void *arg;
+};
+
 struct report_opts {
 	struct conf_metric metric;	/* kind -1: the engine's */
 	double threshold;		/* < 0: the engine's */
@@ -36,6 +52,7 @@ struct report_opts {
 	/* 1: every release computed from its runs, no summary read or
 	 * kept (a summary gives the same bytes: this checks it). */
 	int fresh;
+	const struct report_sink *sink;	/* NULL: releases in the report */
 };
 
 /*

@@ -576,8 +576,10 @@ bad:
 void
 summary_release(struct report_summaries *x, size_t n)
 {
-	for (size_t i = 0; x->figs && i < n; i++)
-		figs_release(&x->figs[i]);
+	for (size_t i = 0; x->figs && i < n; i++) {
+		free(x->figs[i].entry);
+		free(x->figs[i].plot);
+	}
 	free(x->figs);
 	free(x->runs_fail);
 	range_data_release(&x->d);
@@ -638,6 +640,79 @@ out:
 	return rc;
 }
 
+/* Where summary_load() takes the summaries kept, as they are read. */
+struct decode_ctx {
+	struct report_summaries *out;
+	const struct conf_engine *eng;
+	const struct bisect_params *p;
+	int plot;
+	struct err *e;
+};
+
+/* A malloced copy of len bytes at v (NULL for NULL). */
+static int
+copy_bytes(const void *v, size_t len, void **out)
+{
+	*out = NULL;
+	if (v == NULL)
+		return 0;
+	if ((*out = malloc(len ? len : 1)) == NULL)
+		return -1;
+	memcpy(*out, v, len);
+	return 0;
+}
+
+/*
+ * Take summary i into the report: its verdict data decoded, its figures
+ * decoded once to check them and kept as a copy of the bytes.  1 when
+ * it cannot be read back, -1 with c->e set for want of memory.
+ */
+static int
+take_one(struct decode_ctx *c, size_t i, const void *entry,
+    size_t entry_len, const void *plot, size_t plot_len, const void *runs,
+    size_t runs_len)
+{
+	struct summary_bytes *b = &c->out->figs[i];
+	struct release_figs f;
+
+	if (!c->plot)
+		plot = NULL;
+	if (figs_decode(entry, entry_len, plot, plot_len, c->eng, &f) < 0 ||
+	    runs_decode(runs, runs_len, c->p, &c->out->d, i,
+	    &c->out->runs_fail[i]) < 0)
+		return 1;
+	figs_release(&f);
+	b->entry_len = entry_len;
+	b->plot_len = plot_len;
+	if (copy_bytes(entry, entry_len, &b->entry) < 0 ||
+	    copy_bytes(plot, plot_len, &b->plot) < 0)
+		return err_set(c->e, "out of memory");
+	return 0;
+}
+
+static int
+take_kept(void *arg, size_t i, const struct store_summary_row *row)
+{
+	return take_one(arg, i, row->entry, row->entry_len, row->plot,
+	    row->plot_len, row->runs, row->runs_len);
+}
+
+int
+summary_figs(const struct report_summaries *x, size_t i,
+    const struct conf_engine *eng, struct release_figs *f)
+{
+	const struct summary_bytes *b = &x->figs[i];
+
+	return figs_decode(b->entry, b->entry_len, b->plot, b->plot_len, eng,
+	    f);
+}
+
+void
+summary_figs_release(struct release_figs *f)
+{
+	figs_release(f);
+}
+
 int
 summary_load(struct store *s, const struct store_summary_key *k,
     const int64_t *ids, size_t n, int plot, const struct report_cells *qc,
@@ -647,23 +722,34 @@ summary_load(struct store *s, const struct store_summary_key *k,
 {
 	struct store_summary *sum = calloc(n ? n : 1, sizeof(*sum));
 	struct store_summary_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct decode_ctx dc = { out, eng, p, plot, e };
 	struct range_data *d = &out->d;
 	size_t nrows = 0, i;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
-	if (sum == NULL || rows == NULL) {
-		free(sum);
-		free(rows);
-		return err_set(e, "out of memory");
+	out->figs = calloc(n ? n : 1, sizeof(*out->figs));
+	out->runs_fail = calloc(n ? n : 1, sizeof(*out->runs_fail));
+	d->n = n;
+	d->ncells = p->nlengths;
+	d->rel = calloc(n ? n : 1, sizeof(*d->rel));
+	d->bufs = calloc((n ? n : 1) * d->ncells + 1, sizeof(*d->bufs));
+	if (sum == NULL || rows == NULL || !out->figs || !out->runs_fail ||
+	    !d->rel || !d->bufs) {
+		err_set(e, "out of memory");
+		goto out;
 	}
-	if (store_summary_read(s, k, plot, ids, n, sum, e) < 0)
+	/* A kept summary is taken straight from the store's bytes. */
+	if ((rc = store_summary_read(s, k, plot, ids, n, sum, take_kept,
+	    &dc, e)) != 0)
 		goto out;
 	for (i = 0; i < n; i++) {
 		if (sum[i].hit)
 			continue;
-		if (summary_compute(&sum[i], qc, eng, p, pq, e) < 0)
+		if (summary_compute(&sum[i], qc, eng, p, pq, e) < 0) {
+			rc = -1;
 			goto out;
+		}
 		rows[nrows].release_id = ids[i];
 		rows[nrows].stamp = sum[i].stamp;
 		rows[nrows].entry = sum[i].entry;
@@ -673,6 +759,11 @@ summary_load(struct store *s, const struct store_summary_key *k,
 		rows[nrows].runs = sum[i].runs;
 		rows[nrows].runs_len = sum[i].runs_len;
 		nrows++;
+		/* What was just encoded is read back as a kept one is. */
+		if ((rc = take_one(&dc, i, sum[i].entry, sum[i].entry_len,
+		    sum[i].plot, sum[i].plot_len, sum[i].runs,
+		    sum[i].runs_len)) != 0)
+			goto out;
 	}
 	if (k->config) {
 		struct err ignored = ERR_INIT;
@@ -680,26 +771,9 @@ summary_load(struct store *s, const struct store_summary_key *k,
 		/* Not kept is only slower next time. */
 		store_summary_save(s, k, rows, nrows, &ignored);
 	}
-	out->figs = calloc(n ? n : 1, sizeof(*out->figs));
-	out->runs_fail = calloc(n ? n : 1, sizeof(*out->runs_fail));
-	d->n = n;
-	d->ncells = p->nlengths;
-	d->rel = calloc(n ? n : 1, sizeof(*d->rel));
-	d->bufs = calloc((n ? n : 1) * d->ncells + 1, sizeof(*d->bufs));
-	if (!out->figs || !out->runs_fail || !d->rel || !d->bufs) {
-		err_set(e, "out of memory");
-		goto out;
-	}
 	rc = 0;
-	for (i = 0; i < n && rc == 0; i++)
-		if (figs_decode(sum[i].entry, sum[i].entry_len,
-		    plot ? sum[i].plot : NULL, sum[i].plot_len, eng,
-		    &out->figs[i]) < 0 ||
-		    runs_decode(sum[i].runs, sum[i].runs_len, p, d, i,
-		    &out->runs_fail[i]) < 0)
-			rc = 1;
 out:
-	for (i = 0; i < n; i++)
+	for (i = 0; sum != NULL && i < n; i++)
 		store_summary_release(&sum[i]);
 	free(sum);
 	free(rows);

@@ -63,9 +63,19 @@ struct release_figs {
 	size_t npoints[CONF_MAX_LENGTHS];
 };
 
-/* Each release's figures and verdict data: what summary_load() gives. */
+/* A release's figures as a summary keeps them; both malloced. */
+struct summary_bytes {
+	void *entry, *plot;		/* plot NULL: not asked for */
+	size_t entry_len, plot_len;
+};
+
+/*
+ * Each release's figures and verdict data: what summary_load() gives.
+ * The figures stay as the summary's bytes, a fraction of their size
+ * decoded, until summary_figs() decodes one release's.
+ */
 struct report_summaries {
-	struct release_figs *figs;	/* per release; malloced */
+	struct summary_bytes *figs;	/* per release; malloced */
 	int *runs_fail;			/* per release: judge_runs_fail() */
 	struct range_data d;		/* for judge_range_data() */
 };
@@ -97,5 +107,14 @@ int summary_load(struct store *s, const struct store_summary_key *k,
     const struct store_cell_query *pq, struct report_summaries *out,
     struct err *e);
 void summary_release(struct report_summaries *x, size_t n);
+
+/*
+ * The figures of release i of x into *f (free with summary_figs_release()):
+ * summary_load() decoded each once already, so this fails only for want
+ * of memory.  Returns 0 or -1.
+ */
+int summary_figs(const struct report_summaries *x, size_t i,
+    const struct conf_engine *eng, struct release_figs *f);
+void summary_figs_release(struct release_figs *f);
 
 #endif

@@ -803,10 +803,137 @@ print_csv(const json_t *rep, FILE *out)
 	}
 }
 
+#define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | \
+	JSON_REAL_PRECISION(10) | JSON_ENCODE_ANY)
+
+/*
+ * A value nested depth levels deep in the report on its way out: jansson
+ * hands over a token at a time, which go to out in large writes.
+ */
+struct json_nest {
+	FILE *out;
+	int depth;
+	size_t len;
+	char buf[1 << 16];
+};
+
+static void
+nest_put(struct json_nest *n, const char *p, size_t len)
+{
+	if (len > sizeof(n->buf) - n->len) {
+		fwrite(n->buf, 1, n->len, n->out);
+		n->len = 0;
+		if (len > sizeof(n->buf)) {
+			fwrite(p, 1, len, n->out);
+			return;
+		}
+	}
+	memcpy(n->buf + n->len, p, len);
+	n->len += len;
+}
+
+/* json_dump_callback()'s output, each new line indented to the depth. */
+static int
+nest_write(const char *buf, size_t len, void *arg)
+{
+	static const char spaces[] = "                                ";
+	struct json_nest *n = arg;
+	const char *nl;
+
+	while ((nl = memchr(buf, '\n', len)) != NULL) {
+		size_t k = (size_t)(nl - buf) + 1;
+
+		nest_put(n, buf, k);
+		for (size_t m = 2 * (size_t)n->depth; m > 0;) {
+			size_t w = m < sizeof(spaces) - 1 ? m :
+			    sizeof(spaces) - 1;
+
+			nest_put(n, spaces, w);
+			m -= w;
+		}
+		buf += k;
+		len -= k;
+	}
+	nest_put(n, buf, len);
+	return 0;
+}
+
+/* Value v as jansson lays it out depth levels deep. */
+static void
+nest_dump(const json_t *v, int depth, FILE *out)
+{
+	struct json_nest n;
+
+	n.out = out;
+	n.depth = depth;
+	n.len = 0;
+	json_dump_callback(v, nest_write, &n, REPORT_JSON_FLAGS);
+	fwrite(n.buf, 1, n.len, out);
+}
+
+/*
+ * The report's members from the one after "releases" (after: 1) or
+ * from the first up to "releases" (after: 0), each on its line:
+ * "  \"key\": value", separated by commas; a comma before the first
+ * when comma is set.  Returns whether a comma is due.
+ */
+static int
+members(const json_t *rep, int after, int comma, FILE *out)
+{
+	json_t *obj = (json_t *)(uintptr_t)rep;	/* jansson's API wants it */
+	const char *key;
+	json_t *v, *k;
+	int past = 0;
+
+	json_object_foreach(obj, key, v) {
+		if (strcmp(key, "releases") == 0) {
+			past = 1;
+			if (!after)
+				break;
+			continue;
+		}
+		if (after && !past)
+			continue;
+		fputs(comma ? ",\n  " : "\n  ", out);
+		comma = 1;
+		k = json_string(key);
+		nest_dump(k, 1, out);
+		json_decref(k);
+		fputs(": ", out);
+		nest_dump(v, 1, out);
+	}
+	return comma;
+}
+
+void
+report_json_head(const json_t *rep, FILE *out)
+{
+	fputc('{', out);
+	fputs(members(rep, 0, 0, out) ? ",\n  \"releases\": [" :
+	    "\n  \"releases\": [", out);
+}
+
+void
+report_json_release(const json_t *rel, size_t i, FILE *out)
+{
+	fputs(i > 0 ? ",\n    " : "\n    ", out);
+	nest_dump(rel, 2, out);
+}
+
+void
+report_json_tail(const json_t *rep, size_t n, FILE *out)
+{
+	fputs(n > 0 ? "\n  ]" : "]", out);
+	members(rep, 1, 1, out);
+	fputs("\n}\n", out);
+}
+
 void
 report_print(const json_t *rep, enum report_format f, FILE *out)
 {
-	json_t *safe;
+	const json_t *rels = json_object_get(rep, "releases");
+	json_t *safe, *x;
+	size_t i;
 	char *s;
 
 	switch (f) {
@@ -814,12 +941,16 @@ report_print(const json_t *rep, enum report_format f, FILE *out)
 		report_html(rep, out);
 		break;
 	case REPORT_JSON:
-		s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-		    JSON_REAL_PRECISION(10));
-		if (s) {
-			fprintf(out, "%s\n", s);
+		if (!json_is_array(rels)) {
+			if ((s = json_dumps(rep, REPORT_JSON_FLAGS)) != NULL)
+				fprintf(out, "%s\n", s);
 			free(s);
+			break;
 		}
+		report_json_head(rep, out);
+		json_array_foreach(rels, i, x)
+			report_json_release(x, i, out);
+		report_json_tail(rep, json_array_size(rels), out);
 		break;
 	case REPORT_CSV:
 	case REPORT_MARKDOWN:

@@ -16,4 +16,16 @@ enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_MARKDOWN, REPORT_CSV,
 /* Render a report built by report_build(). */
 void report_print(const struct json_t *report, enum report_format f, FILE *out);
 
+/*
+ * The JSON report written in three parts, for a report whose releases
+ * come one at a time (a report_build() sink): report_json_head() writes
+ * the keys before "releases" and opens it, report_json_release() release
+ * i, report_json_tail() closes the n releases and writes the keys after.
+ * The bytes are those of the whole report dumped by jansson with
+ * JSON_INDENT(2), which REPORT_JSON writes through the same three.
+ */
+void report_json_head(const struct json_t *report, FILE *out);
+void report_json_release(const struct json_t *release, size_t i, FILE *out);
+void report_json_tail(const struct json_t *report, size_t n, FILE *out);
+
 #endif

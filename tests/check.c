@@ -53,6 +53,19 @@ check_env(const char **ctl, const char **daemon, const char **build)
 }
 
 const char *
+check_source_dir(void)
+{
+	const char *src = getenv("BISECTD_SOURCE_DIR");
+
+	if (src == NULL || *src == '\0') {
+		fprintf(stderr, "BISECTD_SOURCE_DIR is not set (run the test "
+		    "through ctest)\n");
+		exit(99);
+	}
+	return src;
+}
+
+const char *
 check_tmpdir(const char *test_name)
 {
 	const char *base = getenv("TMPDIR");

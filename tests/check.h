@@ -85,6 +85,8 @@ double check_normal(uint64_t *state);
  * NULL.  When one asked for is not set, says which and exits 99.
  */
 void check_env(const char **ctl, const char **daemon, const char **build);
+/* BISECTD_SOURCE_DIR, the source tree; exits 99 when it is not set. */
+const char *check_source_dir(void);
 
 /* Create and chdir into a fresh temporary directory; returns its path. */
 const char *check_tmpdir(const char *test_name);

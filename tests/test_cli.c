@@ -877,12 +877,12 @@ test_dry_run(void)
 static void
 test_readme_agrees(void)
 {
-	const char *src = getenv("BISECTD_SOURCE_DIR");
+	const char *src = check_source_dir();
 	char path[4096], *readme, *p, *table;
 	struct result help, one;
 	int commands = 0;
 
-	snprintf(path, sizeof(path), "%s/README.md", src ? src : ".");
+	snprintf(path, sizeof(path), "%s/README.md", src);
 	readme = check_read_file(path);
 	CHECK(readme != NULL);
 	if (readme == NULL)

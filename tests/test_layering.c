@@ -486,13 +486,9 @@ test_planted(void)
 int
 main(void)
 {
-	const char *src = getenv("BISECTD_SOURCE_DIR");
+	const char *src = check_source_dir();
 
 	test_planted();
-	if (src == NULL) {
-		fprintf(stderr, "BISECTD_SOURCE_DIR is not set\n");
-		return 1;
-	}
 	/* The project itself: every problem is printed as FILE:LINE. */
 	CHECK_INT(check_tree(src, stderr), 0);
 	return check_done();

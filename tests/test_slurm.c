@@ -964,11 +964,7 @@ main(void)
 	int rc;
 
 	check_env(&ctl, &daemon_bin, &build);
-	if ((src = getenv("BISECTD_SOURCE_DIR")) == NULL) {
-		fprintf(stderr, "BISECTD_SOURCE_DIR is not set (run the test "
-		    "through ctest)\n");
-		return 99;
-	}
+	src = check_source_dir();
 	snprintf(cluster, sizeof(cluster), "%s/cluster", dir);
 	snprintf(cmd, sizeof(cmd), "sh %s/tests/slurm-cluster.sh start %s",
 	    src, cluster);

@@ -69,8 +69,8 @@ read_one(sqlite3_stmt *st, size_t i, struct store_summary *out,
 		return SQLITE_DONE;
 	memset(&row, 0, sizeof(row));
 	row.stamp = out->stamp;
-	/* Each pointer before the next column is asked for: asking may
-	 * convert, but never frees what an earlier column returned. */
+	/* Valid until the next step: asking for another column does not
+	 * move them. */
 	row.entry = sqlite3_column_blob(st, 2);
 	row.entry_len = (size_t)sqlite3_column_bytes(st, 2);
 	row.plot = sqlite3_column_blob(st, 3);

@@ -774,23 +774,6 @@ parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
 	return 0;
 }
 
-/* The JSON report, written as report_build() hands over each release. */
-static void
-stream_head(const json_t *rep, void *arg)
-{
-	(void)arg;
-	report_json_head(rep, stdout);
-}
-
-static void
-stream_release(const json_t *rel, size_t i, void *arg)
-{
-	size_t *n = arg;
-
-	report_json_release(rel, i, stdout);
-	*n = i + 1;
-}
-
 /*
  * Build the report of the range and print it; closes the store.  JSON
  * goes out release by release as they are built, so a long range never
@@ -802,8 +785,9 @@ report_out(struct ctl *c, const struct conf_engine *g, struct store *s,
     struct report_opts *o)
 {
 	struct err e = ERR_INIT;
-	size_t n = 0;
-	struct report_sink sink = { stream_head, stream_release, &n };
+	struct report_json_stream w = { stdout, 0 };
+	struct report_sink sink = { report_json_stream_head,
+	    report_json_stream_release, &w };
 	json_t *rep;
 	int rc, code;
 
@@ -814,7 +798,7 @@ report_out(struct ctl *c, const struct conf_engine *g, struct store *s,
 	if (rc < 0)
 		return ctl_error("%s", e.msg);
 	if (o->sink)
-		report_json_tail(rep, n, stdout);
+		report_json_tail(rep, w.n, stdout);
 	else
 		report_print(rep, c->format == FORMAT_MARKDOWN ?
 		    REPORT_MARKDOWN : c->format == FORMAT_CSV ? REPORT_CSV :

@@ -392,6 +392,9 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
     int html, struct reply *r)
 {
 	struct report_opts o;
+	struct report_json_stream w = { NULL, 0 };
+	struct report_sink sink = { report_json_stream_head,
+	    report_json_stream_release, &w };
 	struct err e = ERR_INIT;
 	struct range rg;
 	json_t *rep;
@@ -414,16 +417,28 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 	}
 	if (rc == 0)
 		range_release(&rg);
-	if (rc < 0 || report_build(cf, g, s, spec, &o, &rep, &code, &e) < 0) {
+	if (rc < 0) {
 		reply_text(r, 500, "%s", e.msg);
 		return;
 	}
 	if ((f = open_memstream(&text, &len)) == NULL) {
-		json_decref(rep);
 		reply_text(r, 500, "out of memory");
 		return;
 	}
-	report_print(rep, html ? REPORT_HTML : REPORT_JSON, f);
+	/* JSON goes out release by release, as bisectctl writes it. */
+	w.out = f;
+	if (!html)
+		o.sink = &sink;
+	if (report_build(cf, g, s, spec, &o, &rep, &code, &e) < 0) {
+		fclose(f);
+		free(text);
+		reply_text(r, 500, "%s", e.msg);
+		return;
+	}
+	if (html)
+		report_print(rep, REPORT_HTML, f);
+	else
+		report_json_tail(rep, w.n, f);
 	json_decref(rep);
 	if (fclose(f) != 0) {
 		free(text);

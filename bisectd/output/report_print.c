@@ -929,6 +929,23 @@ report_json_tail(const json_t *rep, size_t n, FILE *out)
 }
 
 void
+report_json_stream_head(const json_t *rep, void *arg)
+{
+	const struct report_json_stream *w = arg;
+
+	report_json_head(rep, w->out);
+}
+
+void
+report_json_stream_release(const json_t *rel, size_t i, void *arg)
+{
+	struct report_json_stream *w = arg;
+
+	report_json_release(rel, i, w->out);
+	w->n = i + 1;
+}
+
+void
 report_print(const json_t *rep, enum report_format f, FILE *out)
 {
 	const json_t *rels = json_object_get(rep, "releases");

@@ -28,4 +28,19 @@ void report_json_head(const struct json_t *report, FILE *out);
 void report_json_release(const struct json_t *release, size_t i, FILE *out);
 void report_json_tail(const struct json_t *report, size_t n, FILE *out);
 
+/*
+ * The same as a report_build() sink (jobs/report_build.h): with
+ * report_json_stream_head and report_json_stream_release as its
+ * functions and a struct report_json_stream as its argument, the report
+ * goes to out as it is built; report_json_tail(report, n, out) ends it.
+ */
+struct report_json_stream {
+	FILE *out;
+	size_t n;	/* releases written */
+};
+
+void report_json_stream_head(const struct json_t *report, void *arg);
+void report_json_stream_release(const struct json_t *release, size_t i,
+    void *arg);
+
 #endif

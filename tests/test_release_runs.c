@@ -25,11 +25,14 @@
 
 #include "bisectd/analysis/fit.h"
 #include "bisectd/analysis/stats.h"
+#include "bisectd/jobs/range.h"
 #include "bisectd/jobs/report_build.h"
+#include "bisectd/jobs/summary.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/output/report_print.h"
 #include "check.h"
 #include "check_conf.h"
+#include "common/buf.h"
 #include "common/err.h"
 #include "config/conf.h"
 #include "fetch/version.h"
@@ -828,6 +831,111 @@ test_stream(const struct conf *conf)
 	}
 }
 
+/* The kept summaries' bytes, as store_summary_read() hands them over. */
+struct kept {
+	struct buf entry[NREL], plot[NREL], runs[NREL];
+	char *stamp[NREL];
+	size_t n;
+};
+
+static int
+keep_row(void *arg, size_t i, const struct store_summary_row *row)
+{
+	struct kept *k = arg;
+
+	k->stamp[i] = strdup(row->stamp);
+	CHECK(buf_add(&k->entry[i], row->entry, row->entry_len) == 0);
+	CHECK(buf_add(&k->plot[i], row->plot, row->plot_len) == 0);
+	CHECK(buf_add(&k->runs[i], row->runs, row->runs_len) == 0);
+	k->n++;
+	return 0;
+}
+
+/* Summary i kept again, its entry and runs cut to the lengths given. */
+static void
+keep_cut(const struct store_summary_key *key, const struct kept *k,
+    size_t i, size_t entry_len, size_t runs_len)
+{
+	struct store_summary_row row;
+	struct err e = ERR_INIT;
+
+	memset(&row, 0, sizeof(row));
+	row.release_id = rel_id[i];
+	row.stamp = k->stamp[i];
+	row.entry = k->entry[i].data;
+	row.entry_len = entry_len;
+	row.plot = k->plot[i].data;
+	row.plot_len = k->plot[i].len;
+	row.runs = k->runs[i].data;
+	row.runs_len = runs_len;
+	CHECK_INT(store_summary_save(s, key, &row, 1, &e), 0);
+}
+
+/*
+ * A kept summary that does not read back, whether its entry is cut
+ * short or a sound entry stands beside a runs blob cut short, gives
+ * way to the runs: the report is the one computed afresh.
+ */
+static void
+test_unreadable(const struct conf *conf)
+{
+	static const struct conf_metric engine_metric = {
+		.kind = (enum conf_metric_kind)-1 };
+	struct store_summary sum[NREL - 1];
+	struct store_cell_query pq[BISECT_MAX_CELLS];
+	struct store_summary_key key;
+	struct report_cells qc;
+	struct bisect_params p;
+	struct kept k;
+	struct err e = ERR_INIT;
+	char config[SHA256_HEX_LEN + 1], *fresh, *text;
+	int64_t ids[NREL - 1];
+
+	memset(&k, 0, sizeof(k));
+	for (int i = 0; i < NREL; i++) {
+		buf_init(&k.entry[i], 1 << 20);
+		buf_init(&k.plot[i], 1 << 20);
+		buf_init(&k.runs[i], 1 << 20);
+	}
+	for (int i = 0; i < NREL - 1; i++)
+		ids[i] = rel_id[i];
+	/* The key report_build() keeps them under. */
+	CHECK(range_params(eng, &engine_metric, -1, 0, &p, &e) == 0);
+	CHECK(report_cells_init(eng, wsha, hw, &qc, &e) == 0);
+	CHECK(range_cell_queries(&p, eng, wsha, hw, pq, &e) == 0);
+	CHECK(summary_config(eng, &p, &qc, pq, config, &e) == 0);
+	key.weights_sha256 = wsha;
+	key.hw_key = hw;
+	key.config = config;
+	fresh = report_text(s, conf, 1);
+	free(report_text(s, conf, 0));
+	CHECK(store_summary_read(s, &key, 1, ids, NREL - 1, sum, keep_row,
+	    &k, &e) == 0);
+	CHECK_INT(k.n, NREL - 1);
+	for (int i = 0; i < NREL - 1; i++)
+		store_summary_release(&sum[i]);
+	if (k.n == NREL - 1) {
+		/* An entry cut short. */
+		keep_cut(&key, &k, 4, k.entry[4].len / 2, k.runs[4].len);
+		text = report_text(s, conf, 0);
+		CHECK_STR(text, fresh);
+		free(text);
+		/* A sound entry, its runs cut short, read first. */
+		keep_cut(&key, &k, 2, k.entry[2].len, 1);
+		text = report_text(s, conf, 0);
+		CHECK_STR(text, fresh);
+		free(text);
+	}
+	free(qc.tg);
+	for (int i = 0; i < NREL; i++) {
+		buf_release(&k.entry[i]);
+		buf_release(&k.plot[i]);
+		buf_release(&k.runs[i]);
+		free(k.stamp[i]);
+	}
+	free(fresh);
+}
+
 int
 main(void)
 {
@@ -848,6 +956,7 @@ main(void)
 	test_store_equivalence();
 	test_summaries(conf);
 	test_stream(conf);
+	test_unreadable(conf);
 	store_close(s);
 	conf_free(conf);
 	return check_done();

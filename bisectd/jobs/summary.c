@@ -112,8 +112,8 @@ report_cells_init(const struct conf_engine *eng, const char *wsha,
 	return 0;
 }
 
-static void
-figs_release(struct release_figs *f)
+void
+summary_figs_release(struct release_figs *f)
 {
 	free(f->pp);
 	free(f->tg);
@@ -233,7 +233,7 @@ out:
 	for (size_t i = 0; i < nfc; i++)
 		free(fit_x[i]);
 	if (rc < 0)
-		figs_release(f);
+		summary_figs_release(f);
 	return rc;
 }
 
@@ -569,7 +569,7 @@ figs_decode(const void *entry, size_t entry_len, const void *plot,
 	if (end - v == 1)
 		return 0;
 bad:
-	figs_release(f);
+	summary_figs_release(f);
 	return -1;
 }
 
@@ -632,7 +632,7 @@ summary_compute(struct store_summary *x, const struct report_cells *qc,
 	store_release_runs_release(&x->runs_read);
 	rc = x->entry && x->plot && x->runs ? 0 : err_set(e, "out of memory");
 out:
-	figs_release(&f);
+	summary_figs_release(&f);
 	range_data_release(&one);
 	buf_release(&runs);
 	buf_release(&entry);
@@ -677,11 +677,12 @@ take_one(struct decode_ctx *c, size_t i, const void *entry,
 
 	if (!c->plot)
 		plot = NULL;
-	if (figs_decode(entry, entry_len, plot, plot_len, c->eng, &f) < 0 ||
-	    runs_decode(runs, runs_len, c->p, &c->out->d, i,
+	if (figs_decode(entry, entry_len, plot, plot_len, c->eng, &f) < 0)
+		return 1;
+	summary_figs_release(&f);
+	if (runs_decode(runs, runs_len, c->p, &c->out->d, i,
 	    &c->out->runs_fail[i]) < 0)
 		return 1;
-	figs_release(&f);
 	b->entry_len = entry_len;
 	b->plot_len = plot_len;
 	if (copy_bytes(entry, entry_len, &b->entry) < 0 ||
@@ -705,12 +706,6 @@ summary_figs(const struct report_summaries *x, size_t i,
 
 	return figs_decode(b->entry, b->entry_len, b->plot, b->plot_len, eng,
 	    f);
-}
-
-void
-summary_figs_release(struct release_figs *f)
-{
-	figs_release(f);
 }
 
 int

@@ -951,19 +951,12 @@ report_print(const json_t *rep, enum report_format f, FILE *out)
 	const json_t *rels = json_object_get(rep, "releases");
 	json_t *safe, *x;
 	size_t i;
-	char *s;
 
 	switch (f) {
 	case REPORT_HTML:
 		report_html(rep, out);
 		break;
 	case REPORT_JSON:
-		if (!json_is_array(rels)) {
-			if ((s = json_dumps(rep, REPORT_JSON_FLAGS)) != NULL)
-				fprintf(out, "%s\n", s);
-			free(s);
-			break;
-		}
 		report_json_head(rep, out);
 		json_array_foreach(rels, i, x)
 			report_json_release(x, i, out);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bisectd/jobs/acquire.h"
+#include "bisectd/acquire/acquire.h"
 #include "check.h"
 #include "check_conf.h"
 #include "common/err.h"

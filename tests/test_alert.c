@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/output/alert_sink.h"
+#include "bisectd/notify/alert_sink.h"
 #include "check.h"
 #include "check_conf.h"
 #include "config/conf.h"

@@ -421,7 +421,7 @@ test_http(void)
 	CHECK_INT(get("/report/basert/0.2.0..0.2.6", "report.html"), 200);
 	page = check_read_file("report.html");
 	CHECK_CONTAINS(page, "0.2.4");
-	/* The page of output/report_html.h, its time plot's dots in it. */
+	/* The page of report/html.h, its time plot's dots in it. */
 	CHECK_CONTAINS(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
 	    "id=\"fit-boundary\"");
 	CHECK_CONTAINS(page, "<circle class=\"run bad\"");

@@ -10,9 +10,9 @@
 #include <jansson.h>
 
 #include "check.h"
-#include "bisectd/output/report_html.h"
-#include "bisectd/output/report_print.h"
-#include "bisectd/output/text_escape.h"
+#include "bisectd/report/html.h"
+#include "bisectd/report/print.h"
+#include "bisectd/report/text_escape.h"
 
 /* ESC ] 0 ; title BEL sets a terminal's title; ESC [ 2 J clears it;
  * U+009B is the one-byte CSI of C1. */

@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/jobs/remote.h"
+#include "bisectd/remote/remote.h"
 #include "check.h"
 #include "common/err.h"
 #include "config/conf.h"

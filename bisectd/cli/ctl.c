@@ -14,8 +14,8 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "store/store.h"
-#include "bisectd/output/listing_json.h"
-#include "bisectd/output/text_escape.h"
+#include "bisectd/report/listing_json.h"
+#include "bisectd/report/text_escape.h"
 
 static void say(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));

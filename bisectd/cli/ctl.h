@@ -104,7 +104,7 @@ struct store *ctl_store_readonly(struct ctl *c);
 
 /*
  * Upstream text (a tag, a failure's stderr, an alert's summary) with its
- * control characters written out (output/text_escape.h), for printing
+ * control characters written out (report/text_escape.h), for printing
  * to a terminal: at most n bytes of s, tabs and newlines kept when
  * keep_lines.  The result lives until the eighth call after this one.
  */

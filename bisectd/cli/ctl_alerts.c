@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bisectd/output/listing_json.h"
+#include "bisectd/report/listing_json.h"
 #include "ctl.h"
 #include "common/err.h"
 #include "store/store.h"

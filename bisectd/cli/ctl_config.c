@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/output/listing_json.h"
+#include "bisectd/report/listing_json.h"
 #include "bisectd/jobs/status.h"
 #include "ctl.h"
 #include "bisectd/measure/parse.h"

@@ -19,7 +19,7 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
-#include "bisectd/output/verdict_json.h"
+#include "bisectd/search/verdict_json.h"
 #include "config/cron.h"
 #include "store/store.h"
 

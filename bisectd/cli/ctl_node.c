@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 
-#include "bisectd/jobs/remote.h"
+#include "bisectd/remote/remote.h"
 #include "common/err.h"
 #include "ctl.h"
 

@@ -14,23 +14,23 @@
 
 #include <jansson.h>
 
-#include "bisectd/jobs/ablate.h"
-#include "bisectd/jobs/acquire.h"
-#include "bisectd/jobs/bench_release.h"
+#include "bisectd/search/ablate.h"
+#include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/measure/benchlock.h"
 #include "bisectd/measure/canary.h"
 #include "fetch/cache.h"
 #include "ctl.h"
-#include "bisectd/jobs/driver.h"
-#include "bisectd/jobs/range.h"
-#include "bisectd/jobs/output.h"
+#include "bisectd/search/perf.h"
+#include "bisectd/search/range.h"
+#include "bisectd/search/canary.h"
 #include "common/clock.h"
 #include "common/err.h"
 #include "bisectd/measure/parse.h"
-#include "bisectd/jobs/report_build.h"
-#include "bisectd/output/listing_json.h"
-#include "bisectd/output/ablate_print.h"
-#include "bisectd/output/report_print.h"
+#include "bisectd/report/build.h"
+#include "bisectd/report/listing_json.h"
+#include "bisectd/report/ablate_print.h"
+#include "bisectd/report/print.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
 
@@ -877,14 +877,14 @@ cmd_report(struct ctl *c)
 /* bisect --dry-run: the releases and the first commands, run nowhere. */
 static int
 print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
-    const struct driver_opts *o)
+    const struct perf_opts *o)
 {
 	struct err e = ERR_INIT;
 	json_t *plan, *x;
 	size_t i, n;
 	int commits;
 
-	if (driver_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
+	if (perf_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
 		return ctl_error("%s", e.msg);
 	if (c->format == FORMAT_JSON) {
 		ctl_print_json(plan);
@@ -957,7 +957,7 @@ int
 cmd_bisect(struct ctl *c)
 {
 	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
-	struct driver_opts o;
+	struct perf_opts o;
 	struct benchlock lock = BENCHLOCK_INIT;
 	struct err e = ERR_INIT;
 	enum bisect_status st;
@@ -1024,14 +1024,14 @@ cmd_bisect(struct ctl *c)
 	o.note = on_note;
 	o.stop = &stop_requested;
 	if (metric_output(c)) {
-		struct output_opts oo = { on_note, NULL, &stop_requested };
+		struct canary_opts oo = { on_note, NULL, &stop_requested };
 		int code;
 
 		verdict = NULL;
-		rc = output_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
+		rc = canary_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
 		    &e);
 	} else
-		rc = driver_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st,
+		rc = perf_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st,
 		    &e);
 	end_line();
 	benchlock_release(&lock);

@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/output/alert_sink.h"
+#include "bisectd/notify/alert_sink.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/benchlock.h"
 #include "config/conf.h"
@@ -36,7 +36,7 @@
 #include "common/logto.h"
 #include "common/fsutil.h"
 #include "bisectd/jobs/job_run.h"
-#include "bisectd/jobs/slurm.h"
+#include "bisectd/remote/slurm.h"
 #include "store/store.h"
 #include "bisectd/jobs/watch.h"
 

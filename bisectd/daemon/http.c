@@ -3,8 +3,8 @@
  * libmicrohttpd driven from a thread of its own: select() over the
  * server's sockets and a stop pipe, with every connection's deadline
  * kept here.  It owns that thread, its read-only store connection and
- * the routing of paths to the JSON of output/listing_json.h, the
- * reports of jobs/report_build.h and the pages of pages.h.
+ * the routing of paths to the JSON of report/listing_json.h, the
+ * reports of report/build.h and the pages of pages.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +25,12 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
-#include "bisectd/jobs/range.h"
-#include "bisectd/jobs/report_build.h"
+#include "bisectd/search/range.h"
+#include "bisectd/report/build.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/measure/canary.h"
-#include "bisectd/output/listing_json.h"
-#include "bisectd/output/report_print.h"
+#include "bisectd/report/listing_json.h"
+#include "bisectd/report/print.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/err.h"

@@ -12,10 +12,10 @@
 
 #include <jansson.h>
 
-#include "bisectd/jobs/report_build.h"
+#include "bisectd/report/build.h"
 #include "bisectd/jobs/status.h"
-#include "bisectd/output/listing_json.h"
-#include "bisectd/output/text_escape.h"
+#include "bisectd/report/listing_json.h"
+#include "bisectd/report/text_escape.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "config/conf.h"

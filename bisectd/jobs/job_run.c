@@ -10,14 +10,14 @@
 
 #include <jansson.h>
 
-#include "ablate.h"
-#include "acquire.h"
-#include "bench_release.h"
+#include "bisectd/search/ablate.h"
+#include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/measure/benchlock.h"
 #include "config/conf.h"
-#include "driver.h"
-#include "output.h"
-#include "verdict.h"
+#include "bisectd/search/perf.h"
+#include "bisectd/search/canary.h"
+#include "bisectd/search/verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
 #include "job_run.h"
@@ -72,7 +72,7 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 	const char *range = arg_str(args, "range");
 	const char *metric = arg_str(args, "metric");
 	const char *threshold = arg_str(args, "threshold");
-	struct driver_opts d;
+	struct perf_opts d;
 	enum bisect_status st;
 	json_t *verdict;
 
@@ -83,10 +83,10 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 		return err_set(e, "bisect job: expected a range GOOD..BAD in "
 		    "its arguments");
 	if (metric && strcmp(metric, "output") == 0) {
-		struct output_opts oo = { on_note, o, o->stop };
+		struct canary_opts oo = { on_note, o, o->stop };
 		int code;
 
-		if (output_bisect(c, g, s, range, &oo, &verdict, &code, e) < 0)
+		if (canary_bisect(c, g, s, range, &oo, &verdict, &code, e) < 0)
 			return -1;
 		*result = json_dumps(verdict, JSON_COMPACT |
 		    JSON_PRESERVE_ORDER);
@@ -104,7 +104,7 @@ run_bisect(const struct conf *c, const struct conf_engine *g,
 	d.note = on_note;
 	d.arg = o;
 	d.stop = o->stop;
-	if (driver_bisect(c, g, s, range, &d, &verdict, &st, e) < 0)
+	if (perf_bisect(c, g, s, range, &d, &verdict, &st, e) < 0)
 		return -1;
 	*result = json_dumps(verdict, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(verdict);

@@ -8,8 +8,8 @@
 
 #include <jansson.h>
 
-#include "bisectd/output/text_escape.h"
-#include "bisectd/output/verdict_json.h"
+#include "bisectd/report/text_escape.h"
+#include "bisectd/search/verdict_json.h"
 #include "common/err.h"
 #include "config/conf.h"
 #include "config/cron.h"

@@ -15,16 +15,16 @@
 
 #include <jansson.h>
 
-#include "acquire.h"
-#include "bisectd/output/alert_sink.h"
-#include "bench_release.h"
+#include "bisectd/acquire/acquire.h"
+#include "bisectd/notify/alert_sink.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/analysis/bisect.h"
 #include "bisectd/measure/hygiene.h"
 #include "config/conf.h"
-#include "driver.h"
-#include "output.h"
-#include "range.h"
-#include "verdict.h"
+#include "bisectd/search/perf.h"
+#include "bisectd/search/canary.h"
+#include "bisectd/search/range.h"
+#include "bisectd/search/verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
 #include "store/store.h"
@@ -95,7 +95,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
     const struct watch_opts *o, const char *spec, enum bisect_status *status,
     int *fresh, struct err *e)
 {
-	struct driver_opts d;
+	struct perf_opts d;
 	char metric[32];
 	json_t *verdict = NULL;
 	int rc;
@@ -110,7 +110,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	d.stop = o->stop;
 	*fresh = 0;
 	wlog(o, ALERT_LOG_INFO, "watch %s: comparing %s", eng->name, spec);
-	if (driver_bisect(c, eng, s, spec, &d, &verdict, status, e) < 0)
+	if (perf_bisect(c, eng, s, spec, &d, &verdict, status, e) < 0)
 		return err_prefix(e, "watch %s over %s", eng->name, spec);
 	conf_metric_name(&eng->metric, metric, sizeof(metric));
 	if (*status == BISECT_REGRESSION) {
@@ -203,14 +203,14 @@ watch_canary(const struct conf *c, const struct conf_engine *eng,
     const struct store_release_list *list, size_t from, size_t to,
     struct err *e)
 {
-	struct output_session x;
+	struct canary_session x;
 	struct canary_status prev, st;
 	const char *prev_version = NULL;
 	char metric[32];
 	int rc = -1;
 
 	memset(&prev, 0, sizeof(prev));
-	if (output_session_open(c, eng, s, o ? o->stop : NULL, &x, e) < 0)
+	if (canary_session_open(c, eng, s, o ? o->stop : NULL, &x, e) < 0)
 		return err_prefix(e, "watch %s: canary", eng->name);
 	conf_metric_name(&eng->metric, metric, sizeof(metric));
 	for (size_t i = from > 0 ? from - 1 : 0; i <= to; i++) {
@@ -218,7 +218,7 @@ watch_canary(const struct conf *c, const struct conf_engine *eng,
 		struct err fe = ERR_INIT;
 		int fresh;
 
-		rc = output_session_measure(&x, version, &st, &fe, e);
+		rc = canary_session_measure(&x, version, &st, &fe, e);
 		if (rc < 0)
 			goto done;
 		rc = -1;
@@ -235,7 +235,7 @@ watch_canary(const struct conf *c, const struct conf_engine *eng,
 			double by = faster_by(c, eng, s, x.engine_id,
 			    prev_version, version, &fe);
 
-			fresh = output_alert(s, eng, x.key, prev_version, &prev,
+			fresh = canary_alert(s, eng, x.key, prev_version, &prev,
 			    version, &st, by, metric, e);
 			if (fresh < 0) {
 				canary_status_release(&st);
@@ -254,7 +254,7 @@ watch_canary(const struct conf *c, const struct conf_engine *eng,
 	rc = 0;
 done:
 	canary_status_release(&prev);
-	output_session_close(&x);
+	canary_session_close(&x);
 	return rc;
 }
 

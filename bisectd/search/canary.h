@@ -1,5 +1,5 @@
 /*
- * output.h: the output canary over a release range.  Which release first
+ * canary.h: the output canary over a release range.  Which release first
  * generates text that differs from the good end's, judged from the store
  * alone (report, bisect --now and the daemon's jobs judge alike), and the
  * driver that measures one canary pair per probe until it is known, as
@@ -7,8 +7,8 @@
  * no statistics are needed.  A release that cannot be fetched, whose
  * canary fails or whose two runs differ is skipped.
  */
-#ifndef BISECTD_OUTPUT_H
-#define BISECTD_OUTPUT_H
+#ifndef BISECTD_SEARCH_CANARY_H
+#define BISECTD_SEARCH_CANARY_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -27,11 +27,11 @@ struct store;
 
 /* The canary definition key of eng's releases under this weights hash
  * and machine; "" when the prompt was never pinned (nothing measured). */
-int output_definition_key(struct store *s, const struct conf_engine *eng,
+int canary_definition_key(struct store *s, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, char key[65],
     struct err *e);
 
-struct output_judgement {
+struct canary_judgement {
 	size_t n;			/* releases lo..hi */
 	struct canary_status *st;	/* per release; malloced */
 	enum flag_state *flags;		/* per release; malloced */
@@ -48,18 +48,18 @@ struct output_judgement {
 
 /* Judge releases r->lo..r->hi from the canary runs the store holds
  * under def_key.  Returns 0 with *j filled (free it with
- * output_judgement_release()), or -1 with e set. */
-int output_judge(struct store *s, const struct range *r, const char *def_key,
-    struct output_judgement *j, struct err *e);
-void output_judgement_release(struct output_judgement *j);
+ * canary_judgement_release()), or -1 with e set. */
+int canary_judge(struct store *s, const struct range *r, const char *def_key,
+    struct canary_judgement *j, struct err *e);
+void canary_judgement_release(struct canary_judgement *j);
 
 /* The report's "verdict" object for the output metric.  New reference. */
-struct json_t *output_judgement_json(const struct output_judgement *j,
+struct json_t *canary_judgement_json(const struct canary_judgement *j,
     const struct range *r);
 
 /* What measuring canaries needs once: the engine's source, the pinned
  * weights and prompt, this machine and the definition key. */
-struct output_session {
+struct canary_session {
 	struct acquire *acq;		/* malloced */
 	struct pinned_weights *w;	/* malloced */
 	struct canary_prompt prompt;
@@ -69,10 +69,10 @@ struct output_session {
 	char key[65];
 };
 
-int output_session_open(const struct conf *conf,
+int canary_session_open(const struct conf *conf,
     const struct conf_engine *eng, struct store *s, const atomic_int *stop,
-    struct output_session *x, struct err *e);
-void output_session_close(struct output_session *x);
+    struct canary_session *x, struct err *e);
+void canary_session_close(struct canary_session *x);
 
 /*
  * Fetch version if needed and run its canary pair if the store lacks it.
@@ -80,7 +80,7 @@ void output_session_close(struct output_session *x);
  * release cannot be fetched (the store keeps why; fe says it), or -1
  * with e set.
  */
-int output_session_measure(struct output_session *x, const char *version,
+int canary_session_measure(struct canary_session *x, const char *version,
     struct canary_status *st, struct err *fe, struct err *e);
 
 /*
@@ -90,12 +90,12 @@ int output_session_measure(struct output_session *x, const char *version,
  * (0.3: 30%) on metric, said in the same line.  Returns 0 when recorded,
  * 1 when alerted before, -1.
  */
-int output_alert(struct store *s, const struct conf_engine *eng,
+int canary_alert(struct store *s, const struct conf_engine *eng,
     const char *def_key, const char *since, const struct canary_status *a,
     const char *version, const struct canary_status *b, double faster_by,
     const char *metric, struct err *e);
 
-struct output_opts {
+struct canary_opts {
 	void (*note)(void *arg, const char *line);	/* probe log lines */
 	void *arg;
 	const atomic_int *stop;
@@ -109,8 +109,8 @@ struct output_opts {
  * reference.  Returns -1 with e set when the tool or the infrastructure
  * failed.
  */
-int output_bisect(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct output_opts *o,
+int canary_bisect(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct canary_opts *o,
     struct json_t **verdict, int *exit_code, struct err *e);
 
 #endif

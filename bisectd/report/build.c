@@ -1,6 +1,6 @@
 /*
- * report_build.c: building the report of a release range from the store
- * (see report_build.h); output/report_print.c renders it.
+ * build.c: building the report of a release range from the store
+ * (see build.h); report/print.c renders it.
  */
 #include <math.h>
 #include <stdint.h>
@@ -11,22 +11,22 @@
 
 #include <jansson.h>
 
-#include "acquire.h"
+#include "bisectd/acquire/acquire.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/canary.h"
 #include "bisectd/measure/hygiene.h"
 #include "bisectd/measure/template.h"
 #include "common/buf.h"
-#include "driver.h"
-#include "output.h"
-#include "range.h"
-#include "verdict.h"
-#include "bisectd/output/verdict_json.h"
+#include "bisectd/search/perf.h"
+#include "bisectd/search/canary.h"
+#include "bisectd/search/range.h"
+#include "bisectd/search/verdict.h"
+#include "bisectd/search/verdict_json.h"
 #include "common/err.h"
 #include "bisectd/analysis/fit.h"
-#include "commits.h"
+#include "bisectd/search/commits.h"
 #include "fetch/sha256.h"
-#include "report_build.h"
+#include "build.h"
 #include "summary.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
@@ -259,7 +259,7 @@ struct canary_prev {
  * Called for each release in order, it moves *prev on.
  */
 static json_t *
-canary_json(const struct output_judgement *oj, const struct range *r,
+canary_json(const struct canary_judgement *oj, const struct range *r,
     size_t i, struct canary_prev *prev)
 {
 	const struct canary_status *st = &oj->st[i];
@@ -686,7 +686,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct bisect_params p;
 	struct range r;
 	struct judgement j;
-	struct output_judgement oj;
+	struct canary_judgement oj;
 	struct report_summaries rs;
 	struct report_cells qc;
 	struct canary_prev prev = { NULL, NULL };
@@ -792,14 +792,14 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	}
 	if (judge_range_data(&r, &p, eng, rs.runs_fail, &rs.d, &j, e) < 0)
 		goto fail;
-	if (eng->canary && (output_definition_key(s, eng, wsha, hw, key,
-	    e) < 0 || output_judge(s, &r, key, &oj, e) < 0))
+	if (eng->canary && (canary_definition_key(s, eng, wsha, hw, key,
+	    e) < 0 || canary_judge(s, &r, key, &oj, e) < 0))
 		goto fail;
 	/* Everything that can fail but memory comes before the first
 	 * release is handed to a sink: a streamed report does not stop
 	 * halfway for a store error. */
 	if (o->output) {
-		verdict = output_judgement_json(&oj, &r);
+		verdict = canary_judgement_json(&oj, &r);
 		*exit_code = oj.exit_code;
 	} else {
 		verdict = judgement_json(&j, &r);
@@ -868,7 +868,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			json_array_append_new(rels, rj);
 	}
 	judgement_release(&j);
-	output_judgement_release(&oj);
+	canary_judgement_release(&oj);
 	summary_release(&rs, n);
 	free(ids);
 	free(qc.tg);
@@ -880,7 +880,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 fail:
 	json_decref(rep);
 	judgement_release(&j);
-	output_judgement_release(&oj);
+	canary_judgement_release(&oj);
 	summary_release(&rs, n);
 	free(ids);
 	free(qc.tg);

@@ -13,7 +13,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "summary.h"
-#include "verdict.h"
+#include "bisectd/search/verdict.h"
 
 /* One value per process run of a cell, for the fit (caller frees *out). */
 static int

@@ -1,6 +1,6 @@
 /*
- * ablate_print.h: rendering an ablation's report (jobs/ablate.h builds
- * it) as aligned text, markdown, csv, an HTML page (report_html.h) or
+ * ablate_print.h: rendering an ablation's report (search/ablate.h builds
+ * it) as aligned text, markdown, csv, an HTML page (html.h) or
  * the JSON itself: the verdict's one line, the baseline, then per switch
  * its rank or effect and the time it removes, per token and fixed, with
  * intervals.
@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "report_print.h"
+#include "print.h"
 
 struct json_t;
 

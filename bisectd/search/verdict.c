@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/output/verdict_json.h"
+#include "verdict_json.h"
 #include "common/err.h"
 #include "verdict.h"
 

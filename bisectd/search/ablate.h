@@ -4,10 +4,10 @@
  * the baseline and each of the engine's [ablation] switches measured
  * interleaved on the fit lengths, every run stored tagged with its
  * variant, the verdict of analysis/ablate.h, and the report as JSON
- * (output/ablate_print.h renders it).
+ * (report/ablate_print.h renders it).
  */
-#ifndef BISECTD_JOBS_ABLATE_H
-#define BISECTD_JOBS_ABLATE_H
+#ifndef BISECTD_SEARCH_ABLATE_H
+#define BISECTD_SEARCH_ABLATE_H
 
 #include <stdatomic.h>
 #include <stdint.h>

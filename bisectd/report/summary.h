@@ -13,7 +13,7 @@
 #include "bisectd/analysis/stats.h"
 #include "config/conf.h"
 #include "fetch/sha256.h"
-#include "range.h"
+#include "bisectd/search/range.h"
 #include "store/store.h"
 
 struct err;

@@ -1,7 +1,7 @@
 /*
- * report_print.h: rendering a report that jobs/report_build.h built, as
+ * print.h: rendering a report that report/build.h built, as
  * aligned text for a terminal, markdown, csv, the JSON itself, or an HTML
- * page (report_html.h).
+ * page (html.h).
  */
 #ifndef BISECTD_REPORT_PRINT_H
 #define BISECTD_REPORT_PRINT_H
@@ -29,7 +29,7 @@ void report_json_release(const struct json_t *release, size_t i, FILE *out);
 void report_json_tail(const struct json_t *report, size_t n, FILE *out);
 
 /*
- * The same as a report_build() sink (jobs/report_build.h): with
+ * The same as a report_build() sink (report/build.h): with
  * report_json_stream_head and report_json_stream_release as its
  * functions and a struct report_json_stream as its argument, the report
  * goes to out as it is built; report_json_tail(report, n, out) ends it.

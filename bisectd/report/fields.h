@@ -1,6 +1,6 @@
 /*
- * report_fields.h: reading the fields of a built report (the JSON of
- * jobs/report_build.h) for its renderings, where a missing or null
+ * fields.h: reading the fields of a built report (the JSON of
+ * report/build.h) for its renderings, where a missing or null
  * field is a NAN or an empty string, never a made-up zero.
  */
 #ifndef BISECTD_REPORT_FIELDS_H

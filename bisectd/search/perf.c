@@ -1,6 +1,6 @@
 /*
- * driver.c: carrying out the bisection's actions against the store, the
- * fetcher and the bench runner (see driver.h).
+ * perf.c: carrying out the bisection's actions against the store, the
+ * fetcher and the bench runner (see perf.h).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -10,18 +10,19 @@
 
 #include <jansson.h>
 
-#include "acquire.h"
+#include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/build.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/template.h"
 #include "common/buf.h"
 #include "common/strv.h"
 #include "fetch/cache.h"
 #include "commits.h"
-#include "driver.h"
+#include "perf.h"
 #include "common/err.h"
 #include "range.h"
-#include "remote.h"
-#include "slurm.h"
+#include "bisectd/remote/remote.h"
+#include "bisectd/remote/slurm.h"
 #include "verdict.h"
 
 /* Everything one bisect carries between actions. */
@@ -29,7 +30,7 @@ struct bisect_run {
 	const struct conf *conf;
 	const struct conf_engine *eng;
 	struct store *s;
-	const struct driver_opts *o;
+	const struct perf_opts *o;
 	struct acquire acq;
 	struct pinned_weights w;
 	int64_t machine_id;
@@ -117,7 +118,7 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	if (b->o->commits && build_progress(b, i, e) < 0)
 		return -1;
 	if (b->o->commits)
-		rc = commits_build(b->conf, b->eng, b->s,
+		rc = commit_build(b->conf, b->eng, b->s,
 		    b->r.list.v[b->r.lo + i].id, version_of(b, i), b->o->stop,
 		    &b->got[i], &fe);
 	else
@@ -422,7 +423,7 @@ note_failed(struct bisect_run *b, const struct judgement *j, struct err *e)
 static int
 drill_down(struct bisect_run *b, json_t *v, struct err *e)
 {
-	struct driver_opts co = *b->o;
+	struct perf_opts co = *b->o;
 	struct err ce = ERR_INIT;
 	enum bisect_status cst;
 	json_t *cv = NULL;
@@ -432,7 +433,7 @@ drill_down(struct bisect_run *b, json_t *v, struct err *e)
 		return 0;
 	note(b, "drill down into the commits %s", spec);
 	co.commits = 1;
-	if (driver_bisect(b->conf, b->eng, b->s, spec, &co, &cv, &cst,
+	if (perf_bisect(b->conf, b->eng, b->s, spec, &co, &cv, &cst,
 	    &ce) < 0) {
 		if (b->o->stop && *b->o->stop)
 			return err_set(e, "%s", ce.msg);
@@ -443,8 +444,8 @@ drill_down(struct bisect_run *b, json_t *v, struct err *e)
 }
 
 int
-driver_bisect(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct driver_opts *o,
+perf_bisect(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct perf_opts *o,
     json_t **verdict, enum bisect_status *status, struct err *e)
 {
 	struct bisect_run b;
@@ -618,7 +619,7 @@ plan_end(const struct conf *conf, const struct conf_engine *eng,
 		    eng->name, name);
 		return 0;
 	}
-	if ((rc = commits_build_plan(conf, eng, version, &lines, &bin,
+	if ((rc = commit_build_plan(conf, eng, version, &lines, &bin,
 	    e)) < 0) {
 		strv_clear(&lines);
 		free(bin);
@@ -637,8 +638,8 @@ plan_end(const struct conf *conf, const struct conf_engine *eng,
 }
 
 int
-driver_plan(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct driver_opts *o,
+perf_plan(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct perf_opts *o,
     json_t **plan, struct err *e)
 {
 	struct acquire acq;

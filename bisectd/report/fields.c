@@ -1,12 +1,12 @@
 /*
- * report_fields.c: a built report's fields as numbers and strings (see
- * report_fields.h).
+ * fields.c: a built report's fields as numbers and strings (see
+ * fields.h).
  */
 #include <math.h>
 
 #include <jansson.h>
 
-#include "report_fields.h"
+#include "fields.h"
 
 double
 rep_real(const json_t *o, const char *key)

@@ -1,5 +1,5 @@
 /*
- * report_print.c: rendering a report (report_print.h) for a terminal (aligned
+ * print.c: rendering a report (print.h) for a terminal (aligned
  * text), an issue tracker (markdown), a spreadsheet (csv) or a script
  * (JSON).  Every figure is shown with its spread and n.
  */
@@ -12,9 +12,9 @@
 #include <jansson.h>
 
 #include "bisectd/analysis/bisect.h"
-#include "report_html.h"
-#include "report_fields.h"
-#include "report_print.h"
+#include "html.h"
+#include "fields.h"
+#include "print.h"
 #include "text_escape.h"
 
 /*

@@ -1,10 +1,10 @@
 /*
- * report_build.h: what bisectctl report shows: for each release of a
+ * build.h: what bisectctl report shows: for each release of a
  * range its
  * throughput per cell with spread and n, the fit (per-token cost, fixed
  * overhead, ceiling) with intervals, flags and failures; the verdict; and
  * how to reproduce it.  Built as JSON (the shape the README documents);
- * output/report_print.h renders it as text, markdown or csv.
+ * report/print.h renders it as text, markdown or csv.
  */
 #ifndef BISECTD_REPORT_BUILD_H
 #define BISECTD_REPORT_BUILD_H
@@ -44,11 +44,11 @@ struct report_opts {
 	/* 1: each release also carries its runs as plot points (points,
 	 * [tokens, ms] per process run of each prompt length) and the
 	 * fitted line's 95% band (fit_band, [tokens, ms, lo, hi]), which
-	 * output/report_html.h draws. */
+	 * report/html.h draws. */
 	int plot;
 	int commits;	/* spec names commits of the engine's repository */
 	int output;			/* 1: the verdict is the output
-					 * canary's (jobs/output.h) */
+					 * canary's (search/canary.h) */
 	/* 1: every release computed from its runs, no summary read or
 	 * kept (a summary gives the same bytes: this checks it). */
 	int fresh;
@@ -57,7 +57,7 @@ struct report_opts {
 
 /*
  * Build the report for spec ("A..B") from the store alone: no download,
- * no run.  The verdict is the judgement of jobs/verdict.h on the stored
+ * no run.  The verdict is the judgement of search/verdict.h on the stored
  * samples, the one the driver reaches; where they are not enough to
  * decide, it is "unknown" and says what to run.  *report is a new
  * reference the caller decrefs; *exit_code is the judgement's.

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 #include "ablate.h"
-#include "acquire.h"
+#include "bisectd/acquire/acquire.h"
 #include "bisectd/analysis/ablate.h"
 #include "bisectd/measure/bench.h"
 #include "common/err.h"

@@ -1,5 +1,5 @@
 /*
- * output.c: the output canary over a release range (see output.h): the
+ * canary.c: the output canary over a release range (see canary.h): the
  * judgement from the store and the driver that measures its probes.
  */
 #include <stdarg.h>
@@ -10,11 +10,11 @@
 
 #include <jansson.h>
 
-#include "acquire.h"
+#include "bisectd/acquire/acquire.h"
 #include "bisectd/measure/bench.h"
 #include "common/err.h"
 #include "config/conf.h"
-#include "output.h"
+#include "canary.h"
 #include "store/store.h"
 #include "verdict.h"
 
@@ -22,7 +22,7 @@
 #define DIFF_TOKENS 8
 
 int
-output_definition_key(struct store *s, const struct conf_engine *eng,
+canary_definition_key(struct store *s, const struct conf_engine *eng,
     const char *weights_sha256, const char *hw_key, char key[65],
     struct err *e)
 {
@@ -50,7 +50,7 @@ output_definition_key(struct store *s, const struct conf_engine *eng,
 }
 
 static void
-reason(struct output_judgement *j, const char *fmt, ...)
+reason(struct canary_judgement *j, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -60,8 +60,8 @@ reason(struct output_judgement *j, const char *fmt, ...)
 }
 
 int
-output_judge(struct store *s, const struct range *r, const char *def_key,
-    struct output_judgement *j, struct err *e)
+canary_judge(struct store *s, const struct range *r, const char *def_key,
+    struct canary_judgement *j, struct err *e)
 {
 	const struct store_release *rel = &r->list.v[r->lo];
 	const struct canary_status *good;
@@ -75,13 +75,13 @@ output_judge(struct store *s, const struct range *r, const char *def_key,
 	j->st = calloc(j->n, sizeof(*j->st));
 	j->flags = calloc(j->n, sizeof(*j->flags));
 	if (j->st == NULL || j->flags == NULL) {
-		output_judgement_release(j);
+		canary_judgement_release(j);
 		return err_set(e, "out of memory");
 	}
 	for (size_t i = 0; i < j->n; i++)
 		if (def_key[0] && canary_status_get(s, rel[i].id, def_key,
 		    &j->st[i], e) < 0) {
-			output_judgement_release(j);
+			canary_judgement_release(j);
 			return -1;
 		}
 	good = &j->st[0];
@@ -146,7 +146,7 @@ output_judge(struct store *s, const struct range *r, const char *def_key,
 }
 
 void
-output_judgement_release(struct output_judgement *j)
+canary_judgement_release(struct canary_judgement *j)
 {
 	for (size_t i = 0; j->st && i < j->n; i++)
 		canary_status_release(&j->st[i]);
@@ -156,7 +156,7 @@ output_judgement_release(struct output_judgement *j)
 }
 
 json_t *
-output_judgement_json(const struct output_judgement *j, const struct range *r)
+canary_judgement_json(const struct canary_judgement *j, const struct range *r)
 {
 	const struct store_release *rel = &r->list.v[r->lo];
 	json_t *v = json_object();
@@ -203,7 +203,7 @@ output_judgement_json(const struct output_judgement *j, const struct range *r)
 /* --- the driver --- */
 
 static void
-note(const struct output_opts *o, const char *fmt, ...)
+note(const struct canary_opts *o, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -217,8 +217,8 @@ note(const struct output_opts *o, const char *fmt, ...)
 }
 
 int
-output_session_open(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const atomic_int *stop, struct output_session *x,
+canary_session_open(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const atomic_int *stop, struct canary_session *x,
     struct err *e)
 {
 	int64_t machine_id;
@@ -230,7 +230,7 @@ output_session_open(const struct conf *conf, const struct conf_engine *eng,
 	x->acq = calloc(1, sizeof(*x->acq));
 	x->w = calloc(1, sizeof(*x->w));
 	if (x->acq == NULL || x->w == NULL) {
-		output_session_close(x);
+		canary_session_close(x);
 		return err_set(e, "out of memory");
 	}
 	if (acquire_init(x->acq, conf, eng, s, e) < 0)
@@ -240,7 +240,7 @@ output_session_open(const struct conf *conf, const struct conf_engine *eng,
 	if (acquire_weights(x->acq, x->w, e) < 0 ||
 	    bench_machine(s, &machine_id, x->hw, e) < 0 ||
 	    canary_prompt_pin(conf, eng, s, &x->prompt, e) < 0 ||
-	    output_definition_key(s, eng, x->w->sha256, x->hw, x->key, e) < 0)
+	    canary_definition_key(s, eng, x->w->sha256, x->hw, x->key, e) < 0)
 		goto fail;
 	x->k.eng = eng;
 	x->k.store = s;
@@ -253,12 +253,12 @@ output_session_open(const struct conf *conf, const struct conf_engine *eng,
 	x->k.stop = stop;
 	return 0;
 fail:
-	output_session_close(x);
+	canary_session_close(x);
 	return -1;
 }
 
 void
-output_session_close(struct output_session *x)
+canary_session_close(struct canary_session *x)
 {
 	canary_prompt_release(&x->prompt);
 	if (x->w)
@@ -269,7 +269,7 @@ output_session_close(struct output_session *x)
 }
 
 int
-output_session_measure(struct output_session *x, const char *version,
+canary_session_measure(struct canary_session *x, const char *version,
     struct canary_status *st, struct err *fe, struct err *e)
 {
 	struct acquired got;
@@ -299,7 +299,7 @@ output_session_measure(struct output_session *x, const char *version,
 }
 
 int
-output_alert(struct store *s, const struct conf_engine *eng,
+canary_alert(struct store *s, const struct conf_engine *eng,
     const char *def_key, const char *since, const struct canary_status *a,
     const char *version, const struct canary_status *b, double faster_by,
     const char *metric, struct err *e)
@@ -346,18 +346,18 @@ output_alert(struct store *s, const struct conf_engine *eng,
 }
 
 int
-output_bisect(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct output_opts *o,
+canary_bisect(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct canary_opts *o,
     json_t **verdict, int *exit_code, struct err *e)
 {
-	struct output_session x;
+	struct canary_session x;
 	struct range r;
-	struct output_judgement j;
+	struct canary_judgement j;
 	int rc = -1, probes = 0;
 
 	memset(&r, 0, sizeof(r));
 	memset(&j, 0, sizeof(j));
-	if (output_session_open(conf, eng, s, o ? o->stop : NULL, &x, e) < 0)
+	if (canary_session_open(conf, eng, s, o ? o->stop : NULL, &x, e) < 0)
 		return -1;
 	if (range_resolve(s, x.engine_id, spec, &r, e) < 0) {
 		/* Unknown versions: ask the source once, then try again. */
@@ -375,8 +375,8 @@ output_bisect(const struct conf *conf, const struct conf_engine *eng,
 		struct canary_status st;
 		struct err fe = ERR_INIT;
 
-		output_judgement_release(&j);
-		if (output_judge(s, &r, x.key, &j, e) < 0)
+		canary_judgement_release(&j);
+		if (canary_judge(s, &r, x.key, &j, e) < 0)
 			goto done;
 		if (j.done || j.probe < 0)
 			break;
@@ -388,7 +388,7 @@ output_bisect(const struct conf *conf, const struct conf_engine *eng,
 			goto done;
 		}
 		rel = &r.list.v[r.lo + (size_t)j.probe];
-		rc = output_session_measure(&x, rel->version, &st, &fe, e);
+		rc = canary_session_measure(&x, rel->version, &st, &fe, e);
 		if (rc < 0)
 			goto done;
 		if (rc == 1) {
@@ -405,12 +405,12 @@ output_bisect(const struct conf *conf, const struct conf_engine *eng,
 	}
 	*exit_code = j.exit_code;
 	if (verdict)
-		*verdict = output_judgement_json(&j, &r);
+		*verdict = canary_judgement_json(&j, &r);
 	note(o, "%s", j.reason);
 	rc = 0;
 done:
-	output_judgement_release(&j);
+	canary_judgement_release(&j);
 	range_release(&r);
-	output_session_close(&x);
+	canary_session_close(&x);
 	return rc;
 }

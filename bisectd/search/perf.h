@@ -1,13 +1,13 @@
 /*
- * driver.h: the bisection driver.  It loads what the store holds for a
+ * perf.h: the bisection driver.  It loads what the store holds for a
  * release range, asks the pure state machine (bisect.h) for the next
  * action, carries it out (fetch, measure, confirm), stores the result
  * and asks again, until a verdict.  Because the state machine reads only
  * stored samples, an interrupted bisect resumes where it stopped and
  * samples already stored are reused.
  */
-#ifndef BISECTD_DRIVER_H
-#define BISECTD_DRIVER_H
+#ifndef BISECTD_SEARCH_PERF_H
+#define BISECTD_SEARCH_PERF_H
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -21,7 +21,7 @@ struct bench_progress;
 struct err;
 struct json_t;
 
-struct driver_opts {
+struct perf_opts {
 	struct conf_metric metric;	/* kind -1: the engine's */
 	double threshold;		/* < 0: the engine's */
 	int all;
@@ -37,16 +37,16 @@ struct driver_opts {
 
 /*
  * Bisect spec ("GOOD..BAD") for eng to a verdict.  On return 0, *verdict
- * is the verdict as output/verdict_json.h shapes it (new reference) and
+ * is the verdict as search/verdict_json.h shapes it (new reference) and
  * *status its status.  Returns -1 with e set when the tool or the
  * infrastructure failed.
  */
-int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct driver_opts *o,
+int perf_bisect(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct perf_opts *o,
     struct json_t **verdict, enum bisect_status *status, struct err *e);
 
 /*
- * What driver_bisect() would start with, without fetching or running
+ * What perf_bisect() would start with, without fetching or running
  * anything: the range's releases as the store knows them (the source is
  * asked when an end is unknown, as the bisect does), the parameters,
  * and for both ends the exact command of each cell, with {bin} the
@@ -60,8 +60,8 @@ int driver_bisect(const struct conf *conf, const struct conf_engine *eng,
  * "first_parent" and "builds": [{"commit", "cached", "commands"}], the
  * build lines each end would run.  Returns 0, or -1 with e set.
  */
-int driver_plan(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, const char *spec, const struct driver_opts *o,
+int perf_plan(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct perf_opts *o,
     struct json_t **plan, struct err *e);
 
 #endif

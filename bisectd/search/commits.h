@@ -1,10 +1,8 @@
 /*
  * commits.h: the commits between two ends of an engine's repository as
  * a range the bisection driver searches like releases (a commit is a
- * release row of kind 'commit', its version the commit id), and a
- * commit made runnable by building it: checked out clean, built by the
- * engine's build lines under the runner, the built tree cached by
- * commit id like an unpacked release.
+ * release row of kind 'commit', its version the commit id); building
+ * one is acquire/build.h's.
  */
 #ifndef BISECTD_COMMITS_H
 #define BISECTD_COMMITS_H
@@ -53,30 +51,6 @@ void commits_drill_attach(struct json_t *verdict, const char *spec,
     struct json_t *commit_verdict, const char *why);
 
 /*
- * Make commit (a release of kind 'commit') runnable: its built tree in
- * CACHE/releases/ENGINE/<id>/, reused when a finished build left it
- * there, else checked out and built now.  A build that fails is
- * recorded (the release failed, its log tail kept) and never tried
- * again: -1.  A build stopped by *stop is not finished: -1, and it is
- * built again next time.  cache-max is kept after a build.
- */
-int commits_build(const struct conf *conf, const struct conf_engine *eng,
-    struct store *s, int64_t release_id, const char *id,
-    const atomic_int *stop, struct acquired *out, struct err *e);
-
-/*
- * What commits_build() would run for commit id, run nowhere: each build
- * line expanded and quoted as a shell reads it, after "cd SRC &&" (the
- * checkout it runs in), appended to lines; *bin (malloced) gets the
- * folder the built tree becomes, the commands' {bin}.  Returns 0, 1 when
- * a finished build of id is in the cache (nothing would be built, lines
- * untouched), or -1 with e set.
- */
-int commits_build_plan(const struct conf *conf,
-    const struct conf_engine *eng, const char *id, struct strv *lines,
-    char **bin, struct err *e);
-
-/*
  * Commit id as reports show it: id, short (12 digits), subject, author,
  * date (ISO 8601, UTC), url (its GitHub page, or null) and build
  * ("built", "failed", "not built"); NULL when the store does not know
@@ -86,7 +60,7 @@ struct json_t *commits_describe(const struct conf_engine *eng,
     struct store *s, int64_t engine_id, const char *id, struct err *e);
 
 /*
- * Name the commits of a verdict (output/verdict_json.h's shape, of a
+ * Name the commits of a verdict (search/verdict_json.h's shape, of a
  * commit range): "commit", "last_good_commit" and "candidate_commits"
  * with each commit's id, subject, author, date and, for a GitHub
  * repository, its link.  Commits the store does not know are left out.

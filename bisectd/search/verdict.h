@@ -72,7 +72,7 @@ int judge_runs_fail(const struct store_release_runs *rr,
 void judgement_release(struct judgement *j);
 
 /*
- * The report's "verdict" object: output/verdict_json.h's shape when
+ * The report's "verdict" object: search/verdict_json.h's shape when
  * done, else status "unknown" with the reason.  New reference.
  */
 struct json_t *judgement_json(const struct judgement *j,

@@ -69,7 +69,7 @@ struct alert_where {
 };
 
 /*
- * Record the alert for a regression verdict (as jobs/driver.h's driver_bisect
+ * Record the alert for a regression verdict (as search/perf.h's perf_bisect
  * returns it) of eng over spec "GOOD..BAD", once per engine, range and
  * metric (the dedup key).  The summary is alert_regression_text()'s
  * line; the body also carries `report` and `machine` from w.  Returns 0

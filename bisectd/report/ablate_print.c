@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "ablate_print.h"
-#include "report_html.h"
+#include "html.h"
 #include "text_escape.h"
 
 static const char *

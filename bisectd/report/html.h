@@ -1,5 +1,5 @@
 /*
- * report_html.h: a report that jobs/report_build.h built, as one
+ * html.h: a report that report/build.h built, as one
  * self-contained HTML page: the verdict first, then time against prompt
  * length for the boundary pair (and every measured release, one
  * <details> each), the bisected metric across the range, the "times
@@ -27,7 +27,7 @@ struct json_t;
 int report_html(const struct json_t *report, FILE *out);
 
 /*
- * An ablation's report (jobs/ablate.h) as a page of the same kind: the
+ * An ablation's report (search/ablate.h) as a page of the same kind: the
  * verdict with its positive control (and, when the control moved
  * nothing, that the switches look inert), the baseline, then per switch
  * the share of the runtime it removed as a bar with its interval, and a

@@ -24,7 +24,7 @@
 #include "store/store.h"
 #include "common/strv.h"
 #include "bisectd/measure/template.h"
-#include "text_escape.h"
+#include "bisectd/report/text_escape.h"
 
 /* A sink is never sent alerts older than this it has not tried yet: one
  * added to the configuration gets the recent alerts, not a backlog. */

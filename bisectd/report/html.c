@@ -1,6 +1,6 @@
 /*
- * report_html.c: a report as one self-contained HTML page with inline SVG
- * plots (see report_html.h).  The page is written in XHTML syntax (void
+ * html.c: a report as one self-contained HTML page with inline SVG
+ * plots (see html.h).  The page is written in XHTML syntax (void
  * elements closed, every attribute quoted, every string escaped), so a
  * browser and an XML parser read the same tree.  Nothing in it runs: a
  * release's plot is picked with <details>, not a script.
@@ -15,8 +15,8 @@
 #include <jansson.h>
 
 #include "bisectd/analysis/bisect.h"
-#include "report_fields.h"
-#include "report_html.h"
+#include "fields.h"
+#include "html.h"
 #include "text_escape.h"
 
 /* The plots' drawing area, in the SVG's own units (its viewBox). */

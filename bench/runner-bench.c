@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "common/err.h"
-#include "bisectd/measure/runner.h"
+#include "bisectd/process/runner.h"
 
 extern char **environ;
 

@@ -22,47 +22,37 @@
 
 /*
  * Which folders each folder may include from, bottom-up.  A folder always
- * may include its own headers.  An entry ending in ".h" allows that one
- * header only.  tests/ and bench/ drive everything from outside and are
- * not listed: only their third-party headers are not checked either.
+ * may include its own headers; a role of bisectd/ marked BELOW also every
+ * role of bisectd/ listed before it.  An entry ending in ".h" allows that
+ * one header only.  tests/ and bench/ drive everything from outside and
+ * are not listed: only their third-party headers are not checked either.
  */
+#define BELOW 1
+#define OUTSIDE "fetch", "store", "config", "common"
+
 static const struct rule {
 	const char *dir;
-	const char *may[16];
+	int below;
+	const char *may[8];
 } rules[] = {
-	{ "common", { NULL } },
-	{ "config", { "common", NULL } },
-	{ "store", { "common", NULL } },
-	{ "fetch", { "config", "common", NULL } },
-	{ "bisectd/analysis", { NULL } },
-	{ "bisectd/measure", { "bisectd/analysis", "store", "config",
-	    "common", "fetch/http.h", "fetch/sha256.h", NULL } },
-	{ "bisectd/acquire", { "bisectd/measure", "bisectd/analysis", "fetch",
-	    "store", "config", "common", NULL } },
-	{ "bisectd/remote", { "bisectd/acquire", "bisectd/measure",
-	    "bisectd/analysis", "fetch", "store", "config", "common", NULL } },
-	{ "bisectd/search", { "bisectd/remote", "bisectd/acquire",
-	    "bisectd/measure", "bisectd/analysis", "fetch", "store", "config",
-	    "common", NULL } },
-	{ "bisectd/report", { "bisectd/search", "bisectd/remote",
-	    "bisectd/acquire", "bisectd/measure", "bisectd/analysis", "fetch",
-	    "store", "config", "common", NULL } },
-	{ "bisectd/notify", { "bisectd/report", "bisectd/search",
-	    "bisectd/remote", "bisectd/acquire", "bisectd/measure",
-	    "bisectd/analysis", "fetch", "store", "config", "common", NULL } },
-	{ "bisectd/jobs", { "bisectd/notify", "bisectd/report",
-	    "bisectd/search", "bisectd/remote", "bisectd/acquire",
-	    "bisectd/measure", "bisectd/analysis", "fetch", "store", "config",
-	    "common", NULL } },
-	{ "bisectd/daemon", { "bisectd/jobs", "bisectd/notify",
-	    "bisectd/report", "bisectd/search", "bisectd/remote",
-	    "bisectd/acquire", "bisectd/measure", "bisectd/analysis", "fetch",
-	    "store", "config", "common", NULL } },
-	{ "bisectd/cli", { "bisectd/daemon", "bisectd/jobs", "bisectd/notify",
-	    "bisectd/report", "bisectd/search", "bisectd/remote",
-	    "bisectd/acquire", "bisectd/measure", "bisectd/analysis", "fetch",
-	    "store", "config", "common", NULL } },
+	{ "common", 0, { NULL } },
+	{ "config", 0, { "common", NULL } },
+	{ "store", 0, { "common", NULL } },
+	{ "fetch", 0, { "config", "common", NULL } },
+	{ "bisectd/analysis", 0, { NULL } },
+	{ "bisectd/process", 0, { "common", NULL } },
+	{ "bisectd/measure", BELOW, { "store", "config", "common",
+	    "fetch/http.h", "fetch/sha256.h", NULL } },
+	{ "bisectd/acquire", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/remote", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/search", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/report", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/notify", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/jobs", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/daemon", BELOW, { OUTSIDE, NULL } },
+	{ "bisectd/cli", BELOW, { OUTSIDE, NULL } },
 };
+#define NRULES (sizeof(rules) / sizeof(rules[0]))
 
 /* Third-party headers and the only places that may include them: a
  * folder ("store") or one file ("fetch/http.c"). */
@@ -200,7 +190,7 @@ rule_of(const char *path)
 {
 	const struct rule *best = NULL;
 
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+	for (size_t i = 0; i < NRULES; i++)
 		if (inside(path, rules[i].dir) && (best == NULL ||
 		    strlen(rules[i].dir) > strlen(best->dir)))
 			best = &rules[i];
@@ -212,6 +202,9 @@ may_include(const struct rule *r, const char *target)
 {
 	if (inside(target, r->dir))
 		return 1;
+	for (const struct rule *lower = rules; r->below && lower < r; lower++)
+		if (inside(lower->dir, "bisectd") && inside(target, lower->dir))
+			return 1;
 	for (size_t i = 0; r->may[i]; i++) {
 		size_t n = strlen(r->may[i]);
 
@@ -470,14 +463,16 @@ test_planted(void)
 	/* 6: a search reaches up into the report built from it */
 	plant("bisectd/search/range.c", "#include \"bisectd/report/build.h\"\n");
 	plant("bisectd/report/build.h", "\n");
-	/* 7: a header that is not there */
+	/* 7: the process layer reaches into the store */
+	plant("bisectd/process/spawn.c", "#include \"store/store.h\"\n");
+	/* 8: a header that is not there */
 	plant("bisectd/cli/main.c", "#include \"nowhere.h\"\n"
 	    "#include \"bisectd/jobs/driver.h\"\n");
 
 	out = open_memstream(&text, &len);
 	n = check_tree(cwd, out);
 	fclose(out);
-	CHECK_INT(n, 8);
+	CHECK_INT(n, 9);
 	CHECK_CONTAINS(text, "fetch/github.c:2: <curl/curl.h> is included "
 	    "outside its home");
 	CHECK_CONTAINS(text, "bisectd/analysis/fit.c:2: "
@@ -490,6 +485,8 @@ test_planted(void)
 	CHECK_CONTAINS(text, "bisectd/jobs/driver -> bisectd/jobs/report");
 	CHECK_CONTAINS(text, "bisectd/search/range.c:1: "
 	    "\"bisectd/report/build.h\": bisectd/search/ may not include");
+	CHECK_CONTAINS(text, "bisectd/process/spawn.c:1: \"store/store.h\": "
+	    "bisectd/process/ may not include");
 	CHECK_CONTAINS(text, "bisectd/cli/main.c:1: \"nowhere.h\" is not a "
 	    "header of the project");
 	if (check_failures)
@@ -502,6 +499,7 @@ test_planted(void)
 	plant("bisectd/measure/runner.c", "#include \"runner.h\"\n");
 	plant("bisectd/jobs/report.c", "#include \"report.h\"\n");
 	plant("bisectd/search/range.c", "\n");
+	plant("bisectd/process/spawn.c", "\n");
 	plant("bisectd/cli/main.c", "#include \"bisectd/jobs/driver.h\"\n");
 	CHECK_INT(check_tree(cwd, stderr), 0);
 }

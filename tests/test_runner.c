@@ -18,10 +18,10 @@
 #include "common/buf.h"
 #include "check.h"
 #include "common/err.h"
-#include "bisectd/measure/cgroup.h"
-#include "bisectd/measure/runner.h"
+#include "bisectd/process/cgroup.h"
+#include "bisectd/process/runner.h"
 #include "common/strv.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 
 #define MS 1000000LL
 

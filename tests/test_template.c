@@ -9,7 +9,7 @@
 #include "check.h"
 #include "common/err.h"
 #include "common/strv.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 
 static struct strv argv = STRV_INIT;
 static struct err e = ERR_INIT;

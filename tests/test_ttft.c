@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "common/err.h"
-#include "bisectd/measure/runner.h"
+#include "bisectd/process/runner.h"
 #include "bisectd/measure/ttft.h"
 
 #define MS 1000000LL

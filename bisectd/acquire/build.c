@@ -7,8 +7,8 @@
 #include <unistd.h>
 
 #include "acquire.h"
-#include "bisectd/measure/runner.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/runner.h"
+#include "bisectd/process/template.h"
 #include "build.h"
 #include "common/clock.h"
 #include "common/err.h"

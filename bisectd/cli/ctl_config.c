@@ -12,7 +12,7 @@
 #include "bisectd/jobs/status.h"
 #include "ctl.h"
 #include "bisectd/measure/parse.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 #include "common/err.h"
 #include "store/store.h"
 

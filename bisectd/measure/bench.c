@@ -24,9 +24,9 @@
 #include "common/strv.h"
 #include "hygiene.h"
 #include "parse.h"
-#include "runner.h"
+#include "bisectd/process/runner.h"
 #include "store/store.h"
-#include "template.h"
+#include "bisectd/process/template.h"
 #include "ttft.h"
 
 /*
@@ -516,7 +516,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	run.mode = "bench";
 	fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs, busy,
 	    parser, sizeof(parser), &run);
-	run_stored_end(&res, detail, sizeof(detail), &run.end);
+	def_stored_end(&res, detail, sizeof(detail), &run.end);
 	run.user_ns = res.user_ns;
 	run.sys_ns = res.sys_ns;
 	run.max_rss_kb = res.max_rss_kb;

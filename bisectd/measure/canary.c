@@ -20,9 +20,9 @@
 #include "config/conf.h"
 #include "fetch/sha256.h"
 #include "parse.h"
-#include "runner.h"
+#include "bisectd/process/runner.h"
 #include "store/store.h"
-#include "template.h"
+#include "bisectd/process/template.h"
 
 int
 canary_prompt_pin(const struct conf *conf, const struct conf_engine *eng,
@@ -329,7 +329,7 @@ canary_once(const struct canary_ctx *k, int64_t release_id,
 	run.machine_id = k->machine_id;
 	run.definition_id = definition_id;
 	run.out_bytes = res.out_bytes;
-	run_stored_end(&res, detail, sizeof(detail), &run.end);
+	def_stored_end(&res, detail, sizeof(detail), &run.end);
 	if (run.end.failure != NULL) {
 		/* Stored with its reason and no text. */
 	} else if (res.out_truncated) {

@@ -12,7 +12,9 @@
 #include "config/conf.h"
 #include "definition.h"
 #include "fetch/sha256.h"
-#include "template.h"
+#include "bisectd/process/runner.h"
+#include "store/store.h"
+#include "bisectd/process/template.h"
 
 json_t *
 def_strv_json(const struct strv *v)
@@ -71,4 +73,21 @@ full:
 out:
 	strv_clear(&argv);
 	return rc;
+}
+
+void
+def_stored_end(const struct run_result *r, char *detail, size_t len,
+    struct store_run_end *end)
+{
+	end->wall_ns = r->wall_ns;
+	end->exit_code = r->exit_code;
+	end->signal = r->signal;
+	end->err_tail = r->errtail.data;
+	end->err_len = r->errtail.len;
+	end->failure = NULL;
+	end->failure_detail = NULL;
+	if (r->reason != RUN_OK) {
+		end->failure = run_reason_name(r->reason);
+		end->failure_detail = run_describe(r, detail, len);
+	}
 }

@@ -1,8 +1,9 @@
 /*
  * definition.h: what a run of an engine executes, described two ways: as
  * the canonical JSON and sha256 key its runs are stored under (a bench
- * cell's, a canary's), and as the command line people can run again.
- * Shared by bench.c and canary.c.
+ * cell's, a canary's), and as the command line people can run again;
+ * and how such a run ended, in the store's form.  Shared by bench.c and
+ * canary.c.
  */
 #ifndef BISECTD_MEASURE_DEFINITION_H
 #define BISECTD_MEASURE_DEFINITION_H
@@ -11,6 +12,8 @@ struct buf;
 struct conf_engine;
 struct err;
 struct json_t;
+struct run_result;
+struct store_run_end;
 struct strv;
 struct tmpl_vals;
 
@@ -34,5 +37,15 @@ struct json_t *def_strv_json(const struct strv *v);
 int def_command_line(const struct conf_engine *eng, const char *tmpl,
     const char *key, const struct tmpl_vals *v, struct buf *out,
     struct err *e);
+
+/*
+ * How the run of r ended, as the store keeps it: the runner's clock, the
+ * exit status or signal, stderr's tail (pointing into r) and, when it
+ * did not run to its end, the failure's stored name with run_describe()'s
+ * line written into detail.  A run that ended well has failure NULL:
+ * what its output says is the caller's to judge.
+ */
+void def_stored_end(const struct run_result *r, char *detail, size_t len,
+    struct store_run_end *end);
 
 #endif

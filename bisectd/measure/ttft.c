@@ -17,7 +17,7 @@
 #include "common/clock.h"
 #include "common/err.h"
 #include "fetch/http.h"
-#include "runner.h"
+#include "bisectd/process/runner.h"
 #include "ttft.h"
 
 #define NS_PER_MS		1000000LL

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "runner.h"
+#include "bisectd/process/runner.h"
 
 struct err;
 

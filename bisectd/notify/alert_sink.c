@@ -20,10 +20,10 @@
 #include "common/err.h"
 #include "common/logto.h"
 #include "fetch/http.h"
-#include "bisectd/measure/runner.h"
+#include "bisectd/process/runner.h"
 #include "store/store.h"
 #include "common/strv.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 #include "bisectd/report/text_escape.h"
 
 /* A sink is never sent alerts older than this it has not tried yet: one

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bisectd/measure/runner.h"
+#include "bisectd/process/runner.h"
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "config/conf.h"

@@ -15,7 +15,7 @@
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/canary.h"
 #include "bisectd/measure/hygiene.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 #include "common/buf.h"
 #include "bisectd/search/perf.h"
 #include "bisectd/search/canary.h"

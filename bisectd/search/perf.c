@@ -13,7 +13,7 @@
 #include "bisectd/acquire/acquire.h"
 #include "bisectd/acquire/build.h"
 #include "bisectd/measure/bench.h"
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 #include "common/buf.h"
 #include "common/strv.h"
 #include "fetch/cache.h"

@@ -1,5 +1,5 @@
 /*
- * fuzz_template.c: command templates (bisectd/measure/template.c).  The
+ * fuzz_template.c: command templates (bisectd/process/template.c).  The
  * input's first line is the template; the next four lines are the values
  * of {bin}, {version}, {weights} and {content}.
  *
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisectd/measure/template.h"
+#include "bisectd/process/template.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/strv.h"

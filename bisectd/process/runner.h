@@ -37,7 +37,6 @@
 #include "common/buf.h"
 
 struct err;
-struct store_run_end;
 struct tmpl_vals;
 
 enum run_reason {
@@ -190,15 +189,6 @@ const char *run_isolation_name(enum run_isolation iso);
  */
 const char *run_describe(const struct run_result *r, char *buf, size_t len);
 
-/*
- * How the run of r ended, as the store keeps it: the runner's clock, the
- * exit status or signal, stderr's tail (pointing into r) and, when it
- * did not run to its end, the failure's stored name with run_describe()'s
- * line written into detail.  A run that ended well has failure NULL:
- * what its output says is the caller's to judge.
- */
-void run_stored_end(const struct run_result *r, char *detail, size_t len,
-    struct store_run_end *end);
 
 /*
  * Remove the empty cgroup the runner keeps for the next run.  Registered

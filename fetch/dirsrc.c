@@ -16,7 +16,7 @@
 #include "config/conf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
-#include "source.h"
+#include "release_list.h"
 #include "source_impl.h"
 
 /* dir made absolute against the working directory if it is not
@@ -59,13 +59,15 @@ add_file(const struct conf_engine *eng, const char *dir, const char *name,
 }
 
 int
-source_list_dir(const struct conf_engine *eng, struct release_list *out,
-    struct err *e)
+source_list_dir(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e)
 {
 	struct dirent *de;
 	char *dir;
 	DIR *d;
 	int rc = 0;
+
+	(void)state;
 
 	if (eng->asset == NULL)
 		return err_set(e, "engine '%s': a dir: source needs an asset "
@@ -89,3 +91,5 @@ source_list_dir(const struct conf_engine *eng, struct release_list *out,
 	free(dir);
 	return rc;
 }
+
+const struct source_kind source_kind_dir = { SOURCE_DIR, source_list_dir };

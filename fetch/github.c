@@ -19,6 +19,7 @@
 #include "common/err.h"
 #include "http.h"
 #include "sha256.h"
+#include "release_list.h"
 #include "source.h"
 #include "source_impl.h"
 #include "common/strv.h"
@@ -463,3 +464,5 @@ source_list_github(const struct conf_engine *eng, struct source_state *state,
 {
 	return github_list(eng, NULL, state, out, e);
 }
+
+const struct source_kind source_kind_github = { SOURCE_GITHUB, source_list_github };

@@ -25,7 +25,7 @@
 #include "config/conf.h"
 #include "common/err.h"
 #include "common/fsutil.h"
-#include "source.h"
+#include "release_list.h"
 #include "source_impl.h"
 #include "common/strv.h"
 
@@ -199,12 +199,14 @@ list_remote(const struct conf_engine *eng, struct strv *tags, struct err *e)
 }
 
 int
-source_list_git(const struct conf_engine *eng, struct release_list *out,
-    struct err *e)
+source_list_git(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e)
 {
 	struct strv tags = STRV_INIT;
 	int remote = is_remote(eng->source_arg);
 	int rc;
+
+	(void)state;
 
 	if (git_libgit2_init() < 0)
 		return err_set(e, "engine '%s': libgit2 failed to start: %s",
@@ -216,3 +218,5 @@ source_list_git(const struct conf_engine *eng, struct release_list *out,
 	git_libgit2_shutdown();
 	return rc;
 }
+
+const struct source_kind source_kind_git = { SOURCE_GIT, source_list_git };

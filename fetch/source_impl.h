@@ -1,17 +1,32 @@
 /*
- * source_impl.h: the per-kind listers source_list() dispatches to.  Each
- * appends what its source holds to out (unordered), with the same rules
- * as source_list() in source.h; none of them touches the store.
+ * source_impl.h: the kinds of source source_list() dispatches to, one
+ * struct source_kind each, and their listers.  Each appends what its
+ * source holds to out (unordered), with the same rules as source_list()
+ * in source.h; none of them touches the store.  The kinds use
+ * release_list.h's helpers, never source.c.
  */
 #ifndef FETCH_SOURCE_IMPL_H
 #define FETCH_SOURCE_IMPL_H
 
 #include <stddef.h>
 
-struct conf_engine;
+#include "config/conf.h"
+
 struct err;
 struct release_list;
 struct source_state;
+
+/* One kind of source: the engines whose source is kind use list. */
+struct source_kind {
+	enum conf_source kind;
+	int (*list)(const struct conf_engine *eng, struct source_state *state,
+	    struct release_list *out, struct err *e);
+};
+
+extern const struct source_kind source_kind_github;	/* github.c */
+extern const struct source_kind source_kind_url;	/* urlsrc.c */
+extern const struct source_kind source_kind_git;	/* gitsrc.c */
+extern const struct source_kind source_kind_dir;	/* dirsrc.c */
 
 /* github:OWNER/REPO (github.c).  state may be NULL (no conditional
  * request); with state->not_modified set on return, out is untouched. */
@@ -41,8 +56,8 @@ int github_parse_releases(const struct conf_engine *eng, const char *url,
     const char *json, size_t len, struct release_list *out, struct err *e);
 
 /* url:TEMPLATE with versions and optional sha256sums (urlsrc.c). */
-int source_list_url(const struct conf_engine *eng, struct release_list *out,
-    struct err *e);
+int source_list_url(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e);
 
 /*
  * Look name up in a SHA256SUMS file (GNU coreutils format: "HASH  NAME"
@@ -56,11 +71,11 @@ int sha256sums_find(const char *text, size_t len, const char *name,
     char hex[65], const char *what, struct err *e);
 
 /* git:PATH-OR-URL, tags filtered by tag-pattern (gitsrc.c). */
-int source_list_git(const struct conf_engine *eng, struct release_list *out,
-    struct err *e);
+int source_list_git(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e);
 
 /* dir:PATH, archives whose names match asset (dirsrc.c). */
-int source_list_dir(const struct conf_engine *eng, struct release_list *out,
-    struct err *e);
+int source_list_dir(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e);
 
 #endif

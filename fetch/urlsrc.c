@@ -13,7 +13,7 @@
 #include "common/err.h"
 #include "http.h"
 #include "sha256.h"
-#include "source.h"
+#include "release_list.h"
 #include "source_impl.h"
 #include "common/strv.h"
 
@@ -197,13 +197,15 @@ fetch_sums(const struct conf_engine *eng, const char *url,
 }
 
 int
-source_list_url(const struct conf_engine *eng, struct release_list *out,
-    struct err *e)
+source_list_url(const struct conf_engine *eng, struct source_state *state,
+    struct release_list *out, struct err *e)
 {
 	struct release_list got = RELEASE_LIST_INIT;
 	struct http_response sums;
 	char *sums_url = NULL;	/* the file sums holds, malloced */
 	int rc = -1;
+
+	(void)state;
 
 	if (eng->source_arg == NULL || strstr(eng->source_arg, "{version}") ==
 	    NULL)
@@ -292,3 +294,5 @@ out:
 	free(sums_url);
 	return rc;
 }
+
+const struct source_kind source_kind_url = { SOURCE_URL, source_list_url };

@@ -57,7 +57,7 @@ test_listing(const char *root)
 	    "echo no > 'basert-0.6 0.tar.gz'", NULL), 0);
 	snprintf(dir, sizeof(dir), "%s/releases", root);
 	engine(&eng, dir, asset);
-	CHECK_INT(source_list_dir(&eng, &l, &e), 0);
+	CHECK_INT(source_list_dir(&eng, NULL, &l, &e), 0);
 	CHECK_INT(l.n, 5);
 	qsort(l.v, l.n, sizeof(l.v[0]), by_version);
 	for (size_t i = 0; i < l.n && i < 5; i++) {
@@ -99,26 +99,26 @@ test_errors(const char *root)
 
 	snprintf(dir, sizeof(dir), "%s/no-such-folder", root);
 	engine(&eng, dir, asset);
-	CHECK_INT(source_list_dir(&eng, &l, &e), -1);
+	CHECK_INT(source_list_dir(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "engine 'basert'");
 	CHECK_CONTAINS(e.msg, dir);
 	CHECK_CONTAINS(e.msg, "No such file");
 
 	snprintf(dir, sizeof(dir), "%s/releases", root);
 	engine(&eng, dir, NULL);
-	CHECK_INT(source_list_dir(&eng, &l, &e), -1);
+	CHECK_INT(source_list_dir(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "needs an asset pattern");
 
 	snprintf(dir, sizeof(dir), "%s/releases/notes.txt", root);
 	engine(&eng, dir, asset);
-	CHECK_INT(source_list_dir(&eng, &l, &e), -1);
+	CHECK_INT(source_list_dir(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "Not a directory");
 
 	/* Nothing matching is an empty list, not an error. */
 	CHECK_INT(check_run("mkdir -p empty", NULL), 0);
 	snprintf(dir, sizeof(dir), "%s/empty", root);
 	engine(&eng, dir, asset);
-	CHECK_INT(source_list_dir(&eng, &l, &e), 0);
+	CHECK_INT(source_list_dir(&eng, NULL, &l, &e), 0);
 	CHECK_INT(l.n, 0);
 	release_list_release(&l);
 }

@@ -44,7 +44,7 @@ check_list(struct conf_engine *eng, const char *want)
 	struct err e = ERR_INIT;
 	char got[4096];
 	size_t o = 0;
-	int rc = source_list_git(eng, &l, &e);
+	int rc = source_list_git(eng, NULL, &l, &e);
 
 	if (rc != 0)
 		fprintf(stderr, "%s\n", e.msg);
@@ -144,13 +144,13 @@ test_remote(const char *root)
 	    "b-0.10.0.zip\n");
 
 	engine(&eng, src, rel_asset, dotted);
-	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "engine 'basert'");
 	CHECK_CONTAINS(e.msg, "neither a URL nor an absolute path");
 
 	snprintf(src, sizeof(src), "file://%s/nothing-here.git", root);
 	engine(&eng, src, url_asset, dotted);
-	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "cannot list tags of");
 	CHECK_CONTAINS(e.msg, "nothing-here.git");
 	CHECK_INT(l.n, 0);
@@ -166,7 +166,7 @@ test_local_errors(const char *root)
 
 	snprintf(src, sizeof(src), "%s/missing", root);
 	engine(&eng, src, NULL, dotted);
-	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "cannot open git repository");
 	CHECK_CONTAINS(e.msg, src);
 
@@ -174,7 +174,7 @@ test_local_errors(const char *root)
 	CHECK_INT(check_run("mkdir -p work/sub", NULL), 0);
 	snprintf(src, sizeof(src), "%s/work/sub", root);
 	engine(&eng, src, NULL, dotted);
-	CHECK_INT(source_list_git(&eng, &l, &e), -1);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), -1);
 	CHECK_CONTAINS(e.msg, "cannot open git repository");
 	CHECK_INT(l.n, 0);
 }

@@ -153,7 +153,7 @@ control_parse(const char *line, struct control_request *req,
 	return 0;
 }
 
-/* The complete line in in[0..len), or -1 with e (see control_read_request). */
+/* The complete line in in[0..len), or -1 with e (see control_client_read). */
 static int
 finish_line(char *line, size_t len, struct control_request *req,
     struct err *e)
@@ -248,39 +248,6 @@ control_client_write(struct control_client *c, struct err *e)
 	return 1;
 }
 
-int
-control_read_request(int fd, struct control_request *req, struct err *e)
-{
-	char line[CONTROL_REQUEST_MAX];
-	int64_t deadline = clock_now_ms() + CONTROL_TIMEOUT_MS;
-	size_t len = 0;
-	char *nl;
-
-	for (;;) {
-		ssize_t n;
-
-		if (wait_fd(fd, POLLIN, deadline, "control request", e) < 0)
-			return -1;
-		n = read(fd, line + len, sizeof(line) - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return err_errno(e, "control request");
-		}
-		if (n == 0)
-			return err_set(e, "control request: truncated (no "
-			    "newline)");
-		len += (size_t)n;
-		line[len] = '\0';
-		if ((nl = memchr(line, '\n', len)) != NULL)
-			break;
-		if (len == sizeof(line) - 1)
-			return err_set(e, "control request: longer than %d "
-			    "bytes", CONTROL_REQUEST_MAX);
-	}
-	return finish_line(line, len, req, e);
-}
-
 static int
 write_all(int fd, const char *p, size_t len, int64_t deadline,
     const char *what, struct err *e)
@@ -301,21 +268,6 @@ write_all(int fd, const char *p, size_t len, int64_t deadline,
 		p += n;
 		len -= (size_t)n;
 	}
-	return 0;
-}
-
-int
-control_reply(int fd, const char *text, struct err *e)
-{
-	int64_t deadline = clock_now_ms() + CONTROL_TIMEOUT_MS;
-	size_t len = strlen(text);
-
-	if (len + 1 > CONTROL_REPLY_MAX)
-		return err_set(e, "control reply: %zu bytes is over the "
-		    "limit", len);
-	if (write_all(fd, text, len, deadline, "control reply", e) < 0 ||
-	    write_all(fd, "\n", 1, deadline, "control reply", e) < 0)
-		return -1;
 	return 0;
 }
 

@@ -3,8 +3,7 @@
  * to the Unix socket, sends one request line and reads one reply line,
  * then the connection closes.  Requests: "status", "wake", "cancel ID".
  * The daemon serves many clients at once from its poll() loop through
- * struct control_client; control_read_request() and control_reply() are
- * the blocking forms for one client.
+ * struct control_client, without blocking.
  * Replies: one JSON object, {"ok": true, ...} or {"ok": false, "error":
  * "..."}.  Both directions are bounded: a request longer than
  * CONTROL_REQUEST_MAX or without its newline is refused, and a reply
@@ -39,14 +38,6 @@ int control_listen(const char *path, const char *group, int *fd,
     struct err *e);
 
 /*
- * Read one request line from a connected client (at most
- * CONTROL_TIMEOUT_MS) and parse it.  Returns 0, or -1 with e saying what
- * was wrong with it (too long, truncated, unknown command, bad number),
- * suitable for the error reply.
- */
-int control_read_request(int fd, struct control_request *req, struct err *e);
-
-/*
  * One client of a server that serves many at once from its poll() loop:
  * what it has sent so far, then the reply still to send.  Nothing here
  * blocks.
@@ -70,9 +61,9 @@ void control_client_end(struct control_client *c);
 
 /*
  * Read what c's socket has: 0 when the request is not complete yet, 1
- * with *req parsed, -1 with e saying what was wrong (as for
- * control_read_request(), for the error reply; the connection stays
- * open for it).
+ * with *req parsed, -1 with e saying what was wrong (too long,
+ * truncated, more than one line, unknown command, bad number), for the
+ * error reply; the connection stays open for it.
  */
 int control_client_read(struct control_client *c, struct control_request *req,
     struct err *e);
@@ -89,9 +80,6 @@ int control_client_write(struct control_client *c, struct err *e);
 /* Parse one request line (without its newline). */
 int control_parse(const char *line, struct control_request *req,
     struct err *e);
-
-/* Send text and a newline to the client (at most CONTROL_TIMEOUT_MS). */
-int control_reply(int fd, const char *text, struct err *e);
 
 /*
  * Client: send request (one line, no newline) to the daemon at path and

@@ -17,7 +17,6 @@
 #include "bisectd/measure/hygiene.h"
 #include "bisectd/process/template.h"
 #include "common/buf.h"
-#include "bisectd/search/perf.h"
 #include "bisectd/search/canary.h"
 #include "bisectd/search/range.h"
 #include "bisectd/search/verdict.h"
@@ -697,7 +696,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	char config[SHA256_HEX_LEN + 1];
 	int64_t engine_id, *ids = NULL;
 	size_t n = 0;
-	int rc;
+	int rc, ret = -1;
 
 	*out = NULL;
 	memset(&m, 0, sizeof(m));
@@ -867,16 +866,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		} else
 			json_array_append_new(rels, rj);
 	}
-	judgement_release(&j);
-	canary_judgement_release(&oj);
-	summary_release(&rs, n);
-	free(ids);
-	free(qc.tg);
-	free(wsha);
-	store_machine_release(&m);
-	range_release(&r);
 	*out = rep;
-	return 0;
+	rep = NULL;
+	ret = 0;
 fail:
 	json_decref(rep);
 	judgement_release(&j);
@@ -887,5 +879,5 @@ fail:
 	free(wsha);
 	store_machine_release(&m);
 	range_release(&r);
-	return -1;
+	return ret;
 }

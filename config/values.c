@@ -238,3 +238,34 @@ conf_parse_listen(const char *s, char *address, size_t len, int *port)
 	*port = (int)v;
 	return 0;
 }
+
+const char *
+conf_url_redact(const char *url, char *buf, size_t len)
+{
+	const char *scheme_end = strstr(url, "://"), *auth, *host, *end, *at;
+
+	if (len == 0)
+		return buf;
+	if (scheme_end == NULL) {
+		snprintf(buf, len, "%s", url);
+		return buf;
+	}
+	auth = scheme_end + 3;
+	end = auth + strcspn(auth, "/?#");
+	host = auth;
+	for (at = auth; at < end; at++)
+		if (*at == '@')
+			host = at + 1;
+	snprintf(buf, len, "%.*s%.*s%s", (int)(auth - url), url,
+	    (int)(end - host), host, *end != '\0' ? "/..." : "");
+	return buf;
+}
+
+const char *
+conf_alert_shown(const struct conf_alert *a, char *buf, size_t len)
+{
+	if (a->kind == ALERT_WEBHOOK && a->target != NULL)
+		return conf_url_redact(a->target, buf, len);
+	snprintf(buf, len, "%s", a->target ? a->target : "");
+	return buf;
+}

@@ -1,0 +1,381 @@
+/*
+ * checks.c: what the configuration is judged on once every key is read:
+ * the keys each section needs, the keys that only make sense together,
+ * references between sections resolved, and the [bisectd] limits an
+ * engine inherits (see conf_int.h).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "conf_int.h"
+
+static void
+check_runner(struct conf_loader *ld, struct conf_runner *r)
+{
+	static const char *const slurm_only[] = { "partition", "account",
+	    "gres", "constraint", "exclusive", "time-limit", "spool" };
+	char key[320];
+
+	snprintf(key, sizeof(key), "runner.%s", r->name);
+	r->line = linemap_section(ld, key);
+	if ((int)r->kind == -1)
+		return;		/* said already; its other keys are moot */
+	if (r->kind == RUNNER_SLURM) {
+		if (r->spool == NULL)
+			ld_problem(ld, r->line,
+			    "runner.%s.spool: missing (a slurm "
+			    "runner needs a folder the daemon and the nodes "
+			    "both reach)",
+			    r->name);
+		if (r->max_jobs < 0)
+			r->max_jobs = 4;
+		return;
+	}
+	for (size_t i = 0; i < sizeof(slurm_only) / sizeof(*slurm_only);
+	    i++) {
+		int line;
+
+		snprintf(key, sizeof(key), "runner.%s.%s", r->name,
+		    slurm_only[i]);
+		if ((line = linemap_find(ld, key, 0)) > 0)
+			ld_problem(ld, line, "%s: only kind = slurm takes it",
+			    key);
+	}
+	snprintf(key, sizeof(key), "runner.%s.max-jobs", r->name);
+	if (r->max_jobs > 1)
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "%s: a local runner runs "
+		    "one benchmark at a time, got %d",
+		    key, r->max_jobs);
+	r->max_jobs = 1;
+}
+
+
+static int
+contains(const int *v, size_t n, int x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == x)
+			return 1;
+	return 0;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The line of the engine's key, or of its section when the key is not
+ * in the file (a default). */
+static int
+engine_line(const struct conf_loader *ld, const struct conf_engine *g,
+    const char *key, int section_line)
+{
+	char name[320];
+	int line;
+
+	snprintf(name, sizeof(name), "engine.%s.%s", g->name, key);
+	line = linemap_find(ld, name, 0);
+	return line ? line : section_line;
+}
+
+static void
+check_engine(struct conf_loader *ld, struct conf_engine *g)
+{
+	char prefix[300];
+	int line, fit_line;
+
+	snprintf(prefix, sizeof(prefix), "engine.%s", g->name);
+	line = linemap_section(ld, prefix);
+	if (g->source_spec == NULL)
+		ld_problem(ld, line, "engine.%s.source: missing (expected "
+		    "github:OWNER/REPO, url:TEMPLATE, git:PATH-OR-URL or "
+		    "dir:PATH)", g->name);
+	else if ((g->source == SOURCE_GITHUB || g->source == SOURCE_DIR) &&
+	    g->asset == NULL)
+		ld_problem(ld, line,
+		    "engine.%s.asset: missing (a %s: source needs "
+		    "the archive's name pattern with {version})",
+		    g->name, conf_source_name(g->source));
+	if (g->asset && strstr(g->asset, "{version}") == NULL &&
+	    !(g->source == SOURCE_GIT && strstr(g->asset, "{tag}"))) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.asset", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "%s: expected a pattern "
+		    "containing {version}%s, got '%s'",
+		    key, g->source == SOURCE_GIT ? " or {tag}" : "", g->asset);
+	}
+	if (g->source_spec && g->source == SOURCE_URL && g->versions.n == 0)
+		ld_problem(ld, line,
+		    "engine.%s.versions: missing (a url: source "
+		    "needs the list of versions)",
+		    g->name);
+	if (g->source_spec && g->source != SOURCE_URL && g->versions.n > 0) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.versions", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "%s: only url: sources "
+		    "take a list of versions",
+		    key);
+	}
+	if (g->command == NULL)
+		ld_problem(ld, line, "engine.%s.command: missing (the bench "
+		    "command, e.g. {bin}/bin/llama-bench -m {weights} -p "
+		    "{prompt} -n {gen} -o json)", g->name);
+	else if (strstr(g->command, "{bin}") == NULL)
+		ld_problem(ld, engine_line(ld, g, "command", line), "engine.%s."
+		    "command: expected {bin}, the unpacked release, in the "
+		    "command (without it every release runs the same binary), "
+		    "got '%s'", g->name, g->command);
+	if (g->mode == MODE_SERVER && g->url == NULL)
+		ld_problem(ld, line,
+		    "engine.%s.url: missing (mode = server needs "
+		    "the completions URL)",
+		    g->name);
+	if (g->weights_name == NULL) {
+		if (ld->c->nweights == 1)
+			g->weights = &ld->c->weights[0];
+		else
+			ld_problem(ld, line,
+			    "engine.%s.weights: missing (expected "
+			    "the name of a [weights] section%s)",
+			    g->name,
+			    ld->c->nweights == 0 ? "; there is none" : "");
+	} else if ((g->weights = conf_weights_find(ld->c, g->weights_name)) ==
+	    NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.weights", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "%s: no [weights \"%s\"] "
+		    "section",
+		    key, g->weights_name);
+	}
+	if (g->runner_name && (g->runner = conf_runner_find(ld->c,
+	    g->runner_name)) == NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.runner", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "%s: no [runner \"%s\"] "
+		    "section",
+		    key, g->runner_name);
+	}
+	if (g->nfit == 0) {
+		/* The two largest prompt lengths. */
+		int sorted[CONF_MAX_LENGTHS];
+
+		memcpy(sorted, g->prompts, g->nprompts * sizeof(int));
+		qsort(sorted, g->nprompts, sizeof(int), cmp_int);
+		for (size_t i = g->nprompts >= 2 ? g->nprompts - 2 : 0;
+		    i < g->nprompts; i++)
+			g->fit[g->nfit++] = sorted[i];
+	}
+	if (g->repo == NULL && g->source_spec && g->source == SOURCE_GIT &&
+	    g->source_arg)
+		g->repo = conf_xstrdup(g->source_arg);
+	if (g->build.n > 0 && g->repo == NULL) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.build", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0),
+		    "engine.%s.repo: missing "
+		    "(build needs the engine's git repository; a git: source "
+		    "gives it)",
+		    g->name);
+	}
+	if (g->drill_down && (g->repo == NULL || g->build.n == 0)) {
+		char key[320];
+
+		snprintf(key, sizeof(key), "engine.%s.drill-down", g->name);
+		ld_problem(ld, linemap_find(ld, key, 0), "%s: needs %s (the "
+		    "commits between two tags are built from the repository)",
+		    key, g->repo == NULL ? "repo and build" : "build");
+	}
+	if (g->max_reps < g->reps)
+		ld_problem(ld, engine_line(ld, g, "max-reps", line),
+		    "engine.%s.max-reps: %d is fewer than reps "
+		    "(%d)", g->name, g->max_reps, g->reps);
+	/* Without a fit key, the fit is the prompts' two largest: a
+	 * problem with it is the prompts'. */
+	fit_line = engine_line(ld, g, "fit", engine_line(ld, g, "prompts",
+	    line));
+	if (g->nfit < 2)
+		ld_problem(ld, fit_line,
+		    "engine.%s.fit: the fit needs two or more "
+		    "prompt lengths",
+		    g->name);
+	for (size_t i = 0; i < g->nfit; i++)
+		if (!contains(g->prompts, g->nprompts, g->fit[i]))
+			ld_problem(ld, fit_line,
+			    "engine.%s.fit: %d is not one of "
+			    "the prompt lengths",
+			    g->name, g->fit[i]);
+	for (size_t i = 0; i < g->nprompts; i++)
+		if (g->prompts[i] == 0)
+			ld_problem(ld, engine_line(ld, g, "prompts", line),
+			    "engine.%s.prompts: a prefill length must be "
+			    "positive", g->name);
+	if (g->canary && g->canary_prompt == NULL)
+		ld_problem(ld, line,
+		    "engine.%s.canary-prompt: missing (a canary "
+		    "generates from a prompt file, given to it as {content} "
+		    "and on stdin)",
+		    g->name);
+	if (g->canary == NULL && (g->canary_prompt ||
+	    g->canary_prompt_sha256 || g->canary_parser_arg))
+		ld_problem(ld, line, "engine.%s.canary: missing (canary-prompt "
+		    "and canary-parser describe a canary command)", g->name);
+	if (g->metric.kind == METRIC_PP &&
+	    !contains(g->prompts, g->nprompts, g->metric.n))
+		ld_problem(ld, engine_line(ld, g, "metric", line), "engine.%s."
+		    "metric: pp%d needs %d among the prompt lengths", g->name,
+		    g->metric.n, g->metric.n);
+	if (g->metric.kind == METRIC_TG && !contains(g->gen, g->ngen,
+	    g->metric.n))
+		ld_problem(ld, engine_line(ld, g, "metric", line), "engine.%s."
+		    "metric: tg%d needs %d among the gen lengths", g->name,
+		    g->metric.n, g->metric.n);
+}
+
+/* Each switch names a known engine and turns something on; each engine
+ * with switches has exactly one control. */
+static void
+check_ablations(struct conf_loader *ld)
+{
+	struct conf *c = ld->c;
+
+	for (size_t i = 0; i < c->nablations; i++) {
+		struct conf_ablation *a = &c->ablations[i];
+		char key[320];
+
+		if (a->engine_name == NULL)
+			ld_problem(ld, a->line,
+			    "ablation.%s.engine: missing (the "
+			    "engine whose component the switch turns off)",
+			    a->name);
+		else if ((a->engine = conf_engine(c, a->engine_name)) ==
+		    NULL) {
+			snprintf(key, sizeof(key), "ablation.%s.engine",
+			    a->name);
+			ld_problem(ld, linemap_find(ld, key, 0),
+			    "%s: no [engine "
+			    "\"%s\"] section",
+			    key, a->engine_name);
+		}
+		if (a->env.n == 0 && a->args.n == 0)
+			ld_problem(ld, a->line, "ablation.%s: expected env "
+			    "(NAME=VALUE) or args, what turns the component "
+			    "off", a->name);
+		snprintf(key, sizeof(key), "ablation.%s.control-min", a->name);
+		if (!a->control && a->control_min >= 0)
+			ld_problem(ld, linemap_find(ld, key, 0), "%s: only the "
+			    "control switch (control = yes) takes a "
+			    "control-min", key);
+		if (a->control_min < 0)
+			a->control_min = CONF_CONTROL_MIN;
+	}
+	for (size_t i = 0; i < c->nablations; i++) {
+		const struct conf_ablation *a = &c->ablations[i], *first = NULL;
+		size_t k, controls = 0;
+
+		if (a->engine == NULL)
+			continue;
+		for (k = 0; k < i; k++)
+			if (c->ablations[k].engine == a->engine)
+				break;
+		if (k < i)
+			continue;	/* the engine was checked already */
+		for (k = i; k < c->nablations; k++) {
+			const struct conf_ablation *b = &c->ablations[k];
+			char key[320];
+
+			if (b->engine != a->engine || !b->control)
+				continue;
+			if (controls++ == 0) {
+				first = b;
+				continue;
+			}
+			snprintf(key, sizeof(key), "ablation.%s.control",
+			    b->name);
+			ld_problem(ld, linemap_find(ld, key, 0),
+			    "%s: engine %s "
+			    "has its control already ([ablation \"%s\"]); "
+			    "exactly one switch per engine is the control",
+			    key, a->engine->name, first->name);
+		}
+		if (controls == 0)
+			ld_problem(ld, a->line,
+			    "ablation.%s: engine %s has no "
+			    "control: mark one switch of a component known to "
+			    "be heavy with control = yes, so that a switch "
+			    "that "
+			    "does nothing is not read as a component that "
+			    "costs "
+			    "nothing",
+			    a->name, a->engine->name);
+	}
+}
+
+void
+conf_check_all(struct conf_loader *ld)
+{
+	struct conf *c = ld->c;
+
+	for (size_t i = 0; i < c->nweights; i++) {
+		struct conf_weights *w = &c->weights[i];
+
+		if ((w->path == NULL) == (w->url == NULL))
+			ld_problem(ld, w->line,
+			    "weights.%s: expected exactly one "
+			    "of path or url",
+			    w->name);
+		if (w->url && w->sha256 == NULL)
+			ld_problem(ld, w->line,
+			    "weights.%s.sha256: missing (weights "
+			    "fetched by url must be pinned by hash)",
+			    w->name);
+	}
+	for (size_t i = 0; i < c->nrunners; i++)
+		check_runner(ld, &c->runners[i]);
+	if (c->unpack_max == 0)
+		c->unpack_max = c->cache_max;
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct conf_engine *g = &c->engines[i];
+
+		if (g->unpack_max == 0)
+			g->unpack_max = c->unpack_max;
+		if (g->download_deadline_ms <= 0)
+			g->download_deadline_ms = c->download_deadline_ms;
+		check_engine(ld, g);
+	}
+	for (size_t i = 0; i < c->nalerts; i++) {
+		struct conf_alert *a = &c->alerts[i];
+
+		if ((int)a->kind == -1)
+			ld_problem(ld, a->line,
+			    "alert.%s: expected one of webhook, "
+			    "command or email",
+			    a->name);
+		else if (a->kind == ALERT_EMAIL && a->smtp == NULL)
+			ld_problem(ld, a->line, "alert.%s.smtp: missing (email "
+			    "alerts need an smtp:// URL)", a->name);
+	}
+	if (c->yardstick_engine && conf_engine(c, c->yardstick_engine) == NULL)
+		ld_problem(ld, linemap_find(ld, "yardstick.engine", 0),
+		    "yardstick.engine: no [engine \"%s\"] section",
+		    c->yardstick_engine);
+	check_ablations(ld);
+	if (c->yardstick_version && c->yardstick_engine == NULL)
+		ld_problem(ld, linemap_find(ld, "yardstick.version", 0),
+		    "yardstick.engine: missing (a yardstick names its engine)");
+}

@@ -1,0 +1,1134 @@
+/*
+ * keys.c: the table of every key of the configuration (see keys.h), the
+ * setters of its types, and the keys whose values need a setter of their
+ * own.  A new key is one row here, a field in conf.h, and a line in
+ * bisectd.conf.example; parsing, freeing and docs/configuration.md
+ * follow from the row.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/err.h"
+#include "common/fsutil.h"
+#include "common/regex.h"
+#include "conf.h"
+#include "conf_int.h"
+#include "keys.h"
+#include "cron.h"
+
+char *
+conf_xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		abort();	/* a few bytes at start-up: nothing to save */
+	return p;
+}
+
+static void
+set_str(char **field, const char *v)
+{
+	free(*field);
+	*field = conf_xstrdup(v);
+}
+
+/* A path relative to the config file's folder becomes absolute. */
+static void
+set_path(struct conf_loader *ld, char **field, const char *v)
+{
+	free(*field);
+	if (v[0] == '/')
+		*field = conf_xstrdup(v);
+	else if ((*field = fs_join(ld->c->dir, v)) == NULL)
+		abort();
+}
+
+static int
+want_bool(struct conf_loader *ld, const struct conf_entry *en, int *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" };
+	static const char *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(en->value, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(en->value, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	ld_problem(ld, en->line, "%s: expected true or false, got '%s'",
+	    en->label, en->value);
+	return -1;
+}
+
+/* A duration from min_ms (0 or 1) to CONF_DURATION_MAX_MS. */
+static void
+want_duration(struct conf_loader *ld, const struct conf_entry *en,
+    int64_t min_ms, int64_t *ms)
+{
+	int64_t v;
+	int rc = conf_parse_duration(en->value, &v);
+
+	if (rc == -1)
+		ld_problem(ld, en->line,
+		    "%s: expected a duration such as 250ms, "
+		    "30s, 10m, 2h or 30d, got '%s'",
+		    en->label, en->value);
+	else if (rc < 0 || v < min_ms)
+		ld_problem(ld, en->line, "%s: duration '%s' is out of range "
+		    "(expected %s to %lldd)", en->label, en->value,
+		    min_ms > 0 ? "1ms" : "0s",
+		    (long long)(CONF_DURATION_MAX_MS / 86400000));
+	else
+		*ms = v;
+}
+
+static void
+want_percent(struct conf_loader *ld, const struct conf_entry *en, double *f)
+{
+	if (conf_parse_percent(en->value, f) < 0)
+		ld_problem(ld, en->line,
+		    "%s: expected a percentage such as 20%%, "
+		    "got '%s'",
+		    en->label, en->value);
+}
+
+static void
+want_int(struct conf_loader *ld, const struct conf_entry *en, int lo, int hi,
+    int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(en->value, &end, 10);
+	if (errno || end == en->value || *end != '\0' || v < lo || v > hi) {
+		ld_problem(ld, en->line,
+		    "%s: expected an integer from %d to %d, "
+		    "got '%s'",
+		    en->label, lo, hi, en->value);
+		return;
+	}
+	*out = (int)v;
+}
+
+static void
+want_lengths(
+    struct conf_loader *ld, const struct conf_entry *en, int *out, size_t *n)
+{
+	if (conf_parse_lengths(en->value, out, CONF_MAX_LENGTHS, n) < 0 ||
+	    *n == 0)
+		ld_problem(ld, en->line,
+		    "%s: expected a comma-separated list of "
+		    "distinct token counts such as 512,2048, got '%s'",
+		    en->label, en->value);
+}
+
+/* A size above zero, such as 4G or 512M. */
+static void
+want_size(struct conf_loader *ld, const struct conf_entry *en, uint64_t *out)
+{
+	if (conf_parse_size(en->value, out) < 0 || *out == 0)
+		ld_problem(ld, en->line,
+		    "%s: expected a size above zero such as "
+		    "16G or 512M, got '%s'",
+		    en->label, en->value);
+}
+
+/* 64 hex digits into *out, lowercased. */
+static void
+want_sha256(struct conf_loader *ld, const struct conf_entry *en, char **out)
+{
+	size_t n = strlen(en->value);
+	int ok = n == 64;
+
+	for (size_t i = 0; ok && i < n; i++)
+		ok = isxdigit((unsigned char)en->value[i]);
+	if (!ok)
+		ld_problem(ld, en->line, "%s: expected 64 hex digits, got '%s'",
+		    en->label, en->value);
+	set_str(out, en->value);
+	for (char *p = *out; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+static int
+valid_url(const char *v, int allow_file)
+{
+	return strncmp(v, "https://", 8) == 0 ||
+	    strncmp(v, "http://", 7) == 0 ||
+	    (allow_file && strncmp(v, "file://", 7) == 0);
+}
+
+/* Where a browser reaches the daemon's HTTP server: an http(s) URL with
+ * a host and nothing a link could not carry as it is. */
+static void
+want_public_url(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf *c = obj;
+	const char *v = en->value, *host = strstr(v, "://");
+	size_t n = strlen(v);
+	int bad = !valid_url(v, 0) || host == NULL || host[3] == '\0' ||
+	    host[3] == '/' || strchr(v, '?') || strchr(v, '#');
+
+	for (const char *p = v; *p && !bad; p++)
+		bad = (unsigned char)*p <= ' ' || *p == '"' || *p == '<' ||
+		    *p == '>' || *p == '\\' || *p == 0x7f;
+	if (bad) {
+		ld_problem(ld, en->line,
+		    "%s: expected an http:// or https:// URL "
+		    "such as https://bisectd.example.com, got '%s'",
+		    en->label, v);
+		return;
+	}
+	set_str(&c->public_url, v);
+	while (n > 0 && c->public_url[n - 1] == '/')
+		c->public_url[--n] = '\0';
+}
+
+static void
+engine_source(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	static const struct {
+		const char *prefix;
+		enum conf_source kind;
+	} kinds[] = {
+		{ "github:", SOURCE_GITHUB }, { "url:", SOURCE_URL },
+		{ "git:", SOURCE_GIT }, { "dir:", SOURCE_DIR },
+	};
+	const char *v = en->value;
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		size_t n = strlen(kinds[i].prefix);
+
+		if (strncmp(v, kinds[i].prefix, n) != 0)
+			continue;
+		g->source = kinds[i].kind;
+		g->source_line = en->line;
+		set_str(&g->source_spec, v);
+		v += n;
+		if (*v == '\0')
+			break;
+		switch (g->source) {
+		case SOURCE_GITHUB: {
+			const char *slash = strchr(v, '/');
+
+			if (slash == NULL || slash == v || slash[1] == '\0' ||
+			    strchr(slash + 1, '/') != NULL)
+				ld_problem(ld, en->line, "%s: expected "
+				    "github:OWNER/REPO, got '%s'", en->label,
+				    en->value);
+			set_str(&g->source_arg, v);
+			break;
+		}
+		case SOURCE_URL:
+			if (!valid_url(v, 0) || strstr(v, "{version}") == NULL)
+				ld_problem(ld, en->line,
+				    "%s: expected url: followed "
+				    "by an http(s) URL containing {version}, "
+				    "got "
+				    "'%s'",
+				    en->label, en->value);
+			set_str(&g->source_arg, v);
+			break;
+		case SOURCE_GIT:
+			if (strstr(v, "://") || strchr(v, '@'))
+				set_str(&g->source_arg, v);
+			else
+				set_path(ld, &g->source_arg, v);
+			break;
+		case SOURCE_DIR:
+			set_path(ld, &g->source_arg, v);
+			break;
+		}
+		return;
+	}
+	ld_problem(ld, en->line,
+	    "%s: expected github:OWNER/REPO, url:TEMPLATE, "
+	    "git:PATH-OR-URL or dir:PATH, got '%s'",
+	    en->label, en->value);
+}
+
+/*
+ * The json:PATH or regex:RE part of a parser key: 1 with *arg set for
+ * json:, 2 for regex: (compiled as the parser compiles it, with the
+ * capture group the value is read from), 0 for neither.
+ */
+static int
+parser_arg(struct conf_loader *ld, const struct conf_entry *en, char **arg)
+{
+	const char *v = en->value;
+	struct err e = ERR_INIT;
+	struct regex *re;
+
+	free(*arg);
+	*arg = NULL;
+	if (strncmp(v, "json:", 5) == 0 && v[5] != '\0') {
+		*arg = conf_xstrdup(v + 5);
+		return 1;
+	}
+	if (strncmp(v, "regex:", 6) != 0 || v[6] == '\0')
+		return 0;
+	*arg = conf_xstrdup(v + 6);
+	if (regex_compile(v + 6, &re, &e) < 0)
+		ld_problem(ld, en->line, "%s: %s", en->label, e.msg);
+	regex_free(re);
+	return 2;
+}
+
+static void
+engine_parser(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+	int kind = parser_arg(ld, en, &g->parser_arg);
+
+	if (kind == 1)
+		g->parser = PARSER_JSON;
+	else if (kind == 2)
+		g->parser = PARSER_REGEX;
+	else if (strcmp(v, "wall") == 0)
+		g->parser = PARSER_WALL;
+	else if (strcmp(v, "llama-bench") == 0)
+		g->parser = PARSER_LLAMA_BENCH;
+	else
+		ld_problem(ld, en->line, "%s: expected wall, llama-bench, "
+		    "json:PATH or regex:RE, got '%s'", en->label, v);
+}
+
+/*
+ * A build line: a command template whose placeholders are {src}, {out}
+ * and {jobs} only ({{ is a literal brace).  The words are split when it
+ * runs, without a shell, as for command.
+ */
+static void
+engine_build(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *p = en->value;
+
+	if (p[strspn(p, " \t")] == '\0') {
+		ld_problem(ld, en->line,
+		    "%s: expected a command such as 'cc -O2 "
+		    "-o {out}/engine {src}/engine.c', got an empty value",
+		    en->label);
+		return;
+	}
+	while ((p = strchr(p, '{')) != NULL) {
+		size_t n;
+
+		if (p[1] == '{') {
+			p += 2;
+			continue;
+		}
+		n = strspn(p + 1, "abcdefghijklmnopqrstuvwxyz_");
+		if (n > 0 && p[1 + n] == '}' && !((n == 3 && (strncmp(p + 1,
+		    "src", 3) == 0 || strncmp(p + 1, "out", 3) == 0)) ||
+		    (n == 4 && strncmp(p + 1, "jobs", 4) == 0))) {
+			ld_problem(ld, en->line, "%s: unknown placeholder "
+			    "'{%.*s}' (known: {src} {out} {jobs}; write {{ for "
+			    "a literal brace)", en->label, (int)n, p + 1);
+			return;
+		}
+		p++;
+	}
+	strv_push(&g->build, en->value);
+}
+
+static void
+engine_canary_parser(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	int kind = parser_arg(ld, en, &g->canary_parser_arg);
+
+	if (kind == 1)
+		g->canary_parser = TEXT_JSON;
+	else if (kind == 2)
+		g->canary_parser = TEXT_REGEX;
+	else if (strcmp(en->value, "stdout") == 0)
+		g->canary_parser = TEXT_STDOUT;
+	else
+		ld_problem(ld, en->line, "%s: expected stdout, json:PATH or "
+		    "regex:RE, got '%s'", en->label, en->value);
+}
+
+/*
+ * A value handed to sbatch as one option's argument: never a shell
+ * word, but Slurm splits some of them on commas and reads others as
+ * expressions, so only the characters its names and expressions use
+ * are taken.
+ */
+static void
+want_slurm_word(struct conf_loader *ld, const struct conf_entry *en,
+    const char *extra, char **field)
+{
+	const char *v = en->value;
+
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && strchr("_.-", *p) == NULL &&
+		    strchr(extra, *p) == NULL) {
+			ld_problem(ld, en->line,
+			    "%s: expected a Slurm name%s%s, "
+			    "got '%s' ('%c' is not taken)",
+			    en->label, extra[0] ? " with " : "", extra, v,
+			    isprint((unsigned char)*p) ? *p : '?');
+			return;
+		}
+	if (v[0] == '\0' || v[0] == '-') {
+		ld_problem(ld, en->line, "%s: expected a Slurm name, got '%s'",
+		    en->label, v);
+		return;
+	}
+	set_str(field, v);
+}
+
+/* --- keys with a setter of their own --- */
+
+static void
+bisectd_cache_max(
+    struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf *c = obj;
+
+	if (conf_parse_size(en->value, &c->cache_max) < 0)
+		ld_problem(ld, en->line, "%s: expected a size such as 20G or "
+		    "512M, got '%s'", en->label, en->value);
+}
+
+static void
+bisectd_http(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf *c = obj;
+
+	if (conf_parse_listen(en->value, c->http_address,
+	    sizeof(c->http_address), &c->http_port) < 0)
+		ld_problem(ld, en->line, "%s: expected a numeric address and a "
+		    "port such as 127.0.0.1:8088 or [::1]:8088, got '%s'",
+		    en->label, en->value);
+	else
+		set_str(&c->http, en->value);
+}
+
+static void
+engine_versions(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+
+	strv_clear(&g->versions);
+	if (strv_split(&g->versions, en->value, ',') < 0)
+		ld_problem(ld, en->line, "%s: expected a comma-separated list "
+		    "of versions, got '%s'", en->label, en->value);
+}
+
+static void
+engine_contents(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+
+	strv_clear(&g->contents);
+	if (strcmp(v, "none") != 0 && strv_split(&g->contents, v, ',') < 0)
+		ld_problem(ld, en->line, "%s: expected a comma-separated list "
+		    "such as random,prose, got '%s'", en->label, v);
+	for (size_t i = 0; i < g->contents.n; i++)
+		if (strcmp(g->contents.v[i], "random") != 0 &&
+		    strcmp(g->contents.v[i], "prose") != 0)
+			ld_problem(ld, en->line, "%s: unknown content kind "
+			    "'%s' (expected random or prose)", en->label,
+			    g->contents.v[i]);
+}
+
+static void
+engine_max_memory(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+
+	if (strcmp(v, "none") == 0)
+		g->max_memory = 0;
+	else if (conf_parse_size(v, &g->max_memory) < 0 ||
+	    g->max_memory < ((uint64_t)16 << 20))
+		ld_problem(ld, en->line, "%s: expected a size of 16M or more "
+		    "such as 512M or 20G, or none, got '%s'", en->label, v);
+}
+
+static void
+engine_metric(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+
+	if (conf_parse_metric(en->value, &g->metric) < 0)
+		ld_problem(ld, en->line,
+		    "%s: expected per-token, fixed, ppN or "
+		    "tgN, got '%s'",
+		    en->label, en->value);
+}
+
+static void
+engine_repo(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+
+	if (v[0] == '\0')
+		ld_problem(ld, en->line, "%s: expected a git URL or path, got "
+		    "an empty value", en->label);
+	else if (strstr(v, "://") || strchr(v, '@'))
+		set_str(&g->repo, v);
+	else
+		set_path(ld, &g->repo, v);
+}
+
+static void
+engine_schedule(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	struct cron cr;
+	const char *why;
+
+	if (cron_parse(en->value, &cr, &why) < 0)
+		ld_problem(ld, en->line, "%s: %s in cron expression '%s'",
+		    en->label, why, en->value);
+	set_str(&g->schedule, en->value);
+}
+
+/* webhook, command and email: an alert has one of them. */
+static void
+alert_target(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_alert *a = obj;
+	const char *k = en->key;
+	enum conf_alert_kind kind = k[0] == 'w' ? ALERT_WEBHOOK :
+	    k[0] == 'c' ? ALERT_COMMAND : ALERT_EMAIL;
+
+	if ((int)a->kind != -1 && a->kind != kind)
+		ld_problem(ld, en->line, "%s: an alert has one of webhook, "
+		    "command or email, not several", en->label);
+	if (kind == ALERT_WEBHOOK && !valid_url(en->value, 0)) {
+		char shown[256];
+
+		ld_problem(ld, en->line, "%s: expected an http(s) URL, got "
+		    "'%s'", en->label, conf_url_redact(en->value, shown,
+		    sizeof(shown)));
+	}
+	if (kind == ALERT_EMAIL && strchr(en->value, '@') == NULL)
+		ld_problem(ld, en->line, "%s: expected e-mail addresses, got "
+		    "'%s'", en->label, en->value);
+	a->kind = kind;
+	set_str(&a->target, en->value);
+}
+
+static void
+alert_smtp(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_alert *a = obj;
+
+	if (strncmp(en->value, "smtp://", 7) != 0 &&
+	    strncmp(en->value, "smtps://", 8) != 0)
+		ld_problem(ld, en->line, "%s: expected an smtp:// or smtps:// "
+		    "URL, got '%s'", en->label, en->value);
+	set_str(&a->smtp, en->value);
+}
+
+static void
+runner_kind(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_runner *r = obj;
+
+	if (strcmp(en->value, "local") == 0)
+		r->kind = RUNNER_LOCAL;
+	else if (strcmp(en->value, "slurm") == 0)
+		r->kind = RUNNER_SLURM;
+	else {
+		ld_problem(ld, en->line, "%s: expected local or slurm, got "
+		    "'%s'", en->label, en->value);
+		r->kind = (enum conf_runner_kind)-1;
+	}
+}
+
+static void
+runner_partition(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	want_slurm_word(ld, en, "", &((struct conf_runner *)obj)->partition);
+}
+
+static void
+runner_account(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	want_slurm_word(ld, en, "", &((struct conf_runner *)obj)->account);
+}
+
+static void
+runner_gres(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	want_slurm_word(ld, en, ":,", &((struct conf_runner *)obj)->gres);
+}
+
+static void
+runner_constraint(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	want_slurm_word(ld, en, ":,&|[]()*!",
+	    &((struct conf_runner *)obj)->constraint);
+}
+
+static void
+runner_time_limit(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_runner *r = obj;
+	int64_t ms = 0;
+
+	want_duration(ld, en, 1, &ms);
+	if (ms > 0 && ms < 60 * 1000)
+		ld_problem(ld, en->line, "%s: Slurm counts whole minutes; "
+		    "expected 1m or more, got '%s'", en->label, en->value);
+	else
+		r->time_limit_ms = ms;
+}
+
+static void
+ablation_args(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_ablation *a = obj;
+	const char *v = en->value;
+
+	if (v[0] == '\0' || strcmp(v, "true") == 0)
+		ld_problem(ld, en->line, "%s: expected the extra arguments, "
+		    "such as --skip moe", en->label);
+	else
+		strv_push(&a->args, v);
+}
+
+static void
+ablation_control_min(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_ablation *a = obj;
+	double f;
+
+	if (conf_parse_percent(en->value, &f) < 0 || f <= 0 || f >= 1)
+		ld_problem(ld, en->line, "%s: expected a percentage above 0%% "
+		    "and below 100%% such as 20%%, got '%s'", en->label,
+		    en->value);
+	else
+		a->control_min = f;
+}
+
+/* --- the table --- */
+
+#define B(f)	offsetof(struct conf, f)
+#define W(f)	offsetof(struct conf_weights, f)
+#define G(f)	offsetof(struct conf_engine, f)
+#define R(f)	offsetof(struct conf_runner, f)
+#define A(f)	offsetof(struct conf_ablation, f)
+#define L(f)	offsetof(struct conf_alert, f)
+
+static const char *const units[] = { "ns", "us", "ms", "s", "tps", NULL };
+static const char *const modes[] = { "bench", "server", NULL };
+
+/* In each section, the order of the file's documentation and of the
+ * "unknown key" messages. */
+const struct conf_key conf_keys[] = {
+	{ CONF_BISECTD, "database", CK_PATH, B(database),
+	    .init = "/var/lib/bisectd/bisectd.db",
+	    .doc = "the SQLite database holding every run and sample" },
+	{ CONF_BISECTD, "cache", CK_PATH, B(cache),
+	    .init = "/var/cache/bisectd",
+	    .doc = "downloaded archives (content-addressed) and unpacked "
+		   "releases" },
+	{ CONF_BISECTD, "cache-max", CK_CUSTOM, B(cache_max),
+	    .set = bisectd_cache_max, .init = "20G", .form = "SIZE",
+	    .doc = "size cap of unpacked releases, least recently used "
+		   "removed first" },
+	{ CONF_BISECTD, "unpack-max", CK_SIZE, B(unpack_max),
+	    .dflt = "cache-max",
+	    .doc = "largest unpacked release; an unpack also stops at the "
+		   "cache's free space" },
+	{ CONF_BISECTD, "download-deadline", CK_DURATION,
+	    B(download_deadline_ms), .lo = 1, .init = "30m",
+	    .doc = "longest download of one archive, retries included, up to "
+		   "1 GiB (longer past it)" },
+	{ CONF_BISECTD, "max-busy", CK_PERCENT, B(max_busy), .init = "25%",
+	    .doc = "start a run only when the machine's CPU busy share is "
+		   "below this" },
+	{ CONF_BISECTD, "max-wait", CK_DURATION, B(max_wait_ms), .lo = 0,
+	    .init = "60s",
+	    .doc = "wait at most this long for max-busy, then run and flag "
+		   "the run busy" },
+	{ CONF_BISECTD, "socket", CK_PATH, B(socket),
+	    .dflt = "beside the database",
+	    .doc = "the daemon's control socket" },
+	{ CONF_BISECTD, "socket-group", CK_STR, B(socket_group),
+	    .form = "GROUP", .dflt = "none: the owner only (mode 0600)",
+	    .doc = "the group allowed to use the control socket" },
+	{ CONF_BISECTD, "http", CK_CUSTOM, B(http), .set = bisectd_http,
+	    .owned = CO_STR, .form = "ADDRESS:PORT", .dflt = "off",
+	    .doc = "serve the status page, reports, /api/ and /metrics, "
+		   "read-only" },
+	{ CONF_BISECTD, "public-url", CK_CUSTOM, B(public_url),
+	    .set = want_public_url, .owned = CO_STR, .form = "URL",
+	    .doc = "where browsers reach that server; alerts link their "
+		   "report" },
+
+	{ CONF_WEIGHTS, "path", CK_PATH, W(path), .line_off = W(path_line),
+	    .doc = "the weights file or directory (or url)" },
+	{ CONF_WEIGHTS, "url", CK_URL, W(url),
+	    .doc = "where to download the weights (or path)" },
+	{ CONF_WEIGHTS, "sha256", CK_SHA256, W(sha256),
+	    .line_off = W(sha256_line), .dflt = "the first hash seen is pinned",
+	    .doc = "the expected hash; a directory's is that of its sorted "
+		   "manifest" },
+
+	{ CONF_ENGINE, "source", CK_CUSTOM, G(source_spec),
+	    .set = engine_source, .owned = CO_STR,
+	    .form = "github:OWNER/REPO | url:TEMPLATE | git:PATH-OR-URL | "
+		    "dir:PATH",
+	    .doc = "where the releases are listed" },
+	{ CONF_ENGINE, "asset", CK_STR, G(asset), .form = "PATTERN",
+	    .doc = "the archive's name; {version} marks the version" },
+	{ CONF_ENGINE, "versions", CK_CUSTOM, G(versions),
+	    .set = engine_versions, .owned = CO_STRV, .form = "LIST",
+	    .doc = "the versions of a url: source" },
+	{ CONF_ENGINE, "sha256sums", CK_URL, G(sha256sums),
+	    .doc = "a SHA256SUMS file of a url: source's archives" },
+	{ CONF_ENGINE, "api", CK_URL, G(api), .init = "https://api.github.com",
+	    .doc = "the GitHub API of a github: source" },
+	{ CONF_ENGINE, "token-env", CK_STR, G(token_env), .form = "NAME",
+	    .doc = "the environment variable holding an API token" },
+	{ CONF_ENGINE, "prereleases", CK_BOOL, G(prereleases), .dflt = "no",
+	    .doc = "include pre-releases (drafts are always skipped)" },
+	{ CONF_ENGINE, "allow-http", CK_BOOL, G(allow_http), .dflt = "no",
+	    .doc = "allow plain http for this engine's URLs" },
+	{ CONF_ENGINE, "tag-pattern", CK_STR, G(tag_pattern), .init = "*",
+	    .form = "GLOB",
+	    .doc = "the git tags of a git: source that are releases" },
+	{ CONF_ENGINE, "command", CK_STR, G(command), .form = "TEMPLATE",
+	    .doc = "the bench command: {bin} {version} {weights} {prompt} "
+		   "{gen} {threads} {content}" },
+	{ CONF_ENGINE, "runner", CK_STR, G(runner_name), .form = "NAME",
+	    .dflt = "this machine",
+	    .doc = "the [runner] section its measurements run on" },
+	{ CONF_ENGINE, "env", CK_ENV, G(env),
+	    .doc = "an environment variable of the engine, pre and post; "
+		   "repeatable" },
+	{ CONF_ENGINE, "workdir", CK_PATH, G(workdir),
+	    .doc = "the working directory of the command" },
+	{ CONF_ENGINE, "pre", CK_STR, G(pre), .form = "TEMPLATE",
+	    .doc = "run before each benchmark job" },
+	{ CONF_ENGINE, "post", CK_STR, G(post), .form = "TEMPLATE",
+	    .doc = "run after each benchmark job" },
+	{ CONF_ENGINE, "parser", CK_CUSTOM, G(parser), .set = engine_parser,
+	    .init = "wall", .form = "wall | llama-bench | json:PATH | regex:RE",
+	    .doc = "where the time of a run is read" },
+	{ CONF_ENGINE, "regex-unit", CK_ENUM, G(regex_unit), .names = units,
+	    .init = "ms", .doc = "the unit of a regex: parser's capture" },
+	{ CONF_ENGINE, "mode", CK_ENUM, G(mode), .names = modes,
+	    .init = "bench",
+	    .doc = "run the command per cell, or start a server and time its "
+		   "first token" },
+	{ CONF_ENGINE, "url", CK_URL, G(url),
+	    .doc = "server mode: the completions URL" },
+	{ CONF_ENGINE, "health-url", CK_URL, G(health_url),
+	    .doc = "server mode: the URL that answers once it is ready" },
+	{ CONF_ENGINE, "weights", CK_STR, G(weights_name), .form = "NAME",
+	    .dflt = "the only [weights] section",
+	    .doc = "the [weights] section every release runs on" },
+	{ CONF_ENGINE, "prompts", CK_LENGTHS, G(prompts), G(nprompts),
+	    .init = "32,128,512,2048", .doc = "the prefill prompt lengths" },
+	{ CONF_ENGINE, "gen", CK_LENGTHS, G(gen), G(ngen), .init = "128",
+	    .doc = "the decode lengths, measured with prompt 0" },
+	{ CONF_ENGINE, "contents", CK_CUSTOM, G(contents),
+	    .set = engine_contents, .owned = CO_STRV,
+	    .form = "none | random,prose", .dflt = "none",
+	    .doc = "the decode content kinds; {content} is that kind's text" },
+	{ CONF_ENGINE, "reps", CK_INT, G(reps), .lo = 1, .hi = 1000,
+	    .init = "5", .doc = "process runs per cell" },
+	{ CONF_ENGINE, "max-reps", CK_INT, G(max_reps), .lo = 1, .hi = 100000,
+	    .init = "320",
+	    .doc = "an inconclusive comparison doubles the runs up to this" },
+	{ CONF_ENGINE, "warmup", CK_INT, G(warmup), .lo = 0, .hi = 100,
+	    .init = "1",
+	    .doc = "runs before each cell, stored, never analysed" },
+	{ CONF_ENGINE, "threads", CK_INT, G(threads), .lo = 1, .hi = 4096,
+	    .dflt = "the number of cores", .doc = "the value of {threads}" },
+	{ CONF_ENGINE, "timeout", CK_DURATION, G(timeout_ms), .lo = 1,
+	    .init = "10m", .doc = "the longest run" },
+	{ CONF_ENGINE, "max-memory", CK_CUSTOM, G(max_memory),
+	    .set = engine_max_memory, .form = "SIZE | none",
+	    .dflt = "three quarters of the memory",
+	    .doc = "the memory a run's cgroup may use; over it the run is "
+		   "killed" },
+	{ CONF_ENGINE, "unpack-max", CK_SIZE, G(unpack_max),
+	    .dflt = "[bisectd]'s", .doc = "the largest unpacked release" },
+	{ CONF_ENGINE, "download-deadline", CK_DURATION,
+	    G(download_deadline_ms), .lo = 1, .dflt = "[bisectd]'s",
+	    .doc = "the longest download of one archive" },
+	{ CONF_ENGINE, "fit", CK_LENGTHS, G(fit), G(nfit),
+	    .dflt = "the two largest prompts",
+	    .doc = "the prompt lengths the fit uses" },
+	{ CONF_ENGINE, "metric", CK_CUSTOM, G(metric), .set = engine_metric,
+	    .init = "per-token", .form = "per-token | fixed | ppN | tgN",
+	    .doc = "what the bisection searches on" },
+	{ CONF_ENGINE, "threshold", CK_PERCENT, G(threshold), .init = "20%",
+	    .doc = "the smallest change that counts as a regression" },
+	{ CONF_ENGINE, "max-cv", CK_PERCENT, G(max_cv), .init = "10%",
+	    .doc = "above this a figure is flagged noisy" },
+	{ CONF_ENGINE, "canary", CK_STR, G(canary), .form = "TEMPLATE",
+	    .doc = "the output canary: a command that generates text "
+		   "deterministically" },
+	{ CONF_ENGINE, "canary-prompt", CK_PATH, G(canary_prompt),
+	    .doc = "the canary's prompt file, {content}" },
+	{ CONF_ENGINE, "canary-prompt-sha256", CK_SHA256,
+	    G(canary_prompt_sha256), .dflt = "the first hash seen is pinned",
+	    .doc = "the prompt file's expected hash" },
+	{ CONF_ENGINE, "canary-parser", CK_CUSTOM, G(canary_parser),
+	    .set = engine_canary_parser, .init = "stdout",
+	    .form = "stdout | json:PATH | regex:RE",
+	    .doc = "what of the canary's stdout is its text" },
+	{ CONF_ENGINE, "repo", CK_CUSTOM, G(repo), .set = engine_repo,
+	    .owned = CO_STR, .form = "URL | PATH",
+	    .dflt = "a git: source's own",
+	    .doc = "the git repository whose commits --commits bisects" },
+	{ CONF_ENGINE, "build", CK_CUSTOM, G(build), .set = engine_build,
+	    .owned = CO_STRV, .form = "TEMPLATE",
+	    .doc = "a build line of a checkout: {src} {out} {jobs}; several "
+		   "run in order" },
+	{ CONF_ENGINE, "build-timeout", CK_DURATION, G(build_timeout_ms),
+	    .lo = 1, .init = "1h", .doc = "the longest build line" },
+	{ CONF_ENGINE, "first-parent", CK_BOOL, G(first_parent), .init = "yes",
+	    .doc = "walk the first parents only" },
+	{ CONF_ENGINE, "drill-down", CK_BOOL, G(drill_down), .dflt = "no",
+	    .doc = "a confirmed release regression goes on into its commits" },
+	{ CONF_ENGINE, "schedule", CK_CUSTOM, G(schedule),
+	    .set = engine_schedule, .owned = CO_STR, .form = "CRON",
+	    .doc = "when the daemon watches for new releases" },
+
+	{ CONF_RUNNER, "kind", CK_CUSTOM, R(kind), .set = runner_kind,
+	    .init = "local", .form = "local | slurm",
+	    .doc = "this machine, one benchmark at a time, or Slurm jobs" },
+	{ CONF_RUNNER, "partition", CK_CUSTOM, R(partition),
+	    .set = runner_partition, .owned = CO_STR, .form = "NAME",
+	    .doc = "sbatch --partition" },
+	{ CONF_RUNNER, "account", CK_CUSTOM, R(account), .set = runner_account,
+	    .owned = CO_STR, .form = "NAME", .doc = "sbatch --account" },
+	{ CONF_RUNNER, "gres", CK_CUSTOM, R(gres), .set = runner_gres,
+	    .owned = CO_STR, .form = "GRES", .doc = "sbatch --gres" },
+	{ CONF_RUNNER, "constraint", CK_CUSTOM, R(constraint),
+	    .set = runner_constraint, .owned = CO_STR, .form = "EXPRESSION",
+	    .doc = "sbatch --constraint" },
+	{ CONF_RUNNER, "exclusive", CK_BOOL, R(exclusive), .init = "yes",
+	    .doc = "the whole node for each job (--exclusive)" },
+	{ CONF_RUNNER, "time-limit", CK_CUSTOM, R(time_limit_ms),
+	    .set = runner_time_limit, .form = "DURATION",
+	    .dflt = "the partition's", .doc = "sbatch --time, whole minutes" },
+	{ CONF_RUNNER, "max-jobs", CK_INT, R(max_jobs), .lo = 1, .hi = 1024,
+	    .dflt = "4; a local runner: 1",
+	    .doc = "measurements in flight at once" },
+	{ CONF_RUNNER, "spool", CK_PATH, R(spool),
+	    .doc = "a folder the daemon and every node reach: requests and "
+		   "results" },
+
+	{ CONF_ABLATION, "engine", CK_STR, A(engine_name), .form = "NAME",
+	    .doc = "the engine the switch belongs to" },
+	{ CONF_ABLATION, "env", CK_ENV, A(env),
+	    .doc = "an environment variable of this switch's runs; "
+		   "repeatable" },
+	{ CONF_ABLATION, "args", CK_CUSTOM, A(args), .set = ablation_args,
+	    .owned = CO_STRV, .form = "WORDS",
+	    .doc = "words appended to the command; repeatable" },
+	{ CONF_ABLATION, "control", CK_BOOL, A(control), .dflt = "no",
+	    .doc = "the positive control: a component known to be heavy" },
+	{ CONF_ABLATION, "control-min", CK_CUSTOM, A(control_min),
+	    .set = ablation_control_min, .form = "PERCENT", .dflt = "20%",
+	    .doc = "the share of the runtime the control must remove" },
+
+	{ CONF_ALERT, "webhook", CK_CUSTOM, L(target), .set = alert_target,
+	    .owned = CO_STR, .form = "URL",
+	    .doc = "post alerts to this URL (Slack-compatible JSON)" },
+	{ CONF_ALERT, "command", CK_CUSTOM, L(target), .set = alert_target,
+	    .owned = CO_STR, .form = "COMMAND",
+	    .doc = "run this command with the alert on its standard input" },
+	{ CONF_ALERT, "email", CK_CUSTOM, L(target), .set = alert_target,
+	    .owned = CO_STR, .form = "ADDRESSES",
+	    .doc = "mail alerts to these addresses, through smtp" },
+	{ CONF_ALERT, "smtp", CK_CUSTOM, L(smtp), .set = alert_smtp,
+	    .owned = CO_STR, .form = "smtp://HOST | smtps://HOST",
+	    .doc = "the mail server of an email alert" },
+	{ CONF_ALERT, "from", CK_STR, L(from), .form = "ADDRESS",
+	    .doc = "the sender of an email alert" },
+	{ CONF_ALERT, "allow-http", CK_BOOL, L(allow_http), .dflt = "no",
+	    .doc = "allow a webhook over plain http" },
+
+	{ CONF_YARDSTICK, "engine", CK_STR, B(yardstick_engine), .form = "NAME",
+	    .doc = "the reference engine to re-check" },
+	{ CONF_YARDSTICK, "version", CK_STR, B(yardstick_version),
+	    .form = "VERSION", .dflt = "the engine's latest",
+	    .doc = "the reference release" },
+	{ CONF_YARDSTICK, "every", CK_DURATION, B(yardstick_every_ms), .lo = 1,
+	    .init = "30d", .doc = "how often the reference is checked" },
+};
+
+const size_t conf_nkeys = sizeof(conf_keys) / sizeof(conf_keys[0]);
+
+const char *
+conf_section_name(enum conf_section s)
+{
+	static const char *const names[CONF_NSECTIONS] = { "bisectd",
+	    "weights", "engine", "runner", "ablation", "alert", "yardstick" };
+
+	assert((unsigned)s < CONF_NSECTIONS);
+	return names[s];
+}
+
+const struct conf_key *
+conf_key_find(enum conf_section section, const char *name)
+{
+	for (size_t i = 0; i < conf_nkeys; i++)
+		if (conf_keys[i].section == section &&
+		    strcmp(conf_keys[i].name, name) == 0)
+			return &conf_keys[i];
+	return NULL;
+}
+
+/* "a, b or c" of names. */
+static void
+or_list(const char *const *names, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	while (names[n])
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		size_t used = strlen(buf);
+
+		snprintf(buf + used, len - used, "%s%s", i == 0 ? "" :
+		    i + 1 == n ? " or " : ", ", names[i]);
+	}
+}
+
+static void
+want_enum(struct conf_loader *ld, const struct conf_entry *en,
+    const char *const *names, int *out)
+{
+	char list[256];
+
+	for (int i = 0; names[i]; i++)
+		if (strcmp(en->value, names[i]) == 0) {
+			*out = i;
+			return;
+		}
+	or_list(names, list, sizeof(list));
+	ld_problem(ld, en->line, "%s: expected %s, got '%s'", en->label, list,
+	    en->value);
+}
+
+static void
+want_env(struct conf_loader *ld, const struct conf_entry *en, struct strv *v)
+{
+	const char *eq = strchr(en->value, '=');
+
+	if (eq == NULL || eq == en->value)
+		ld_problem(ld, en->line, "%s: expected NAME=VALUE, got '%s'",
+		    en->label, en->value);
+	else
+		strv_push(v, en->value);
+}
+
+void
+conf_key_set(struct conf_loader *ld, void *obj, const struct conf_key *k,
+    const struct conf_entry *en)
+{
+	char *f = (char *)obj + k->off;
+
+	switch (k->type) {
+	case CK_STR:
+		set_str((char **)(void *)f, en->value);
+		break;
+	case CK_PATH:
+		set_path(ld, (char **)(void *)f, en->value);
+		break;
+	case CK_URL:
+		if (!valid_url(en->value, 0))
+			ld_problem(ld, en->line, "%s: expected an http(s) URL, "
+			    "got '%s'", en->label, en->value);
+		set_str((char **)(void *)f, en->value);
+		break;
+	case CK_SHA256:
+		want_sha256(ld, en, (char **)(void *)f);
+		break;
+	case CK_BOOL:
+		want_bool(ld, en, (int *)(void *)f);
+		break;
+	case CK_INT:
+		want_int(ld, en, (int)k->lo, (int)k->hi, (int *)(void *)f);
+		break;
+	case CK_ENUM:
+		want_enum(ld, en, k->names, (int *)(void *)f);
+		break;
+	case CK_DURATION:
+		want_duration(ld, en, k->lo, (int64_t *)(void *)f);
+		break;
+	case CK_PERCENT:
+		want_percent(ld, en, (double *)(void *)f);
+		break;
+	case CK_SIZE:
+		want_size(ld, en, (uint64_t *)(void *)f);
+		break;
+	case CK_LENGTHS:
+		want_lengths(ld, en, (int *)(void *)f,
+		    (size_t *)(void *)((char *)obj + k->off_n));
+		break;
+	case CK_ENV:
+		want_env(ld, en, (struct strv *)(void *)f);
+		break;
+	case CK_CUSTOM:
+		k->set(ld, obj, en);
+		break;
+	}
+	if (k->line_off)
+		*(int *)(void *)((char *)obj + k->line_off) = en->line;
+}
+
+void
+conf_key_defaults(struct conf_loader *ld, enum conf_section section,
+    void *obj, const char *label)
+{
+	for (size_t i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		struct conf_entry en;
+		size_t before = ld->problems->n;
+
+		if (k->section != section || k->init == NULL)
+			continue;
+		memset(&en, 0, sizeof(en));
+		en.key = k->name;
+		en.value = k->init;
+		snprintf(en.label, sizeof(en.label), "%s.%s", label, k->name);
+		conf_key_set(ld, obj, k, &en);
+		/* A default that its own key refuses is a bug of the table. */
+		assert(ld->problems->n == before);
+		(void)before;
+		if (k->line_off)
+			*(int *)(void *)((char *)obj + k->line_off) = 0;
+	}
+}
+
+/* What conf_free() frees at k's field. */
+static enum conf_owned
+owned(const struct conf_key *k)
+{
+	switch (k->type) {
+	case CK_STR:
+	case CK_PATH:
+	case CK_URL:
+	case CK_SHA256:
+		return CO_STR;
+	case CK_ENV:
+		return CO_STRV;
+	case CK_CUSTOM:
+		return k->owned;
+	default:
+		return CO_NONE;
+	}
+}
+
+void
+conf_key_free(enum conf_section section, void *obj)
+{
+	for (size_t i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		char *f = (char *)obj + k->off;
+
+		if (k->section != section)
+			continue;
+		if (owned(k) == CO_STR) {
+			free(*(char **)(void *)f);
+			*(char **)(void *)f = NULL;
+		} else if (owned(k) == CO_STRV)
+			strv_clear((struct strv *)(void *)f);
+	}
+}
+
+/* The value's form for people: the row's, or its type's. */
+static const char *
+form(const struct conf_key *k, char *buf, size_t len)
+{
+	static const char *const forms[] = {
+		[CK_STR] = "TEXT", [CK_PATH] = "PATH", [CK_URL] = "URL",
+		[CK_SHA256] = "SHA256", [CK_BOOL] = "yes | no",
+		[CK_INT] = "N", [CK_DURATION] = "DURATION",
+		[CK_PERCENT] = "PERCENT", [CK_SIZE] = "SIZE",
+		[CK_LENGTHS] = "N,N,...", [CK_ENV] = "NAME=VALUE",
+	};
+	const char *const *n = k->names;
+
+	if (k->form)
+		return k->form;
+	if (k->type == CK_INT) {
+		snprintf(buf, len, "%lld to %lld", (long long)k->lo,
+		    (long long)k->hi);
+		return buf;
+	}
+	if (k->type == CK_ENUM) {
+		buf[0] = '\0';
+		for (size_t i = 0; n[i]; i++) {
+			size_t used = strlen(buf);
+
+			snprintf(buf + used, len - used, "%s%s", i ? " | " : "",
+			    n[i]);
+		}
+		return buf;
+	}
+	assert(k->type < sizeof(forms) / sizeof(forms[0]) && forms[k->type]);
+	return forms[k->type];
+}
+
+void
+conf_keys_reference(FILE *out)
+{
+	int shown = -1;
+
+	fputs("# bisectd.conf: every key\n\n"
+	    "Generated from the key table (`config/keys.c`) by `test_conf_keys "
+	    "--write`;\nchange the table, not this file. "
+	    "`config/bisectd.conf.example` shows every key\nwith a comment, "
+	    "and `bisectd.conf(5)` is made from it.\n\n"
+	    "Durations are an integer with a unit (`ms`, `s`, `m`, `h`, `d`), "
+	    "percentages\nend in `%`, sizes in `K`, `M`, `G` or `T`, lists are "
+	    "comma-separated.\n", out);
+	for (size_t i = 0; i < conf_nkeys; i++) {
+		const struct conf_key *k = &conf_keys[i];
+		char buf[256];
+
+		if ((int)k->section != shown) {
+			shown = (int)k->section;
+			fprintf(out, "\n## [%s%s]\n\n| key | value | default "
+			    "| meaning |\n|---|---|---|---|\n",
+			    conf_section_name(k->section),
+			    k->section == CONF_BISECTD ||
+			    k->section == CONF_YARDSTICK ? "" : " \"NAME\"");
+		}
+		fprintf(out, "| `%s` | ", k->name);
+		/* A '|' of the value's form is not the table's. */
+		for (const char *p = form(k, buf, sizeof(buf)); *p; p++)
+			fputs(*p == '|' ? "\\|" : (char[2]){ *p, 0 }, out);
+		fprintf(out, " | %s | %s |\n", k->init ? k->init : k->dflt ?
+		    k->dflt : "", k->doc);
+	}
+}

@@ -18,6 +18,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "http.h"
+#include "http_value.h"
 #include "common/strv.h"
 
 #define MEM_MAX_DEFAULT		((uint64_t)64 << 20)
@@ -260,90 +261,6 @@ check_url(const char *url, const struct http_opts *o, struct err *e)
 	return err_set(e, "refusing '%s': not an http(s) URL", url);
 }
 
-static int
-no_newline(const char *s)
-{
-	return strpbrk(s, "\r\n") == NULL;
-}
-
-/* Trimmed copy of a header value; malloced. */
-static char *
-value_dup(const char *v, size_t len)
-{
-	while (len > 0 && (*v == ' ' || *v == '\t')) {
-		v++;
-		len--;
-	}
-	while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t' ||
-	    v[len - 1] == '\r' || v[len - 1] == '\n'))
-		len--;
-	return strndup(v, len);
-}
-
-/* 1 when the parameters [p, end) of a Link entry say rel="... next ...". */
-static int
-rel_is_next(const char *p, const char *end)
-{
-	while (p < end) {
-		const char *semi = memchr(p, ';', (size_t)(end - p));
-		const char *stop = semi ? semi : end;
-
-		while (p < stop && (*p == ' ' || *p == '\t'))
-			p++;
-		if (stop - p > 4 && strncasecmp(p, "rel", 3) == 0) {
-			const char *q = p + 3;
-
-			while (q < stop && *q == ' ')
-				q++;
-			if (q < stop && *q == '=') {
-				q++;
-				while (q < stop && (*q == ' ' || *q == '"'))
-					q++;
-				/* space-separated relation types */
-				while (q < stop && *q != '"') {
-					const char *t = q;
-
-					while (q < stop && *q != ' ' && *q != '"'
-					    && *q != ',')
-						q++;
-					if (q - t == 4 &&
-					    strncasecmp(t, "next", 4) == 0)
-						return 1;
-					while (q < stop && *q == ' ')
-						q++;
-					if (q < stop && *q == ',')
-						break;
-				}
-			}
-		}
-		p = semi ? semi + 1 : end;
-	}
-	return 0;
-}
-
-/* The URL of the rel="next" entry of a Link value, malloced, or NULL. */
-static char *
-parse_link_next(const char *v, size_t len)
-{
-	const char *p = v, *end = v + len;
-
-	while (p < end) {
-		const char *lt = memchr(p, '<', (size_t)(end - p)), *gt, *stop;
-
-		if (lt == NULL)
-			break;
-		if ((gt = memchr(lt, '>', (size_t)(end - lt))) == NULL)
-			break;
-		stop = memchr(gt, '<', (size_t)(end - gt));
-		if (stop == NULL)
-			stop = end;
-		if (rel_is_next(gt + 1, stop))
-			return strndup(lt + 1, (size_t)(gt - lt - 1));
-		p = stop;
-	}
-	return NULL;
-}
-
 /* Retry-After: delta-seconds or an HTTP date; seconds from now, >= 0. */
 static long
 parse_retry_after(const char *v)
@@ -398,17 +315,6 @@ restart_file(struct xfer *x, struct http_download_ctl *ctl)
 	return 0;
 }
 
-/* A strong ETag (If-Range takes no weak one) of sane length, copied;
- * NULL if none. */
-static char *
-strong_etag(const char *etag)
-{
-	if (etag == NULL || etag[0] != '"' || strlen(etag) > 256 ||
-	    !no_newline(etag))
-		return NULL;
-	return strdup(etag);
-}
-
 /* The response's headers are complete: decide where its body goes.
  * Returns 0, or -1 to abort the transfer. */
 static int
@@ -453,7 +359,7 @@ headers_done(struct xfer *x)
 		if (x->have > 0 && restart_file(x, x->ctl) < 0)
 			return -1;
 		free(x->ctl->etag);
-		x->ctl->etag = strong_etag(h->etag);
+		x->ctl->etag = http_strong_etag(h->etag);
 		x->writing = 1;
 		x->total = h->content_length >= 0 ?
 		    (uint64_t)h->content_length : 0;
@@ -474,7 +380,7 @@ header_cb(char *data, size_t size, size_t n, void *arg)
 
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
 		/* libcurl's line is not NUL-terminated: read a copy. */
-		char *line = value_dup(data, len), *sp, *end;
+		char *line = http_value_dup(data, len), *sp, *end;
 
 		hdrs_clear(h);
 		free(x->location);
@@ -499,7 +405,7 @@ header_cb(char *data, size_t size, size_t n, void *arg)
 	colon++;
 #define IS(name) (nl == sizeof(name) - 1 && strncasecmp(data, name, nl) == 0)
 	{
-		char *v = value_dup(colon, len - nl - 1);
+		char *v = http_value_dup(colon, len - nl - 1);
 
 		if (v == NULL)
 			return len;
@@ -517,7 +423,7 @@ header_cb(char *data, size_t size, size_t n, void *arg)
 			v = NULL;
 		} else if (IS("Link")) {
 			if (h->link_next == NULL)
-				h->link_next = parse_link_next(v, strlen(v));
+				h->link_next = http_link_next(v, strlen(v));
 		} else if (IS("Retry-After"))
 			h->retry_after_s = parse_retry_after(v);
 		else if (IS("X-RateLimit-Reset"))
@@ -630,7 +536,7 @@ xfer_setup(CURL *h, struct xfer *x, const char *url,
 
 	*list = NULL;
 	if (o->token != NULL) {
-		if (!no_newline(o->token))
+		if (!http_no_newline(o->token))
 			return err_set(e, "refusing a token with a line break");
 		snprintf(line, sizeof(line), "Authorization: Bearer %s",
 		    o->token);
@@ -639,7 +545,7 @@ xfer_setup(CURL *h, struct xfer *x, const char *url,
 		l = t;
 	}
 	for (size_t i = 0; o->headers != NULL && i < o->headers->n; i++) {
-		if (!no_newline(o->headers->v[i]))
+		if (!http_no_newline(o->headers->v[i]))
 			goto badheader;
 		if ((t = curl_slist_append(l, o->headers->v[i])) == NULL)
 			goto nomem;
@@ -841,7 +747,7 @@ set_post(CURL *h, struct curl_slist **list, const char *url,
 	struct curl_slist *t;
 	char line[512];
 
-	if (!no_newline(ctype))
+	if (!http_no_newline(ctype))
 		return err_set(e, "refusing a content type with a line break");
 	snprintf(line, sizeof(line), "Content-Type: %s", ctype);
 	if ((t = curl_slist_append(*list, line)) == NULL)
@@ -964,7 +870,7 @@ if_range_list(const struct curl_slist *list, const char *etag)
 	struct curl_slist *copy = NULL, *t;
 	char line[512];
 
-	if (!no_newline(etag) || snprintf(line, sizeof(line), "If-Range: %s",
+	if (!http_no_newline(etag) || snprintf(line, sizeof(line), "If-Range: %s",
 	    etag) >= (int)sizeof(line))
 		return NULL;
 	for (; list != NULL; list = list->next) {
@@ -1008,7 +914,7 @@ http_download(const char *url, const struct http_opts *o, int fd,
 	hdrs_clear(&x.h);
 	if ((h = curl_easy_init()) == NULL)
 		return err_set(e, "cannot download '%s': libcurl failed", url);
-	ctl->etag = strong_etag(ctl->if_range);
+	ctl->etag = http_strong_etag(ctl->if_range);
 	if (xfer_setup(h, &x, url, o, &list, e) < 0)
 		goto out;
 	x.have = *have;
@@ -1145,7 +1051,7 @@ envelope(char *out, size_t len, const char *addr)
 {
 	int n;
 
-	if (!no_newline(addr))
+	if (!http_no_newline(addr))
 		return -1;
 	n = snprintf(out, len, strchr(addr, '<') ? "%s" : "<%s>", addr);
 	return n < 0 || (size_t)n >= len ? -1 : 0;

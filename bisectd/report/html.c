@@ -6,10 +6,7 @@
  * release's plot is picked with <details>, not a script.
  */
 #include <math.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -17,282 +14,9 @@
 #include "bisectd/analysis/bisect.h"
 #include "fields.h"
 #include "html.h"
+#include "page.h"
 #include "text_escape.h"
 
-/* The plots' drawing area, in the SVG's own units (its viewBox). */
-#define PLOT_W 640
-#define PLOT_H 300
-#define PAD_L 64
-#define PAD_R 16
-#define PAD_T 16
-#define PAD_B 48
-
-static const char page_style[] =
-    "body{font:15px/1.4 system-ui,sans-serif;color:#111;background:#fff;"
-    "max-width:60em;margin:0 auto;padding:0 .75em}"
-    "h1{font-size:1.35em;margin:.6em 0 .2em}"
-    "h2{font-size:1.1em;margin:1.4em 0 .4em;border-bottom:1px solid #ccc}"
-    "p.meta{color:#444;margin:.2em 0;overflow-wrap:anywhere}"
-    ".status{font-weight:bold;padding:.1em .4em;border-radius:.2em}"
-    ".regression{background:#fbd5d5}.no-regression{background:#d5f0d5}"
-    ".unknown{background:#f5e7c0}"
-    ".ranked{background:#d5f0d5}.inert,.no-control{background:#f5e7c0}"
-    "dl.verdict{display:grid;grid-template-columns:max-content 1fr;"
-    "gap:.15em 1em;margin:.5em 0}"
-    "dl.verdict dt{font-weight:600}dl.verdict dd{margin:0;"
-    "overflow-wrap:anywhere}"
-    "pre{background:#f4f4f4;padding:.4em;overflow-x:auto;"
-    "white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}"
-    "svg{width:100%;height:auto;max-width:42em;display:block}"
-    "svg text{font:12px system-ui,sans-serif;fill:#222}"
-    "svg .axis{stroke:#444;stroke-width:1}"
-    "svg .grid{stroke:#ddd;stroke-width:1}"
-    "svg .good{fill:#1f5fa8;stroke:#1f5fa8}"
-    "svg .bad{fill:#fff;stroke:#c0261b;stroke-width:1.5}"
-    "svg .line-good{stroke:#1f5fa8;stroke-width:2;fill:none}"
-    "svg .line-bad{stroke:#c0261b;stroke-width:2;fill:none;"
-    "stroke-dasharray:6 3}"
-    "svg .band-good{fill:#1f5fa8;fill-opacity:.15;stroke:none}"
-    "svg .band-bad{fill:#c0261b;fill-opacity:.15;stroke:none}"
-    "svg .metric{fill:#111;stroke:#111}"
-    "svg .ci{stroke:#111;stroke-width:1.2}"
-    "svg .skipped{stroke:#b26b00;stroke-width:2}"
-    "svg .failed{stroke:#c0261b;stroke-width:2}"
-    "svg .gap{fill:none;stroke:#999;stroke-width:1.5}"
-    "svg .change{stroke:#c0261b;stroke-width:1.5;stroke-dasharray:4 3}"
-    "svg .one{stroke:#888;stroke-dasharray:3 3}"
-    "svg .ratio{fill:#111;stroke:#111}"
-    "svg .ratio-line{fill:none;stroke:#111;stroke-width:1.5}"
-    "svg .ratio-ci{fill:none;stroke:#111;stroke-width:1.2}"
-    "svg .removed{fill:#1f5fa8;fill-opacity:.6;stroke:none}"
-    "svg .control{fill:#c0261b;fill-opacity:.6;stroke:none}"
-    "svg .control-min{stroke:#c0261b;stroke-width:1;"
-    "stroke-dasharray:4 3}"
-    "details{margin:.3em 0}summary{cursor:pointer}"
-    ".cells{overflow-x:auto}"
-    "table{border-collapse:collapse;font-size:.85em;"
-    "font-variant-numeric:tabular-nums}"
-    "th,td{padding:.15em .5em;border-bottom:1px solid #e4e4e4;"
-    "text-align:right;white-space:nowrap}"
-    "th:nth-child(-n+3),td:nth-child(-n+3){text-align:left}"
-    "td.fail{text-align:left;white-space:normal;color:#8a1a12}"
-    "table.canary td{text-align:left;white-space:normal;"
-    "overflow-wrap:anywhere}"
-    "tr.nondeterministic td,tr.failed td{background:#f5e7c0}"
-    "tr.changed td{background:#fbd5d5}"
-    "code.before{background:#fde8e8}code.after{background:#e3f5e3}"
-    "@media print{body{max-width:none;font-size:11pt}"
-    "section{break-inside:avoid}"
-    "pre{white-space:pre-wrap}}";
-
-/* s as HTML text or attribute value: the five characters with a meaning
- * in markup as entities.  Control characters were written out before. */
-static void
-esc(FILE *out, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default: fputc(*s, out);
-		}
-}
-
-/*
- * Markup and text in turn: the first argument and every other one after
- * it written as they are, the ones between escaped; NULL ends the list.
- */
-static void
-markup(FILE *out, const char *first, ...)
-{
-	const char *s = first;
-	va_list ap;
-	int text = 0;
-
-	va_start(ap, first);
-	for (; s != NULL; s = va_arg(ap, const char *), text = !text) {
-		if (text)
-			esc(out, s);
-		else
-			fputs(s, out);
-	}
-	va_end(ap);
-}
-
-/* "12.3 [11.9, 12.8]" with the interval when it is known, all times
- * scale. */
-static void
-num_ci(FILE *out, double v, const json_t *ci, int sign, double scale)
-{
-	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
-
-	if (!isfinite(v)) {
-		fputs("–", out);
-		return;
-	}
-	fprintf(out, sign ? "%+.4g" : "%.4g", v * scale);
-	if (isfinite(lo) && isfinite(hi))
-		fprintf(out, sign ? " [%+.4g, %+.4g]" : " [%.4g, %.4g]",
-		    lo * scale, hi * scale);
-}
-
-/* --- plots --- */
-
-/*
- * fprintf(out, "%.1f", v), the same bytes, in a tenth of the time: a
- * page carries two coordinates per run of every release.  Where v * 10
- * lies within rounding of a half, or beyond the shortcut's range,
- * printf decides.
- */
-static void
-put_coord(FILE *out, double v)
-{
-	double t = fabs(v) * 10, frac;
-	long long n;
-	char buf[32];
-	int i = (int)sizeof(buf);
-
-	if (!(t < 1e9)) {
-		fprintf(out, "%.1f", v);
-		return;
-	}
-	frac = t - floor(t);
-	if (fabs(frac - 0.5) < 1e-6) {
-		fprintf(out, "%.1f", v);
-		return;
-	}
-	n = (long long)floor(t + 0.5);
-	buf[--i] = '\0';
-	buf[--i] = (char)('0' + n % 10);
-	buf[--i] = '.';
-	n /= 10;
-	do
-		buf[--i] = (char)('0' + n % 10);
-	while ((n /= 10) > 0);
-	if (signbit(v))
-		buf[--i] = '-';
-	fputs(buf + i, out);
-}
-
-/* lead, x, a space, y: "M12.5 40.0" of a path. */
-static void
-put_xy(FILE *out, const char *lead, double x, double y)
-{
-	fputs(lead, out);
-	put_coord(out, x);
-	fputc(' ', out);
-	put_coord(out, y);
-}
-
-struct axes {
-	double x0, x1, y0, y1;	/* the data shown */
-};
-
-static double
-px(const struct axes *a, double x)
-{
-	return PAD_L + (x - a->x0) / (a->x1 - a->x0) * (PLOT_W - PAD_L -
-	    PAD_R);
-}
-
-static double
-py(const struct axes *a, double y)
-{
-	return PLOT_H - PAD_B - (y - a->y0) / (a->y1 - a->y0) * (PLOT_H -
-	    PAD_T - PAD_B);
-}
-
-/* A round tick step giving about five ticks over span. */
-static double
-tick_step(double span)
-{
-	double raw = span / 5, mag = pow(10, floor(log10(raw)));
-
-	if (raw / mag >= 5)
-		return 5 * mag;
-	if (raw / mag >= 2)
-		return 2 * mag;
-	return mag;
-}
-
-/* Widen [*lo, *hi] to tick steps, never to an empty span. */
-static void
-nice_range(double *lo, double *hi)
-{
-	double step;
-
-	if (!isfinite(*lo) || !isfinite(*hi)) {
-		*lo = 0;
-		*hi = 1;
-	}
-	if (*hi <= *lo)
-		*hi = *lo + (*lo != 0 ? fabs(*lo) * 0.1 : 1);
-	step = tick_step(*hi - *lo);
-	*lo = floor(*lo / step) * step;
-	*hi = ceil(*hi / step) * step;
-}
-
-static void
-svg_open(FILE *out, const char *id, const char *title)
-{
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"%s\" "
-	    "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", id, PLOT_W,
-	    PLOT_H);
-	esc(out, title);
-	fputs("\"><title>", out);
-	esc(out, title);
-	fputs("</title>\n", out);
-}
-
-/* Axes with a grid, numeric ticks on y (and on x unless xnumeric is 0),
- * and both axis labels, units included. */
-static void
-svg_axes(FILE *out, const struct axes *a, int xnumeric, const char *xlabel,
-    const char *ylabel)
-{
-	double step = tick_step(a->y1 - a->y0);
-
-	fputs("<g class=\"frame\">\n", out);
-	for (double y = a->y0; y <= a->y1 + step / 2; y += step) {
-		fprintf(out, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" "
-		    "y1=\"", PAD_L, PLOT_W - PAD_R);
-		put_coord(out, py(a, y));
-		fputs("\" y2=\"", out);
-		put_coord(out, py(a, y));
-		fprintf(out, "\"/><text x=\"%d\" y=\"", PAD_L - 4);
-		put_coord(out, py(a, y) + 4);
-		fprintf(out, "\" text-anchor=\"end\">%.4g</text>\n",
-		    fabs(y) < step / 1e6 ? 0 : y);
-	}
-	if (xnumeric) {
-		step = tick_step(a->x1 - a->x0);
-		for (double x = a->x0; x <= a->x1 + step / 2; x += step) {
-			fputs("<line class=\"axis\" x1=\"", out);
-			put_coord(out, px(a, x));
-			fputs("\" x2=\"", out);
-			put_coord(out, px(a, x));
-			fprintf(out, "\" y1=\"%d\" y2=\"%d\"/><text x=\"",
-			    PLOT_H - PAD_B, PLOT_H - PAD_B + 4);
-			put_coord(out, px(a, x));
-			fprintf(out, "\" y=\"%d\" text-anchor=\"middle\">"
-			    "%.4g</text>\n", PLOT_H - PAD_B + 16, x);
-		}
-	}
-	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" "
-	    "y2=\"%d\"/><line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" "
-	    "y2=\"%d\"/>\n", PAD_L, PLOT_W - PAD_R, PLOT_H - PAD_B,
-	    PLOT_H - PAD_B, PAD_L, PAD_L, PAD_T, PLOT_H - PAD_B);
-	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
-	    (PAD_L + PLOT_W - PAD_R) / 2, PLOT_H - 6);
-	esc(out, xlabel);
-	fprintf(out, "</text><text transform=\"translate(14 %d) rotate(-90)\" "
-	    "text-anchor=\"middle\">", (PAD_T + PLOT_H - PAD_B) / 2);
-	esc(out, ylabel);
-	fputs("</text>\n</g>\n", out);
-}
 
 /* The releases a time plot shows: their points and fitted bands. */
 struct fit_series {
@@ -301,7 +25,7 @@ struct fit_series {
 };
 
 static void
-fit_extent(const struct fit_series *s, size_t n, struct axes *a)
+fit_extent(const struct fit_series *s, size_t n, struct plot_axes *a)
 {
 	a->x0 = 0;
 	a->x1 = 0;
@@ -321,13 +45,13 @@ fit_extent(const struct fit_series *s, size_t n, struct axes *a)
 			a->y1 = fmax(a->y1, rep_at(p, 3));
 		}
 	}
-	nice_range(&a->x0, &a->x1);
-	nice_range(&a->y0, &a->y1);
+	svg_nice_range(&a->x0, &a->x1);
+	svg_nice_range(&a->y0, &a->y1);
 }
 
 /* The band (lo up, hi back down) and the fitted line of one release. */
 static void
-fit_band(FILE *out, const struct axes *a, const struct fit_series *s)
+fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
 {
 	const json_t *band = json_object_get(s->rel, "fit_band"), *p;
 	size_t i, n = json_array_size(band);
@@ -337,19 +61,19 @@ fit_band(FILE *out, const struct axes *a, const struct fit_series *s)
 	fprintf(out, "<path class=\"band-%s\" d=\"", s->cls);
 	for (i = 0; i < n; i++) {
 		p = json_array_get(band, i);
-		put_xy(out, i ? "L" : "M", px(a, rep_at(p, 0)),
-		    py(a, fmax(a->y0, rep_at(p, 2))));
+		svg_xy(out, i ? "L" : "M", svg_px(a, rep_at(p, 0)),
+		    svg_py(a, fmax(a->y0, rep_at(p, 2))));
 	}
 	for (i = n; i-- > 0;) {
 		p = json_array_get(band, i);
-		put_xy(out, "L", px(a, rep_at(p, 0)),
-		    py(a, fmin(a->y1, rep_at(p, 3))));
+		svg_xy(out, "L", svg_px(a, rep_at(p, 0)),
+		    svg_py(a, fmin(a->y1, rep_at(p, 3))));
 	}
 	fprintf(out, "Z\"/>\n<path class=\"line-%s\" d=\"", s->cls);
 	for (i = 0; i < n; i++) {
 		p = json_array_get(band, i);
-		put_xy(out, i ? "L" : "M", px(a, rep_at(p, 0)),
-		    py(a, rep_at(p, 1)));
+		svg_xy(out, i ? "L" : "M", svg_px(a, rep_at(p, 0)),
+		    svg_py(a, rep_at(p, 1)));
 	}
 	fputs("\"/>\n", out);
 }
@@ -358,13 +82,13 @@ fit_band(FILE *out, const struct axes *a, const struct fit_series *s)
 static void
 fit_caption(FILE *out, const json_t *rel)
 {
-	esc(out, rep_str(rel, "version"));
+	html_esc(out, rep_str(rel, "version"));
 	fputs(": ", out);
 	if (!isfinite(rep_real(rel, "per_token_ms"))) {
 		fputs("no fit", out);
 		return;
 	}
-	num_ci(out, rep_real(rel, "per_token_ms"),
+	html_num_ci(out, rep_real(rel, "per_token_ms"),
 	    json_object_get(rel, "per_token_ms_ci"), 0, 1);
 	fputs(" ms/token", out);
 	if (isfinite(rep_real(rel, "ceiling_tps")))
@@ -381,7 +105,7 @@ static void
 fit_plot(FILE *out, const char *id, const char *title,
     const struct fit_series *s, size_t n)
 {
-	struct axes a;
+	struct plot_axes a;
 
 	fit_extent(s, n, &a);
 	svg_open(out, id, title);
@@ -397,9 +121,9 @@ fit_plot(FILE *out, const char *id, const char *title,
 			fputs("<circle class=\"run ", out);
 			fputs(s[k].cls, out);
 			fputs("\" cx=\"", out);
-			put_coord(out, px(&a, rep_at(p, 0)));
+			svg_coord(out, svg_px(&a, rep_at(p, 0)));
 			fputs("\" cy=\"", out);
-			put_coord(out, py(&a, rep_at(p, 1)));
+			svg_coord(out, svg_py(&a, rep_at(p, 1)));
 			fputs("\" r=\"2.6\"/>\n", out);
 		}
 		fputs("</g>\n", out);
@@ -470,7 +194,7 @@ section_fit(FILE *out, const json_t *rep)
 			continue;
 		snprintf(id, sizeof(id), "fit-%zu", i);
 		fputs("<details><summary>", out);
-		esc(out, rep_str(r, "version"));
+		html_esc(out, rep_str(r, "version"));
 		fputs("</summary>\n", out);
 		s[0].rel = r;
 		s[0].cls = "good";
@@ -501,9 +225,9 @@ metric_label(const char *metric, char *buf, size_t len)
 
 /* The x of the midpoint between releases i and j. */
 static double
-between(const struct axes *a, size_t i, size_t j)
+between(const struct plot_axes *a, size_t i, size_t j)
 {
-	return (px(a, (double)i) + px(a, (double)j)) / 2;
+	return (svg_px(a, (double)i) + svg_px(a, (double)j)) / 2;
 }
 
 /*
@@ -520,7 +244,7 @@ section_metric(FILE *out, const json_t *rep)
 	    "verdict"), "change_points");
 	const json_t *r, *cp;
 	size_t i, n = json_array_size(rels), every;
-	struct axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
+	struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
 	char label[96];
 
 	metric_label(rep_str(rep, "metric"), label, sizeof(label));
@@ -535,9 +259,9 @@ section_metric(FILE *out, const json_t *rep)
 	}
 	if (a.y0 > 0 && a.y0 < a.y1 * 0.5)
 		a.y0 = 0;
-	nice_range(&a.y0, &a.y1);
+	svg_nice_range(&a.y0, &a.y1);
 	fputs("<section id=\"metric\">\n<h2>", out);
-	esc(out, rep_str(rep, "metric"));
+	html_esc(out, rep_str(rep, "metric"));
 	fputs(" across the range</h2>\n<p>In version order; a dot and its "
 	    "95% interval per measured release, a grey mark for one not "
 	    "measured, a cross for one skipped or failed, a dashed line at "
@@ -549,12 +273,12 @@ section_metric(FILE *out, const json_t *rep)
 	json_array_foreach(rels, i, r) {
 		const char *st = rep_str(r, "status");
 		const json_t *ci = json_object_get(r, "metric_ms_ci");
-		double x = px(&a, (double)i), v = rep_real(r, "metric_ms");
+		double x = svg_px(&a, (double)i), v = rep_real(r, "metric_ms");
 
 		if (i % every == 0 || i == n - 1) {
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
 			    "text-anchor=\"middle\">", x, PLOT_H - PAD_B + 16);
-			esc(out, rep_str(r, "version"));
+			html_esc(out, rep_str(r, "version"));
 			fputs("</text>\n", out);
 		}
 		if (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) {
@@ -563,24 +287,24 @@ section_metric(FILE *out, const json_t *rep)
 			fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f "
 			    "%.1fM%.1f %.1fL%.1f %.1f\"><title>", st, x - 4,
 			    y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
-			esc(out, rep_str(r, "version"));
+			html_esc(out, rep_str(r, "version"));
 			fprintf(out, " %s</title></path>\n", st);
 			continue;
 		}
 		if (!isfinite(v)) {
 			fprintf(out, "<circle class=\"gap\" cx=\"%.1f\" "
 			    "cy=\"%d\" r=\"3\"><title>", x, PLOT_H - PAD_B - 8);
-			esc(out, rep_str(r, "version"));
+			html_esc(out, rep_str(r, "version"));
 			fputs(" not measured</title></circle>\n", out);
 			continue;
 		}
 		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
 			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
 			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x,
-			    py(&a, rep_at(ci, 0)), py(&a, rep_at(ci, 1)));
+			    svg_py(&a, rep_at(ci, 0)), svg_py(&a, rep_at(ci, 1)));
 		fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" cy=\"%.1f\" "
-		    "r=\"3\"><title>", x, py(&a, v));
-		esc(out, rep_str(r, "version"));
+		    "r=\"3\"><title>", x, svg_py(&a, v));
+		html_esc(out, rep_str(r, "version"));
 		fprintf(out, ": %.4g</title></circle>\n", v);
 	}
 	json_array_foreach(points, i, cp) {
@@ -609,7 +333,7 @@ section_ratios(FILE *out, const json_t *rep)
 	const json_t *v = json_object_get(rep, "verdict");
 	const json_t *ratios = json_object_get(v, "ratios");
 	const json_t *cis = json_object_get(v, "ratios_ci");
-	struct axes a = { 0, 0, 1, 1 };
+	struct plot_axes a = { 0, 0, 1, 1 };
 	const char *k;
 	json_t *x;
 	int first = 1;
@@ -628,41 +352,41 @@ section_ratios(FILE *out, const json_t *rep)
 		}
 	}
 	a.y0 = fmin(a.y0, 1);
-	nice_range(&a.x0, &a.x1);
-	nice_range(&a.y0, &a.y1);
+	svg_nice_range(&a.x0, &a.x1);
+	svg_nice_range(&a.y0, &a.y1);
 	fputs("<section id=\"ratios\">\n<h2>Times slower by prompt length"
 	    "</h2>\n<p>First bad over last good, mean time over mean time, "
 	    "with its 95% interval; trend: <strong>", out);
-	esc(out, rep_str(v, "ratio_trend"));
+	html_esc(out, rep_str(v, "ratio_trend"));
 	fputs("</strong> (rising: the cost per token grew; falling: a fixed "
 	    "overhead).</p>\n", out);
 	svg_open(out, "ratio-plot", "Times slower by prompt length");
 	svg_axes(out, &a, 1, "prompt length (tokens)", "times slower (×)");
 	fprintf(out, "<line class=\"one\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
 	    "y2=\"%.1f\"/>\n<path class=\"ratio-line\" d=\"", PAD_L,
-	    PLOT_W - PAD_R, py(&a, 1), py(&a, 1));
+	    PLOT_W - PAD_R, svg_py(&a, 1), svg_py(&a, 1));
 	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
-		fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L', px(&a, atof(k)),
-		    py(&a, json_number_value(x)));
+		fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L', svg_px(&a, atof(k)),
+		    svg_py(&a, json_number_value(x)));
 		first = 0;
 	}
 	fputs("\"/>\n", out);
 	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
 		const json_t *ci = json_object_get(cis, k);
-		double cx = px(&a, atof(k)), lo = rep_at(ci, 0);
+		double cx = svg_px(&a, atof(k)), lo = rep_at(ci, 0);
 		double hi = rep_at(ci, 1);
 
 		if (isfinite(lo) && isfinite(hi))
 			fprintf(out, "<path class=\"ratio-ci\" data-lo=\"%.4g\" "
 			    "data-hi=\"%.4g\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
-			    "M%.1f %.1fH%.1f\"/>\n", lo, hi, cx, py(&a, lo),
-			    py(&a, hi), cx - 4, py(&a, lo), cx + 4, cx - 4,
-			    py(&a, hi), cx + 4);
+			    "M%.1f %.1fH%.1f\"/>\n", lo, hi, cx, svg_py(&a, lo),
+			    svg_py(&a, hi), cx - 4, svg_py(&a, lo), cx + 4, cx - 4,
+			    svg_py(&a, hi), cx + 4);
 		/* The figure beside the dot: the bar runs above and below. */
 		fprintf(out, "<circle class=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\">%.2f×</text>\n",
-		    cx, py(&a, json_number_value(x)), cx + 8,
-		    py(&a, json_number_value(x)) + 4, json_number_value(x));
+		    cx, svg_py(&a, json_number_value(x)), cx + 8,
+		    svg_py(&a, json_number_value(x)) + 4, json_number_value(x));
 	}
 	fputs("</svg>\n</section>\n", out);
 }
@@ -690,7 +414,7 @@ text_diff(FILE *out, const json_t *d)
 {
 	fprintf(out, "token %lld: ", (long long)json_integer_value(
 	    json_object_get(d, "token")));
-	markup(out, "<code class=\"before\">", rep_str(d, "before"),
+	html_markup(out, "<code class=\"before\">", rep_str(d, "before"),
 	    "</code> → <code class=\"after\">", rep_str(d, "after"),
 	    "</code>", NULL);
 }
@@ -726,26 +450,26 @@ section_canary(FILE *out, const json_t *rep)
 			continue;
 		st = rep_str(k, "status");
 		fputs("<tr class=\"", out);
-		esc(out, json_is_true(json_object_get(k, "changed")) ?
+		html_esc(out, json_is_true(json_object_get(k, "changed")) ?
 		    "changed" : st);
-		markup(out, "\"><td>", rep_str(r, "version"), "</td><td>",
+		html_markup(out, "\"><td>", rep_str(r, "version"), "</td><td>",
 		    NULL);
 		if (*rep_str(k, "sha256"))
-			markup(out, "<code title=\"", rep_str(k, "sha256"),
+			html_markup(out, "<code title=\"", rep_str(k, "sha256"),
 			    "\">", short_hash(rep_str(k, "sha256"), h,
 			    sizeof(h)), "</code>", NULL);
 		else
 			fputs("–", out);
-		markup(out, "</td><td>", st, NULL);
+		html_markup(out, "</td><td>", st, NULL);
 		if (strcmp(st, "deterministic") != 0 && *rep_str(k, "detail"))
-			markup(out, ": ", rep_str(k, "detail"), NULL);
+			html_markup(out, ": ", rep_str(k, "detail"), NULL);
 		fputs("</td><td>", out);
 		if (json_is_true(json_object_get(k, "changed"))) {
-			markup(out, "changed since ", rep_str(k, "since"),
+			html_markup(out, "changed since ", rep_str(k, "since"),
 			    " at ", NULL);
 			text_diff(out, json_object_get(k, "diff"));
 		} else if (json_is_false(json_object_get(k, "changed")))
-			markup(out, "same as ", rep_str(k, "since"), NULL);
+			html_markup(out, "same as ", rep_str(k, "since"), NULL);
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</tbody></table></div>\n</section>\n", out);
@@ -753,13 +477,6 @@ section_canary(FILE *out, const json_t *rep)
 
 /* --- the verdict and the cells --- */
 
-static void
-verdict_item(FILE *out, const char *term)
-{
-	fputs("<dt>", out);
-	esc(out, term);
-	fputs("</dt><dd>", out);
-}
 
 static void
 section_verdict(FILE *out, const json_t *rep)
@@ -773,49 +490,49 @@ section_verdict(FILE *out, const json_t *rep)
 
 	fputs("<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
 	    "class=\"status ", out);
-	esc(out, status);
+	html_esc(out, status);
 	fputs("\">", out);
-	esc(out, status);
+	html_esc(out, status);
 	fputs("</span> ", out);
-	esc(out, rep_str(v, "reason"));
+	html_esc(out, rep_str(v, "reason"));
 	fputs("</p>\n<dl class=\"verdict\">\n", out);
 	if (*rep_str(v, "first_bad")) {
-		verdict_item(out, "first bad");
-		esc(out, rep_str(v, "first_bad"));
+		html_verdict_item(out, "first bad");
+		html_esc(out, rep_str(v, "first_bad"));
 		fputs("</dd>\n", out);
-		verdict_item(out, "last good");
-		esc(out, rep_str(v, "last_good"));
+		html_verdict_item(out, "last good");
+		html_esc(out, rep_str(v, "last_good"));
 		fputs("</dd>\n", out);
 	}
 	if (json_array_size(json_object_get(v, "candidates")) > 1) {
-		verdict_item(out, "candidates");
+		html_verdict_item(out, "candidates");
 		json_array_foreach(json_object_get(v, "candidates"), i, x) {
 			fputs(i ? ", " : "", out);
-			esc(out, json_string_value(x));
+			html_esc(out, json_string_value(x));
 		}
 		fputs(" (releases between could not be measured)</dd>\n", out);
 	}
-	verdict_item(out, "kind");
-	esc(out, rep_str(v, "kind"));
+	html_verdict_item(out, "kind");
+	html_esc(out, rep_str(v, "kind"));
 	fputs("</dd>\n", out);
 	if (json_object_get(v, "per_token_delta_ms")) {
-		verdict_item(out, "per-token cost change");
-		num_ci(out, rep_real(v, "per_token_delta_ms"),
+		html_verdict_item(out, "per-token cost change");
+		html_num_ci(out, rep_real(v, "per_token_delta_ms"),
 		    json_object_get(v, "per_token_delta_ms_ci"), 1, 1);
 		fputs(" ms/token (95% interval)</dd>\n", out);
-		verdict_item(out, "fixed overhead change");
+		html_verdict_item(out, "fixed overhead change");
 		if (*rep_str(v, "fixed_not_estimable")) {
 			fputs("not estimable: ", out);
-			esc(out, rep_str(v, "fixed_not_estimable"));
+			html_esc(out, rep_str(v, "fixed_not_estimable"));
 		} else {
-			num_ci(out, rep_real(v, "fixed_delta_ms"),
+			html_num_ci(out, rep_real(v, "fixed_delta_ms"),
 			    json_object_get(v, "fixed_delta_ms_ci"), 1, 1);
 			fputs(" ms (95% interval)", out);
 		}
 		fputs("</dd>\n", out);
 	}
 	if (isfinite(rep_real(v, "metric_change"))) {
-		verdict_item(out, "change of the metric");
+		html_verdict_item(out, "change of the metric");
 		fprintf(out, "%+.1f%%", 100 * rep_real(v, "metric_change"));
 		x = json_object_get(v, "metric_change_ci");
 		if (isfinite(rep_at(x, 0)) && isfinite(rep_at(x, 1)))
@@ -824,12 +541,12 @@ section_verdict(FILE *out, const json_t *rep)
 		fputs("</dd>\n", out);
 	}
 	if (isfinite(rep_real(v, "endpoints_change"))) {
-		verdict_item(out, "ends of the range");
+		html_verdict_item(out, "ends of the range");
 		fprintf(out, "%+.1f%%</dd>\n", 100 * rep_real(v,
 		    "endpoints_change"));
 	}
 	if (isfinite(rep_real(v, "detectable_change"))) {
-		verdict_item(out, "smallest detectable change");
+		html_verdict_item(out, "smallest detectable change");
 		fprintf(out, "%.1f%% (%d%% of the time, at %lld runs per "
 		    "cell)</dd>\n", 100 * rep_real(v, "detectable_change"),
 		    (int)(100 * BISECT_POWER + 0.5),
@@ -837,32 +554,32 @@ section_verdict(FILE *out, const json_t *rep)
 		    "runs_per_release")));
 	}
 	if (json_is_integer(json_object_get(v, "more_runs_per_release"))) {
-		verdict_item(out, "to decide");
+		html_verdict_item(out, "to decide");
 		fprintf(out, "about %lld more runs per cell</dd>\n",
 		    (long long)json_integer_value(json_object_get(v,
 		    "more_runs_per_release")));
 	}
 	if (json_is_object(u)) {
-		verdict_item(out, "inconclusive");
-		esc(out, rep_str(u, "from"));
+		html_verdict_item(out, "inconclusive");
+		html_esc(out, rep_str(u, "from"));
 		fputs(" → ", out);
-		esc(out, rep_str(u, "to"));
+		html_esc(out, rep_str(u, "to"));
 		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
 	}
 	if (is_output(rep)) {
 		if (json_is_object(json_object_get(v, "diff"))) {
-			verdict_item(out, "texts");
-			markup(out, "<code>", short_hash(rep_str(v,
+			html_verdict_item(out, "texts");
+			html_markup(out, "<code>", short_hash(rep_str(v,
 			    "last_good_sha256"), h1, sizeof(h1)),
 			    "</code> → <code>", short_hash(rep_str(v,
 			    "first_bad_sha256"), h2, sizeof(h2)), "</code>"
 			    " (sha256, compared exactly)</dd>\n", NULL);
-			verdict_item(out, "first difference");
+			html_verdict_item(out, "first difference");
 			text_diff(out, json_object_get(v, "diff"));
 			fputs("</dd>\n", out);
 		}
 	} else {
-		verdict_item(out, "confirmed");
+		html_verdict_item(out, "confirmed");
 		fputs(json_is_true(json_object_get(v, "confirmed")) ?
 		    "yes, by an interleaved re-measurement" : "no", out);
 		fputs("</dd>\n", out);
@@ -872,12 +589,12 @@ section_verdict(FILE *out, const json_t *rep)
 		fputs("<p>Change points:</p>\n<ul>\n", out);
 		json_array_foreach(json_object_get(v, "change_points"), i, x) {
 			fputs("<li>", out);
-			esc(out, rep_str(x, "last_good"));
+			html_esc(out, rep_str(x, "last_good"));
 			fputs(" → ", out);
-			esc(out, rep_str(x, "first_bad"));
+			html_esc(out, rep_str(x, "first_bad"));
 			fprintf(out, ": %+.1f%%, ", 100 * rep_real(x,
 			    "metric_change"));
-			esc(out, rep_str(x, "kind"));
+			html_esc(out, rep_str(x, "kind"));
 			fputs(json_is_true(json_object_get(x, "confirmed")) ?
 			    ", confirmed" : "", out);
 			fputs("</li>\n", out);
@@ -886,11 +603,11 @@ section_verdict(FILE *out, const json_t *rep)
 	}
 	fputs("<h3>Reproduce</h3>\n<pre>", out);
 	json_array_foreach(json_object_get(rp, "archives"), i, x)
-		markup(out, "# archive ", rep_str(x, "version"), ": ",
+		html_markup(out, "# archive ", rep_str(x, "version"), ": ",
 		    rep_str(x, "url"), " sha256 ", rep_str(x, "sha256"), "\n",
 		    NULL);
 	json_array_foreach(json_object_get(rp, "commands"), i, x) {
-		esc(out, json_string_value(x));
+		html_esc(out, json_string_value(x));
 		fputc('\n', out);
 	}
 	fputs("</pre>\n", out);
@@ -899,7 +616,7 @@ section_verdict(FILE *out, const json_t *rep)
 		    "run executed it (%zu command lines)</summary>\n<pre>",
 		    json_array_size(json_object_get(rp, "runs")));
 		json_array_foreach(json_object_get(rp, "runs"), i, x)
-			markup(out, "# ", rep_str(x, "version"), " ",
+			html_markup(out, "# ", rep_str(x, "version"), " ",
 			    rep_str(x, "cell"), "\n", rep_str(x, "command"),
 			    "\n", NULL);
 		fputs("</pre>\n</details>\n", out);
@@ -924,13 +641,13 @@ cell_rows(FILE *out, const json_t *r, size_t *nrows)
 		json_object_foreach(json_object_get(r, groups[g]), k, c) {
 			fputs("<tr><td>", out);
 			if (!any) {
-				esc(out, rep_str(r, "version"));
+				html_esc(out, rep_str(r, "version"));
 				fputs("</td><td>", out);
-				esc(out, rep_str(r, "status"));
+				html_esc(out, rep_str(r, "status"));
 			} else
 				fputs("</td><td>", out);
 			fprintf(out, "</td><td>%s", groups[g]);
-			esc(out, k);
+			html_esc(out, k);
 			fprintf(out, "</td><td>%lld</td><td>%.4g</td>"
 			    "<td>%.4g ± %.3g</td><td>%.1f%%</td><td>",
 			    (long long)json_integer_value(json_object_get(c,
@@ -938,7 +655,7 @@ cell_rows(FILE *out, const json_t *r, size_t *nrows)
 			    rep_real(c, "ms_sd"), 100 * rep_real(c, "cv"));
 			json_array_foreach(flags, i, f) {
 				fputs(i ? ", " : "", out);
-				esc(out, json_string_value(f));
+				html_esc(out, json_string_value(f));
 			}
 			fputs("</td></tr>\n", out);
 			any = 1;
@@ -947,9 +664,9 @@ cell_rows(FILE *out, const json_t *r, size_t *nrows)
 	}
 	if (!any) {
 		fputs("<tr><td>", out);
-		esc(out, rep_str(r, "version"));
+		html_esc(out, rep_str(r, "version"));
 		fputs("</td><td>", out);
-		esc(out, rep_str(r, "status"));
+		html_esc(out, rep_str(r, "status"));
 		fputs("</td><td></td><td></td><td></td><td></td><td></td>"
 		    "<td></td></tr>\n", out);
 		(*nrows)++;
@@ -964,9 +681,9 @@ cell_rows(FILE *out, const json_t *r, size_t *nrows)
 		}
 		fputs("<tr><td></td><td colspan=\"7\" class=\"fail\">failed: ",
 		    out);
-		esc(out, rep_str(f, "reason"));
+		html_esc(out, rep_str(f, "reason"));
 		fputs(": ", out);
-		esc(out, rep_str(f, "detail"));
+		html_esc(out, rep_str(f, "detail"));
 		fputs("</td></tr>\n", out);
 	}
 }
@@ -994,22 +711,13 @@ range_name(FILE *out, const json_t *rep)
 {
 	const json_t *range = json_object_get(rep, "range");
 
-	esc(out, rep_str(rep, "engine"));
+	html_esc(out, rep_str(rep, "engine"));
 	fputc(' ', out);
-	esc(out, rep_str(range, "from"));
+	html_esc(out, rep_str(range, "from"));
 	fputs("..", out);
-	esc(out, rep_str(range, "to"));
+	html_esc(out, rep_str(range, "to"));
 }
 
-/* The page up to its <title>'s text. */
-static void
-page_open(FILE *out)
-{
-	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" "
-	    "lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
-	    "<meta name=\"viewport\" content=\"width=device-width, "
-	    "initial-scale=1\"/>\n<title>", out);
-}
 
 static void
 page_header(FILE *out, const json_t *rep)
@@ -1017,39 +725,39 @@ page_header(FILE *out, const json_t *rep)
 	const json_t *m = json_object_get(rep, "machine");
 	const json_t *w = json_object_get(rep, "weights");
 
-	page_open(out);
+	html_page_open(out);
 	range_name(out, rep);
 	fputs(": ", out);
-	esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
+	html_esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
-	    page_style);
+	    html_page_style);
 	range_name(out, rep);
 	fputs("</h1>\n<p class=\"meta\">metric ", out);
-	esc(out, rep_str(rep, "metric"));
+	html_esc(out, rep_str(rep, "metric"));
 	if (is_output(rep))
 		fputs(" (the canary's texts compared exactly); weights ", out);
 	else
 		fprintf(out, ", threshold %.3g%%; weights ", 100 *
 		    rep_real(rep, "threshold"));
-	esc(out, rep_str(w, "name"));
+	html_esc(out, rep_str(w, "name"));
 	fputs(" sha256 ", out);
-	esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
+	html_esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
 	    "(not pinned yet)");
 	fputs("</p>\n", out);
 	if (json_object_size(m)) {
 		fputs("<p class=\"meta\">machine ", out);
-		esc(out, rep_str(m, "cpu_model"));
+		html_esc(out, rep_str(m, "cpu_model"));
 		fprintf(out, ", %lld cores, %.1f GiB, ",
 		    (long long)json_integer_value(json_object_get(m, "cores")),
 		    (double)json_integer_value(json_object_get(m,
 		    "mem_bytes")) / (1 << 30));
-		esc(out, rep_str(m, "arch"));
+		html_esc(out, rep_str(m, "arch"));
 		fputs("; ", out);
-		esc(out, rep_str(m, "os"));
+		html_esc(out, rep_str(m, "os"));
 		fputs(", kernel ", out);
-		esc(out, rep_str(m, "kernel"));
+		html_esc(out, rep_str(m, "kernel"));
 		fputs(", host ", out);
-		esc(out, rep_str(m, "hostname"));
+		html_esc(out, rep_str(m, "hostname"));
 		fputs("</p>\n", out);
 	}
 	{
@@ -1058,10 +766,10 @@ page_header(FILE *out, const json_t *rep)
 
 		json_array_foreach(json_object_get(rep, "reanchored"), i, x) {
 			fputs("<p class=\"meta\">re-anchored: ", out);
-			esc(out, *rep_str(x, "why") ? rep_str(x, "why") :
+			html_esc(out, *rep_str(x, "why") ? rep_str(x, "why") :
 			    rep_str(x, "from"));
 			fputs("; the ends were measured again on node ", out);
-			esc(out, rep_str(x, "to"));
+			html_esc(out, rep_str(x, "to"));
 			fputs("</p>\n", out);
 		}
 	}
@@ -1073,7 +781,7 @@ report_html(const json_t *report, FILE *out)
 	json_t *rep;
 
 	/* Control characters written out first, as every rendering for
-	 * people does; esc() then handles markup. */
+	 * people does; html_esc() then handles markup. */
 	if ((rep = text_escape_json(report)) == NULL)
 		return -1;
 	page_header(out, rep);
@@ -1086,229 +794,6 @@ report_html(const json_t *report, FILE *out)
 	}
 	section_canary(out, rep);
 	section_cells(out, rep);
-	fputs("</body>\n</html>\n", out);
-	json_decref(rep);
-	return ferror(out) ? -1 : 0;
-}
-
-/* --- an ablation --- */
-
-/* The figure key of o and its interval key_ci, scaled. */
-static void
-abl_figure(FILE *out, const json_t *o, const char *key, double scale)
-{
-	char ci_key[64];
-
-	snprintf(ci_key, sizeof(ci_key), "%s_ci", key);
-	num_ci(out, rep_real(o, key), json_object_get(o, ci_key), 0, scale);
-}
-
-/* What a switch was judged to do, in words. */
-static void
-abl_effect(FILE *out, const json_t *sw)
-{
-	const char *effect = rep_str(sw, "effect");
-
-	if (json_is_integer(json_object_get(sw, "rank")))
-		fprintf(out, "rank %lld: %s time",
-		    (long long)json_integer_value(json_object_get(sw, "rank")),
-		    strcmp(effect, "adds") == 0 ? "adds" : "removes");
-	else if (strcmp(effect, "none") == 0)
-		fprintf(out, "no measurable effect (the runs would have seen "
-		    "%.2g%% of the runtime)", 100 * rep_real(sw,
-		    "detectable_share"));
-	else if (strcmp(effect, "unmeasured") == 0)
-		fputs("not measured (its runs failed)", out);
-	else if (strcmp(effect, "not-judged") == 0)
-		fputs("not judged: the control did not work", out);
-	else
-		esc(out, effect);
-}
-
-/*
- * The share of the runtime each switch removed, a bar with its 95%
- * interval per switch, the control in its own colour, and the least
- * the control had to remove (control-min) as a dashed line.
- */
-static void
-abl_plot(FILE *out, const json_t *rep)
-{
-	const json_t *sws = json_object_get(rep, "switches"), *sw;
-	const double row = 28;
-	struct axes a;
-	double min_share = rep_real(rep, "control_min");
-	size_t i, n = json_array_size(sws);
-	int h;
-
-	if (n == 0)
-		return;
-	a.x0 = 0;
-	a.x1 = isfinite(min_share) ? min_share : 0;
-	json_array_foreach(sws, i, sw) {
-		const json_t *ci = json_object_get(sw,
-		    "runtime_removed_share_ci");
-		double v[3] = { rep_real(sw, "runtime_removed_share"),
-		    rep_at(ci, 0), rep_at(ci, 1) };
-
-		for (int k = 0; k < 3; k++)
-			if (isfinite(v[k])) {
-				a.x0 = fmin(a.x0, 100 * v[k]);
-				a.x1 = fmax(a.x1, 100 * v[k]);
-			}
-	}
-	nice_range(&a.x0, &a.x1);
-	a.y0 = 0;
-	a.y1 = 1;
-	h = PAD_T + (int)(row * (double)n) + PAD_B;
-	fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-	    "id=\"ablation-plot\" viewBox=\"0 0 %d %d\" role=\"img\" "
-	    "aria-label=\"share of the runtime each switch removed\">"
-	    "<title>share of the runtime each switch removed</title>\n",
-	    PLOT_W, h);
-	for (double x = a.x0, step = tick_step(a.x1 - a.x0); x <= a.x1 +
-	    step / 2; x += step)
-		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" "
-		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
-		    "text-anchor=\"middle\">%.4g</text>\n", px(&a, x),
-		    px(&a, x), PAD_T, h - PAD_B, px(&a, x), h - PAD_B + 16,
-		    fabs(x) < step / 1e6 ? 0 : x);
-	fprintf(out, "<line class=\"axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" "
-	    "y2=\"%d\"/>\n", px(&a, 0), px(&a, 0), PAD_T, h - PAD_B);
-	if (isfinite(min_share))
-		fprintf(out, "<line class=\"control-min\" x1=\"%.1f\" "
-		    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n", px(&a, 100 *
-		    min_share), px(&a, 100 * min_share), PAD_T, h - PAD_B);
-	json_array_foreach(sws, i, sw) {
-		const json_t *ci = json_object_get(sw,
-		    "runtime_removed_share_ci");
-		double v = 100 * rep_real(sw, "runtime_removed_share");
-		double y = PAD_T + row * (double)i;
-
-		fprintf(out, "<g class=\"switch\"><text x=\"%d\" y=\"%.1f\" "
-		    "text-anchor=\"end\">", PAD_L + 56, y + row / 2 + 4);
-		esc(out, rep_str(sw, "name"));
-		fputs("</text>", out);
-		if (isfinite(v))
-			fprintf(out, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" "
-			    "width=\"%.1f\" height=\"%.1f\"/>",
-			    json_is_true(json_object_get(sw, "control")) ?
-			    "control" : "removed", fmin(px(&a, 0), px(&a, v)),
-			    y + 6, fabs(px(&a, v) - px(&a, 0)), row - 12);
-		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
-			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
-			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>",
-			    px(&a, 100 * rep_at(ci, 0)), px(&a, 100 *
-			    rep_at(ci, 1)), y + row / 2, y + row / 2);
-		fputs("</g>\n", out);
-	}
-	fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">share "
-	    "of the runtime removed at %lld tokens (%%); dashed: "
-	    "control-min</text>\n</svg>\n", (PAD_L + PLOT_W - PAD_R) / 2,
-	    h - 6, (long long)json_integer_value(json_object_get(rep,
-	    "tokens")));
-}
-
-static void
-abl_switches(FILE *out, const json_t *rep)
-{
-	const json_t *sw;
-	size_t i;
-
-	fprintf(out, "<section id=\"switches\">\n<h2>Switches</h2>\n<p>Time "
-	    "each switch removed from the baseline, with 95%% intervals: at "
-	    "%lld tokens, per token and fixed (ms).</p>\n",
-	    (long long)json_integer_value(json_object_get(rep, "tokens")));
-	abl_plot(out, rep);
-	fputs("<div class=\"cells\"><table>\n<thead><tr><th>switch</th>"
-	    "<th>effect</th><th>runs</th><th>removed ms</th><th>share %</th>"
-	    "<th>per token ms</th><th>fixed ms</th></tr></thead>\n<tbody>\n",
-	    out);
-	json_array_foreach(json_object_get(rep, "switches"), i, sw) {
-		fputs("<tr class=\"switch\"><td>", out);
-		esc(out, rep_str(sw, "name"));
-		if (json_is_true(json_object_get(sw, "control")))
-			fputs(" (control)", out);
-		fputs("</td><td class=\"effect\">", out);
-		abl_effect(out, sw);
-		fprintf(out, "</td><td>%lld</td><td>", (long long)
-		    json_integer_value(json_object_get(sw, "runs")));
-		abl_figure(out, sw, "runtime_removed_ms", 1);
-		fputs("</td><td>", out);
-		abl_figure(out, sw, "runtime_removed_share", 100);
-		fputs("</td><td class=\"per-token\">", out);
-		abl_figure(out, sw, "per_token_removed_ms", 1);
-		fputs("</td><td class=\"fixed\">", out);
-		if (*rep_str(sw, "fixed_not_estimable")) {
-			fputs("not estimable: ", out);
-			esc(out, rep_str(sw, "fixed_not_estimable"));
-		} else
-			abl_figure(out, sw, "fixed_removed_ms", 1);
-		fputs("</td></tr>\n", out);
-	}
-	fputs("</tbody></table></div>\n</section>\n", out);
-}
-
-int
-ablate_html(const json_t *report, FILE *out)
-{
-	const json_t *base, *ctl = NULL, *sw, *w;
-	json_t *rep;
-	const char *status;
-	char key[24];
-	size_t i;
-
-	if ((rep = text_escape_json(report)) == NULL)
-		return -1;
-	base = json_object_get(rep, "baseline");
-	w = json_object_get(rep, "weights");
-	status = rep_str(rep, "status");
-	json_array_foreach(json_object_get(rep, "switches"), i, sw)
-		if (json_is_true(json_object_get(sw, "control")))
-			ctl = sw;
-	page_open(out);
-	markup(out, "Ablation of ", rep_str(rep, "engine"), " ",
-	    rep_str(rep, "version"), ": ", status, "</title>\n<style>", NULL);
-	fprintf(out, "%s</style>\n</head>\n<body>\n", page_style);
-	markup(out, "<h1>Ablation of ", rep_str(rep, "engine"), " ",
-	    rep_str(rep, "version"), "</h1>\n<p class=\"meta\">archive sha256 ",
-	    rep_str(rep, "sha256"), "; weights ", rep_str(w, "name"),
-	    " sha256 ", rep_str(w, "sha256"), "; fit at", NULL);
-	json_array_foreach(json_object_get(rep, "fit"), i, sw)
-		fprintf(out, "%s%lld", i ? ", " : " ",
-		    (long long)json_integer_value(sw));
-	fputs(" tokens</p>\n", out);
-
-	markup(out, "<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
-	    "class=\"status ", status, "\">", status, "</span> ",
-	    rep_str(rep, "reason"), "</p>\n", NULL);
-	if (strcmp(status, "inert") == 0)
-		fputs("<p class=\"inert\">The switches look inert in this "
-		    "binary: the control did not move the runtime, so no "
-		    "switch is ranked and none is said to cost nothing.</p>\n",
-		    out);
-	fputs("<dl class=\"verdict\">\n", out);
-	verdict_item(out, "positive control");
-	esc(out, rep_str(rep, "control"));
-	fputs(": ", out);
-	if (ctl != NULL)
-		abl_figure(out, ctl, "runtime_removed_share", 100);
-	fprintf(out, "%% of the runtime removed; %s the noise, %s "
-	    "control-min (%.3g%%)</dd>\n", json_is_true(json_object_get(rep,
-	    "control_beyond_noise")) ? "beyond" : "not beyond",
-	    json_is_true(json_object_get(rep, "control_enough")) ?
-	    "at least" : "less than", 100 * rep_real(rep, "control_min"));
-	snprintf(key, sizeof(key), "%lld", (long long)json_integer_value(
-	    json_object_get(rep, "tokens")));
-	verdict_item(out, "baseline");
-	fprintf(out, "%.4g ms at %s tokens (%lld runs); per token ", rep_real(
-	    json_object_get(base, key), "ms"), key, (long long)
-	    json_integer_value(json_object_get(json_object_get(base, key),
-	    "runs")));
-	abl_figure(out, base, "per_token_ms", 1);
-	fputs(" ms, fixed ", out);
-	abl_figure(out, base, "fixed_ms", 1);
-	fputs(" ms</dd>\n</dl>\n</section>\n", out);
-	abl_switches(out, rep);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);
 	return ferror(out) ? -1 : 0;

@@ -6,7 +6,8 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "summary.h"
+#include "ablation.h"
 #include "store_int.h"
 
 int

@@ -9,7 +9,8 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "db.h"
+#include "alert_log.h"
 #include "store_int.h"
 
 void

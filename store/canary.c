@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "canary.h"
 #include "store_int.h"
 
 int

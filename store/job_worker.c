@@ -9,7 +9,8 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "db.h"
+#include "job.h"
 #include "store_int.h"
 
 /* Step a statement that returns at most one job row. */

@@ -9,7 +9,9 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "db.h"
+#include "canary.h"
+#include "points.h"
 #include "store_int.h"
 
 #define CELL_FROM \

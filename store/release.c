@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "release.h"
 #include "store_int.h"
 
 static const char *const state_names[] = {

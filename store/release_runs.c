@@ -14,7 +14,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "release_runs.h"
 #include "store_int.h"
 
 /*

@@ -8,7 +8,9 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "db.h"
+#include "run.h"
+#include "alert_log.h"
 #include "store_int.h"
 
 /* Insert-or-find by a unique key: the INSERT is a no-op on conflict. */

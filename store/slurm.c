@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "slurm.h"
 #include "store_int.h"
 
 #define SLURM_COLUMNS "id, request, plan, coalesce(bisect_id, 0)," \

@@ -14,7 +14,8 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "db.h"
+#include "summary.h"
 #include "store_int.h"
 
 /*

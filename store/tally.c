@@ -10,7 +10,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
-#include "store.h"
+#include "tally.h"
 #include "store_int.h"
 
 /* Run sql and keep each row's three text columns and two numbers. */

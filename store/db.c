@@ -1,7 +1,7 @@
 /*
- * store.c: opening and migrating the SQLite database, transactions, and
- * the typed queries over engines, releases, weights, machines, runs,
- * samples and alerts.  All SQL of the project is in this folder.
+ * db.c: opening and migrating the SQLite database, transactions, and
+ * the statement helpers every file of the store uses (see db.h and
+ * store_int.h).  All SQL of the project is in this folder.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include "common/err.h"
 #include "migrations.h"
-#include "store.h"
+#include "db.h"
 #include "store_int.h"
 
 /* 'bisd': marks a database as ours, so another program's is not migrated. */

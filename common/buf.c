@@ -1,4 +1,5 @@
 /* buf.c: bounded growable byte buffers (see buf.h). */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@ buf_grow(struct buf *b, size_t need)
 int
 buf_add(struct buf *b, const void *p, size_t len)
 {
+	assert(b->len <= b->limit);
 	if (len > b->limit - b->len) {
 		errno = E2BIG;
 		return -1;
@@ -47,6 +49,7 @@ buf_add(struct buf *b, const void *p, size_t len)
 	if (len > 0)
 		memcpy(b->data + b->len, p, len);
 	b->len += len;
+	assert(b->len < b->alloc);	/* room for the NUL, always */
 	b->data[b->len] = '\0';
 	return 0;
 }

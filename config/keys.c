@@ -2,7 +2,7 @@
  * keys.c: the table of every key of the configuration (see keys.h), the
  * setters of its types, and the keys whose values need a setter of their
  * own.  A new key is one row here, a field in conf.h, and a line in
- * bisectd.conf.example; parsing, freeing and docs/configuration.md
+ * bisectd.conf.example; parsing, freeing and docs/config-keys.md
  * follow from the row.
  */
 #include <assert.h>

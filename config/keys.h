@@ -3,7 +3,7 @@
  * name, type and field, bounds, default and a line of documentation.
  * load.c parses and frees through the table, test_conf_keys checks that
  * bisectd.conf.example shows exactly its keys (and so bisectd.conf(5),
- * made from the example), and docs/configuration.md is generated from it
+ * made from the example), and docs/config-keys.md is generated from it
  * (conf_keys_reference(), written by test_conf_keys --write).
  */
 #ifndef CONFIG_KEYS_H
@@ -82,7 +82,7 @@ const struct conf_key *conf_key_find(enum conf_section section,
     const char *name);
 
 /* The reference of every key as Markdown, one table per section, in the
- * table's order: docs/configuration.md. */
+ * table's order: docs/config-keys.md. */
 void conf_keys_reference(FILE *out);
 
 /* For load.c: the key k of obj (the section's struct) set from en. */

@@ -230,9 +230,50 @@ check_xpath(const char *file, const char *expr)
 	return out;
 }
 
+/* The cases CHECK_CASE names that ran, for check_done(). */
+static int cases_run;
+
+static int
+case_wanted(const char *name)
+{
+	const char *want = getenv("CHECK_CASE"), *p;
+	size_t n = strlen(name);
+
+	if (want == NULL || want[0] == '\0')
+		return 1;
+	for (p = want; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == want || p[-1] == ',') && (p[n] == '\0' ||
+		    p[n] == ','))
+			return 1;
+	return 0;
+}
+
+void
+check_case(const char *name, void (*fn)(void))
+{
+	int before = check_failures;
+
+	if (!case_wanted(name))
+		return;
+	cases_run++;
+	fn();
+	if (check_failures > before)
+		fprintf(stderr, "%s: %d check%s failed (rerun it alone: "
+		    "CHECK_CASE=%s)\n", name, check_failures - before,
+		    check_failures - before == 1 ? "" : "s", name);
+}
+
 int
 check_done(void)
 {
+	const char *want = getenv("CHECK_CASE");
+
+	if (want != NULL && want[0] != '\0' && cases_run == 0) {
+		fprintf(stderr, "CHECK_CASE=%s names no case of this test\n",
+		    want);
+		check_count++;
+		check_failures++;
+	}
 	printf("%d passed, %d failed\n", check_count - check_failures,
 	    check_failures);
 	if (check_failures == 0 && tmpdir[0] != '\0') {

@@ -126,6 +126,18 @@ int check_http_port(const char *log);
 char *check_xpath(const char *file, const char *expr);
 
 /* Print "N passed, M failed" and return the exit status for main(). */
+/*
+ * Run the case fn, called name, unless $CHECK_CASE holds a comma-
+ * separated list of cases without it; a case whose checks failed is
+ * named with the command that reruns it alone.  CHECK_CASE(test_x)
+ * is check_case("test_x", test_x).  Code of main() outside the cases
+ * always runs.
+ */
+void check_case(const char *name, void (*fn)(void));
+#define CHECK_CASE(fn) check_case(#fn, fn)
+
+/* "N passed, N failed" and the exit status; with $CHECK_CASE set and no
+ * case of that name, a failure. */
 int check_done(void);
 
 #endif

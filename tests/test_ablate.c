@@ -309,11 +309,11 @@ test_unmeasured(void)
 int
 main(void)
 {
-	test_ranked();
-	test_inert_field_report();
-	test_inert_noise();
-	test_control_min();
-	test_detectable();
-	test_unmeasured();
+	CHECK_CASE(test_ranked);
+	CHECK_CASE(test_inert_field_report);
+	CHECK_CASE(test_inert_noise);
+	CHECK_CASE(test_control_min);
+	CHECK_CASE(test_detectable);
+	CHECK_CASE(test_unmeasured);
 	return check_done();
 }

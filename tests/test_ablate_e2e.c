@@ -470,12 +470,12 @@ main(void)
 	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c a.conf", ctl);
 	check_tmpdir("ablate_e2e");
 	write_config();
-	test_switches_work();
-	test_switches_ignored();
-	test_formats();
-	test_html();
-	test_resume();
-	test_env_reaches_its_runs();
+	CHECK_CASE(test_switches_work);
+	CHECK_CASE(test_switches_ignored);
+	CHECK_CASE(test_formats);
+	CHECK_CASE(test_html);
+	CHECK_CASE(test_resume);
+	CHECK_CASE(test_env_reaches_its_runs);
 	test_daemon_job(daemon_bin);
 	return check_done();
 }

@@ -342,11 +342,11 @@ main(void)
 	check_tmpdir("acquire");
 	if (testserver_start("srv", &ts) < 0)
 		return 1;
-	test_github_tag_escape();
-	test_dir_dotdot();
-	test_unfinished_tree();
-	test_first_use_pin();
-	test_limit_keys();
+	CHECK_CASE(test_github_tag_escape);
+	CHECK_CASE(test_dir_dotdot);
+	CHECK_CASE(test_unfinished_tree);
+	CHECK_CASE(test_first_use_pin);
+	CHECK_CASE(test_limit_keys);
 	testserver_stop(&ts);
 	return check_done();
 }

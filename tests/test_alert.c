@@ -575,18 +575,18 @@ main(void)
 	snprintf(root, sizeof(root), "%s/srv", dir);
 	if (testserver_start(root, &ts) < 0)
 		return 1;
-	test_text();
-	test_webhook_and_dedup();
-	test_hostile_text_and_secret_url();
-	test_enlisted_due_in_same_pass();
+	CHECK_CASE(test_text);
+	CHECK_CASE(test_webhook_and_dedup);
+	CHECK_CASE(test_hostile_text_and_secret_url);
+	CHECK_CASE(test_enlisted_due_in_same_pass);
 	test_retries(testserver_url(&ts, "/hook500"), "test_alert_500");
 	/* a receiver that is down: port 1 (tcpmux) is closed on a test
 	 * machine, and the connection is refused at once */
 	snprintf(closed, sizeof(closed), "http://127.0.0.1:1/hook");
 	test_retries(closed, "test_alert_down");
-	test_command();
-	test_report_link();
-	test_email();
+	CHECK_CASE(test_command);
+	CHECK_CASE(test_report_link);
+	CHECK_CASE(test_email);
 	testserver_stop(&ts);
 	return check_done();
 }

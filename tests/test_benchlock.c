@@ -249,9 +249,9 @@ main(void)
 	check_tmpdir("benchlock");
 	/* A holder that timed out on its own has closed its pipe. */
 	signal(SIGPIPE, SIG_IGN);
-	test_two_processes();
-	test_stop_and_remind();
-	test_holder_dies();
-	test_errors();
+	CHECK_CASE(test_two_processes);
+	CHECK_CASE(test_stop_and_remind);
+	CHECK_CASE(test_holder_dies);
+	CHECK_CASE(test_errors);
 	return check_done();
 }

@@ -1127,20 +1127,20 @@ int
 main(void)
 {
 	check_tmpdir("bisect");
-	test_basert();
-	test_basert_all();
-	test_skipped();
-	test_aa();
-	test_resume();
-	test_reuse();
-	test_fixed_overhead();
-	test_pp_tg();
-	test_not_confirmed();
-	test_probe_unknown();
-	test_invalid();
-	test_detectable();
-	test_run_unit();
-	test_offset_cap();
-	test_flag();
+	CHECK_CASE(test_basert);
+	CHECK_CASE(test_basert_all);
+	CHECK_CASE(test_skipped);
+	CHECK_CASE(test_aa);
+	CHECK_CASE(test_resume);
+	CHECK_CASE(test_reuse);
+	CHECK_CASE(test_fixed_overhead);
+	CHECK_CASE(test_pp_tg);
+	CHECK_CASE(test_not_confirmed);
+	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_invalid);
+	CHECK_CASE(test_detectable);
+	CHECK_CASE(test_run_unit);
+	CHECK_CASE(test_offset_cap);
+	CHECK_CASE(test_flag);
 	return check_done();
 }

@@ -267,9 +267,9 @@ int
 main(void)
 {
 	check_tmpdir("cache");
-	test_lru();
-	test_touch_and_keep();
-	test_work_dirs();
-	test_edges();
+	CHECK_CASE(test_lru);
+	CHECK_CASE(test_touch_and_keep);
+	CHECK_CASE(test_work_dirs);
+	CHECK_CASE(test_edges);
 	return check_done();
 }

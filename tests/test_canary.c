@@ -604,12 +604,12 @@ main(void)
 		publish(ver);
 	}
 	write_config();
-	test_bisect();
-	test_report_formats();
-	test_report_html();
-	test_runs();
-	test_hostile();
-	test_prompt_pin();
+	CHECK_CASE(test_bisect);
+	CHECK_CASE(test_report_formats);
+	CHECK_CASE(test_report_html);
+	CHECK_CASE(test_runs);
+	CHECK_CASE(test_hostile);
+	CHECK_CASE(test_prompt_pin);
 
 	text = check_read_file("t.conf");
 	c = check_conf_load(text);

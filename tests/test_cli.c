@@ -780,10 +780,11 @@ complete(const char *script, const char *words, char **out)
 {
 	char text[4096];
 
-	snprintf(text, sizeof(text), "set -e\nsource '%s'\n"
+	if (snprintf(text, sizeof(text), "set -e\nsource '%s'\n"
 	    "COMP_WORDS=('%s' %s)\nCOMP_CWORD=$((${#COMP_WORDS[@]} - 1))\n"
 	    "_bisectctl\nprintf '%%s\\n' \"${COMPREPLY[@]}\"\n", script, ctl,
-	    words);
+	    words) >= (int)sizeof(text))
+		abort();	/* paths of the test's own beyond its buffer */
 	check_write_file("complete.sh", text);
 	return check_run("bash complete.sh", out);
 }
@@ -990,21 +991,21 @@ main(void)
 	write_config("ok.conf", "state/bisectd.db");
 	check_write_file("w.bin", "weights");
 	mkdir("releases", 0755);
-	test_help_and_usage();
-	test_check_config();
-	test_bad_configs();
-	test_versions_empty();
-	test_bad_databases();
-	test_secret_env();
-	test_file_size_limit();
-	test_read_only_status();
-	test_status_jobs_and_prune();
-	test_check_config_problems();
-	test_daemon_options();
-	test_usage_errors();
-	test_completion();
-	test_dry_run();
-	test_readme_agrees();
-	test_spawn_failure();
+	CHECK_CASE(test_help_and_usage);
+	CHECK_CASE(test_check_config);
+	CHECK_CASE(test_bad_configs);
+	CHECK_CASE(test_versions_empty);
+	CHECK_CASE(test_bad_databases);
+	CHECK_CASE(test_secret_env);
+	CHECK_CASE(test_file_size_limit);
+	CHECK_CASE(test_read_only_status);
+	CHECK_CASE(test_status_jobs_and_prune);
+	CHECK_CASE(test_check_config_problems);
+	CHECK_CASE(test_daemon_options);
+	CHECK_CASE(test_usage_errors);
+	CHECK_CASE(test_completion);
+	CHECK_CASE(test_dry_run);
+	CHECK_CASE(test_readme_agrees);
+	CHECK_CASE(test_spawn_failure);
 	return check_done();
 }

@@ -51,7 +51,9 @@ ctl_text(const char *args, char **out)
 {
 	char cmd[4096];
 
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ctl, args);
+	if (snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ctl, args) >=
+	    (int)sizeof(cmd))
+		abort();
 	return check_run(cmd, out);
 }
 
@@ -432,7 +434,7 @@ main(void)
 {
 	check_env(&ctl, NULL, NULL);
 	check_tmpdir("commits");
-	test_github_link();
+	CHECK_CASE(test_github_link);
 	check_write_file("w.bin", "weights\n");
 	CHECK_INT(gitengine_make_repo(), 0);
 	write_config("c.conf", "c.db", "ccache", NULL);
@@ -444,10 +446,10 @@ main(void)
 	    "\tparser = regex:prefill_ms=([0-9.]+)\n\tregex-unit = ms\n"
 	    "\tprompts = 128,512\n"
 	    "\tbuild = cc -O0 -o {out}/engine {src}/engine.c\n");
-	test_dry_run();
-	test_bisect_commits();
-	test_kill_during_build();
+	CHECK_CASE(test_dry_run);
+	CHECK_CASE(test_bisect_commits);
+	CHECK_CASE(test_kill_during_build);
 	CHECK_INT(gitengine_make_releases(), 0);
-	test_drill_down();
+	CHECK_CASE(test_drill_down);
 	return check_done();
 }

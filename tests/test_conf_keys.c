@@ -1,6 +1,6 @@
 /*
  * test_conf_keys.c: the key table (config/keys.c) against what is made
- * of it and what must agree with it: docs/configuration.md is exactly
+ * of it and what must agree with it: docs/config-keys.md is exactly
  * conf_keys_reference()'s text, config/bisectd.conf.example shows every
  * key of the table and no other, each default the table sets is one its
  * own key takes, and every row says what it is.
@@ -81,11 +81,11 @@ test_reference(const char *src)
 {
 	char path[4096], *want = reference(), *have;
 
-	snprintf(path, sizeof(path), "%s/docs/configuration.md", src);
+	snprintf(path, sizeof(path), "%s/docs/config-keys.md", src);
 	have = check_read_file(path);
 	CHECK(have != NULL);
 	if (have && strcmp(have, want) != 0)
-		fprintf(stderr, "docs/configuration.md is not the key table's: "
+		fprintf(stderr, "docs/config-keys.md is not the key table's: "
 		    "run test_conf_keys --write in the build's tests/\n");
 	CHECK_STR(have, want);
 	/* Every section has its table, every key its row. */
@@ -205,7 +205,7 @@ main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "--write") == 0) {
 		char path[4096], *text = reference();
 
-		snprintf(path, sizeof(path), "%s/docs/configuration.md", src);
+		snprintf(path, sizeof(path), "%s/docs/config-keys.md", src);
 		check_write_file(path, text);
 		printf("wrote %s\n", path);
 		free(text);
@@ -213,6 +213,6 @@ main(int argc, char **argv)
 	}
 	test_reference(src);
 	test_example(src);
-	test_rows();
+	CHECK_CASE(test_rows);
 	return check_done();
 }

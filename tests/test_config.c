@@ -989,20 +989,20 @@ main(void)
 	const char *dir = check_tmpdir("config");
 
 	test_defaults(dir);
-	test_every_key();
-	test_values();
-	test_max_memory();
+	CHECK_CASE(test_every_key);
+	CHECK_CASE(test_values);
+	CHECK_CASE(test_max_memory);
 	test_commit_keys(dir);
-	test_semantic_errors();
-	test_duration_ranges();
-	test_http_keys();
-	test_structure_errors();
-	test_syntax_errors();
-	test_value_parsers();
-	test_cron_parse();
-	test_regex_check();
+	CHECK_CASE(test_semantic_errors);
+	CHECK_CASE(test_duration_ranges);
+	CHECK_CASE(test_http_keys);
+	CHECK_CASE(test_structure_errors);
+	CHECK_CASE(test_syntax_errors);
+	CHECK_CASE(test_value_parsers);
+	CHECK_CASE(test_cron_parse);
+	CHECK_CASE(test_regex_check);
 	test_canary(dir);
-	test_runners();
-	test_ablation();
+	CHECK_CASE(test_runners);
+	CHECK_CASE(test_ablation);
 	return check_done();
 }

@@ -243,11 +243,11 @@ int
 main(void)
 {
 	check_tmpdir("test_cron");
-	test_parse_errors();
-	test_basic();
-	test_month_ends();
-	test_day_rule();
-	test_dst_berlin();
-	test_dst_new_york();
+	CHECK_CASE(test_parse_errors);
+	CHECK_CASE(test_basic);
+	CHECK_CASE(test_month_ends);
+	CHECK_CASE(test_day_rule);
+	CHECK_CASE(test_dst_berlin);
+	CHECK_CASE(test_dst_new_york);
 	return check_done();
 }

@@ -577,7 +577,7 @@ main(void)
 {
 	check_env(&ctl, &daemon_bin, &build);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
-	test_control();
+	CHECK_CASE(test_control);
 	if (chdir("..") == 0) {
 		snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
 		test_crash_resume();

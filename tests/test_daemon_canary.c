@@ -240,6 +240,6 @@ main(void)
 	check_env(&ctl, &daemon_bin, &build);
 	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_canary"));
-	test_output_alert();
+	CHECK_CASE(test_output_alert);
 	return check_done();
 }

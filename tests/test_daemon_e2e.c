@@ -400,7 +400,7 @@ main(void)
 	check_env(&ctl, &daemon_bin, &build);
 	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
-	test_watch_alert();
+	CHECK_CASE(test_watch_alert);
 	if (chdir("..") == 0) {
 		char cmd[200];
 

@@ -491,6 +491,6 @@ main(void)
 	check_env(&ctl, &daemon_bin, &build);
 	signal(SIGPIPE, SIG_IGN);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_http"));
-	test_http();
+	CHECK_CASE(test_http);
 	return check_done();
 }

@@ -501,14 +501,14 @@ main(void)
 	    "echo sentinel > cache/archives/"
 	    "1111111111111111111111111111111111111111111111111111111111111111"
 	    " && echo bin > cache/releases/e/1/bin", NULL);
-	test_pinned();
-	test_fresh_and_cached();
-	test_resumes();
-	test_failures();
-	test_lock();
+	CHECK_CASE(test_pinned);
+	CHECK_CASE(test_fresh_and_cached);
+	CHECK_CASE(test_resumes);
+	CHECK_CASE(test_failures);
+	CHECK_CASE(test_lock);
 	/* A hole: announced as 2 GiB, taking no space. */
 	CHECK_INT(check_run("truncate -s 2G srv/sparse.bin", NULL), 0);
-	test_deadline();
+	CHECK_CASE(test_deadline);
 	testserver_stop(&ts);
 	return check_done();
 }

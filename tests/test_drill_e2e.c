@@ -334,7 +334,7 @@ main(void)
 	CHECK_INT(gitengine_make_repo(), 0);
 	CHECK_INT(gitengine_make_releases(), 0);
 	CHECK_INT(check_run("mkdir -p state", NULL), 0);
-	test_drill_alert();
-	test_build_status();
+	CHECK_CASE(test_drill_alert);
+	CHECK_CASE(test_build_status);
 	return check_done();
 }

@@ -838,12 +838,12 @@ main(void)
 	write_config("demo.conf", releases, "demo.db");
 	write_config("skip.conf", "skiprel", "skip.db");
 	write_config("resume.conf", releases, "resume.db");
-	test_demo_bisect();
-	test_skip();
-	test_same_archive();
-	test_resume();
-	test_bench_accuracy();
-	test_server_mode();
-	test_run_unit();
+	CHECK_CASE(test_demo_bisect);
+	CHECK_CASE(test_skip);
+	CHECK_CASE(test_same_archive);
+	CHECK_CASE(test_resume);
+	CHECK_CASE(test_bench_accuracy);
+	CHECK_CASE(test_server_mode);
+	CHECK_CASE(test_run_unit);
 	return check_done();
 }

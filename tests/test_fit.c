@@ -484,16 +484,16 @@ int
 main(void)
 {
 	check_tmpdir("fit");
-	test_seed_two_point();
-	test_two_point_interval();
-	test_least_squares();
-	test_band();
-	test_fit_errors();
-	test_seed_compare();
-	test_compare_replicates();
-	test_classification();
-	test_below_threshold();
-	test_ratio();
-	test_not_estimable();
+	CHECK_CASE(test_seed_two_point);
+	CHECK_CASE(test_two_point_interval);
+	CHECK_CASE(test_least_squares);
+	CHECK_CASE(test_band);
+	CHECK_CASE(test_fit_errors);
+	CHECK_CASE(test_seed_compare);
+	CHECK_CASE(test_compare_replicates);
+	CHECK_CASE(test_classification);
+	CHECK_CASE(test_below_threshold);
+	CHECK_CASE(test_ratio);
+	CHECK_CASE(test_not_estimable);
 	return check_done();
 }

@@ -365,11 +365,11 @@ main(void)
 		return 1;
 	snprintf(api, sizeof(api), "%s/api/", ts.base);
 	make_repo("basert", 250);
-	test_pages();
-	test_etag_and_token();
-	test_rate_limits();
-	test_bad_pages();
-	test_hostile_tags();
+	CHECK_CASE(test_pages);
+	CHECK_CASE(test_etag_and_token);
+	CHECK_CASE(test_rate_limits);
+	CHECK_CASE(test_bad_pages);
+	CHECK_CASE(test_hostile_tags);
 	testserver_stop(&ts);
 	return check_done();
 }

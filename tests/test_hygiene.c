@@ -365,10 +365,10 @@ int
 main(void)
 {
 	check_tmpdir("hygiene");
-	test_parse_stat();
-	test_sample_and_wait();
-	test_watch();
-	test_machine_real();
-	test_machine_files();
+	CHECK_CASE(test_parse_stat);
+	CHECK_CASE(test_sample_and_wait);
+	CHECK_CASE(test_watch);
+	CHECK_CASE(test_machine_real);
+	CHECK_CASE(test_machine_files);
 	return check_done();
 }

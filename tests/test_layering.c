@@ -509,7 +509,7 @@ main(void)
 {
 	const char *src = check_source_dir();
 
-	test_planted();
+	CHECK_CASE(test_planted);
 	/* The project itself: every problem is printed as FILE:LINE. */
 	CHECK_INT(check_tree(src, stderr), 0);
 	return check_done();

@@ -558,17 +558,17 @@ int
 main(void)
 {
 	check_tmpdir("parse");
-	test_llama_json();
-	test_llama_jsonl();
-	test_llama_variants();
-	test_llama_errors();
-	test_llama_depth();
-	test_json_path();
-	test_json_path_syntax();
-	test_regex();
-	test_regex_long_lines();
-	test_regex_bounded();
-	test_wall();
-	test_text();
+	CHECK_CASE(test_llama_json);
+	CHECK_CASE(test_llama_jsonl);
+	CHECK_CASE(test_llama_variants);
+	CHECK_CASE(test_llama_errors);
+	CHECK_CASE(test_llama_depth);
+	CHECK_CASE(test_json_path);
+	CHECK_CASE(test_json_path_syntax);
+	CHECK_CASE(test_regex);
+	CHECK_CASE(test_regex_long_lines);
+	CHECK_CASE(test_regex_bounded);
+	CHECK_CASE(test_wall);
+	CHECK_CASE(test_text);
 	return check_done();
 }

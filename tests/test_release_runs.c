@@ -953,7 +953,7 @@ main(void)
 	if (s == NULL)
 		return check_done();
 	build_store();
-	test_store_equivalence();
+	CHECK_CASE(test_store_equivalence);
 	test_summaries(conf);
 	test_stream(conf);
 	test_unreadable(conf);

@@ -218,10 +218,10 @@ test_ablate_html_effect(void)
 int
 main(void)
 {
-	test_escape();
-	test_formats();
-	test_html_markup();
-	test_csv_quotes();
-	test_ablate_html_effect();
+	CHECK_CASE(test_escape);
+	CHECK_CASE(test_formats);
+	CHECK_CASE(test_html_markup);
+	CHECK_CASE(test_csv_quotes);
+	CHECK_CASE(test_ablate_html_effect);
 	return check_done();
 }

@@ -814,19 +814,19 @@ main(int argc, char **argv)
 	dir = check_tmpdir("runner");
 	(void)dir;
 
-	test_exit_codes();
-	test_signal_and_core();
-	test_timeout();
-	test_escapees();
-	test_flood();
-	test_spawn_failures();
-	test_spawn_paths();
-	test_cpu_and_memory();
-	test_memory_cap();
-	test_env_and_workdir();
-	test_template_run();
-	test_no_pidfd();
-	test_background();
-	test_no_leaks();
+	CHECK_CASE(test_exit_codes);
+	CHECK_CASE(test_signal_and_core);
+	CHECK_CASE(test_timeout);
+	CHECK_CASE(test_escapees);
+	CHECK_CASE(test_flood);
+	CHECK_CASE(test_spawn_failures);
+	CHECK_CASE(test_spawn_paths);
+	CHECK_CASE(test_cpu_and_memory);
+	CHECK_CASE(test_memory_cap);
+	CHECK_CASE(test_env_and_workdir);
+	CHECK_CASE(test_template_run);
+	CHECK_CASE(test_no_pidfd);
+	CHECK_CASE(test_background);
+	CHECK_CASE(test_no_leaks);
 	return check_done();
 }

@@ -986,14 +986,14 @@ main(void)
 	conf[strcspn(conf, "\n")] = '\0';
 	setenv("SLURM_CONF", conf + strlen("SLURM_CONF="), 1);
 	free(out);
-	test_same_verdict();
-	test_refused();
-	test_scancel();
-	test_kill_reattach();
-	test_daemon_cancel();
-	test_concurrent_kill();
-	test_one_at_a_time();
-	test_reanchor();
+	CHECK_CASE(test_same_verdict);
+	CHECK_CASE(test_refused);
+	CHECK_CASE(test_scancel);
+	CHECK_CASE(test_kill_reattach);
+	CHECK_CASE(test_daemon_cancel);
+	CHECK_CASE(test_concurrent_kill);
+	CHECK_CASE(test_one_at_a_time);
+	CHECK_CASE(test_reanchor);
 	/* Before check_done() removes the folder with the daemons' pid
 	 * files; the atexit() one is for an early exit. */
 	stop_cluster();

@@ -284,16 +284,16 @@ int
 main(void)
 {
 	check_tmpdir("stats");
-	test_cell();
-	test_cell_large();
-	test_t_quantile();
-	test_t_cdf();
-	test_welch();
-	test_estimates();
-	test_outcome();
-	test_throughput();
-	test_runs();
-	test_f_cdf();
-	test_outliers();
+	CHECK_CASE(test_cell);
+	CHECK_CASE(test_cell_large);
+	CHECK_CASE(test_t_quantile);
+	CHECK_CASE(test_t_cdf);
+	CHECK_CASE(test_welch);
+	CHECK_CASE(test_estimates);
+	CHECK_CASE(test_outcome);
+	CHECK_CASE(test_throughput);
+	CHECK_CASE(test_runs);
+	CHECK_CASE(test_f_cdf);
+	CHECK_CASE(test_outliers);
 	return check_done();
 }

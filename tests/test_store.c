@@ -559,14 +559,14 @@ int
 main(void)
 {
 	check_tmpdir("store");
-	test_fresh();
-	test_upgrade_each();
-	test_refuse_newer_and_foreign();
-	test_private_files();
-	test_releases();
-	test_runs();
-	test_points_and_bisects();
-	test_locked();
-	test_concurrent_open();
+	CHECK_CASE(test_fresh);
+	CHECK_CASE(test_upgrade_each);
+	CHECK_CASE(test_refuse_newer_and_foreign);
+	CHECK_CASE(test_private_files);
+	CHECK_CASE(test_releases);
+	CHECK_CASE(test_runs);
+	CHECK_CASE(test_points_and_bisects);
+	CHECK_CASE(test_locked);
+	CHECK_CASE(test_concurrent_open);
 	return check_done();
 }

@@ -208,13 +208,13 @@ int
 main(void)
 {
 	check_tmpdir("template");
-	test_placeholders();
-	test_hostile_values();
-	test_word_splitting();
-	test_empty_values();
-	test_braces();
-	test_errors();
-	test_quote_argv();
+	CHECK_CASE(test_placeholders);
+	CHECK_CASE(test_hostile_values);
+	CHECK_CASE(test_word_splitting);
+	CHECK_CASE(test_empty_values);
+	CHECK_CASE(test_braces);
+	CHECK_CASE(test_errors);
+	CHECK_CASE(test_quote_argv);
 	strv_clear(&argv);
 	return check_done();
 }

@@ -349,7 +349,7 @@ main(void)
 {
 	check_tmpdir("ttft");
 	engine = getenv("FAKE_ENGINE");
-	test_sse();
+	CHECK_CASE(test_sse);
 	if (engine == NULL || access(engine, X_OK) < 0) {
 		fprintf(stderr, "FAKE_ENGINE not set or not executable\n");
 		CHECK(engine != NULL);
@@ -357,9 +357,9 @@ main(void)
 	}
 	check_write_file("weights.bin", "pinned weights\n");
 	signal(SIGPIPE, SIG_IGN);
-	test_prefill_slope();
-	test_one_shot_and_linger();
-	test_failures();
+	CHECK_CASE(test_prefill_slope);
+	CHECK_CASE(test_one_shot_and_linger);
+	CHECK_CASE(test_failures);
 	run_shutdown();
 	return check_done();
 }

@@ -826,20 +826,20 @@ main(void)
 	root = getcwd(rootbuf, sizeof(rootbuf));
 	/* The cache's folders exist; a refusal must leave them as they are. */
 	CHECK_INT(check_run("mkdir -p cache/releases/eng", NULL), 0);
-	test_dotdot();
-	test_absolute();
-	test_symlink_out();
-	test_hardlink_out();
-	test_hardlink_to_symlink();
-	test_zip_slip();
-	test_devices();
-	test_bombs();
-	test_ratio_bomb();
-	test_free_space();
-	test_full_disk();
-	test_complete_mark();
-	test_truncated_corrupt();
-	test_happy();
-	test_dest_exists();
+	CHECK_CASE(test_dotdot);
+	CHECK_CASE(test_absolute);
+	CHECK_CASE(test_symlink_out);
+	CHECK_CASE(test_hardlink_out);
+	CHECK_CASE(test_hardlink_to_symlink);
+	CHECK_CASE(test_zip_slip);
+	CHECK_CASE(test_devices);
+	CHECK_CASE(test_bombs);
+	CHECK_CASE(test_ratio_bomb);
+	CHECK_CASE(test_free_space);
+	CHECK_CASE(test_full_disk);
+	CHECK_CASE(test_complete_mark);
+	CHECK_CASE(test_truncated_corrupt);
+	CHECK_CASE(test_happy);
+	CHECK_CASE(test_dest_exists);
 	return check_done();
 }

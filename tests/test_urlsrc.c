@@ -278,10 +278,10 @@ main(void)
 	check_tmpdir("urlsrc");
 	if (testserver_start("srv", &ts) < 0)
 		return 1;
-	test_asset_patterns();
-	test_release_list();
-	test_sha256sums();
-	test_url_source();
+	CHECK_CASE(test_asset_patterns);
+	CHECK_CASE(test_release_list);
+	CHECK_CASE(test_sha256sums);
+	CHECK_CASE(test_url_source);
 	testserver_stop(&ts);
 	return check_done();
 }

@@ -360,9 +360,9 @@ main(void)
 {
 	check_env(&ctl, &daemon_bin, &build);
 	check_tmpdir("verdict");
-	test_definition_keys();
-	test_crash_one_verdict();
-	test_no_samples();
-	test_definition_reuse();
+	CHECK_CASE(test_definition_keys);
+	CHECK_CASE(test_crash_one_verdict);
+	CHECK_CASE(test_no_samples);
+	CHECK_CASE(test_definition_reuse);
 	return check_done();
 }

@@ -220,9 +220,9 @@ int
 main(void)
 {
 	check_tmpdir("version");
-	test_pairs();
-	test_words();
-	test_sort();
-	test_random_agreement();
+	CHECK_CASE(test_pairs);
+	CHECK_CASE(test_words);
+	CHECK_CASE(test_sort);
+	CHECK_CASE(test_random_agreement);
 	return check_done();
 }

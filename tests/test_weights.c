@@ -351,10 +351,10 @@ int
 main(void)
 {
 	check_tmpdir("weights");
-	test_file();
-	test_directory();
-	test_conf_weights();
-	test_url();
-	test_stamp_text();
+	CHECK_CASE(test_file);
+	CHECK_CASE(test_directory);
+	CHECK_CASE(test_conf_weights);
+	CHECK_CASE(test_url);
+	CHECK_CASE(test_stamp_text);
 	return check_done();
 }

@@ -3,6 +3,7 @@
  * benchmark lock taken, then the fetch, bench, bisect or watch carried
  * out by the modules that own them (acquire, bench, driver, watch).
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -274,6 +275,7 @@ job_run(const struct conf *c, struct store *s, const struct store_job *job,
 	char what[256];
 	int rc = -1;
 
+	assert(opts->stop != NULL);
 	*result = NULL;
 	*exit_code = 1;
 	if (g == NULL) {

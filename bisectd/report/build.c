@@ -2,6 +2,7 @@
  * build.c: building the report of a release range from the store
  * (see build.h); report/print.c renders it.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -831,6 +832,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		struct release_figs fg;
 		json_t *rj;
 
+		assert(i - r.lo < n);
 		/* Checked when loaded: only memory can run out here. */
 		if (summary_figs(&rs, i - r.lo, eng, &fg) < 0) {
 			err_set(e, "out of memory");

@@ -2,6 +2,7 @@
  * range.c: resolving "GOOD..BAD" against the store, the bisection
  * parameters of an engine, and loading a range's samples (see range.h).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,7 @@ range_resolve(struct store *s, int64_t engine_id, const char *spec,
 		range_release(r);
 		return RANGE_BAD;
 	}
+	assert(r->lo < r->hi && r->hi < r->list.n);
 	return 0;
 }
 

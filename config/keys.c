@@ -19,8 +19,8 @@
 #include "common/regex.h"
 #include "conf.h"
 #include "conf_int.h"
-#include "keys.h"
 #include "cron.h"
+#include "keys.h"
 
 char *
 conf_xstrdup(const char *s)

@@ -148,3 +148,25 @@ ctl_print_json(json_t *json)
 	}
 	json_decref(json);
 }
+
+int
+ctl_release_id(struct store *s, const char *engine, const char *version,
+    int64_t *id)
+{
+	struct store_release r;
+	struct err e = ERR_INIT;
+	int64_t eid;
+	int rc;
+
+	rc = store_engine_find(s, engine, &eid, &e);
+	if (rc == 0)
+		rc = store_release_get(s, eid, version, &r, &e);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (rc == 1)
+		return ctl_usage_error("%s has no stored release '%s' (see "
+		    "'bisectctl versions %s')", engine, version, engine);
+	*id = r.id;
+	store_release_release(&r);
+	return 0;
+}

@@ -52,15 +52,26 @@ struct ctl {
 };
 
 /* One entry of bisectctl's command table (main.c). */
+/* The options a command may take besides -c, -h and --format text. */
+enum ctl_takes {
+	TAKES_REFRESH = 1u << 0, TAKES_NOW = 1u << 1, TAKES_ALL = 1u << 2,
+	TAKES_COMMITS = 1u << 3, TAKES_METRIC = 1u << 4,
+	TAKES_THRESHOLD = 1u << 5, TAKES_PROMPTS = 1u << 6,
+	TAKES_REPS = 1u << 7, TAKES_LIMIT = 1u << 8, TAKES_BEFORE = 1u << 9,
+	TAKES_UPSTREAM = 1u << 10, TAKES_DRY_RUN = 1u << 11,
+	TAKES_LAST = 1u << 12,
+	/* --format beyond text */
+	TAKES_JSON = 1u << 13, TAKES_MARKDOWN = 1u << 14, TAKES_CSV = 1u << 15,
+	TAKES_HTML = 1u << 16,
+	TAKES_FORMATS = TAKES_JSON | TAKES_MARKDOWN | TAKES_CSV | TAKES_HTML
+};
+
 struct command {
 	const char *name;
 	int (*fn)(struct ctl *);
 	const char *usage;	/* operands and options after the name */
 	const char *summary;
-	const char *options;	/* short options the command takes, as in
-				 * main.c's long option table; j, M and C
-				 * for the --format json, markdown and csv
-				 * it takes besides text */
+	unsigned takes;		/* the options it takes (enum ctl_takes) */
 	int min_args, max_args;
 	int core;		/* needs only the [bisectd] section: runs,
 				 * with a warning, when the rest is broken */
@@ -76,11 +87,12 @@ struct option;
  * engine names from the configuration, versions from the store (with
  * ".." appended, or after "GOOD..", for a range).  Prints nothing where
  * it knows nothing (a broken configuration, no store).  key() maps a
- * long option's value to the letter in struct command's options.
+ * long option's value to its enum ctl_takes bit (TAKES_FORMATS for
+ * --format), 0 for the options every command takes.
  * Always returns EXIT_OK.
  */
 int ctl_complete(int nwords, char **words, const struct command *cmds,
-    const struct option *longopts, char (*key)(int));
+    const struct option *longopts, unsigned (*takes)(int));
 
 /* Print "bisectctl: MSG" on stderr; returns EXIT_FAIL. */
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -115,6 +127,11 @@ const char *ctl_safe(const char *s);
 
 /* Print a JSON value to stdout with a newline, consuming it. */
 void ctl_print_json(struct json_t *json);
+
+/* The id of engine's stored release version: 0, or the exit code with
+ * the message printed (EXIT_USAGE for a release the store lacks). */
+int ctl_release_id(struct store *s, const char *engine, const char *version,
+    int64_t *id);
 
 int cmd_check_config(struct ctl *c);
 int cmd_versions(struct ctl *c);

@@ -79,7 +79,7 @@ versions(const struct conf *cf, const char *engine, const char *cur,
 
 int
 ctl_complete(int nwords, char **words, const struct command *cmds,
-    const struct option *longopts, char (*key)(int))
+    const struct option *longopts, unsigned (*takes)(int))
 {
 	const struct command *cmd = NULL;
 	const char *config = getenv("BISECTD_CONFIG"), *cur, *prev;
@@ -122,15 +122,15 @@ ctl_complete(int nwords, char **words, const struct command *cmds,
 	/* The value of an option. */
 	if ((po = long_option(longopts, prev)) != NULL &&
 	    po->has_arg == required_argument) {
-		if (key(po->val) == 'f') {
+		if (takes(po->val) == TAKES_FORMATS) {
 			offer(cur, "text", "");
-			if (cmd == NULL || strchr(cmd->options, 'j'))
+			if (cmd == NULL || (cmd->takes & TAKES_JSON))
 				offer(cur, "json", "");
-			if (cmd == NULL || strchr(cmd->options, 'M'))
+			if (cmd == NULL || (cmd->takes & TAKES_MARKDOWN))
 				offer(cur, "markdown", "");
-			if (cmd == NULL || strchr(cmd->options, 'C'))
+			if (cmd == NULL || (cmd->takes & TAKES_CSV))
 				offer(cur, "csv", "");
-		} else if (key(po->val) == 'm') {
+		} else if (takes(po->val) == TAKES_METRIC) {
 			offer(cur, "per-token", "");
 			offer(cur, "fixed", "");
 		}
@@ -149,13 +149,9 @@ ctl_complete(int nwords, char **words, const struct command *cmds,
 		for (const struct option *o = longopts; o->name; o++) {
 			char name[64];
 
-			if (key(o->val) == 0)
-				continue;
 			/* --format where the command prints more than
 			 * text; the others as its table lists them. */
-			if (key(o->val) == 'f' ? strpbrk(cmd->options,
-			    "jMC") == NULL : strchr(cmd->options,
-			    key(o->val)) == NULL)
+			if ((cmd->takes & takes(o->val)) == 0)
 				continue;
 			snprintf(name, sizeof(name), "--%s", o->name);
 			offer(cur, name, "");

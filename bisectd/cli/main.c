@@ -16,50 +16,58 @@
 static const struct command commands[] = {
 	{ "check-config", cmd_check_config, "",
 	  "validate the configuration and print the resolved engines",
-	  "j", 0, 0, 0 },
+	  TAKES_JSON, 0, 0, 0 },
 	{ "versions", cmd_versions, "ENGINE [--refresh]",
-	  "list releases in order with their state", "rj", 1, 1, 0 },
+	  "list releases in order with their state",
+	  TAKES_REFRESH | TAKES_JSON, 1, 1, 0 },
 	{ "fetch", cmd_fetch, "ENGINE VERSION",
-	  "download, verify and unpack a release", "j", 2, 2, 0 },
+	  "download, verify and unpack a release", TAKES_JSON, 2, 2, 0 },
 	{ "bench", cmd_bench, "ENGINE VERSION [--prompts L] [--reps N]",
-	  "run the benchmark matrix and print a summary", "pRj", 2, 2, 0 },
+	  "run the benchmark matrix and print a summary",
+	  TAKES_PROMPTS | TAKES_REPS | TAKES_JSON, 2, 2, 0 },
 	{ "runs", cmd_runs, "ENGINE VERSION",
-	  "stored runs with failure reasons and stderr tails", "j", 2, 2, 0 },
+	  "stored runs with failure reasons and stderr tails", TAKES_JSON,
+	  2, 2, 0 },
 	{ "reparse", cmd_reparse, "ENGINE [VERSION]",
-	  "re-read stored output with the current parser", "", 1, 2, 0 },
+	  "re-read stored output with the current parser", 0, 1, 2, 0 },
 	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
 	  "[--threshold P] [--all] [--commits] ENGINE GOOD..BAD",
 	  "queue a bisect, run it now, or show what it would run (with "
 	  "--commits: the commits, and the build lines of both ends)",
-	  "nmtadjMCHg", 2, 2, 0 },
+	  TAKES_NOW | TAKES_DRY_RUN | TAKES_METRIC | TAKES_THRESHOLD |
+	  TAKES_ALL | TAKES_COMMITS | TAKES_FORMATS, 2, 2, 0 },
 	{ "ablate", cmd_ablate, "[--now | --last] ENGINE VERSION "
 	  "[--format text|markdown|json|csv|html]",
 	  "queue an ablation of the engine's switches with its positive "
-	  "control, run it now, or show the last", "nLjMCH", 2, 2, 0 },
+	  "control, run it now, or show the last",
+	  TAKES_NOW | TAKES_LAST | TAKES_FORMATS, 2, 2, 0 },
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--commits] "
 	  "[--format text|markdown|json|csv|html]",
-	  "table, fit, verdict and how to reproduce", "mtaujMCHg", 2, 2, 0 },
-	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", "",
+	  "table, fit, verdict and how to reproduce",
+	  TAKES_METRIC | TAKES_THRESHOLD | TAKES_ALL | TAKES_UPSTREAM |
+	  TAKES_COMMITS | TAKES_FORMATS, 2, 2, 0 },
+	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", 0,
 	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
 	  "the daemon, its running job with progress (or the commit it "
 	  "is building, for which probe, for how long), the next scheduled "
-	  "runs, and the newest jobs", "laj", 0, 0, 1 },
+	  "runs, and the newest jobs", TAKES_LIMIT | TAKES_ALL | TAKES_JSON,
+	  0, 0, 1 },
 	{ "jobs", cmd_jobs, "prune --before AGE",
 	  "delete the rows of jobs that ended more than AGE ago (90d, 12h)",
-	  "b", 1, 1, 1 },
-	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", "",
+	  TAKES_BEFORE, 1, 1, 1 },
+	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", 0,
 	  1, 1, 1 },
 	{ "watch", cmd_watch, "ENGINE",
-	  "queue a watch of the engine's source now", "", 1, 1, 0 },
+	  "queue a watch of the engine's source now", 0, 1, 1, 0 },
 	{ "alerts", cmd_alerts, "[--format text|json]",
-	  "alerts recorded, and their delivery to each sink", "j", 0, 0,
-	  1 },
+	  "alerts recorded, and their delivery to each sink", TAKES_JSON,
+	  0, 0, 1 },
 	{ "node-run", cmd_node_run, "REQUEST",
 	  "carry out a measurement request on this node (a Slurm job's "
-	  "command)", "", 1, 1, 0 },
-	{ NULL, NULL, NULL, NULL, NULL, 0, 0, 0 }
+	  "command)", 0, 1, 1, 0 },
+	{ NULL, NULL, NULL, NULL, 0, 0, 0, 0 }
 };
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
@@ -87,25 +95,26 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-/* Which command-specific options each long option stands for. */
-static char
-option_key(int opt)
+/* What a command must take for each long option: its TAKES_ bit,
+ * TAKES_FORMATS for --format, 0 for those every command takes. */
+static unsigned
+option_takes(int opt)
 {
 	switch (opt) {
-	case 'r': return 'r';
-	case OPT_NOW: return 'n';
-	case OPT_ALL: return 'a';
-	case OPT_COMMITS: return 'g';
-	case OPT_METRIC: return 'm';
-	case OPT_THRESHOLD: return 't';
-	case OPT_PROMPTS: return 'p';
-	case OPT_REPS: return 'R';
-	case OPT_FORMAT: return 'f';
-	case OPT_LIMIT: return 'l';
-	case OPT_BEFORE: return 'b';
-	case OPT_UPSTREAM: return 'u';
-	case OPT_DRY_RUN: return 'd';
-	case OPT_LAST: return 'L';
+	case 'r': return TAKES_REFRESH;
+	case OPT_NOW: return TAKES_NOW;
+	case OPT_ALL: return TAKES_ALL;
+	case OPT_COMMITS: return TAKES_COMMITS;
+	case OPT_METRIC: return TAKES_METRIC;
+	case OPT_THRESHOLD: return TAKES_THRESHOLD;
+	case OPT_PROMPTS: return TAKES_PROMPTS;
+	case OPT_REPS: return TAKES_REPS;
+	case OPT_FORMAT: return TAKES_FORMATS;
+	case OPT_LIMIT: return TAKES_LIMIT;
+	case OPT_BEFORE: return TAKES_BEFORE;
+	case OPT_UPSTREAM: return TAKES_UPSTREAM;
+	case OPT_DRY_RUN: return TAKES_DRY_RUN;
+	case OPT_LAST: return TAKES_LAST;
 	default: return 0;
 	}
 }
@@ -170,10 +179,11 @@ command_find(const char *name)
 	return NULL;
 }
 
-/* By enum ctl_format, and the letter a command lists in its options. */
+/* By enum ctl_format, and what a command must take to print it. */
 static const char *const format_names[] = { "text", "json", "markdown",
     "csv", "html" };
-static const char format_key[] = "tjMCH";
+static const unsigned format_takes[] = { 0, TAKES_JSON, TAKES_MARKDOWN,
+    TAKES_CSV, TAKES_HTML };
 
 static int
 parse_format(struct ctl *c, const char *v)
@@ -237,7 +247,7 @@ main(int argc, char **argv)
 {
 	struct ctl c;
 	const struct command *cmd = NULL;
-	char used[16] = "";
+	unsigned used = 0;
 	int opt, help = 0, rc;
 
 	/*
@@ -247,7 +257,7 @@ main(int argc, char **argv)
 	signal(SIGXFSZ, SIG_IGN);
 	if (argc > 1 && strcmp(argv[1], "__complete") == 0)
 		return ctl_complete(argc - 2, argv + 2, commands,
-		    long_options, option_key);
+		    long_options, option_takes);
 	memset(&c, 0, sizeof(c));
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:c:hVr", long_options,
@@ -348,9 +358,8 @@ main(int argc, char **argv)
 			return ctl_usage_error("option '%s' needs a value",
 			    argv[optind - 1]);
 		}
-		if (option_key(opt) && strlen(used) < sizeof(used) - 1 &&
-		    strchr(used, option_key(opt)) == NULL)
-			used[strlen(used)] = option_key(opt);
+		if (option_takes(opt) != TAKES_FORMATS)
+			used |= option_takes(opt);
 	}
 	if (cmd == NULL) {
 		if (help) {
@@ -364,14 +373,13 @@ main(int argc, char **argv)
 		command_usage(stdout, cmd);
 		return EXIT_OK;
 	}
-	for (const char *u = used; *u; u++)
-		if (*u != 'f' && strchr(cmd->options, *u) == NULL) {
-			command_usage(stderr, cmd);
-			return ctl_usage_error("'%s' does not take that option",
-			    cmd->name);
-		}
-	if (c.format != FORMAT_TEXT && strchr(cmd->options,
-	    format_key[c.format]) == NULL) {
+	if ((used & ~cmd->takes) != 0) {
+		command_usage(stderr, cmd);
+		return ctl_usage_error("'%s' does not take that option",
+		    cmd->name);
+	}
+	if (c.format != FORMAT_TEXT &&
+	    (cmd->takes & format_takes[c.format]) == 0) {
 		free(c.argv);
 		return ctl_usage_error("%s does not take --format %s",
 		    cmd->name, format_names[c.format]);

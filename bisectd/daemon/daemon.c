@@ -18,17 +18,17 @@
 
 #include <jansson.h>
 
+#include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/watch.h"
 #include "bisectd/notify/alert_sink.h"
+#include "bisectd/remote/slurm.h"
+#include "common/clock.h"
+#include "common/err.h"
+#include "common/fsutil.h"
 #include "config/conf.h"
 #include "daemon.h"
 #include "daemon_int.h"
 #include "http.h"
-#include "common/clock.h"
-#include "common/err.h"
-#include "common/fsutil.h"
-#include "bisectd/jobs/job_run.h"
-#include "bisectd/remote/slurm.h"
-#include "bisectd/jobs/watch.h"
 
 /* What the signal handlers set; the loop does the work. */
 volatile sig_atomic_t got_term;

@@ -12,10 +12,10 @@
 
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/measure/bench.h"
-#include "config/conf.h"
-#include "daemon.h"
 #include "common/clock.h"
 #include "common/err.h"
+#include "config/conf.h"
+#include "daemon.h"
 #include "daemon_int.h"
 
 static void

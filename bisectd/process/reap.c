@@ -14,11 +14,10 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-
 #include "cgroup.h"
 #include "common/clock.h"
-#include "procfs.h"
 #include "proc.h"
+#include "procfs.h"
 
 /*
  * The pids of children some run is waiting for: never reaped by the

@@ -9,14 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
-
 #include "cgroup.h"
 #include "common/clock.h"
 #include "common/err.h"
-#include "runner.h"
 #include "common/strv.h"
-#include "template.h"
 #include "proc.h"
+#include "runner.h"
+#include "template.h"
 
 void
 run_result_init(struct run_result *r)

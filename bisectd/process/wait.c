@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-
 #include "cgroup.h"
 #include "common/clock.h"
 #include "proc.h"

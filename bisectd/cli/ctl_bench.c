@@ -1,0 +1,156 @@
+/*
+ * ctl_bench.c: bisectctl bench.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/acquire/bench_release.h"
+#include "bisectd/measure/benchlock.h"
+#include "bisectd/search/perf.h"
+#include "common/err.h"
+#include "ctl.h"
+#include "ctl_local.h"
+
+/* Print the per-cell summary of what bench just stored. */
+static void
+bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
+    int64_t release_id, const char *wsha, const char *hw,
+    const struct bench_cell *cells, size_t n)
+{
+	json_t *arr = json_array();
+
+	if (c->format != FORMAT_JSON)
+		printf("%-16s %4s %12s %22s %7s %14s  %s\n", "CELL", "N",
+		    "MEDIAN ms", "MEAN ± SD ms", "CV", "TOK/S", "FLAGS");
+	for (size_t i = 0; i < n; i++) {
+		struct store_cell_query q;
+		struct store_points pts;
+		struct cell_stats st;
+		struct throughput tp;
+		char name[64], flags[64] = "";
+		double *x;
+		int busy = 0, lower = 0, tokens = cells[i].prompt ? cells[i].prompt :
+		    cells[i].gen;
+
+		snprintf(name, sizeof(name), "%s%d%s%s", cells[i].kind, tokens,
+		    cells[i].content[0] ? "/" : "", cells[i].content);
+		memset(&pts, 0, sizeof(pts));
+		if (bench_cell_query(g, cells[i].kind, cells[i].prompt,
+		    cells[i].gen, cells[i].content, release_id, wsha, hw, &q,
+		    NULL) < 0 || store_cell_points(s, &q, &pts, NULL) < 0 ||
+		    pts.n == 0) {
+			if (c->format != FORMAT_JSON)
+				printf("%-16s %4d %12s\n", name, 0, "-");
+			store_points_release(&pts);
+			continue;
+		}
+		x = malloc(pts.n * sizeof(*x));
+		for (size_t k = 0; x && k < pts.n; k++) {
+			x[k] = (double)pts.v[k].time_ns;
+			busy |= pts.v[k].busy;
+			lower |= pts.v[k].lower_bound;
+		}
+		if (x == NULL || stats_cell(x, pts.n, &st) < 0 ||
+		    stats_throughput(tokens, &st, &tp) < 0) {
+			free(x);
+			store_points_release(&pts);
+			continue;
+		}
+		if (st.cv > g->max_cv)
+			strcat(flags, "noisy ");
+		if (busy)
+			strcat(flags, "busy ");
+		/* Time to first token over HTTP: prefill is at least this. */
+		if (lower)
+			strcat(flags, "lower-bound ");
+		if (c->format == FORMAT_JSON) {
+			json_t *o = json_object();
+
+			json_object_set_new(o, "cell", json_string(name));
+			json_object_set_new(o, "n", json_integer((json_int_t)
+			    st.n));
+			json_object_set_new(o, "median_ms",
+			    json_real(st.median / 1e6));
+			json_object_set_new(o, "mean_ms", json_real(st.mean /
+			    1e6));
+			json_object_set_new(o, "sd_ms", json_real(st.sd / 1e6));
+			json_object_set_new(o, "cv", json_real(st.cv));
+			json_object_set_new(o, "tps", json_real(tp.tps));
+			json_object_set_new(o, "tps_sd", json_real(tp.sd));
+			json_object_set_new(o, "lower_bound",
+			    json_boolean(lower));
+			json_object_set_new(o, "flags", json_string(flags));
+			json_array_append_new(arr, o);
+		} else {
+			char ms[48];
+
+			snprintf(ms, sizeof(ms), "%.2f ± %.2f", st.mean / 1e6,
+			    st.sd / 1e6);
+			printf("%-16s %4zu %12.2f %23s %6.1f%% %s%8.1f ± %-5.1f "
+			    "%s\n", name, st.n, st.median / 1e6, ms, 100 * st.cv,
+			    lower ? ">=" : "  ", tp.tps, tp.sd, flags);
+		}
+		free(x);
+		store_points_release(&pts);
+	}
+	if (c->format == FORMAT_JSON)
+		ctl_print_json(arr);
+	else
+		json_decref(arr);
+}
+
+int
+cmd_bench(struct ctl *c)
+{
+	const struct conf_engine *g;
+	struct store *s;
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct bench_job j;
+	struct err e = ERR_INIT;
+	int prompts[CONF_MAX_LENGTHS];
+	size_t nprompts = 0;
+	int rc;
+
+	if (c->prompts && conf_parse_lengths(c->prompts, prompts,
+	    CONF_MAX_LENGTHS, &nprompts) < 0)
+		return ctl_usage_error("--prompts: expected a comma-separated "
+		    "list of distinct token counts, got '%s'", c->prompts);
+	if ((g = ctl_engine(c, c->argv[0])) == NULL)
+		return EXIT_USAGE;
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if (ctl_local_begin(c, s, &lock, "bisectctl bench %s %s", g->name,
+	    c->argv[1]) != 0)
+		return EXIT_FAIL;
+	memset(&j, 0, sizeof(j));
+	j.prompts = c->prompts ? prompts : NULL;
+	j.nprompts = nprompts;
+	j.reps = c->reps;
+	j.progress = ctl_on_progress;
+	j.download = ctl_on_download;
+	j.stop = &ctl_stop;
+	rc = bench_release(c->conf, g, s, c->argv[1], &j, &e);
+	ctl_end_line();
+	benchlock_release(&lock);
+	if (rc < 0) {
+		rc = ctl_error("%s", e.msg);
+		goto done;
+	}
+	bench_summary(c, s, g, j.release_id, j.weights_sha256, j.hw_key,
+	    j.cells, j.ncells);
+	rc = EXIT_OK;
+	if (j.tally.failed > 0)
+		rc = ctl_error("%d of %d runs failed; the last: %s (see "
+		    "'bisectctl runs %s %s')", j.tally.failed, j.tally.runs,
+		    j.tally.last_failure, g->name, c->argv[1]);
+	else if (j.tally.busy > 0)
+		fprintf(stderr, "bisectctl: %d runs started on a busy machine "
+		    "and are flagged busy\n", j.tally.busy);
+done:
+	bench_job_release(&j);
+	store_close(s);
+	return rc;
+}

@@ -1,0 +1,313 @@
+/*
+ * ctl_report.c: bisectctl report and bisect.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/measure/benchlock.h"
+#include "bisectd/report/build.h"
+#include "bisectd/search/canary.h"
+#include "bisectd/search/perf.h"
+#include "common/err.h"
+#include "ctl.h"
+#include "ctl_local.h"
+
+/* --metric output: the output canary, not a time. */
+static int
+metric_output(const struct ctl *c)
+{
+	return c->metric && strcmp(c->metric, "output") == 0;
+}
+
+static int
+parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
+{
+	m->kind = (enum conf_metric_kind)-1;
+	m->n = 0;
+	*threshold = -1;
+	if (c->metric && !metric_output(c) &&
+	    conf_parse_metric(c->metric, m) < 0)
+		return ctl_usage_error("--metric: expected per-token, fixed, "
+		    "ppN, tgN or output, got '%s'", c->metric);
+	if (c->threshold && conf_parse_percent(c->threshold, threshold) < 0)
+		return ctl_usage_error("--threshold: expected a percentage "
+		    "such as 20%%, got '%s'", c->threshold);
+	return 0;
+}
+
+/*
+ * Build the report of the range and print it; closes the store.  JSON
+ * goes out release by release as they are built, so a long range never
+ * holds every release's JSON at once.  An exit code of 1 also says why
+ * on stderr.
+ */
+static int
+report_out(struct ctl *c, const struct conf_engine *g, struct store *s,
+    struct report_opts *o)
+{
+	struct err e = ERR_INIT;
+	struct report_json_stream w = { stdout, 0 };
+	struct report_sink sink = { report_json_stream_head,
+	    report_json_stream_release, &w };
+	json_t *rep;
+	int rc, code;
+
+	if (c->format == FORMAT_JSON)
+		o->sink = &sink;
+	rc = report_build(c->conf, g, s, c->argv[1], o, &rep, &code, &e);
+	store_close(s);
+	if (rc < 0)
+		return ctl_error("%s", e.msg);
+	if (o->sink)
+		report_json_tail(rep, w.n, stdout);
+	else
+		report_print(rep, ctl_report_format(c), stdout);
+	if (code == EXIT_FAIL)
+		ctl_error("%s", json_string_value(json_object_get(
+		    json_object_get(rep, "verdict"), "reason")));
+	json_decref(rep);
+	return code;
+}
+
+/*
+ * A range that is no range, or is given backwards, is a usage error (exit
+ * 2), found before anything is queued or measured.  Ends not known yet
+ * are left to the job, which asks the source.  Returns 0 or EXIT_USAGE.
+ */
+static int
+range_usage(struct ctl *c, struct store *s, const struct conf_engine *g)
+{
+	struct err e = ERR_INIT;
+	struct range r;
+	int64_t id = 0;
+	int rc;
+
+	if (strstr(c->argv[1], "..") == NULL)
+		return ctl_usage_error("expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", c->argv[1]);
+	/* Commits are ordered by the repository, not by the store. */
+	if (c->commits) {
+		char good[RANGE_END_MAX], bad[RANGE_END_MAX];
+
+		return range_split(c->argv[1], good, bad, &e) < 0 ?
+		    ctl_usage_error("%s", e.msg) : 0;
+	}
+	if (store_engine_find(s, g->name, &id, &e) != 0)
+		return 0;
+	rc = range_resolve(s, id, c->argv[1], &r, &e);
+	if (rc == RANGE_BAD)
+		return ctl_usage_error("%s", e.msg);
+	if (rc == 0)
+		range_release(&r);
+	return 0;
+}
+
+int
+cmd_report(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct report_opts o;
+	struct store *s;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+		return rc;
+	o.all = c->all;
+	o.upstream = c->upstream;
+	o.plot = c->format == FORMAT_HTML;
+	o.commits = c->commits;
+	o.output = metric_output(c);
+	if (o.output && g->canary == NULL)
+		return ctl_usage_error("--metric output: engine %s has no "
+		    "canary (see [engine] canary)", g->name);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if ((rc = range_usage(c, s, g)) != 0) {
+		store_close(s);
+		return rc;
+	}
+	return report_out(c, g, s, &o);
+}
+
+/* bisect --dry-run: the releases and the first commands, run nowhere. */
+static int
+print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
+    const struct perf_opts *o)
+{
+	struct err e = ERR_INIT;
+	json_t *plan, *x;
+	size_t i, n;
+	int commits;
+
+	if (perf_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
+		return ctl_error("%s", e.msg);
+	if (c->format == FORMAT_JSON) {
+		ctl_print_json(plan);
+		return EXIT_OK;
+	}
+	n = json_array_size(json_object_get(plan, "releases"));
+	commits = json_is_array(json_object_get(plan, "builds"));
+	printf("bisect %s%s %s: metric %s, threshold %.3g%%%s; %zu %s%s "
+	    "(nothing is %s or run)\n", commits ? "--commits " : "", g->name,
+	    ctl_safe(c->argv[1]), json_string_value(json_object_get(plan,
+	    "metric")), 100 * json_real_value(json_object_get(plan,
+	    "threshold")), json_is_true(json_object_get(plan, "all")) ?
+	    ", every change (--all)" : "", n, commits ? "commits" :
+	    "releases", !commits ? "" : json_is_true(json_object_get(plan,
+	    "first_parent")) ? ", first parents" : ", every parent",
+	    commits ? "built" : "fetched");
+	json_array_foreach(json_object_get(plan, "releases"), i, x) {
+		const char *v = json_string_value(json_object_get(x,
+		    "version"));
+
+		if (commits)
+			printf("  %.12s %-9s \"%s\"%s\n", v, json_string_value(
+			    json_object_get(x, "build")), ctl_safe(
+			    json_string_value(json_object_get(x, "subject"))),
+			    i == 0 ? ", the good end" : i + 1 == n ?
+			    ", the bad end" : "");
+		else
+			printf("  %-20s %s%s\n", ctl_safe(v), json_string_value(
+			    json_object_get(x, "state")), i == 0 ?
+			    ", the good end" : i + 1 == n ? ", the bad end" :
+			    "");
+	}
+	if (commits) {
+		printf("it starts by building both ends:\n");
+		json_array_foreach(json_object_get(plan, "builds"), i, x) {
+			json_t *l;
+			size_t k;
+
+			if (json_is_true(json_object_get(x, "cached")))
+				printf("  %.12s: built already, its tree is "
+				    "reused\n", json_string_value(
+				    json_object_get(x, "commit")));
+			json_array_foreach(json_object_get(x, "commands"), k,
+			    l)
+				printf("  %.12s build: %s\n", json_string_value(
+				    json_object_get(x, "commit")), ctl_safe(
+				    json_string_value(l)));
+		}
+	}
+	printf("%s measuring both ends, %lld warm-up and %lld runs "
+	    "per cell, interleaved, with these commands:\n", commits ?
+	    "then" : "it starts by", (long long)json_integer_value(
+	    json_object_get(plan, "warmup")), (long long)json_integer_value(
+	    json_object_get(plan, "reps")));
+	json_array_foreach(json_object_get(plan, "commands"), i, x)
+		printf("  %.*s %s: %s\n", commits ? 12 : INT_MAX, ctl_safe(
+		    json_string_value(json_object_get(x, "version"))),
+		    json_string_value(json_object_get(x, "cell")), ctl_safe(
+		    json_string_value(json_object_get(x, "command"))));
+	if (n > 2)
+		printf("then it %s the %s between them, halving the range "
+		    "each time (about %d probes).\n", commits ? "builds and "
+		    "measures" : "measures", commits ? "commits" : "releases",
+		    (int)ceil(log2((double)(n - 1))));
+	json_decref(plan);
+	return EXIT_OK;
+}
+
+int
+cmd_bisect(struct ctl *c)
+{
+	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	struct perf_opts o;
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct err e = ERR_INIT;
+	enum bisect_status st;
+	struct store *s;
+	json_t *verdict;
+	int rc;
+
+	if (g == NULL)
+		return EXIT_USAGE;
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+		return rc;
+	o.all = c->all;
+	if (c->now && c->dry_run)
+		return ctl_usage_error("--now and --dry-run: choose one");
+	o.commits = c->commits;
+	if (c->commits && (g->repo == NULL || g->build.n == 0))
+		return ctl_usage_error("engine %s: --commits needs its repo and "
+		    "build lines in the configuration", g->name);
+	if (metric_output(c) && g->canary == NULL)
+		return ctl_usage_error("--metric output: engine %s has no "
+		    "canary (see [engine] canary)", g->name);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if ((rc = range_usage(c, s, g)) != 0) {
+		store_close(s);
+		return rc;
+	}
+	if (c->dry_run) {
+		rc = print_plan(c, g, s, &o);
+		store_close(s);
+		return rc;
+	}
+	if (!c->now) {
+		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b,s:b}", "range",
+		    c->argv[1], "metric", c->metric, "threshold", c->threshold,
+		    "all", c->all, "commits", c->commits);
+		char *text = json_dumps(args, JSON_COMPACT);
+		int64_t id;
+
+		rc = store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
+		free(text);
+		json_decref(args);
+		store_close(s);
+		if (rc < 0)
+			return ctl_error("%s", e.msg);
+		printf("queued %sbisect of %s %s as job %lld ('bisectctl status' "
+		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
+		    c->commits ? "commit " : "", g->name, c->argv[1],
+		    (long long)id);
+		ctl_wake(c);
+		return EXIT_OK;
+	}
+	if (ctl_local_begin(c, s, &lock, "bisectctl bisect --now %s %s", g->name,
+	    c->argv[1]) != 0)
+		return EXIT_FAIL;
+	o.progress = ctl_on_progress;
+	o.note = ctl_on_note;
+	o.stop = &ctl_stop;
+	if (metric_output(c)) {
+		struct canary_opts oo = { ctl_on_note, NULL, &ctl_stop };
+		int code;
+
+		verdict = NULL;
+		rc = canary_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
+		    &e);
+	} else
+		rc = perf_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st,
+		    &e);
+	ctl_end_line();
+	benchlock_release(&lock);
+	if (rc < 0) {
+		store_close(s);
+		return ctl_error("%s", e.msg);
+	}
+	json_decref(verdict);
+	/* The verdict, with the table around it, as report shows it. */
+	{
+		struct report_opts ro;
+
+		memset(&ro, 0, sizeof(ro));
+		ro.metric = o.metric;
+		ro.threshold = o.threshold;
+		ro.all = o.all;
+		ro.plot = c->format == FORMAT_HTML;
+		ro.commits = o.commits;
+		ro.output = metric_output(c);
+		return report_out(c, g, s, &ro);
+	}
+}

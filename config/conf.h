@@ -48,7 +48,10 @@ enum conf_metric_kind {
 	METRIC_PER_TOKEN,	/* slope of the fit, ms per prompt token */
 	METRIC_FIXED,		/* intercept of the fit, ms */
 	METRIC_PP,		/* prefill throughput at prompt length n */
-	METRIC_TG		/* decode throughput at gen length n */
+	METRIC_TG,		/* decode throughput at gen length n */
+	METRIC_CANARY		/* "output": the canary's text, not a time;
+				 * a bisect's and a report's, never an
+				 * engine's metric key */
 };
 
 struct conf_metric {

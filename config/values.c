@@ -166,6 +166,9 @@ conf_metric_name(const struct conf_metric *m, char *buf, size_t len)
 	case METRIC_TG:
 		snprintf(buf, len, "tg%d", m->n);
 		break;
+	case METRIC_CANARY:
+		snprintf(buf, len, "output");
+		break;
 	}
 	return buf;
 }

@@ -481,8 +481,7 @@ test_report(const struct conf *conf)
 	int code = -1;
 
 	memset(&o, 0, sizeof(o));
-	o.metric.kind = (enum conf_metric_kind)-1;
-	o.threshold = -1;
+	bisect_request_init(&o.req);
 	o.plot = 1;
 	CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &rep, &code,
 	    &e) == 0);
@@ -562,8 +561,7 @@ report_text(struct store *st, const struct conf *conf, int fresh)
 	int code = -1;
 
 	memset(&o, 0, sizeof(o));
-	o.metric.kind = (enum conf_metric_kind)-1;
-	o.threshold = -1;
+	bisect_request_init(&o.req);
 	o.plot = 1;
 	o.fresh = fresh;
 	if (report_build(conf, g, st, "1.0.0..1.0.10", &o, &rep, &code,
@@ -789,8 +787,7 @@ test_stream(const struct conf *conf)
 		int code = -1;
 
 		memset(&o, 0, sizeof(o));
-		o.metric.kind = (enum conf_metric_kind)-1;
-		o.threshold = -1;
+		bisect_request_init(&o.req);
 		o.fresh = fresh;
 		CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &tree,
 		    &code, &e) == 0);
@@ -879,8 +876,6 @@ keep_cut(const struct store_summary_key *key, const struct kept *k,
 static void
 test_unreadable(const struct conf *conf)
 {
-	static const struct conf_metric engine_metric = {
-		.kind = (enum conf_metric_kind)-1 };
 	struct store_summary sum[NREL - 1];
 	struct store_cell_query pq[BISECT_MAX_CELLS];
 	struct store_summary_key key;
@@ -900,7 +895,7 @@ test_unreadable(const struct conf *conf)
 	for (int i = 0; i < NREL - 1; i++)
 		ids[i] = rel_id[i];
 	/* The key report_build() keeps them under. */
-	CHECK(range_params(eng, &engine_metric, -1, 0, &p, &e) == 0);
+	CHECK(range_params(eng, NULL, &p, &e) == 0);
 	CHECK(report_cells_init(eng, wsha, hw, &qc, &e) == 0);
 	CHECK(range_cell_queries(&p, eng, wsha, hw, pq, &e) == 0);
 	CHECK(summary_config(eng, &p, &qc, pq, config, &e) == 0);

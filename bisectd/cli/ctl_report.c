@@ -17,26 +17,34 @@
 #include "ctl.h"
 #include "ctl_local.h"
 
-/* --metric output: the output canary, not a time. */
+/*
+ * --metric, --threshold, --all and --commits as the request of a bisect
+ * or a report: 0, or the usage error's exit code.
+ */
 static int
-metric_output(const struct ctl *c)
+parse_request(struct ctl *c, struct bisect_request *r)
 {
-	return c->metric && strcmp(c->metric, "output") == 0;
-}
-
-static int
-parse_common(struct ctl *c, struct conf_metric *m, double *threshold)
-{
-	m->kind = (enum conf_metric_kind)-1;
-	m->n = 0;
-	*threshold = -1;
-	if (c->metric && !metric_output(c) &&
-	    conf_parse_metric(c->metric, m) < 0)
+	bisect_request_init(r);
+	switch (bisect_request_set(r, c->metric, c->threshold)) {
+	case BISECT_REQUEST_BAD_METRIC:
 		return ctl_usage_error("--metric: expected per-token, fixed, "
 		    "ppN, tgN or output, got '%s'", c->metric);
-	if (c->threshold && conf_parse_percent(c->threshold, threshold) < 0)
+	case BISECT_REQUEST_BAD_THRESHOLD:
 		return ctl_usage_error("--threshold: expected a percentage "
 		    "such as 20%%, got '%s'", c->threshold);
+	}
+	r->all = c->all;
+	r->commits = c->commits;
+	return 0;
+}
+
+/* --metric output of an engine without a canary: the usage error. */
+static int
+no_canary(const struct conf_engine *g, const struct bisect_request *r)
+{
+	if (bisect_request_canary(r) && g->canary == NULL)
+		return ctl_usage_error("--metric output: engine %s has no "
+		    "canary (see [engine] canary)", g->name);
 	return 0;
 }
 
@@ -118,16 +126,12 @@ cmd_report(struct ctl *c)
 	if (g == NULL)
 		return EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
-	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+	if ((rc = parse_request(c, &o.req)) != 0)
 		return rc;
-	o.all = c->all;
 	o.upstream = c->upstream;
 	o.plot = c->format == FORMAT_HTML;
-	o.commits = c->commits;
-	o.output = metric_output(c);
-	if (o.output && g->canary == NULL)
-		return ctl_usage_error("--metric output: engine %s has no "
-		    "canary (see [engine] canary)", g->name);
+	if ((rc = no_canary(g, &o.req)) != 0)
+		return rc;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -231,18 +235,15 @@ cmd_bisect(struct ctl *c)
 	if (g == NULL)
 		return EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
-	if ((rc = parse_common(c, &o.metric, &o.threshold)) != 0)
+	if ((rc = parse_request(c, &o.req)) != 0)
 		return rc;
-	o.all = c->all;
 	if (c->now && c->dry_run)
 		return ctl_usage_error("--now and --dry-run: choose one");
-	o.commits = c->commits;
 	if (c->commits && (g->repo == NULL || g->build.n == 0))
 		return ctl_usage_error("engine %s: --commits needs its repo and "
 		    "build lines in the configuration", g->name);
-	if (metric_output(c) && g->canary == NULL)
-		return ctl_usage_error("--metric output: engine %s has no "
-		    "canary (see [engine] canary)", g->name);
+	if ((rc = no_canary(g, &o.req)) != 0)
+		return rc;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
 	if ((rc = range_usage(c, s, g)) != 0) {
@@ -255,15 +256,12 @@ cmd_bisect(struct ctl *c)
 		return rc;
 	}
 	if (!c->now) {
-		json_t *args = json_pack("{s:s,s:s?,s:s?,s:b,s:b}", "range",
-		    c->argv[1], "metric", c->metric, "threshold", c->threshold,
-		    "all", c->all, "commits", c->commits);
-		char *text = json_dumps(args, JSON_COMPACT);
+		char *text = bisect_request_json(&o.req, c->argv[1]);
 		int64_t id;
 
-		rc = store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
+		rc = text == NULL ? err_set(&e, "out of memory") :
+		    store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
 		free(text);
-		json_decref(args);
 		store_close(s);
 		if (rc < 0)
 			return ctl_error("%s", e.msg);
@@ -280,7 +278,7 @@ cmd_bisect(struct ctl *c)
 	o.progress = ctl_on_progress;
 	o.note = ctl_on_note;
 	o.stop = &ctl_stop;
-	if (metric_output(c)) {
+	if (bisect_request_canary(&o.req)) {
 		struct canary_opts oo = { ctl_on_note, NULL, &ctl_stop };
 		int code;
 
@@ -302,12 +300,8 @@ cmd_bisect(struct ctl *c)
 		struct report_opts ro;
 
 		memset(&ro, 0, sizeof(ro));
-		ro.metric = o.metric;
-		ro.threshold = o.threshold;
-		ro.all = o.all;
+		ro.req = o.req;
 		ro.plot = c->format == FORMAT_HTML;
-		ro.commits = o.commits;
-		ro.output = metric_output(c);
 		return report_out(c, g, s, &ro);
 	}
 }

@@ -369,18 +369,20 @@ report_options(struct MHD_Connection *c, const struct conf_engine *g,
 	    "threshold");
 	const char *all = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
 	    "all");
+	int bad;
 
 	memset(o, 0, sizeof(*o));
-	o->metric.kind = (enum conf_metric_kind)-1;
-	o->threshold = -1;
-	if (m && conf_parse_metric(m, &o->metric) < 0)
+	bisect_request_init(&o->req);
+	bad = bisect_request_set(&o->req, m, t);
+	/* The canary's report is bisectctl's alone. */
+	if (bad == BISECT_REQUEST_BAD_METRIC || bisect_request_canary(&o->req))
 		return reply_text(r, 400, "metric: expected per-token, fixed, "
 		    "ppN or tgN, got '%s'", m), -1;
-	if (t && conf_parse_percent(t, &o->threshold) < 0)
+	if (bad == BISECT_REQUEST_BAD_THRESHOLD)
 		return reply_text(r, 400, "threshold: expected a percentage "
 		    "such as 20%%, got '%s'", t), -1;
-	o->all = all != NULL && strcmp(all, "0") != 0;
-	if (range_params(g, &o->metric, o->threshold, o->all, &bp, &e) < 0)
+	o->req.all = all != NULL && strcmp(all, "0") != 0;
+	if (range_params(g, &o->req, &bp, &e) < 0)
 		return reply_text(r, 400, "%s", e.msg), -1;
 	return 0;
 }

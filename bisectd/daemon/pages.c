@@ -593,8 +593,7 @@ metrics_fits(const struct page_ctx *p, struct buf *b)
 			continue;
 		if (l.n >= 2) {
 			memset(&o, 0, sizeof(o));
-			o.metric.kind = (enum conf_metric_kind)-1;
-			o.threshold = -1;
+			bisect_request_init(&o.req);
 			snprintf(spec, sizeof(spec), "%s..%s", l.v[0].version,
 			    l.v[l.n - 1].version);
 			if (report_build(p->conf, g, p->s, spec, &o, &reps[i],

@@ -67,49 +67,38 @@ arg_str(json_t *args, const char *key)
 
 static int
 run_bisect(const struct conf *c, const struct conf_engine *g,
-    struct store *s, const struct store_job *job, json_t *args,
-    struct job_run_opts *o, char **result, struct err *e)
+    struct store *s, const struct store_job *job, struct job_run_opts *o,
+    char **result, struct err *e)
 {
-	const char *range = arg_str(args, "range");
-	const char *metric = arg_str(args, "metric");
-	const char *threshold = arg_str(args, "threshold");
 	struct perf_opts d;
 	enum bisect_status st;
 	json_t *verdict;
+	char *range;
+	int rc, code = 0;
 
 	memset(&d, 0, sizeof(d));
-	d.metric.kind = (enum conf_metric_kind)-1;
-	d.threshold = -1;
-	if (range == NULL || strstr(range, "..") == NULL)
-		return err_set(e, "bisect job: expected a range GOOD..BAD in "
-		    "its arguments");
-	if (metric && strcmp(metric, "output") == 0) {
+	if (bisect_request_from_json(job->args, &d.req, &range, e) < 0)
+		return -1;
+	if (bisect_request_canary(&d.req)) {
 		struct canary_opts oo = { on_note, o, o->stop };
-		int code;
 
-		if (canary_bisect(c, g, s, range, &oo, &verdict, &code, e) < 0)
-			return -1;
-		*result = json_dumps(verdict, JSON_COMPACT |
-		    JSON_PRESERVE_ORDER);
-		json_decref(verdict);
-		return code;
+		rc = canary_bisect(c, g, s, range, &oo, &verdict, &code, e);
+	} else {
+		d.job_id = job->id;
+		d.progress = on_progress;
+		d.note = on_note;
+		d.arg = o;
+		d.stop = o->stop;
+		if ((rc = perf_bisect(c, g, s, range, &d, &verdict, &st,
+		    e)) == 0)
+			code = verdict_exit_code(st);
 	}
-	if (metric && conf_parse_metric(metric, &d.metric) < 0)
-		return err_set(e, "bisect job: bad metric '%s'", metric);
-	if (threshold && conf_parse_percent(threshold, &d.threshold) < 0)
-		return err_set(e, "bisect job: bad threshold '%s'", threshold);
-	d.all = json_is_true(json_object_get(args, "all"));
-	d.commits = json_is_true(json_object_get(args, "commits"));
-	d.job_id = job->id;
-	d.progress = on_progress;
-	d.note = on_note;
-	d.arg = o;
-	d.stop = o->stop;
-	if (perf_bisect(c, g, s, range, &d, &verdict, &st, e) < 0)
+	free(range);
+	if (rc < 0)
 		return -1;
 	*result = json_dumps(verdict, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(verdict);
-	return verdict_exit_code(st);
+	return code;
 }
 
 static int
@@ -245,20 +234,19 @@ const struct conf_runner *
 job_run_slurm(const struct conf *c, const struct store_job *job)
 {
 	const struct conf_engine *g = conf_engine(c, job->engine);
-	const char *metric;
-	json_t *args;
-	int here;
+	struct bisect_request r;
+	struct err e = ERR_INIT;
+	char *range;
 
 	if (g == NULL || g->runner == NULL || g->runner->kind != RUNNER_SLURM ||
 	    strcmp(job->kind, "bisect") != 0)
 		return NULL;
-	if ((args = json_loads(job->args, 0, NULL)) == NULL)
+	/* A request that does not read fails here, with its message. */
+	if (bisect_request_from_json(job->args, &r, &range, &e) < 0)
 		return NULL;
-	metric = arg_str(args, "metric");
-	here = (metric && strcmp(metric, "output") == 0) ||
-	    json_is_true(json_object_get(args, "commits"));
-	json_decref(args);
-	return here ? NULL : g->runner;
+	free(range);
+	/* The canary and builds of commits run on this machine. */
+	return bisect_request_canary(&r) || r.commits ? NULL : g->runner;
 }
 
 int
@@ -303,7 +291,7 @@ job_run(const struct conf *c, struct store *s, const struct store_job *job,
 		goto failed;
 	}
 	if (strcmp(job->kind, "bisect") == 0)
-		rc = run_bisect(c, g, s, job, args, o, result, &e);
+		rc = run_bisect(c, g, s, job, o, result, &e);
 	else if (strcmp(job->kind, "fetch") == 0)
 		rc = run_fetch(c, g, s, args, o->stop, result, &e);
 	else if (strcmp(job->kind, "bench") == 0)

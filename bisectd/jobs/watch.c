@@ -6,6 +6,7 @@
  * watch_state: "last-good:ENGINE", "last-seen:ENGINE" and
  * "yardstick-checked".
  */
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -101,8 +102,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	int rc;
 
 	memset(&d, 0, sizeof(d));
-	d.metric.kind = (enum conf_metric_kind)-1;
-	d.threshold = -1;
+	bisect_request_init(&d.req);
 	d.job_id = o->job_id;
 	d.note = note_line;
 	d.progress = progress_line;
@@ -177,7 +177,7 @@ faster_by(const struct conf *c, const struct conf_engine *eng,
 	snprintf(spec, sizeof(spec), "%s..%s", since, version);
 	if (range_resolve(s, engine_id, spec, &r, e) < 0)
 		return 0;
-	if (range_params(eng, NULL, -1, 0, &p, e) == 0 &&
+	if (range_params(eng, NULL, &p, e) == 0 &&
 	    bench_machine(s, &machine_id, hw, e) == 0 &&
 	    store_weights_latest(s, eng->weights->name, &wsha, e) == 0 &&
 	    judge_range(s, &r, &p, eng, wsha, hw, &j, e) == 0 && j.done &&
@@ -385,10 +385,13 @@ measure_standing(const struct conf *c, struct store *s,
 	struct store_points pts[BISECT_MAX_CELLS];
 	int prompts[BISECT_MAX_CELLS], gens[1], rc = -1;
 	size_t np = 0, ng = 0, npts = 0, from, nruns;
+	struct bisect_request req;
 
 	memset(&rel, 0, sizeof(rel));
 	memset(&j, 0, sizeof(j));
-	if (range_params(eng, metric, -1, 0, &p, e) < 0)
+	bisect_request_init(&req);
+	req.metric = *metric;
+	if (range_params(eng, &req, &p, e) < 0)
 		return -1;
 	if (p.metric.kind == BISECT_METRIC_TG)
 		gens[ng++] = p.lengths[0];
@@ -517,6 +520,9 @@ figure(const struct conf_metric *m, double cost_ns, char *buf, size_t len)
 		break;
 	case METRIC_TG:
 		snprintf(buf, len, "tg%d %.4g t/s", m->n, m->n * 1e9 / cost_ns);
+		break;
+	case METRIC_CANARY:
+		assert(!"the yardstick compares times, not texts");
 		break;
 	}
 }

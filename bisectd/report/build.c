@@ -330,18 +330,15 @@ options_text(const struct report_opts *o, char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	if (o->all)
+	if (o->req.all)
 		off = (size_t)snprintf(buf, len, " --all");
-	if (o->output && off < len)
-		off += (size_t)snprintf(buf + off, len - off,
-		    " --metric output");
-	else if ((int)o->metric.kind >= 0 && off < len)
+	if ((int)o->req.metric.kind >= 0 && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " --metric %s",
-		    conf_metric_name(&o->metric, metric, sizeof(metric)));
-	if (o->threshold >= 0 && off < len)
+		    conf_metric_name(&o->req.metric, metric, sizeof(metric)));
+	if (o->req.threshold >= 0 && off < len)
 		off += (size_t)snprintf(buf + off, len - off,
-		    " --threshold %.6g%%", 100 * o->threshold);
-	if (o->commits && off < len)
+		    " --threshold %.6g%%", 100 * o->req.threshold);
+	if (o->req.commits && off < len)
 		snprintf(buf + off, len - off, " --commits");
 }
 
@@ -498,7 +495,7 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 		    json_string(rel->archive_sha256));
 		json_array_append_new(archives, a);
 		if (release_commands(conf, eng, rel, weights ? weights : "",
-		    ro->upstream, ro->output, runs, e) < 0) {
+		    ro->upstream, bisect_request_canary(&ro->req), runs, e) < 0) {
 			free(weights);
 			json_decref(o);
 			json_decref(archives);
@@ -519,7 +516,7 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 	json_array_append_new(commands, json_string(line));
 	/* A commit's tree is built from the repository: check it out, run
 	 * the build lines. */
-	for (size_t i = 0; ro->commits && i < eng->build.n; i++)
+	for (size_t i = 0; ro->req.commits && i < eng->build.n; i++)
 		json_array_append_new(commands, json_string(eng->build.v[i]));
 	json_object_set_new(o, "options", json_string(opts[0] ? opts + 1 :
 	    ""));
@@ -630,7 +627,7 @@ drill_down(const struct conf *conf, const struct conf_engine *eng,
 
 	if (!commits_drill_wanted(eng, verdict, spec, sizeof(spec)))
 		return;
-	co.commits = 1;
+	co.req.commits = 1;
 	co.sink = NULL;
 	if (report_build(conf, eng, s, spec, &co, &crep, &code, &ce) < 0) {
 		commits_drill_attach(verdict, spec, NULL, ce.msg);
@@ -705,19 +702,18 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	memset(&oj, 0, sizeof(oj));
 	memset(&rs, 0, sizeof(rs));
 	memset(&qc, 0, sizeof(qc));
-	if (o->output && eng->canary == NULL)
+	if (bisect_request_canary(&o->req) && eng->canary == NULL)
 		return err_set(e, "engine %s has no canary (see [engine] "
 		    "canary in the configuration)", eng->name);
 	if (store_engine_find(s, eng->name, &engine_id, e) != 0)
 		return err_set(e, "nothing is stored for %s yet: run "
 		    "'bisectctl bisect %s %s' first", eng->name, eng->name,
 		    spec);
-	if ((o->commits ? commits_range(conf, eng, s, engine_id, spec, 0, &r,
+	if ((o->req.commits ? commits_range(conf, eng, s, engine_id, spec, 0, &r,
 	    e) : range_resolve(s, engine_id, spec, &r, e)) < 0)
 		return -1;
 	n = r.hi - r.lo + 1;
-	if (range_params(eng, o->output ? NULL : &o->metric, o->threshold,
-	    o->all, &p, e) < 0)
+	if (range_params(eng, &o->req, &p, e) < 0)
 		goto fail;
 	/* This machine's identity, not recorded: a report only reads, so
 	 * it can be built from a read-only connection. */
@@ -735,7 +731,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		goto fail;
 	rep = json_object();
 	json_object_set_new(rep, "engine", json_string(eng->name));
-	json_object_set_new(rep, "points", json_string(o->commits ? "commits" :
+	json_object_set_new(rep, "points", json_string(o->req.commits ? "commits" :
 	    "releases"));
 	{
 		json_t *range = json_object();
@@ -746,9 +742,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		    r.list.v[r.hi].version));
 		json_object_set_new(rep, "range", range);
 	}
-	json_object_set_new(rep, "metric", json_string(o->output ? "output" :
-	    conf_metric_name((int)o->metric.kind >= 0 ? &o->metric :
-	    &eng->metric, metric, sizeof(metric))));
+	json_object_set_new(rep, "metric", json_string(conf_metric_name(
+	    (int)o->req.metric.kind >= 0 ? &o->req.metric : &eng->metric,
+	    metric, sizeof(metric))));
 	json_object_set_new(rep, "threshold", out_num(p.threshold));
 	json_object_set_new(rep, "machine", machine_json(&m));
 	if (eng->runner && eng->runner->kind == RUNNER_SLURM) {
@@ -798,17 +794,17 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	/* Everything that can fail but memory comes before the first
 	 * release is handed to a sink: a streamed report does not stop
 	 * halfway for a store error. */
-	if (o->output) {
+	if (bisect_request_canary(&o->req)) {
 		verdict = canary_judgement_json(&oj, &r);
 		*exit_code = oj.exit_code;
 	} else {
 		verdict = judgement_json(&j, &r);
-		if (o->commits && commits_annotate(eng, s, engine_id, verdict,
+		if (o->req.commits && commits_annotate(eng, s, engine_id, verdict,
 		    e) < 0) {
 			json_decref(verdict);
 			goto fail;
 		}
-		if (!o->commits)
+		if (!o->req.commits)
 			drill_down(conf, eng, s, o, verdict);
 		*exit_code = j.exit_code;
 	}
@@ -852,7 +848,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			json_object_set_new(rj, "status", json_string(
 			    "skipped"));
-		if (o->commits) {
+		if (o->req.commits) {
 			json_t *cj = commits_describe(eng, s, engine_id,
 			    r.list.v[i].version, e);
 

@@ -10,6 +10,7 @@
 #define BISECTD_REPORT_BUILD_H
 
 #include "bisectd/analysis/bisect.h"
+#include "bisectd/search/request.h"
 #include "config/conf.h"
 
 struct err;
@@ -33,9 +34,10 @@ struct report_sink {
 };
 
 struct report_opts {
-	struct conf_metric metric;	/* kind -1: the engine's */
-	double threshold;		/* < 0: the engine's */
-	int all;
+	struct bisect_request req;	/* the metric (the canary's verdict
+					 * with METRIC_CANARY), threshold,
+					 * all, commits: spec names commits
+					 * of the engine's repository */
 	/* For pasting upstream: no local path (the config, archive files,
 	 * absolute paths in the command) and no hostname; an "about"
 	 * object with bisectd's version, the engine's build, the model,
@@ -46,9 +48,6 @@ struct report_opts {
 	 * fitted line's 95% band (fit_band, [tokens, ms, lo, hi]), which
 	 * report/html.h draws. */
 	int plot;
-	int commits;	/* spec names commits of the engine's repository */
-	int output;			/* 1: the verdict is the output
-					 * canary's (search/canary.h) */
 	/* 1: every release computed from its runs, no summary read or
 	 * kept (a summary gives the same bytes: this checks it). */
 	int fresh;

@@ -115,9 +115,9 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	if (b->fetch_failed[i])
 		return err_set(e, "cannot fetch %s %s a second time",
 		    b->eng->name, version_of(b, i));
-	if (b->o->commits && build_progress(b, i, e) < 0)
+	if (b->o->req.commits && build_progress(b, i, e) < 0)
 		return -1;
-	if (b->o->commits)
+	if (b->o->req.commits)
 		rc = commit_build(b->conf, b->eng, b->s,
 		    b->r.list.v[b->r.lo + i].id, version_of(b, i), b->o->stop,
 		    &b->got[i], &fe);
@@ -275,7 +275,7 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	if (acquire_init(&b->acq, b->conf, b->eng, b->s, e) < 0)
 		return -1;
 	b->acq.stop = b->o->stop;
-	if (b->o->commits) {
+	if (b->o->req.commits) {
 		if (commits_range(b->conf, b->eng, b->s, b->acq.engine_id,
 		    spec, 1, &b->r, e) < 0)
 			return -1;
@@ -288,7 +288,7 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 		if (range_resolve(b->s, b->acq.engine_id, spec, &b->r, e) < 0)
 			return -1;
 	}
-	if (range_params(b->eng, &b->o->metric, b->o->threshold, b->o->all,
+	if (range_params(b->eng, &b->o->req,
 	    &b->p, e) < 0)
 		return -1;
 	if (acquire_weights(&b->acq, &b->w, e) < 0)
@@ -314,8 +314,8 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	sb.engine_id = b->acq.engine_id;
 	sb.good = version_of(b, 0);
 	sb.bad = version_of(b, b->r.hi - b->r.lo);
-	sb.metric = conf_metric_name(b->o->metric.kind == (enum
-	    conf_metric_kind)-1 ? &b->eng->metric : &b->o->metric, metric,
+	sb.metric = conf_metric_name(b->o->req.metric.kind == (enum
+	    conf_metric_kind)-1 ? &b->eng->metric : &b->o->req.metric, metric,
 	    sizeof(metric));
 	sb.threshold = b->p.threshold;
 	sb.all = b->p.all;
@@ -432,7 +432,7 @@ drill_down(struct bisect_run *b, json_t *v, struct err *e)
 	if (!commits_drill_wanted(b->eng, v, spec, sizeof(spec)))
 		return 0;
 	note(b, "drill down into the commits %s", spec);
-	co.commits = 1;
+	co.req.commits = 1;
 	if (perf_bisect(b->conf, b->eng, b->s, spec, &co, &cv, &cst,
 	    &ce) < 0) {
 		if (b->o->stop && *b->o->stop)
@@ -486,8 +486,8 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 			json_t *v = judgement_json(&j, &b.r);
 			char *text;
 
-			if ((o->commits && commits_annotate(eng, s,
-			    b.acq.engine_id, v, e) < 0) || (!o->commits &&
+			if ((o->req.commits && commits_annotate(eng, s,
+			    b.acq.engine_id, v, e) < 0) || (!o->req.commits &&
 			    drill_down(&b, v, e) < 0)) {
 				json_decref(v);
 				judgement_release(&j);
@@ -658,7 +658,7 @@ perf_plan(const struct conf *conf, const struct conf_engine *eng,
 	if (acquire_init(&acq, conf, eng, s, e) < 0)
 		return -1;
 	acq.stop = o->stop;
-	if (o->commits) {
+	if (o->req.commits) {
 		/* The repository is cloned or fetched, as a listing is
 		 * refreshed; nothing is built. */
 		if (commits_range(conf, eng, s, acq.engine_id, spec, 1, &r,
@@ -672,7 +672,7 @@ perf_plan(const struct conf *conf, const struct conf_engine *eng,
 		if (range_resolve(s, acq.engine_id, spec, &r, e) < 0)
 			return -1;
 	}
-	if (range_params(eng, &o->metric, o->threshold, o->all, &p, e) < 0)
+	if (range_params(eng, &o->req, &p, e) < 0)
 		goto done;
 	if (p.metric.kind == BISECT_METRIC_TG)
 		rc = bench_cells(conf, eng, NULL, 0, p.lengths, p.nlengths, 1,
@@ -686,16 +686,16 @@ perf_plan(const struct conf *conf, const struct conf_engine *eng,
 	out = json_pack("{s:s,s:{s:s,s:s},s:s,s:f,s:b,s:i,s:i}", "engine",
 	    eng->name, "range", "from", r.list.v[r.lo].version, "to",
 	    r.list.v[r.hi].version, "metric", conf_metric_name(
-	    (int)o->metric.kind >= 0 ? &o->metric : &eng->metric, metric,
+	    (int)o->req.metric.kind >= 0 ? &o->req.metric : &eng->metric, metric,
 	    sizeof(metric)), "threshold", p.threshold, "all", p.all, "reps",
 	    eng->reps, "warmup", eng->warmup);
 	rels = json_array();
 	cmds = json_array();
 	builds = json_array();
-	json_object_set_new(out, "points", json_string(o->commits ?
+	json_object_set_new(out, "points", json_string(o->req.commits ?
 	    "commits" : "releases"));
 	json_object_set_new(out, "releases", rels);
-	if (o->commits) {
+	if (o->req.commits) {
 		json_object_set_new(out, "first_parent",
 		    json_boolean(eng->first_parent));
 		json_object_set_new(out, "builds", builds);
@@ -706,7 +706,7 @@ perf_plan(const struct conf *conf, const struct conf_engine *eng,
 		json_t *x = json_pack("{s:s,s:s}", "version",
 		    r.list.v[i].version, "state", store_release_state_name(
 		    r.list.v[i].state));
-		json_t *c = o->commits ? commits_describe(eng, s,
+		json_t *c = o->req.commits ? commits_describe(eng, s,
 		    acq.engine_id, r.list.v[i].version, e) : NULL;
 
 		if (c != NULL) {
@@ -721,7 +721,7 @@ perf_plan(const struct conf *conf, const struct conf_engine *eng,
 	for (int end = 0; end < 2; end++) {
 		const char *version = r.list.v[end ? r.hi : r.lo].version;
 
-		if (plan_end(conf, eng, version, o->commits, builds, dir,
+		if (plan_end(conf, eng, version, o->req.commits, builds, dir,
 		    sizeof(dir), e) < 0)
 			goto done;
 		for (size_t c = 0; c < ncells; c++) {

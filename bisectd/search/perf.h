@@ -16,18 +16,17 @@
 #include "config/conf.h"
 #include "store/store.h"
 #include "range.h"
+#include "request.h"
 
 struct bench_progress;
 struct err;
 struct json_t;
 
 struct perf_opts {
-	struct conf_metric metric;	/* kind -1: the engine's */
-	double threshold;		/* < 0: the engine's */
-	int all;
-	int commits;			/* spec names two commits (or tags) of
-					 * the engine's repository: bisect the
-					 * commits between, building each */
+	struct bisect_request req;	/* with commits, spec names two
+					 * commits (or tags) of the engine's
+					 * repository: the commits between are
+					 * bisected, each built */
 	int64_t job_id;			/* 0: run in the foreground */
 	void (*progress)(void *arg, const struct bench_progress *p);
 	void (*note)(void *arg, const char *line);	/* probe log lines */

@@ -10,6 +10,7 @@
 #include "bisectd/measure/bench.h"
 #include "common/err.h"
 #include "range.h"
+#include "request.h"
 
 static size_t
 find_version(const struct store_release_list *l, const char *v)
@@ -72,17 +73,18 @@ range_release(struct range *r)
 }
 
 int
-range_params(const struct conf_engine *eng, const struct conf_metric *metric,
-    double threshold, int all, struct bisect_params *p, struct err *e)
+range_params(const struct conf_engine *eng, const struct bisect_request *req,
+    struct bisect_params *p, struct err *e)
 {
-	const struct conf_metric *m = metric && (int)metric->kind >= 0 ?
-	    metric : &eng->metric;
+	const struct conf_metric *m = req && (int)req->metric.kind >= 0 &&
+	    !bisect_request_canary(req) ? &req->metric : &eng->metric;
 
 	bisect_params_init(p);
-	p->threshold = threshold >= 0 ? threshold : eng->threshold;
+	p->threshold = req && req->threshold >= 0 ? req->threshold :
+	    eng->threshold;
 	p->reps_initial = eng->reps;
 	p->reps_cap = eng->max_reps;
-	p->all = all;
+	p->all = req ? req->all : 0;
 	p->metric.n = m->n;
 	switch (m->kind) {
 	case METRIC_PER_TOKEN:
@@ -106,6 +108,9 @@ range_params(const struct conf_engine *eng, const struct conf_metric *metric,
 	case METRIC_TG:
 		p->metric.kind = BISECT_METRIC_TG;
 		p->lengths[p->nlengths++] = m->n;
+		break;
+	case METRIC_CANARY:
+		assert(!"an engine's metric is never the canary");
 		break;
 	}
 	if (p->nlengths == 0)

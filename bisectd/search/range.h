@@ -15,6 +15,7 @@
 #include "config/conf.h"
 #include "store/store.h"
 
+struct bisect_request;
 struct err;
 
 /* The releases GOOD..BAD of an engine as the store orders them. */
@@ -52,11 +53,11 @@ struct range_data {
 	size_t ncells;
 };
 
-/* Bisection parameters for an engine and a metric (NULL: the engine's);
- * threshold < 0 means the engine's. */
+/* Bisection parameters for an engine and a request (NULL, or its
+ * metric, threshold and the canary: the engine's). */
 int range_params(const struct conf_engine *eng,
-    const struct conf_metric *metric, double threshold, int all,
-    struct bisect_params *p, struct err *e);
+    const struct bisect_request *req, struct bisect_params *p,
+    struct err *e);
 
 /* The runs of each release of a range, read from the store in one pass
  * (store_release_runs_read()): what the verdict and the report read. */

@@ -28,11 +28,11 @@ cluster=$tmp/cluster
 dpid=
 cleanup() {
 	[ -z "$dpid" ] || kill "$dpid" 2>/dev/null || true
-	sh "$src/tests/slurm-cluster.sh" stop "$cluster"
+	sh "$src/tests/lib/slurm-cluster.sh" stop "$cluster"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-eval "$(sh "$src/tests/slurm-cluster.sh" start "$cluster")"
+eval "$(sh "$src/tests/lib/slurm-cluster.sh" start "$cluster")"
 export SLURM_CONF
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }

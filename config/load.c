@@ -12,6 +12,7 @@
 #include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,20 @@ engine_start(struct conf_engine *g)
 	    (uint64_t)pages * (uint64_t)size / 4 * 3 : 0;
 }
 
+/* Where each named section's array is in struct conf, its elements'
+ * size, and where each element keeps the line its section starts at. */
+#define NAMED(arr, n, type) { offsetof(struct conf, arr), \
+	offsetof(struct conf, n), sizeof(type), offsetof(type, line) }
+static const struct named {
+	size_t arr, n, size, line;
+} named[CONF_NSECTIONS] = {
+	[CONF_WEIGHTS] = NAMED(weights, nweights, struct conf_weights),
+	[CONF_ENGINE] = NAMED(engines, nengines, struct conf_engine),
+	[CONF_RUNNER] = NAMED(runners, nrunners, struct conf_runner),
+	[CONF_ABLATION] = NAMED(ablations, nablations, struct conf_ablation),
+	[CONF_ALERT] = NAMED(alerts, nalerts, struct conf_alert),
+};
+
 /*
  * The struct of en's section: the configuration for [bisectd] and
  * [yardstick], else the named section, started (its line, the table's
@@ -100,62 +115,28 @@ static void *
 section_of(struct conf_loader *ld, enum conf_section s,
     const struct conf_entry *en)
 {
-	struct conf *c = ld->c;
-	char label[320];
+	const struct named *k = &named[s];
+	char *c = (char *)ld->c, label[320];
 	void *obj;
 	int added;
 
-	switch (s) {
-	case CONF_WEIGHTS:
-		obj = section_get((void **)&c->weights, &c->nweights,
-		    sizeof(*c->weights), en->sub, &added);
-		break;
-	case CONF_ENGINE:
-		obj = section_get((void **)&c->engines, &c->nengines,
-		    sizeof(*c->engines), en->sub, &added);
-		break;
-	case CONF_RUNNER:
-		obj = section_get((void **)&c->runners, &c->nrunners,
-		    sizeof(*c->runners), en->sub, &added);
-		break;
-	case CONF_ABLATION:
-		obj = section_get((void **)&c->ablations, &c->nablations,
-		    sizeof(*c->ablations), en->sub, &added);
-		break;
-	case CONF_ALERT:
-		obj = section_get((void **)&c->alerts, &c->nalerts,
-		    sizeof(*c->alerts), en->sub, &added);
-		break;
-	default:
-		return c;
-	}
+	if (s == CONF_BISECTD || s == CONF_YARDSTICK)
+		return ld->c;
+	obj = section_get((void **)(void *)(c + k->arr),
+	    (size_t *)(void *)(c + k->n), k->size, en->sub, &added);
 	if (!added)
 		return obj;
+	*(int *)(void *)((char *)obj + k->line) = en->line;
 	snprintf(label, sizeof(label), "%s.%s", conf_section_name(s), en->sub);
 	conf_key_defaults(ld, s, obj, label);
-	switch (s) {
-	case CONF_WEIGHTS:
-		((struct conf_weights *)obj)->line = en->line;
-		break;
-	case CONF_ENGINE:
-		((struct conf_engine *)obj)->line = en->line;
+	if (s == CONF_ENGINE)
 		engine_start(obj);
-		break;
-	case CONF_RUNNER:
-		((struct conf_runner *)obj)->line = en->line;
+	else if (s == CONF_RUNNER)
 		((struct conf_runner *)obj)->max_jobs = -1;
-		break;
-	case CONF_ABLATION:
-		((struct conf_ablation *)obj)->line = en->line;
+	else if (s == CONF_ABLATION)
 		((struct conf_ablation *)obj)->control_min = -1;
-		break;
-	case CONF_ALERT:
-		((struct conf_alert *)obj)->line = en->line;
+	else if (s == CONF_ALERT)
 		((struct conf_alert *)obj)->kind = (enum conf_alert_kind)-1;
-		break;
-	default:
-		break;
-	}
 	return obj;
 }
 

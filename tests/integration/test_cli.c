@@ -99,22 +99,6 @@ lines(const char *s)
 	return n;
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *p;
-	int fd = open(path, O_RDONLY);
-
-	*len = 0;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return NULL;
-	p = malloc((size_t)st.st_size + 1);
-	*len = (size_t)read(fd, p, (size_t)st.st_size);
-	close(fd);
-	return p;
-}
-
 static void
 write_config(const char *name, const char *db)
 {
@@ -237,7 +221,7 @@ static void
 check_unchanged(const char *path, const char *before, size_t lb)
 {
 	size_t la;
-	char *after = slurp(path, &la);
+	char *after = check_read_bytes(path, &la);
 
 	CHECK(after != NULL && la == lb && memcmp(before, after, lb) == 0);
 	free(after);
@@ -257,7 +241,7 @@ test_bad_databases(void)
 	    "database; they are text, long enough to fill the header and "
 	    "then some more, so that SQLite reads them and says no.\n");
 	write_config("text.conf", "text.db");
-	before = slurp("text.db", &lb);
+	before = check_read_bytes("text.db", &lb);
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "text.conf", "versions",
 	    "basert", NULL });
 	CHECK_INT(r.status, 1);
@@ -271,7 +255,7 @@ test_bad_databases(void)
 	write_config("locked.conf", "locked.db");
 	CHECK(store_open_version("locked.db", 0, &holder, &e) == 0);
 	CHECK(holder && store_begin(holder, &e) == 0);
-	before = slurp("locked.db", &lb);
+	before = check_read_bytes("locked.db", &lb);
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "locked.conf", "versions",
 	    "basert", NULL });
 	CHECK_INT(r.status, 1);
@@ -288,7 +272,7 @@ test_bad_databases(void)
 	write_config("full.conf", "full.db");
 	CHECK(store_open_version("full.db", 0, &s, &e) == 0);
 	store_close(s);
-	before = slurp("full.db", &lb);
+	before = check_read_bytes("full.db", &lb);
 	run(&r, 40000, AS_ROOT, (const char *[]){ "-c", "full.conf",
 	    "versions", "basert", NULL });
 	CHECK_INT(r.status, 1);
@@ -314,7 +298,7 @@ test_bad_databases(void)
 	chmod("ro/ro.db", 0444);
 	chmod("ro", 0555);
 	chmod(".", 0755);
-	before = slurp("ro/ro.db", &lb);
+	before = check_read_bytes("ro/ro.db", &lb);
 	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
 	    "-c", "ro.conf", "versions", "basert", NULL });
 	CHECK_INT(r.status, 1);
@@ -426,7 +410,7 @@ test_read_only_status(void)
 	chmod("rd/rd.db-wal", 0644);
 	chmod("rd/rd.db-shm", 0644);
 	chmod("rd", 0555);
-	before = slurp("rd/rd.db", &lb);
+	before = check_read_bytes("rd/rd.db", &lb);
 	run(&r, 0, geteuid() == 0 ? AS_NOBODY : AS_ROOT, (const char *[]){
 	    "-c", "rd.conf", "status", NULL });
 	CHECK_INT(r.status, 0);

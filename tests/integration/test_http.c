@@ -398,27 +398,12 @@ test_stream(void)
 	CHECK_INT(testserver_count(&ts, "POST /status/503", NULL), 1);
 }
 
-struct progress {
-	uint64_t now, total;
-	int calls;
-};
-
-static void
-on_progress(void *arg, uint64_t now, uint64_t total)
-{
-	struct progress *p = arg;
-
-	p->now = now;
-	p->total = total;
-	p->calls++;
-}
-
 static void
 test_download_fd(void)
 {
 	struct http_opts o = opts();
 	struct err e = ERR_INIT;
-	struct progress p;
+	struct check_progress p;
 	uint64_t have;
 	int fd;
 
@@ -429,7 +414,7 @@ test_download_fd(void)
 	fd = open("out1", O_RDWR | O_CREAT | O_TRUNC, 0644);
 	have = 0;
 	CHECK_INT(http_download_fd(url("/files/big.bin"), &o, fd, &have,
-	    on_progress, &p, &e), 0);
+	    check_on_progress, &p, &e), 0);
 	CHECK_INT(have, 300000);
 	CHECK(same_file("srv/big.bin", fd));
 	CHECK(p.calls > 0);

@@ -1,6 +1,6 @@
 /*
  * test_slurm.c: measurements as Slurm jobs, on a real single-host cluster
- * that tests/slurm-cluster.sh starts in this test's folder: the demo's
+ * that tests/lib/slurm-cluster.sh starts in this test's folder: the demo's
  * bisect through a slurm runner reaches the local runner's verdict; a
  * job scancelled from outside is a typed failure and is resubmitted; a
  * bisect killed (kill -9) with its job in flight reattaches to it and
@@ -38,7 +38,7 @@ stop_cluster(void)
 {
 	char cmd[8192];
 
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/slurm-cluster.sh stop %s",
+	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh stop %s",
 	    src, cluster);
 	check_run(cmd, NULL);
 }
@@ -966,7 +966,7 @@ main(void)
 	check_env(&ctl, &daemon_bin, &build);
 	src = check_source_dir();
 	snprintf(cluster, sizeof(cluster), "%s/cluster", dir);
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/slurm-cluster.sh start %s",
+	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh start %s",
 	    src, cluster);
 	rc = check_run(cmd, &out);
 	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77 && geteuid() != 0) {

@@ -4,7 +4,7 @@
 # Included from tests/CMakeLists.txt; archives are built with the ALL
 # target "fake-releases".
 
-add_executable(fake-engine fake-engine.c)
+add_executable(fake-engine lib/fake-engine.c)
 target_link_libraries(fake-engine PRIVATE PkgConfig::JANSSON m)
 # It stands in for a foreign binary: the sanitizers' handlers would turn
 # its SIGSEGV into an exit status, and their start-up into overhead.

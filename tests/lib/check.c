@@ -94,10 +94,19 @@ check_write_file(const char *path, const char *content)
 char *
 check_read_file(const char *path)
 {
+	size_t len;
+
+	return check_read_bytes(path, &len);
+}
+
+char *
+check_read_bytes(const char *path, size_t *lenp)
+{
 	FILE *f = fopen(path, "r");
 	char *data = NULL;
 	size_t len = 0, alloc = 0, n;
 
+	*lenp = 0;
 	if (f == NULL)
 		return NULL;
 	for (;;) {
@@ -114,7 +123,18 @@ check_read_file(const char *path)
 	}
 	fclose(f);
 	data[len] = '\0';
+	*lenp = len;
 	return data;
+}
+
+void
+check_on_progress(void *arg, uint64_t now, uint64_t total)
+{
+	struct check_progress *p = arg;
+
+	p->now = now;
+	p->total = total;
+	p->calls++;
 }
 
 int

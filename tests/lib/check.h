@@ -96,6 +96,15 @@ void check_write_file(const char *path, const char *content);
 
 /* Read a file into a malloced string; NULL if it cannot be read. */
 char *check_read_file(const char *path);
+/* The same, with its length in *len (0 when it cannot be read). */
+char *check_read_bytes(const char *path, size_t *len);
+
+/* A download's progress as its callback (check_on_progress) saw it. */
+struct check_progress {
+	uint64_t now, total;
+	int calls;
+};
+void check_on_progress(void *arg, uint64_t now, uint64_t total);
 
 /* Run a shell command line for test set-up; returns its exit status and,
  * if out is not NULL, its stdout and stderr (malloced). */

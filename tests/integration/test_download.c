@@ -83,21 +83,6 @@ opts(void)
 	return o;
 }
 
-struct progress {
-	uint64_t now, total;
-	int calls;
-};
-
-static void
-on_progress(void *arg, uint64_t now, uint64_t total)
-{
-	struct progress *p = arg;
-
-	p->now = now;
-	p->total = total;
-	p->calls++;
-}
-
 static void
 test_fresh_and_cached(void)
 {
@@ -105,12 +90,12 @@ test_fresh_and_cached(void)
 	struct download_result r = DOWNLOAD_RESULT_INIT;
 	struct err e = ERR_INIT;
 	char want[SHA256_HEX_LEN + 1], path[256];
-	struct progress p;
+	struct check_progress p;
 	char *tmp_list = NULL;
 
 	file_hash("srv/a.bin", want);
 	memset(&p, 0, sizeof(p));
-	o.progress = on_progress;
+	o.progress = check_on_progress;
 	o.progress_arg = &p;
 	CHECK_INT(fetch_download(url("/files/a.bin"), &o, &r, &e), 0);
 	CHECK_STR(r.sha256, want);

@@ -1,8 +1,8 @@
 #!/bin/sh
 # slurm-cluster.sh: a private single-host Slurm cluster for the tests.
 #
-#   sh tests/slurm-cluster.sh start DIR   # prints SLURM_CONF=DIR/slurm.conf
-#   sh tests/slurm-cluster.sh stop DIR
+#   sh tests/lib/slurm-cluster.sh start DIR   # prints SLURM_CONF=DIR/slurm.conf
+#   sh tests/lib/slurm-cluster.sh stop DIR
 #
 # Everything lives under DIR: its own munged (own socket and key), a
 # slurmctld and a slurmd on two free ports, their state, spool and logs,

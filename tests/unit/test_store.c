@@ -28,21 +28,6 @@ poke_header(const char *path, off_t off, uint32_t v)
 	close(fd);
 }
 
-static char *
-slurp(const char *path, size_t *len)
-{
-	struct stat st;
-	char *p;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return NULL;
-	p = malloc((size_t)st.st_size + 1);
-	*len = (size_t)read(fd, p, (size_t)st.st_size);
-	close(fd);
-	return p;
-}
-
 static void
 test_fresh(void)
 {
@@ -110,12 +95,12 @@ test_refuse_newer_and_foreign(void)
 	CHECK(store_open("newer.db", &s, &e) == 0);
 	store_close(s);
 	poke_header("newer.db", 60, (uint32_t)store_latest_version() + 1);
-	before = slurp("newer.db", &lb);
+	before = check_read_bytes("newer.db", &lb);
 	CHECK(store_open("newer.db", &s, &e) < 0);
 	CHECK(s == NULL);
 	CHECK_CONTAINS(e.msg, "newer than this bisectd's");
 	CHECK_CONTAINS(e.msg, "'newer.db'");
-	after = slurp("newer.db", &la);
+	after = check_read_bytes("newer.db", &la);
 	CHECK(lb == la && memcmp(before, after, lb) == 0);
 	free(before);
 	free(after);
@@ -137,10 +122,10 @@ test_refuse_newer_and_foreign(void)
 		CHECK(fd >= 0 && pwrite(fd, legacy, 2, 18) == 2);
 		close(fd);
 	}
-	before = slurp("foreign.db", &lb);
+	before = check_read_bytes("foreign.db", &lb);
 	CHECK(store_open("foreign.db", &s, &e) < 0);
 	CHECK_CONTAINS(e.msg, "another program");
-	after = slurp("foreign.db", &la);
+	after = check_read_bytes("foreign.db", &la);
 	CHECK(lb == la && memcmp(before, after, lb) == 0);
 	CHECK(access("foreign.db-wal", F_OK) < 0);
 	free(before);
@@ -149,10 +134,10 @@ test_refuse_newer_and_foreign(void)
 	check_write_file("notdb.db", "this is not a database, just text that "
 	    "is long enough to have a header of a hundred bytes, more or "
 	    "less, certainly by now, yes.\n");
-	before = slurp("notdb.db", &lb);
+	before = check_read_bytes("notdb.db", &lb);
 	CHECK(store_open("notdb.db", &s, &e) < 0);
 	CHECK_CONTAINS(e.msg, "'notdb.db' is not a SQLite database");
-	after = slurp("notdb.db", &la);
+	after = check_read_bytes("notdb.db", &la);
 	CHECK(lb == la && memcmp(before, after, lb) == 0);
 	free(before);
 	free(after);

@@ -85,6 +85,18 @@ engine_line(const struct conf_loader *ld, const struct conf_engine *g,
 	return line ? line : section_line;
 }
 
+/* Engine g's key section names a [section "name"] the file lacks. */
+static void
+no_section(struct conf_loader *ld, const struct conf_engine *g,
+    const char *section, const char *name)
+{
+	char key[320];
+
+	snprintf(key, sizeof(key), "engine.%s.%s", g->name, section);
+	ld_problem(ld, linemap_find(ld, key, 0), "%s: no [%s \"%s\"] section",
+	    key, section, name);
+}
+
 static void
 check_engine(struct conf_loader *ld, struct conf_engine *g)
 {
@@ -151,25 +163,11 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 			    g->name,
 			    ld->c->nweights == 0 ? "; there is none" : "");
 	} else if ((g->weights = conf_weights_find(ld->c, g->weights_name)) ==
-	    NULL) {
-		char key[320];
-
-		snprintf(key, sizeof(key), "engine.%s.weights", g->name);
-		ld_problem(ld, linemap_find(ld, key, 0),
-		    "%s: no [weights \"%s\"] "
-		    "section",
-		    key, g->weights_name);
-	}
+	    NULL)
+		no_section(ld, g, "weights", g->weights_name);
 	if (g->runner_name && (g->runner = conf_runner_find(ld->c,
-	    g->runner_name)) == NULL) {
-		char key[320];
-
-		snprintf(key, sizeof(key), "engine.%s.runner", g->name);
-		ld_problem(ld, linemap_find(ld, key, 0),
-		    "%s: no [runner \"%s\"] "
-		    "section",
-		    key, g->runner_name);
-	}
+	    g->runner_name)) == NULL)
+		no_section(ld, g, "runner", g->runner_name);
 	if (g->nfit == 0) {
 		/* The two largest prompt lengths. */
 		int sorted[CONF_MAX_LENGTHS];

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -548,6 +549,128 @@ test_report(const struct conf *conf)
 	json_decref(rep);
 }
 
+/* text with every occurrence of from replaced by to (text freed;
+ * malloced). */
+static char *
+replace_all(char *text, const char *from, const char *to)
+{
+	size_t nf = strlen(from), nt = strlen(to), n = 0;
+	char *out, *o;
+
+	if (nf == 0)
+		return text;
+	for (const char *p = text; (p = strstr(p, from)) != NULL; p += nf)
+		n++;
+	if ((out = malloc(strlen(text) + n * nt + 1)) == NULL)
+		abort();
+	o = out;
+	for (const char *p = text, *q; ; p = q + nf) {
+		if ((q = strstr(p, from)) == NULL) {
+			strcpy(o, p);
+			break;
+		}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		memcpy(o, to, nt);
+		o += nt;
+	}
+	free(text);
+	return out;
+}
+
+/* Compare text with tests/golden/NAME, or write it there when
+ * BISECTD_GOLDEN_WRITE is set. */
+static void
+check_golden(const char *name, const char *text)
+{
+	char path[4096], *want;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s",
+	    check_source_dir(), name);
+	if (getenv("BISECTD_GOLDEN_WRITE")) {
+		check_write_file(path, text);
+		return;
+	}
+	want = check_read_file(path);
+	if (want == NULL || strcmp(want, text) != 0) {
+		char got[256];
+
+		snprintf(got, sizeof(got), "golden-%s", name);
+		check_write_file(got, text);
+		fprintf(stderr, "%s differs from what the report gives (kept "
+		    "as %s in the test's folder; BISECTD_GOLDEN_WRITE=1 "
+		    "writes it anew)\n", path, got);
+	}
+	CHECK(want != NULL && strcmp(want, text) == 0);
+	free(want);
+}
+
+/*
+ * Every format of the range's report, pinned byte for byte in
+ * tests/golden/: the JSON report_build() gives and what each renderer
+ * makes of it.  What differs from machine to machine is replaced first:
+ * the machine (its identity is also in the definitions' keys) and the
+ * test's folder.
+ */
+static void
+test_golden(const struct conf *conf)
+{
+	static const char *const placeholders[] = { "DEFINITION-PP128",
+	    "DEFINITION-PP512", "DEFINITION-TG16" };
+	static const struct {
+		const char *file;
+		enum report_format f;
+	} formats[] = {
+		{ "report.txt", REPORT_TEXT }, { "report.md", REPORT_MARKDOWN },
+		{ "report.csv", REPORT_CSV }, { "report.html", REPORT_HTML },
+	};
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	json_t *rep = NULL, *norm;
+	char cwd[4096], *text;
+	int code = -1;
+
+	memset(&o, 0, sizeof(o));
+	bisect_request_init(&o.req);
+	o.plot = 1;
+	o.fresh = 1;	/* keeps no summary: the store stays as built */
+	CHECK(report_build(conf, eng, s, "1.0.0..1.0.10", &o, &rep, &code,
+	    &e) == 0);
+	if (rep == NULL || getcwd(cwd, sizeof(cwd)) == NULL) {
+		fprintf(stderr, "report: %s\n", e.msg);
+		return;
+	}
+	json_object_set_new(rep, "machine", json_pack("{s:s,s:i,s:I,s:s,"
+	    "s:s,s:s,s:s,s:s}", "cpu_model", "Test CPU", "cores", 8,
+	    "mem_bytes", (json_int_t)16 << 30, "arch", "x86_64", "kernel",
+	    "6.1.0", "os", "Debian GNU/Linux 12 (bookworm)", "hostname",
+	    "bench1", "hw_key", "MACHINE"));
+	text = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(rep);
+	text = replace_all(text, cwd, "TESTDIR");
+	text = replace_all(text, hw, "MACHINE");
+	for (int i = 0; i < 3; i++)
+		text = replace_all(text, def_key[i], placeholders[i]);
+	check_golden("report.json", text);
+	norm = json_loads(text, 0, NULL);
+	CHECK(norm != NULL);
+	for (size_t i = 0; norm && i < sizeof(formats) / sizeof(formats[0]);
+	    i++) {
+		char *out = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&out, &len);
+
+		if (f == NULL)
+			abort();
+		report_print(norm, formats[i].f, f);
+		fclose(f);
+		check_golden(formats[i].file, out);
+		free(out);
+	}
+	json_decref(norm);
+	free(text);
+}
+
 /* The report of the range under conf's engine as text; fresh: from the
  * runs alone, reading and keeping no summary. */
 static char *
@@ -949,6 +1072,7 @@ main(void)
 		return check_done();
 	build_store();
 	CHECK_CASE(test_store_equivalence);
+	test_golden(conf);
 	test_summaries(conf);
 	test_stream(conf);
 	test_unreadable(conf);

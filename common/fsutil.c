@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,14 +89,21 @@ int
 fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
     struct err *e)
 {
+	static atomic_ulong seq;	/* calls of this process */
 	char tmp[PATH_MAX];
 	const char *p = data;
 	int fd;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof(tmp))
-		return err_set(e, "path too long: '%s'", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	/* A temporary of this call's own: two threads writing one path at
+	 * once must not share it, nor one left by a dead process with the
+	 * same pid be reused. */
+	do {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%lu", path,
+		    (long)getpid(), atomic_fetch_add(&seq, 1)) >=
+		    (int)sizeof(tmp))
+			return err_set(e, "path too long: '%s'", path);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	} while (fd < 0 && errno == EEXIST);
 	if (fd < 0)
 		return err_errno(e, "cannot create '%s'", tmp);
 	while (len > 0) {

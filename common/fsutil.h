@@ -15,8 +15,10 @@ struct buf;
 /* mkdir -p with the given mode for created directories. */
 int fs_mkdirs(const char *path, mode_t mode, struct err *e);
 
-/* Write len bytes to path atomically: PATH.tmp.PID, fsync, rename, fsync
- * of the directory.  On failure nothing is left under either name. */
+/* Write len bytes to path atomically: a temporary of this call's own
+ * (PATH.tmp.PID.N, created exclusively), fsync, rename, fsync of the
+ * directory.  Threads writing one path at once each rename a whole file
+ * into place.  On failure nothing is left under either name. */
 int fs_write_atomic(const char *path, const void *data, size_t len,
     mode_t mode, struct err *e);
 

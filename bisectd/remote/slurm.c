@@ -2,6 +2,7 @@
  * slurm.c: submitting measurement requests as Slurm batch jobs, following
  * them to their end and ingesting their results (see slurm.h).
  */
+#include <assert.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 
 #include "bisectd/process/runner.h"
 #include "common/err.h"
+#include "common/strv.h"
 #include "common/fsutil.h"
 #include "config/conf.h"
 #include "remote.h"
@@ -55,8 +57,10 @@ tool(const char *const *argv, const char *const *extra, struct run_result *r,
 		snprintf(conf, sizeof(conf), "SLURM_CONF=%s", getenv("SLURM_CONF"));
 		env[n++] = conf;
 	}
-	for (size_t i = 0; extra && extra[i] && n < 7; i++)
+	for (size_t i = 0; extra && extra[i]; i++) {
+		assert(n < sizeof(env) / sizeof(env[0]) - 1);
 		env[n++] = extra[i];
+	}
 	env[n] = NULL;
 	spec.argv = argv;
 	spec.env = env;
@@ -234,17 +238,69 @@ node_ctl(char *out, size_t len, struct err *e)
 	return 0;
 }
 
+/* Push the printf of fmt onto v; -1 when memory runs out. */
+static int
+pushf(struct strv *v, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static int
+pushf(struct strv *v, const char *fmt, ...)
+{
+	char *s;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	rc = strv_push(v, s);
+	free(s);
+	return rc;
+}
+
+int
+slurm_sbatch_argv(const struct conf_runner *rn, const char *id,
+    const char *pinned, const char *script, struct strv *argv)
+{
+	int rc = 0;
+
+	rc |= strv_push(argv, "sbatch");
+	rc |= strv_push(argv, "--parsable");
+	rc |= pushf(argv, "--job-name=bisectd-%.8s", id);
+	rc |= pushf(argv, "--output=%s/%s.log", rn->spool, id);
+	rc |= pushf(argv, "--chdir=%s", rn->spool);
+	if (rn->partition)
+		rc |= pushf(argv, "--partition=%s", rn->partition);
+	if (rn->account)
+		rc |= pushf(argv, "--account=%s", rn->account);
+	if (rn->gres)
+		rc |= pushf(argv, "--gres=%s", rn->gres);
+	if (rn->constraint)
+		rc |= pushf(argv, "--constraint=%s", rn->constraint);
+	if (rn->time_limit_ms)
+		rc |= pushf(argv, "--time=%lld", (long long)
+		    ((rn->time_limit_ms + 59999) / 60000));
+	if (pinned)
+		rc |= pushf(argv, "--nodelist=%s", pinned);
+	if (rn->exclusive)
+		rc |= strv_push(argv, "--exclusive");
+	rc |= strv_push(argv, script);
+	return rc < 0 ? -1 : 0;
+}
+
 /* sbatch the request; *slurm_id gets the job's id. */
 static int
 submit(const struct slurm_measure_ctx *c, const struct conf_runner *rn,
     const char *id, const char *pinned, int64_t *slurm_id, struct err *e)
 {
-	char ctl[PATH_MAX], a[8][PATH_MAX + 32], ectl[PATH_MAX + 16],
-	    econf[PATH_MAX + 32], ereq[PATH_MAX + 32];
-	const char *argv[20], *env[4] = { ectl, econf, ereq, NULL };
+	char ctl[PATH_MAX], ectl[PATH_MAX + 16], econf[PATH_MAX + 32],
+	    ereq[PATH_MAX + 32];
+	const char *env[4] = { ectl, econf, ereq, NULL };
 	char *script = fs_join(rn->spool, "node-run.sh"), *req, *end;
+	struct strv argv = STRV_INIT;
 	struct run_result r;
-	size_t n = 0, k = 0;
 	int rc;
 
 	if (script == NULL)
@@ -260,44 +316,13 @@ submit(const struct slurm_measure_ctx *c, const struct conf_runner *rn,
 	snprintf(econf, sizeof(econf), "BISECTD_CONFIG=%s", c->conf->path);
 	snprintf(ereq, sizeof(ereq), "BISECTD_REQUEST=%s", req ? req : "");
 	free(req);
-	argv[n++] = "sbatch";
-	argv[n++] = "--parsable";
-	snprintf(a[k], sizeof(a[k]), "--job-name=bisectd-%.8s", id);
-	argv[n++] = a[k++];
-	snprintf(a[k], sizeof(a[k]), "--output=%s/%s.log", rn->spool, id);
-	argv[n++] = a[k++];
-	snprintf(a[k], sizeof(a[k]), "--chdir=%s", rn->spool);
-	argv[n++] = a[k++];
-	if (rn->partition) {
-		snprintf(a[k], sizeof(a[k]), "--partition=%s", rn->partition);
-		argv[n++] = a[k++];
+	if (slurm_sbatch_argv(rn, id, pinned, script, &argv) < 0) {
+		strv_clear(&argv);
+		free(script);
+		return err_set(e, "out of memory");
 	}
-	if (rn->account) {
-		snprintf(a[k], sizeof(a[k]), "--account=%s", rn->account);
-		argv[n++] = a[k++];
-	}
-	if (rn->gres) {
-		snprintf(a[k], sizeof(a[k]), "--gres=%s", rn->gres);
-		argv[n++] = a[k++];
-	}
-	if (rn->constraint) {
-		snprintf(a[k], sizeof(a[k]), "--constraint=%s", rn->constraint);
-		argv[n++] = a[k++];
-	}
-	if (rn->time_limit_ms) {
-		snprintf(a[k], sizeof(a[k]), "--time=%lld", (long long)
-		    ((rn->time_limit_ms + 59999) / 60000));
-		argv[n++] = a[k++];
-	}
-	if (pinned && k < 8) {
-		snprintf(a[k], sizeof(a[k]), "--nodelist=%s", pinned);
-		argv[n++] = a[k++];
-	}
-	if (rn->exclusive)
-		argv[n++] = "--exclusive";
-	argv[n++] = script;
-	argv[n] = NULL;
-	rc = tool(argv, env, &r, e);
+	rc = tool((const char *const *)argv.v, env, &r, e);
+	strv_clear(&argv);
 	free(script);
 	if (rc < 0)
 		return -1;

@@ -20,6 +20,7 @@ struct conf_runner;
 struct err;
 struct remote_plan;
 struct store;
+struct strv;
 
 /* Submissions of one plan before a bisect gives up on it (the engine did
  * nothing wrong: an infrastructure failure is never a skipped release). */
@@ -64,6 +65,14 @@ struct slurm_measure_ctx {
 	void (*note)(void *arg, const char *line);	/* or NULL */
 	void *arg;
 };
+
+/*
+ * The sbatch command line of request id on runner rn (pinned to a node,
+ * or NULL), running script: every option the runner sets, none dropped.
+ * Appended to argv; -1 when memory runs out.
+ */
+int slurm_sbatch_argv(const struct conf_runner *rn, const char *id,
+    const char *pinned, const char *script, struct strv *argv);
 
 /*
  * Carry out plan as one batch job and ingest its result: reattach to the

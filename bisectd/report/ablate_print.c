@@ -170,10 +170,13 @@ print_csv(const json_t *rep, FILE *out)
 	json_array_foreach(json_object_get(rep, "switches"), i, sw) {
 		const json_t *rank = json_object_get(sw, "rank");
 
-		fprintf(out, "%s,%s,%s,\"%s\",%d,%s,", str(rep, "engine"),
-		    str(rep, "version"), str(rep, "status"), str(sw, "name"),
-		    json_is_true(json_object_get(sw, "control")),
-		    str(sw, "effect"));
+		text_csv_field(out, str(rep, "engine"));
+		fputc(',', out);
+		text_csv_field(out, str(rep, "version"));
+		fprintf(out, ",%s,", str(rep, "status"));
+		text_csv_field(out, str(sw, "name"));
+		fprintf(out, ",%d,%s,", json_is_true(json_object_get(sw,
+		    "control")), str(sw, "effect"));
 		if (json_is_integer(rank))
 			fprintf(out, "%lld", (long long)json_integer_value(rank));
 		fprintf(out, ",%lld", (long long)json_integer_value(

@@ -629,19 +629,6 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_runs(json_object_get(rep_, "runs"), out, md);
 }
 
-/* A CSV field: quoted, its quotes doubled, whatever its length. */
-static void
-csv_field(const char *s, FILE *out)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 /*
  * The command line the cell's runs executed, from reproduce.runs, as a
  * CSV field; an empty field for a release the reproduce section does
@@ -660,7 +647,7 @@ csv_command(const json_t *rep, const char *version, const char *group,
 	    "runs"), i, x)
 		if (strcmp(rep_str(x, "version"), version) == 0 &&
 		    strcmp(rep_str(x, "cell"), cell) == 0) {
-			csv_field(rep_str(x, "command"), out);
+			text_csv_field(out, rep_str(x, "command"));
 			break;
 		}
 }
@@ -695,9 +682,9 @@ commit_cells(int commits, const json_t *r, const json_t *v, FILE *out)
 			if (strcmp(version, json_string_value(x)) == 0)
 				role = "candidate";
 	fputc(',', out);
-	csv_field(rep_str(c, "subject"), out);
+	text_csv_field(out, rep_str(c, "subject"));
 	fputc(',', out);
-	csv_field(rep_str(c, "author"), out);
+	text_csv_field(out, rep_str(c, "author"));
 	fprintf(out, ",%s,%s,%s%s%s", rep_str(c, "date"), rep_str(c, "url"),
 	    role, commits ? "" : " ", commits ? "" : rep_str(c, "id"));
 }
@@ -719,14 +706,14 @@ canary_csv(const json_t *k, FILE *out)
 		snprintf(diff, sizeof(diff), "token %lld: %s -> %s",
 		    (long long)json_integer_value(json_object_get(d, "token")),
 		    rep_str(d, "before"), rep_str(d, "after"));
-		csv_field(diff, out);
+		text_csv_field(out, diff);
 	}
 	fputc(',', out);
 	if (*rep_str(k, "since"))
-		csv_field(rep_str(k, "since"), out);
+		text_csv_field(out, rep_str(k, "since"));
 	fputc(',', out);
 	if (*rep_str(k, "detail"))
-		csv_field(rep_str(k, "detail"), out);
+		text_csv_field(out, rep_str(k, "detail"));
 }
 
 static void
@@ -763,9 +750,10 @@ print_csv(const json_t *rep, FILE *out)
 				if (any)
 					break;
 				/* A release without samples still gets a row. */
-				fprintf(out, "%s,%s,%s,,,,,,,,,,,,,,\"%s\",",
-				    rep_str(rep, "engine"),
-				    rep_str(r, "version"),
+				text_csv_field(out, rep_str(rep, "engine"));
+				fputc(',', out);
+				text_csv_field(out, rep_str(r, "version"));
+				fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",",
 				    rep_str(r, "status"), flags);
 				canary_csv(canary, out);
 				fputc(',', out);
@@ -776,10 +764,12 @@ print_csv(const json_t *rep, FILE *out)
 			json_object_foreach(json_object_get(r, groups[g]), k,
 			    c) {
 				any = 1;
-				fprintf(out, "%s,%s,%s,%s%s,%lld,%.6g,%.6g,%.6g,"
+				text_csv_field(out, rep_str(rep, "engine"));
+				fputc(',', out);
+				text_csv_field(out, rep_str(r, "version"));
+				fprintf(out, ",%s,%s%s,%lld,%.6g,%.6g,%.6g,"
 				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\",", rep_str(rep, "engine"),
-				    rep_str(r, "version"), rep_str(r, "status"),
+				    "\"%s\",", rep_str(r, "status"),
 				    groups[g], k, (long long)json_integer_value(
 				    json_object_get(c, "n")),
 				    rep_real(c, "tps"),

@@ -182,3 +182,17 @@ text_report_path(const char *engine, const char *from, const char *to)
 	*p = '\0';
 	return path;
 }
+
+void
+text_csv_field(FILE *out, const char *s)
+{
+	fputc('"', out);
+	if (s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL)
+		fputc('\'', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

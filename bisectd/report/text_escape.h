@@ -7,6 +7,8 @@
 #ifndef BISECTD_TEXT_ESCAPE_H
 #define BISECTD_TEXT_ESCAPE_H
 
+#include <stdio.h>
+
 struct json_t;
 
 /*
@@ -42,5 +44,13 @@ struct json_t *text_escape_json(const struct json_t *v);
  */
 char *text_report_path(const char *engine, const char *from,
     const char *to);
+
+/*
+ * s as one CSV field: quoted, its quotes doubled, and a first character
+ * a spreadsheet reads as the start of a formula (=, +, -, @, tab, CR)
+ * kept as text behind a single quote, as OWASP advises against CSV
+ * injection.  A tag such as "1.1,=2+5,x" stays one cell of text.
+ */
+void text_csv_field(FILE *out, const char *s);
 
 #endif

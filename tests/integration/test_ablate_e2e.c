@@ -201,8 +201,8 @@ test_formats(void)
 	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last on 1.0.0 --format csv",
 	    &out), 0);
 	CHECK_CONTAINS(out, "engine,version,status,switch,control,effect,rank,");
-	CHECK_CONTAINS(out, "on,1.0.0,ranked,\"on-moe\",1,removes,1,6,");
-	snprintf(row, sizeof(row), "on,1.0.0,ranked,\"on-rope\",0,%s,%s,6,",
+	CHECK_CONTAINS(out, "\"on\",\"1.0.0\",ranked,\"on-moe\",1,removes,1,6,");
+	snprintf(row, sizeof(row), "\"on\",\"1.0.0\",ranked,\"on-rope\",0,%s,%s,6,",
 	    rope_effect, strcmp(rope_effect, "none") == 0 ? "" : "3");
 	CHECK_CONTAINS(out, row);
 	free(out);

@@ -291,10 +291,10 @@ test_demo_bisect(void)
 		    "0.2.0..0.2.6 --format csv", ctl);
 		CHECK_INT(check_run(cmd, &out), 3);
 		CHECK_CONTAINS(out, "engine,version,status,cell,n,tps,");
-		CHECK_CONTAINS(out, "basert,0.2.4,measured,pp512,");
+		CHECK_CONTAINS(out, "\"basert\",\"0.2.4\",measured,pp512,");
 		CHECK_CONTAINS(out,
 		    "/releases/basert/0.2.4/bin/fake-engine -m ");
-		CHECK_CONTAINS(out, "basert,0.2.5,not-measured,");
+		CHECK_CONTAINS(out, "\"basert\",\"0.2.5\",not-measured,");
 		for (const char *p = out; p && *p; p++)
 			lines += *p == '\n';
 		/* header + 4 measured releases x 2 cells + 3 without */

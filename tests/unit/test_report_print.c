@@ -187,6 +187,48 @@ test_csv_quotes(void)
 }
 
 /*
+ * A hostile upstream's CSV: a tag with commas and a formula stays one
+ * cell of text, and a subject or detail that starts like a formula is
+ * kept as text behind a single quote; every row as wide as the header.
+ */
+static void
+test_csv_injection(void)
+{
+	char *text = NULL, *line;
+	size_t len = 0;
+	FILE *f;
+	json_t *rep;
+	int header;
+
+	rep = json_pack("{s:s,s:s,s:f,s:s,s:{s:s,s:s},s:[{s:s,s:s},"
+	    "{s:s,s:s,s:{s:{s:i,s:f}},s:{s:s,s:s,s:s,s:s},"
+	    "s:{s:s,s:s,s:s}}],s:{s:s,s:s,s:s,s:[s]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "points", "commits", "range", "from", "c0", "to", "1.1,=2+5,x",
+	    "releases", "version", "c0", "status", "measured",
+	    "version", "1.1,=2+5,x", "status", "measured", "pp", "512", "n",
+	    5, "ms", 10.0, "commit", "subject", "=cmd|' /C calc'!A0",
+	    "author", "@evil", "date", "2026-01-01", "url", "u",
+	    "canary", "status", "nondeterministic", "sha256", "ab", "detail",
+	    "+SUM(A1:A9)",
+	    "verdict", "status", "regression", "first_bad", "1.1,=2+5,x",
+	    "last_good", "c0", "candidates", "1.1,=2+5,x");
+	CHECK(rep != NULL);
+	f = open_memstream(&text, &len);
+	report_print(rep, REPORT_CSV, f);
+	fclose(f);
+	CHECK_CONTAINS(text, "\"e\",\"1.1,=2+5,x\",measured,pp512,");
+	CHECK_CONTAINS(text, ",\"'=cmd|' /C calc'!A0\",\"'@evil\",");
+	CHECK_CONTAINS(text, ",\"'+SUM(A1:A9)\",");
+	header = csv_fields(text);
+	for (line = strchr(text, '\n'); line && line[1];
+	    line = strchr(line + 1, '\n'))
+		CHECK_INT(csv_fields(line + 1), header);
+	free(text);
+	json_decref(rep);
+}
+
+/*
  * A ranked switch says what it does to the runtime: one whose interval
  * lies below zero adds time, and the page must not say it removes it.
  */
@@ -222,6 +264,7 @@ main(void)
 	CHECK_CASE(test_formats);
 	CHECK_CASE(test_html_markup);
 	CHECK_CASE(test_csv_quotes);
+	CHECK_CASE(test_csv_injection);
 	CHECK_CASE(test_ablate_html_effect);
 	return check_done();
 }

@@ -11,25 +11,81 @@
 
 #include "text_escape.h"
 
-/* Worst case: every byte becomes six ("&amp;" is five, "\xHH" four). */
+/*
+ * Unicode's format characters (category Cf): invisible, and the bidi
+ * ones (U+202A..U+202E, U+2066..U+2069) make text display in another
+ * order, so a tag can be made to look like another.
+ */
+static int
+is_format(uint32_t cp)
+{
+	static const uint32_t ranges[][2] = {
+		{ 0x00ad, 0x00ad }, { 0x0600, 0x0605 }, { 0x061c, 0x061c },
+		{ 0x06dd, 0x06dd }, { 0x070f, 0x070f }, { 0x08e2, 0x08e2 },
+		{ 0x180e, 0x180e }, { 0x200b, 0x200f }, { 0x202a, 0x202e },
+		{ 0x2060, 0x2064 }, { 0x2066, 0x206f }, { 0xfeff, 0xfeff },
+		{ 0xfff9, 0xfffb }, { 0x110bd, 0x110bd }, { 0x110cd, 0x110cd },
+		{ 0x1d173, 0x1d17a }, { 0xe0001, 0xe0001 },
+		{ 0xe0020, 0xe007f },
+	};
+
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (cp >= ranges[i][0] && cp <= ranges[i][1])
+			return 1;
+	return 0;
+}
+
+/*
+ * The character at p[i] (n bytes in all) when it must be written out:
+ * its length in bytes, with *cp its code (a C0 control or DEL, a C1
+ * control, a format character), or 0 for one shown as it is.
+ */
+static size_t
+special(const unsigned char *p, size_t n, size_t i, int keep_lines,
+    uint32_t *cp)
+{
+	unsigned char c = p[i];
+	size_t len;
+
+	if (c < 0x20 || c == 0x7f) {
+		*cp = c;
+		return keep_lines && (c == '\n' || c == '\t') ? 0 : 1;
+	}
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (i + len > n)
+		return 0;
+	*cp = c & (0xff >> (len + 1));
+	for (size_t k = 1; k < len; k++) {
+		if ((p[i + k] & 0xc0) != 0x80)
+			return 0;
+		*cp = *cp << 6 | (p[i + k] & 0x3f);
+	}
+	return (*cp >= 0x80 && *cp <= 0x9f) || is_format(*cp) ? len : 0;
+}
+
+/* Worst case: every byte becomes six ("&amp;" is five, "\xHH" four,
+ * "\U000e0020" ten of a character's four). */
 static char *
 escape(const char *s, int keep_lines, int chat)
 {
-	size_t n = strlen(s), o = 0;
+	size_t n = strlen(s), o = 0, k;
 	char *out = malloc(n * 6 + 1);
 	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
 
 	if (out == NULL)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = p[i];
 
-		if ((c < 0x20 || c == 0x7f) &&
-		    !(keep_lines && (c == '\n' || c == '\t')))
-			o += (size_t)sprintf(out + o, "\\x%02x", c);
-		else if (c == 0xc2 && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
-			o += (size_t)sprintf(out + o, "\\u00%02x", p[++i]);
-		else if (chat && c == '&')
+		if ((k = special(p, n, i, keep_lines, &cp)) != 0) {
+			o += (size_t)sprintf(out + o, cp < 0x80 ? "\\x%02x" :
+			    cp <= 0xffff ? "\\u%04x" : "\\U%08x",
+			    (unsigned)cp);
+			i += k - 1;
+		} else if (chat && c == '&')
 			o += (size_t)sprintf(out + o, "&amp;");
 		else if (chat && c == '<')
 			o += (size_t)sprintf(out + o, "&lt;");
@@ -64,14 +120,13 @@ string_needs_escape(const json_t *v)
 {
 	const unsigned char *p = (const unsigned char *)json_string_value(v);
 	size_t n = strlen((const char *)p);
+	uint32_t cp;
 
 	/* A NUL inside is cut where text_escape() stops. */
 	if (n != json_string_length(v))
 		return 1;
 	for (size_t i = 0; i < n; i++)
-		if (((p[i] < 0x20 || p[i] == 0x7f) && p[i] != '\n' &&
-		    p[i] != '\t') || (p[i] == 0xc2 && p[i + 1] >= 0x80 &&
-		    p[i + 1] <= 0x9f))
+		if (special(p, n, i, 1, &cp) != 0)
 			return 1;
 	return 0;
 }

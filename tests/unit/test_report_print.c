@@ -69,6 +69,35 @@ test_escape(void)
 	free(s);
 }
 
+/*
+ * Bidi and other format characters in a tag are written out, so a tag
+ * cannot display as another ("v1.0<RLO>3.2" looks like "v1.02.3"), and
+ * text around them, accents and emoji included, is kept.
+ */
+static void
+test_escape_format_characters(void)
+{
+	/* U+202E RLO, U+2066 LRI, U+200F RLM, U+FEFF, U+E0041 (a tag
+	 * character), U+00AD; é and U+1F600 are text. */
+	char *s = text_escape("v1.0\xe2\x80\xae" "3.2\xe2\x81\xa6x"
+	    "\xe2\x80\x8f\xef\xbb\xbf\xf3\xa0\x81\x81\xc2\xad"
+	    "\xc3\xa9\xf0\x9f\x98\x80", 0);
+	json_t *v = json_pack("{s:s}", "version", "1.0\xe2\x80\xae" "3.2"),
+	    *safe = text_escape_json(v);
+
+	CHECK_STR(s, "v1.0\\u202e3.2\\u2066x\\u200f\\ufeff\\U000e0041"
+	    "\\u00ad\xc3\xa9\xf0\x9f\x98\x80");
+	free(s);
+	CHECK_STR(json_string_value(json_object_get(safe, "version")),
+	    "1.0\\u202e3.2");
+	/* A lone lead byte or a cut sequence is left to the JSON layer. */
+	s = text_escape("a\xe2\x80", 0);
+	CHECK_STR(s, "a\xe2\x80");
+	free(s);
+	json_decref(safe);
+	json_decref(v);
+}
+
 /* Markup in a version or an engine's output stays text in the HTML page:
  * no element, attribute or entity of the upstream's making. */
 static void
@@ -261,6 +290,7 @@ int
 main(void)
 {
 	CHECK_CASE(test_escape);
+	CHECK_CASE(test_escape_format_characters);
 	CHECK_CASE(test_formats);
 	CHECK_CASE(test_html_markup);
 	CHECK_CASE(test_csv_quotes);

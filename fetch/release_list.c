@@ -3,6 +3,7 @@
  * that cannot name a release, and the {version} asset patterns every kind
  * of source matches names against (see release_list.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,33 @@ release_list_release(struct release_list *l)
 	l->n = l->alloc = 0;
 }
 
+/* The length of the valid UTF-8 character at p (n bytes left), or 0:
+ * no overlong form, no surrogate, nothing past U+10FFFF. */
+static size_t
+utf8_char(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] < 0xc2 || p[0] > 0xf4)
+		return 0;
+	len = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
+	if (len > n)
+		return 0;
+	cp = p[0] & (0xff >> (len + 1));
+	for (size_t k = 1; k < len; k++) {
+		if ((p[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[k] & 0x3f);
+	}
+	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	return len;
+}
+
 const char *
 release_version_refusal(const char *version, size_t len)
 {
@@ -102,6 +130,11 @@ release_version_refusal(const char *version, size_t len)
 	if ((len == 1 && version[0] == '.') ||
 	    (len == 2 && version[0] == '.' && version[1] == '.'))
 		return "version '.' or '..'";
+	/* JSON, the store's listings and /metrics carry text only. */
+	for (size_t i = 0, k; i < len; i += k)
+		if ((k = utf8_char((const unsigned char *)version + i,
+		    len - i)) == 0)
+			return "version is not valid UTF-8";
 	return NULL;
 }
 
@@ -115,13 +148,18 @@ release_version_escape(const char *version, size_t len)
 	if ((out = malloc(len * 4 + 4)) == NULL)
 		return NULL;
 	o = out;
-	for (size_t i = 0; i < len; i++) {
+	for (size_t i = 0, k; i < len; i += k) {
 		unsigned char c = (unsigned char)version[i];
 
-		if (c < 0x20 || c == 0x7f || c == '\'' || c == '"' ||
-		    c == '\\')
+		k = utf8_char((const unsigned char *)version + i, len - i);
+		if (k > 1) {
+			memcpy(o, version + i, k);
+			o += k;
+		} else if (k == 0 || c < 0x20 || c == 0x7f || c == '\'' ||
+		    c == '"' || c == '\\') {
 			o += sprintf(o, "\\x%02x", c);
-		else
+			k = 1;
+		} else
 			*o++ = (char)c;
 	}
 	*o = '\0';

@@ -43,14 +43,16 @@ int release_list_add(struct release_list *l, const struct release_info *r);
 /*
  * Why the len bytes at version cannot name a release, or NULL when they
  * can: empty, a NUL or another control byte, "." or "..", longer than
- * RELEASE_VERSION_MAX.  A '/' is allowed (GitHub has "release/1.0"):
- * no path is ever made from a version (see cache_release_dirname()).
+ * RELEASE_VERSION_MAX, not valid UTF-8.  A '/' is allowed (GitHub has
+ * "release/1.0"): no path is ever made from a version (see
+ * cache_release_dirname()).
  */
 #define RELEASE_VERSION_MAX	255
 const char *release_version_refusal(const char *version, size_t len);
 
-/* The len bytes at version printable: control bytes, quotes and '\'
- * as \xHH, cut after RELEASE_VERSION_MAX bytes.  malloced. */
+/* The len bytes at version printable: control bytes, quotes, '\' and
+ * bytes that are not UTF-8 as \xHH, cut after RELEASE_VERSION_MAX
+ * bytes.  malloced. */
 char *release_version_escape(const char *version, size_t len);
 void release_list_release(struct release_list *l);
 void release_info_release(struct release_info *r);

@@ -156,6 +156,49 @@ test_remote(const char *root)
 	CHECK_INT(l.n, 0);
 }
 
+/*
+ * A tag that is not UTF-8 (one ending in byte 0xff) is listed as
+ * refused, its version written out, and the other tags as usual: JSON,
+ * /metrics and the status page could not carry it.
+ */
+static void
+test_not_utf8(const char *root)
+{
+	struct conf_engine eng;
+	struct release_list l = RELEASE_LIST_INIT;
+	struct err e = ERR_INIT;
+	char src[PATH_MAX], all[] = "*";
+	int refused = 0, fine = 0;
+
+	CHECK_INT(check_run(
+	    "export GIT_CONFIG_NOSYSTEM=1 HOME=$PWD && "
+	    "git init -q odd && cd odd && "
+	    "git config user.name t && git config user.email t@example.org && "
+	    "echo 1 > f && git add f && git commit -q -m one && "
+	    "git tag 1.0.0 && git tag \"$(printf '1.0.1\\377')\" && "
+	    "git tag \"$(printf '1.0.2\\303\\251')\"", NULL), 0);
+	snprintf(src, sizeof(src), "%s/odd", root);
+	engine(&eng, src, NULL, all);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), 0);
+	CHECK_INT(l.n, 3);
+	for (size_t i = 0; i < l.n; i++) {
+		const struct release_info *r = &l.v[i];
+
+		if (r->refused) {
+			refused++;
+			CHECK_STR(r->refused, "version is not valid UTF-8");
+			CHECK_STR(r->version, "1.0.1\\xff");
+		} else {
+			fine++;
+			CHECK(strcmp(r->version, "1.0.0") == 0 ||
+			    strcmp(r->version, "1.0.2\xc3\xa9") == 0);
+		}
+	}
+	CHECK_INT(refused, 1);
+	CHECK_INT(fine, 2);
+	release_list_release(&l);
+}
+
 static void
 test_local_errors(const char *root)
 {
@@ -188,5 +231,6 @@ main(void)
 	test_local(root);
 	test_remote(root);
 	test_local_errors(root);
+	test_not_utf8(root);
 	return check_done();
 }

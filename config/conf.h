@@ -315,6 +315,19 @@ int conf_parse_metric(const char *s, struct conf_metric *m);
  * to 65535; address gets the address without brackets. */
 int conf_parse_listen(const char *s, char *address, size_t len, int *port);
 
+/*
+ * 1 when [bisectd] http is off or on a loopback address (127.0.0.0/8,
+ * ::1); 0 when it serves, without authentication, whoever can reach the
+ * address.
+ */
+int conf_http_loopback(const struct conf *c);
+/* What check-config and the daemon say of such an address. */
+#define CONF_HTTP_EXPOSED "not a loopback address: the status page, " \
+	"reports, /api/ and /metrics, with local paths, commands and " \
+	"alerts, are served without authentication to whoever reaches it " \
+	"(keep it on 127.0.0.1 or ::1, behind a proxy with TLS and " \
+	"authentication)"
+
 /* Names for display and storage. */
 /*
  * url as it may be shown, logged or stored: scheme, host and port, with

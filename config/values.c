@@ -272,3 +272,16 @@ conf_alert_shown(const struct conf_alert *a, char *buf, size_t len)
 	snprintf(buf, len, "%s", a->target ? a->target : "");
 	return buf;
 }
+
+int
+conf_http_loopback(const struct conf *c)
+{
+	unsigned char a[16];
+
+	if (c->http == NULL)
+		return 1;
+	if (inet_pton(AF_INET, c->http_address, a) == 1)
+		return a[0] == 127;
+	return inet_pton(AF_INET6, c->http_address, a) == 1 &&
+	    memcmp(a, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16) == 0;
+}

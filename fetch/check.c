@@ -93,4 +93,6 @@ fetch_check_local(const struct conf *c, struct strv *problems, void *notes)
 		check_dir_source(c, &c->engines[i], problems);
 	for (size_t i = 0; i < c->nweights; i++)
 		check_weights(c, &c->weights[i], problems, notes);
+	if (!conf_http_loopback(c))
+		strv_push(notes, "warning: bisectd.http: " CONF_HTTP_EXPOSED);
 }

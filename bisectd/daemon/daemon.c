@@ -428,6 +428,9 @@ http_listen(struct daemon *d, struct err *e)
 	logm(d, DAEMON_LOG_INFO, "http: serving %s%s%s port %d, read-only",
 	    strchr(ho.address, ':') ? "[" : "", ho.address,
 	    strchr(ho.address, ':') ? "]" : "", port);
+	if (!conf_http_loopback(d->conf))
+		logm(d, DAEMON_LOG_WARNING, "http: %s %s", ho.address,
+		    CONF_HTTP_EXPOSED);
 	return 0;
 }
 

@@ -166,7 +166,41 @@ test_check_config(void)
 	setenv("BISECTD_CONFIG", "ok.conf", 1);
 	run(&r, 0, AS_ROOT, (const char *[]){ "check-config", NULL });
 	CHECK_INT(r.status, 0);
+	CHECK(strstr(r.err, "loopback") == NULL);
 	unsetenv("BISECTD_CONFIG");
+}
+
+/* An HTTP server on an address others reach is said to expose what it
+ * shows, at check-config; on loopback nothing is said. */
+static void
+test_http_exposed(void)
+{
+	static const char *const open_to_all[] = { "0.0.0.0:0", "[::]:0",
+	    "192.0.2.7:8088" };
+	static const char *const loopback[] = { "127.0.0.1:0", "127.9.0.1:0",
+	    "[::1]:0" };
+	char text[4096], *base = check_read_file("ok.conf");
+	struct result r;
+
+	CHECK(base != NULL);
+	for (size_t i = 0; base && i < 3; i++) {
+		snprintf(text, sizeof(text), "%s[bisectd]\n\thttp = %s\n",
+		    base, open_to_all[i]);
+		check_write_file("http.conf", text);
+		run(&r, 0, AS_ROOT, (const char *[]){ "-c", "http.conf",
+		    "check-config", NULL });
+		CHECK_INT(r.status, 0);
+		CHECK_CONTAINS(r.err, "warning: bisectd.http: not a loopback "
+		    "address");
+		snprintf(text, sizeof(text), "%s[bisectd]\n\thttp = %s\n",
+		    base, loopback[i]);
+		check_write_file("http.conf", text);
+		run(&r, 0, AS_ROOT, (const char *[]){ "-c", "http.conf",
+		    "check-config", NULL });
+		CHECK_INT(r.status, 0);
+		CHECK(strstr(r.err, "loopback") == NULL);
+	}
+	free(base);
 }
 
 static void
@@ -977,6 +1011,7 @@ main(void)
 	mkdir("releases", 0755);
 	CHECK_CASE(test_help_and_usage);
 	CHECK_CASE(test_check_config);
+	CHECK_CASE(test_http_exposed);
 	CHECK_CASE(test_bad_configs);
 	CHECK_CASE(test_versions_empty);
 	CHECK_CASE(test_bad_databases);

@@ -840,8 +840,8 @@ const struct conf_key conf_keys[] = {
 	    .dflt = "4; a local runner: 1",
 	    .doc = "measurements in flight at once" },
 	{ CONF_RUNNER, "spool", CK_PATH, R(spool),
-	    .doc = "a folder the daemon and every node reach: requests and "
-		   "results" },
+	    .doc = "a folder the daemon and every node reach, the daemon's "
+	    "user's alone: requests and results" },
 
 	{ CONF_ABLATION, "engine", CK_STR, A(engine_name), .form = "NAME",
 	    .doc = "the engine the switch belongs to" },

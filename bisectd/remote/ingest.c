@@ -106,6 +106,8 @@ result_read(const char *path, const char *id, const char *plan,
 	*out = NULL;
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return err_set(e, "no result file '%s'", path), REMOTE_MISSING;
+	if (remote_trusted(path, 0, e) < 0)
+		return err_prefix(e, "result"), REMOTE_REFUSED;
 	if (fs_read_file(path, &text, e) < 0)
 		return err_prefix(e, "result"), REMOTE_REFUSED;
 	/* BODY "\n" "sha256 " HEX "\n", and nothing after. */

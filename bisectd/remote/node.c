@@ -471,6 +471,19 @@ remote_node_run(const struct conf *conf, const char *request_path,
 
 	memset(&n, 0, sizeof(n));
 	n.conf = conf;
+	/* Another user who could write the request could make this node
+	 * fetch and run another archive: the spool and the request must be
+	 * this user's alone. */
+	if ((dir = strdup(request_path)) == NULL)
+		return err_set(e, "out of memory");
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	rc = remote_trusted(slash ? (dir[0] ? dir : "/") : ".", 1, e);
+	free(dir);
+	dir = NULL;
+	if (rc < 0 || remote_trusted(request_path, 0, e) < 0)
+		return err_prefix(e, "measurement request");
+	rc = -1;
 	if (fs_read_file(request_path, &text, e) < 0)
 		return err_prefix(e, "measurement request");
 	n.req = json_loadb(text.data ? text.data : "", text.len, 0, &je);

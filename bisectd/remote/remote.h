@@ -79,6 +79,15 @@ char *remote_result_path(const char *spool, const char *id);
  * run still leaves a result, with its error; -1 only when no result
  * could be written.
  */
+/*
+ * Whether path, the spool (dir 1) or a file in it, may be taken as
+ * written by this daemon and its nodes: owned by this user, writable by
+ * no one else, a folder or a regular file (never a link).  A result
+ * another user could write could move a verdict.  0, or -1 with e
+ * naming the path and what is wrong.
+ */
+int remote_trusted(const char *path, int dir, struct err *e);
+
 int remote_node_run(const struct conf *conf, const char *request_path,
     struct err *e);
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sys/random.h>
 
 #include <jansson.h>
@@ -135,8 +137,32 @@ remote_request_write(const char *spool, const char *id,
 	}
 	rc = fs_mkdirs(spool, 0755, e);
 	if (rc == 0)
+		rc = remote_trusted(spool, 1, e);
+	if (rc == 0)
 		rc = fs_write_atomic(path, text, strlen(text), 0644, e);
 	free(text);
 	free(path);
 	return rc;
+}
+
+int
+remote_trusted(const char *path, int dir, struct err *e)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return err_errno(e, "'%s'", path);
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return err_set(e, "'%s' refused: not a %s", path, dir ?
+		    "folder" : "regular file");
+	if (st.st_uid != geteuid())
+		return err_set(e, "'%s' refused: owned by uid %ld, not by this "
+		    "user (uid %ld), who alone may write the spool", path,
+		    (long)st.st_uid, (long)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return err_set(e, "'%s' refused: writable by %s (mode %04o); "
+		    "the spool and its files must be writable by their owner "
+		    "alone", path, st.st_mode & S_IWOTH ? "everyone" :
+		    "its group", (unsigned)(st.st_mode & 07777));
+	return 0;
 }

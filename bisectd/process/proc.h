@@ -31,7 +31,7 @@ extern char **environ;
  */
 enum stage {
 	STAGE_EXECING = 0, STAGE_SETPGID, STAGE_CGROUP, STAGE_STDIO,
-	STAGE_CHDIR, STAGE_RLIMIT, STAGE_EXEC
+	STAGE_CHDIR, STAGE_RLIMIT, STAGE_EXEC, STAGE_PDEATHSIG
 };
 
 struct child_failure {
@@ -50,6 +50,7 @@ struct plan {
 	int cg_dirfd;		/* the run cgroup's folder, or -1 */
 	int cg_fd;		/* its cgroup.procs when the child must move
 				 * itself (no clone3), or -1 */
+	pid_t parent;		/* the process that waits for the child */
 };
 
 enum kill_state { ALIVE, TERM_SENT, KILL_SENT };

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -194,6 +195,13 @@ child_exec(const struct plan *pl)
 		(void)sigaction(sig, &sa, NULL);
 	if (setpgid(0, 0) < 0)
 		child_fail(pl, STAGE_SETPGID);
+	/* The run dies with the process that waits for it: a build or an
+	 * engine never outlives a killed daemon or bisectctl.  When that
+	 * process died already, before the request, end here. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		child_fail(pl, STAGE_PDEATHSIG);
+	if (getppid() != pl->parent)
+		_exit(127);
 	if (pl->cg_fd >= 0 && write(pl->cg_fd, "0", 1) != 1)
 		child_fail(pl, STAGE_CGROUP);
 	if (dup_to(pl->devnull, 0) < 0 || dup_to(pl->out_w, 1) < 0 ||
@@ -284,6 +292,10 @@ report_child_failure(struct run_proc *p, const struct plan *pl,
 	case STAGE_RLIMIT:
 		spawn_failed(p, cf->err, "cannot turn core dumps off for "
 		    "'%s'", prog);
+		break;
+	case STAGE_PDEATHSIG:
+		spawn_failed(p, cf->err, "cannot tie '%s' to this process's "
+		    "life", prog);
 		break;
 	default:
 		spawn_failed(p, cf->err, "cannot run '%s'", pl->path);
@@ -533,6 +545,7 @@ spawn(struct run_proc *p, const struct child_spec *s, struct err *e)
 
 	memset(&pl, 0, sizeof(pl));
 	pl.devnull = pl.cg_fd = pl.cg_dirfd = -1;
+	pl.parent = getpid();
 	if (s->argv == NULL || s->argv[0] == NULL || s->argv[0][0] == '\0')
 		return err_set(e, "run: empty command");
 	pthread_once(&subreaper_once, become_subreaper);

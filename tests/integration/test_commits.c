@@ -388,7 +388,7 @@ test_drill_down(void)
 	free(text);
 	CHECK_INT(ctl_text("-c d.conf report eng 1.0..2.0 --format csv",
 	    &text), 3);
-	CHECK_CONTAINS(text, ",1.3,measured,");
+	CHECK_CONTAINS(text, ",\"1.3\",measured,");
 	CHECK_CONTAINS(text, "\"slow: per-token work tripled\",\"Ada "
 	    "Lovelace\",2026-01-01T16:00:00Z,,first-bad-commit ");
 	free(text);

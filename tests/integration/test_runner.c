@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/buf.h"
@@ -66,6 +67,21 @@ helper(int argc, char **argv)
 		printf("%d\n", p[n]);
 		free(p);
 		return 0;
+	}
+	if (strcmp(mode, "parent") == 0) {	/* a run, then wait to be killed */
+		const char *argv_[] = { "sleep", "60", NULL };
+		struct child_spec s = CHILD_SPEC_INIT;
+		struct run_proc *p;
+		struct err e = ERR_INIT;
+
+		s.argv = argv_;
+		s.timeout_ms = 120000;
+		if (run_start(&s, &p, &e) < 0)
+			return 2;
+		printf("%d\n", (int)run_proc_pid(p));
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	if (strcmp(mode, "flood") == 0) {	/* n bytes on each stream */
 		static char xs[65536], ys[65536];
@@ -798,6 +814,58 @@ test_no_leaks(void)
 	}
 }
 
+/* Gone, or a zombie nobody has reaped yet. */
+static int
+dead(pid_t pid)
+{
+	char path[64], *stat;
+	const char *close_paren;
+	int z;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((stat = check_read_file(path)) == NULL)
+		return 1;
+	close_paren = strrchr(stat, ')');
+	z = close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+	free(stat);
+	return z;
+}
+
+/*
+ * A run dies with the process that waits for it: kill -9 of a daemon or
+ * of bisectctl leaves no build or engine behind, writing on.
+ */
+static void
+test_dies_with_parent(void)
+{
+	int out[2], status;
+	pid_t helper, child = 0;
+	char line[32] = "";
+	FILE *f;
+
+	CHECK_INT(pipe(out), 0);
+	if ((helper = fork()) == 0) {
+		dup2(out[1], 1);
+		close(out[0]);
+		execl(self, self, "parent", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	if ((f = fdopen(out[0], "r")) != NULL && fgets(line, sizeof(line), f))
+		child = (pid_t)atoi(line);
+	CHECK(child > 0);
+	CHECK(child > 0 && !dead(child));
+	kill(helper, SIGKILL);
+	waitpid(helper, &status, 0);
+	for (int i = 0; child > 0 && i < 300 && !dead(child); i++)
+		check_sleep_ms(10);
+	CHECK(child > 0 && dead(child));
+	if (child > 0)
+		waitpid(child, &status, WNOHANG);
+	if (f)
+		fclose(f);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -828,5 +896,6 @@ main(int argc, char **argv)
 	CHECK_CASE(test_no_pidfd);
 	CHECK_CASE(test_background);
 	CHECK_CASE(test_no_leaks);
+	CHECK_CASE(test_dies_with_parent);
 	return check_done();
 }

@@ -197,7 +197,7 @@ print_csv(const json_t *rep, FILE *out)
 void
 ablate_print(const json_t *rep, enum report_format f, FILE *out)
 {
-	json_t *safe;
+	json_t *safe, *md;
 
 	if (f == REPORT_JSON) {
 		report_print(rep, f, out);	/* the JSON as it is */
@@ -213,7 +213,11 @@ ablate_print(const json_t *rep, enum report_format f, FILE *out)
 		return;
 	if (f == REPORT_CSV)
 		print_csv(safe, out);
-	else
-		print_text(safe, out, f == REPORT_MARKDOWN);
+	else if (f == REPORT_TEXT)
+		print_text(safe, out, 0);
+	else if ((md = text_markdown_json(safe)) != NULL) {
+		print_text(md, out, 1);
+		json_decref(md);
+	}
 	json_decref(safe);
 }

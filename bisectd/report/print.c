@@ -238,12 +238,21 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	if (json_is_object(json_object_get(v, "diff"))) {
 		const json_t *d = json_object_get(v, "diff");
 
-		fprintf(out, md ? "\n  text %.12s -> %.12s, from token %lld: "
-		    "`%s` -> `%s`\n" : "  text %.12s -> %.12s, from token "
-		    "%lld: \"%s\" -> \"%s\"\n", rep_str(v, "last_good_sha256"),
-		    rep_str(v, "first_bad_sha256"), (long long)json_integer_value(
-		    json_object_get(d, "token")), rep_str(d, "before"),
-		    rep_str(d, "after"));
+		if (md) {
+			fprintf(out, "\n  text %.12s -> %.12s, from token %lld: ",
+			    rep_str(v, "last_good_sha256"), rep_str(v,
+			    "first_bad_sha256"), (long long)json_integer_value(
+			    json_object_get(d, "token")));
+			text_md_code(out, rep_str(d, "before"));
+			fputs(" -> ", out);
+			text_md_code(out, rep_str(d, "after"));
+			fputc('\n', out);
+		} else
+			fprintf(out, "  text %.12s -> %.12s, from token %lld: "
+			    "\"%s\" -> \"%s\"\n", rep_str(v, "last_good_sha256"),
+			    rep_str(v, "first_bad_sha256"), (long long)
+			    json_integer_value(json_object_get(d, "token")),
+			    rep_str(d, "before"), rep_str(d, "after"));
 	}
 	if (isfinite(rep_real(v, "endpoints_change")))
 		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
@@ -381,11 +390,20 @@ print_canary(const json_t *rels, FILE *out, int md)
 			fprintf(out, " (%s)", rep_str(k, "detail"));
 		if (json_is_true(json_object_get(k, "changed"))) {
 			d = json_object_get(k, "diff");
-			fprintf(out, md ? " **changed** since %s at token %lld: "
-			    "`%s` -> `%s`" : "  changed since %s at token %lld: "
-			    "\"%s\" -> \"%s\"", rep_str(k, "since"),
-			    (long long)json_integer_value(json_object_get(d,
-			    "token")), rep_str(d, "before"), rep_str(d, "after"));
+			if (md) {
+				fprintf(out, " **changed** since %s at token "
+				    "%lld: ", rep_str(k, "since"), (long long)
+				    json_integer_value(json_object_get(d,
+				    "token")));
+				text_md_code(out, rep_str(d, "before"));
+				fputs(" -> ", out);
+				text_md_code(out, rep_str(d, "after"));
+			} else
+				fprintf(out, "  changed since %s at token %lld: "
+				    "\"%s\" -> \"%s\"", rep_str(k, "since"),
+				    (long long)json_integer_value(
+				    json_object_get(d, "token")), rep_str(d,
+				    "before"), rep_str(d, "after"));
 		} else if (json_is_false(json_object_get(k, "changed")))
 			fprintf(out, md ? " (same as %s)" : "  same as %s",
 			    rep_str(k, "since"));
@@ -625,7 +643,12 @@ print_text(const json_t *rep, FILE *out, int md)
 		    rep_str(x, "version"), rep_str(x, "url"),
 		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
 	json_array_foreach(json_object_get(rep_, "commands"), i, x)
-		fprintf(out, md ? "- `%s`\n" : "  %s\n", json_string_value(x));
+		if (md) {
+			fputs("- ", out);
+			text_md_code(out, json_string_value(x));
+			fputc('\n', out);
+		} else
+			fprintf(out, "  %s\n", json_string_value(x));
 	print_runs(json_object_get(rep_, "runs"), out, md);
 }
 
@@ -962,8 +985,13 @@ report_print(const json_t *rep, enum report_format f, FILE *out)
 			break;
 		if (f == REPORT_CSV)
 			print_csv(safe, out);
-		else
-			print_text(safe, out, f == REPORT_MARKDOWN);
+		else if (f == REPORT_TEXT)
+			print_text(safe, out, 0);
+		else if ((x = text_markdown_json(safe)) != NULL) {
+			/* Upstream text is text on a page too. */
+			print_text(x, out, 1);
+			json_decref(x);
+		}
 		json_decref(safe);
 		break;
 	}

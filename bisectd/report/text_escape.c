@@ -251,3 +251,109 @@ text_csv_field(FILE *out, const char *s)
 	}
 	fputc('"', out);
 }
+
+/* Keys whose strings the markdown rendering puts in code spans or
+ * fenced blocks, where markup is not read: md_code() writes them. */
+static int
+md_literal_key(const char *key)
+{
+	static const char *const keys[] = { "command", "commands", "before",
+	    "after", NULL };
+
+	for (size_t i = 0; key && keys[i]; i++)
+		if (strcmp(key, keys[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* s with markdown's inline markup written out: a backslash before each
+ * character that starts or ends markup, and "@" followed by U+200B so
+ * it mentions no one.  malloced, or NULL. */
+static char *
+md_escape(const char *s)
+{
+	char *out = malloc(strlen(s) * 4 + 1), *o = out;
+
+	if (out == NULL)
+		return NULL;
+	for (; *s; s++) {
+		if (strchr("\\`*_[]<>|~&", *s) != NULL)
+			*o++ = '\\';
+		*o++ = *s;
+		if (*s == '@') {
+			memcpy(o, "\xe2\x80\x8b", 3);
+			o += 3;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static json_t *
+md_copy(const json_t *v, const char *key)
+{
+	json_t *out, *x, *obj = (json_t *)(uintptr_t)v;	/* iterated only */
+	const char *k;
+	char *s;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_STRING:
+		if (md_literal_key(key))
+			return json_incref(obj);
+		if ((s = md_escape(json_string_value(v))) == NULL)
+			return NULL;
+		out = json_string(s);
+		free(s);
+		return out;
+	case JSON_OBJECT:
+		if ((out = json_object()) == NULL)
+			return NULL;
+		json_object_foreach(obj, k, x)
+			if (json_object_set_new(out, k, md_copy(x, k)) < 0) {
+				json_decref(out);
+				return NULL;
+			}
+		return out;
+	case JSON_ARRAY:
+		if ((out = json_array()) == NULL)
+			return NULL;
+		json_array_foreach(obj, i, x)
+			if (json_array_append_new(out, md_copy(x, key)) < 0) {
+				json_decref(out);
+				return NULL;
+			}
+		return out;
+	default:
+		return json_incref(obj);
+	}
+}
+
+json_t *
+text_markdown_json(const json_t *v)
+{
+	return md_copy(v, NULL);
+}
+
+void
+text_md_code(FILE *out, const char *s)
+{
+	size_t run = 0, longest = 0;
+
+	for (const char *p = s; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+	/* A space keeps a backtick at either end off the fence. */
+	if (longest > 0)
+		fputc(' ', out);
+	for (; *s; s++)
+		fputc(*s == '\n' ? ' ' : *s, out);
+	if (longest > 0)
+		fputc(' ', out);
+	for (size_t i = 0; i <= longest; i++)
+		fputc('`', out);
+}

@@ -53,4 +53,17 @@ char *text_report_path(const char *engine, const char *from,
  */
 void text_csv_field(FILE *out, const char *s);
 
+/*
+ * A copy of a report for markdown: every string with markdown's inline
+ * markup (\ ` * _ [ ] < > | ~ &) behind a backslash and "@" made to
+ * mention no one, so upstream text renders as the text it is; the
+ * strings of a code span (commands, a canary's texts) are left for
+ * text_md_code().  New reference, or NULL when memory runs out.
+ */
+struct json_t *text_markdown_json(const struct json_t *v);
+
+/* s as a markdown code span, fenced by more backticks than it holds in
+ * a row, its newlines as spaces. */
+void text_md_code(FILE *out, const char *s);
+
 #endif

@@ -45,7 +45,11 @@ test_formats(void)
 		CHECK(memchr(text, 0x07, len) == NULL);
 		if (formats[i] != REPORT_JSON) {
 			CHECK(strstr(text, "\xc2\x9b") == NULL);
-			CHECK_CONTAINS(text, "1.0\\x1b]0;pwned\\x07");
+			/* Markdown writes the backslash and the bracket out
+			 * again: it renders as the others print. */
+			CHECK_CONTAINS(text, formats[i] == REPORT_MARKDOWN ?
+			    "1.0\\\\x1b\\]0;pwned\\\\x07" :
+			    "1.0\\x1b]0;pwned\\x07");
 		}
 		free(text);
 	}
@@ -258,6 +262,49 @@ test_csv_injection(void)
 }
 
 /*
+ * Markdown for an issue tracker (--for-upstream too): a tag with HTML,
+ * table pipes, a link, emphasis and a mention renders as the text it
+ * is; a canary's text with backticks stays one code span.
+ */
+static void
+test_markdown(void)
+{
+	static const char tag[] = "<img/src=x/onerror=alert(1)>|[x](http://e)"
+	    "_*@octocat*_";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_t *rep;
+
+	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s},{s:s,s:s}],"
+	    "s:{s:s,s:s,s:s,s:[s],s:s,s:s,s:{s:i,s:s,s:s}},"
+	    "s:{s:[s]}}",
+	    "engine", "e", "metric", "output", "threshold", 0.2,
+	    "range", "from", "1.0", "to", tag,
+	    "releases", "version", "1.0", "status", "measured",
+	    "version", tag, "status", "measured",
+	    "verdict", "status", "regression", "first_bad", tag,
+	    "last_good", "1.0", "candidates", tag, "kind", "output",
+	    "first_bad_sha256", "ab", "diff", "token", 2, "before", "a `b`",
+	    "after", "``c",
+	    "reproduce", "commands", "bisectctl report e 1.0..x`y`");
+	CHECK(rep != NULL);
+	f = open_memstream(&text, &len);
+	report_print(rep, REPORT_MARKDOWN, f);
+	fclose(f);
+	/* Every "<" of the tag behind a backslash: no element. */
+	for (const char *p = text; (p = strchr(p, '<')) != NULL; p++)
+		CHECK(p > text && p[-1] == '\\');
+	CHECK(strstr(text, "@octocat") == NULL);
+	CHECK_CONTAINS(text, "\\<img/src=x/onerror=alert(1)\\>\\|\\[x\\]"
+	    "(http://e)\\_\\*@\xe2\x80\x8boctocat\\*\\_");
+	CHECK_CONTAINS(text, "`` a `b` `` -> ``` ``c ```");
+	CHECK_CONTAINS(text, "- `` bisectctl report e 1.0..x`y` ``");
+	free(text);
+	json_decref(rep);
+}
+
+/*
  * A ranked switch says what it does to the runtime: one whose interval
  * lies below zero adds time, and the page must not say it removes it.
  */
@@ -295,6 +342,7 @@ main(void)
 	CHECK_CASE(test_html_markup);
 	CHECK_CASE(test_csv_quotes);
 	CHECK_CASE(test_csv_injection);
+	CHECK_CASE(test_markdown);
 	CHECK_CASE(test_ablate_html_effect);
 	return check_done();
 }

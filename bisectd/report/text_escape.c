@@ -2,6 +2,7 @@
  * text_escape.c: writing out control characters and chat mentions in
  * upstream text before it is shown (see text_escape.h).
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,8 +268,9 @@ md_literal_key(const char *key)
 }
 
 /* s with markdown's inline markup written out: a backslash before each
- * character that starts or ends markup, and "@" followed by U+200B so
- * it mentions no one.  malloced, or NULL. */
+ * character that starts or ends markup (an underscore only where it
+ * could: inside a word it is text, "Q4_0"), and "@" followed by U+200B
+ * so it mentions no one.  malloced, or NULL. */
 static char *
 md_escape(const char *s)
 {
@@ -276,11 +278,15 @@ md_escape(const char *s)
 
 	if (out == NULL)
 		return NULL;
-	for (; *s; s++) {
-		if (strchr("\\`*_[]<>|~&", *s) != NULL)
+	for (size_t i = 0; s[i]; i++) {
+		int inword = s[i] == '_' && i > 0 &&
+		    isalnum((unsigned char)s[i - 1]) &&
+		    isalnum((unsigned char)s[i + 1]);
+
+		if (strchr("\\`*_[]<>|~&", s[i]) != NULL && !inword)
 			*o++ = '\\';
-		*o++ = *s;
-		if (*s == '@') {
+		*o++ = s[i];
+		if (s[i] == '@') {
 			memcpy(o, "\xe2\x80\x8b", 3);
 			o += 3;
 		}

@@ -30,8 +30,8 @@ store_fail(struct store *s, struct err *e, const char *what)
 
 	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
 		return err_set(e, "database '%s' is locked by another writer "
-		    "(waited %d s) while trying to %s", s->path,
-		    STORE_BUSY_TIMEOUT_MS / 1000, what);
+		    "(waited %.1f s) while trying to %s", s->path,
+		    (double)s->waited_ms / 1000, what);
 	if ((rc & 0xff) == SQLITE_READONLY)
 		return err_set(e, "database '%s' is read-only: cannot %s",
 		    s->path, what);
@@ -58,6 +58,7 @@ int
 store_prepare(struct store *s, const char *sql, sqlite3_stmt **st,
     struct err *e)
 {
+	s->waited_ms = 0;	/* the wait this statement's message names */
 	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK) {
 		*st = NULL;
 		return store_fail(s, e, "prepare a query");
@@ -309,9 +310,10 @@ set_wal(struct store *s, struct err *e)
 			free(mode);
 			return 0;
 		}
-		if ((rc & 0xff) != SQLITE_BUSY ||
-		    waited >= STORE_BUSY_TIMEOUT_MS)
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= s->busy_ms) {
+			s->waited_ms = waited;
 			return store_fail(s, e, "switch to WAL mode");
+		}
 		sqlite3_sleep(20);
 	}
 }
@@ -336,6 +338,42 @@ create_private(const char *path, struct err *e)
 }
 
 /* A connection to path with the store's settings, or NULL with e set. */
+/*
+ * SQLite's busy handler: wait for another connection's lock, 1 ms at
+ * first, then longer, up to s->busy_ms in all; how long it waited is
+ * kept for the message when it gives up.
+ */
+static int
+busy_wait(void *arg, int tries)
+{
+	struct store *s = arg;
+	int ms = tries < 10 ? 1 << (tries / 2) : 100;
+
+	if (tries == 0)
+		s->waited_ms = 0;
+	if (s->waited_ms >= s->busy_ms)
+		return 0;
+	if (ms > s->busy_ms - s->waited_ms)
+		ms = (int)(s->busy_ms - s->waited_ms);
+	sqlite3_sleep(ms);
+	s->waited_ms += ms;
+	return 1;
+}
+
+void
+store_set_busy_wait(struct store *s, int ms)
+{
+	s->busy_ms = ms;
+}
+
+int
+store_last_busy(const struct store *s)
+{
+	int rc = sqlite3_extended_errcode(s->db) & 0xff;
+
+	return rc == SQLITE_BUSY || rc == SQLITE_LOCKED;
+}
+
 static struct store *
 open_conn(const char *path, int flags, struct err *e)
 {
@@ -360,7 +398,8 @@ open_conn(const char *path, int flags, struct err *e)
 		return NULL;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	s->busy_ms = STORE_BUSY_TIMEOUT_MS;
+	sqlite3_busy_handler(s->db, busy_wait, s);
 	return s;
 }
 

@@ -52,6 +52,17 @@ char *store_integrity_check(struct store *s, struct err *e);
  */
 int store_data_version(struct store *s, int *version, struct err *e);
 
+/*
+ * How long a statement waits for another connection's write lock before
+ * it fails (STORE_BUSY_TIMEOUT_MS, 5 s, by default; 0: not at all).
+ * The daemon waits far longer: a lock is waited for, not a reason to
+ * stop.
+ */
+void store_set_busy_wait(struct store *s, int ms);
+
+/* The last statement failed for a lock another connection holds. */
+int store_last_busy(const struct store *s);
+
 /* Explicit transactions, for a caller's logical write spanning calls. */
 int store_begin(struct store *s, struct err *e);
 int store_commit(struct store *s, struct err *e);

@@ -19,6 +19,8 @@ struct store_points;
 struct store {
 	sqlite3 *db;
 	char *path;	/* the database file, for messages; owned */
+	int busy_ms;	/* how long a statement waits for a lock */
+	int64_t waited_ms;	/* how long the last one waited */
 };
 
 /* Fill e from the connection's last error, worded for what was tried. */

@@ -191,9 +191,13 @@ store_summary_save(struct store *s, const struct store_summary_key *k,
 		return 1;
 	/* A bisect writing holds the lock for a while: keep nothing
 	 * rather than wait for it. */
-	sqlite3_busy_timeout(s->db, 0);
-	rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	{
+		int busy_ms = s->busy_ms;
+
+		s->busy_ms = 0;
+		rc = sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		s->busy_ms = busy_ms;
+	}
 	if (rc != SQLITE_OK)
 		return (rc & 0xff) == SQLITE_BUSY ||
 		    (rc & 0xff) == SQLITE_READONLY ? 1 :

@@ -708,6 +708,7 @@ start(struct daemon *d, struct err *e)
 		    "'%s'; stop it first", (long)h.pid, d->database);
 	if (store_open(d->database, &d->store, e) < 0)
 		return -1;
+	store_set_busy_wait(d->store, DAEMON_LOOP_BUSY_MS);
 	if (store_job_recover(d->store, &n, e) < 0)
 		return -1;
 	if (n > 0)
@@ -752,6 +753,24 @@ timeout_until(time_t when)
 	return when - now > 3600 ? 3600 * 1000 : (int)(when - now) * 1000;
 }
 
+/*
+ * What a pass of the loop does when the store failed: a lock another
+ * process holds is waited out (said once, then again when it is free)
+ * and the pass tried again in a second; anything else ends the daemon.
+ * 0 to go on, -1 to stop.
+ */
+static int
+store_trouble(struct daemon *d, struct err *e)
+{
+	if (!store_last_busy(d->store))
+		return -1;
+	if (!d->store_waiting)
+		logm(d, DAEMON_LOG_WARNING, "waiting for the database: %s",
+		    e->msg);
+	d->store_waiting = 1;
+	return 0;
+}
+
 static int
 loop(struct daemon *d, struct err *e)
 {
@@ -762,7 +781,7 @@ loop(struct daemon *d, struct err *e)
 		struct control_client *polled[DAEMON_CLIENTS_MAX];
 		time_t next = 0;
 		int64_t due;
-		int woken = 0, rc, np = 3;
+		int woken = 0, rc, np = 3, failed;
 
 		if (got_hup) {
 			got_hup = 0;
@@ -773,31 +792,52 @@ loop(struct daemon *d, struct err *e)
 			logm(d, DAEMON_LOG_INFO, "stopping%s", d->nbusy ?
 			    " after the current run" : "");
 		}
+		/* failed: a pass that met a locked store tries again soon. */
+		failed = ends_waiting(d) && retry_ends(d, e) < 0;
+		if (failed && store_trouble(d, e) < 0)
+			return -1;
 		if (d->stopping && d->nbusy == 0)
 			return 0;
-		if (!d->stopping) {
-			if (run_schedules(d, &next, e) < 0)
-				return -1;
+		if (!d->stopping && !failed) {
+			if (run_schedules(d, &next, e) < 0) {
+				if (store_trouble(d, e) < 0)
+					return -1;
+				failed = 1;
+			}
 			if (d->queued) {
 				d->queued = 0;
 				check_queue = 1;
 			}
-			if (d->conf->nalerts > 0) {
+			if (!failed && d->conf->nalerts > 0) {
 				deliver_alerts(d);
 				if (alert_next_due(d->conf, d->store, &due,
-				    e) < 0)
-					return -1;
-				if (due > 0 && (next == 0 || due < next))
+				    e) < 0) {
+					if (store_trouble(d, e) < 0)
+						return -1;
+					failed = 1;
+				} else if (due > 0 && (next == 0 ||
+				    due < next))
 					next = (time_t)due;
 			}
-			if (check_queue) {
-				if (start_jobs(d, e) < 0)
-					return -1;
-				/* Look again when the job ends or a wake-up
-				 * or a schedule says there is new work. */
-				check_queue = 0;
+			if (!failed && check_queue) {
+				if (start_jobs(d, e) < 0) {
+					if (store_trouble(d, e) < 0)
+						return -1;
+					failed = 1;
+				} else
+					/* Look again when the job ends or a
+					 * wake-up or a schedule says there is
+					 * new work. */
+					check_queue = 0;
 			}
 		}
+		if (!failed && d->store_waiting && !ends_waiting(d)) {
+			logm(d, DAEMON_LOG_INFO, "the database is free again");
+			d->store_waiting = 0;
+		}
+		/* A locked store, or an end still to record: again soon. */
+		if (failed || ends_waiting(d))
+			next = time(NULL) + 1;
 		p[0].fd = sig_pipe[0];
 		p[1].fd = d->listen_fd;
 		p[2].fd = d->done_pipe[0];
@@ -816,8 +856,8 @@ loop(struct daemon *d, struct err *e)
 			p[np].revents = 0;
 			np++;
 		}
-		rc = poll(p, (nfds_t)np, clients_timeout(d, d->stopping ? -1 :
-		    timeout_until(next)));
+		rc = poll(p, (nfds_t)np, clients_timeout(d, d->stopping &&
+		    !ends_waiting(d) ? -1 : timeout_until(next)));
 		if (rc < 0 && errno != EINTR)
 			return err_errno(e, "poll");
 		/* Clients first: a deadline may have passed without events. */
@@ -831,7 +871,7 @@ loop(struct daemon *d, struct err *e)
 		if (p[0].revents)
 			drain(sig_pipe[0]);
 		if (p[2].revents) {
-			if (finish_jobs(d, e) < 0)
+			if (finish_jobs(d, e) < 0 && store_trouble(d, e) < 0)
 				return -1;
 			check_queue = 1;
 		}

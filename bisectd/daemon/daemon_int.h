@@ -85,6 +85,8 @@ struct worker {
 	int cancel;			/* cancel asked over the socket */
 	int outcome, exit_code;
 	char *result;			/* malloced */
+	int joined;			/* its thread ended and was joined */
+	int end_waiting;		/* its end waits for a locked store */
 	time_t started;
 	struct progress prog;		/* under d->mu */
 };
@@ -116,6 +118,7 @@ struct daemon {
 	pthread_mutex_t conf_mu;
 	unsigned conf_generation;	/* reloads so far; under conf_mu */
 	int queued;			/* a schedule queued a job */
+	int store_waiting;		/* waiting out another's lock */
 
 	struct schedule *sched;
 	size_t nsched;
@@ -136,8 +139,17 @@ struct daemon {
 	__VA_ARGS__)
 
 /* workers.c: start what the queue holds and a free worker may run; take
- * in the workers whose jobs ended. */
+ * in the workers whose jobs ended, and the ends a locked store kept
+ * from being recorded (1 from ends_waiting() while there are some). */
 int start_jobs(struct daemon *d, struct err *e);
 int finish_jobs(struct daemon *d, struct err *e);
+int retry_ends(struct daemon *d, struct err *e);
+int ends_waiting(const struct daemon *d);
+
+/* How long the daemon's connections wait for another's write lock: the
+ * loop briefly, so the socket and the schedules go on; a job's long,
+ * so that its runs wait instead of failing. */
+#define DAEMON_LOOP_BUSY_MS	1000
+#define DAEMON_JOB_BUSY_MS	(60 * 60 * 1000)
 
 #endif

@@ -74,7 +74,7 @@ worker_main(void *arg)
 	struct worker *w = arg;
 	struct job_run_opts qo;
 	struct err e = ERR_INIT;
-	struct store *s;
+	struct store *s = NULL;
 	unsigned char idx = (unsigned char)w->index;
 
 	memset(&qo, 0, sizeof(qo));
@@ -84,7 +84,9 @@ worker_main(void *arg)
 	qo.arg = w;
 	qo.lock_path = w->d->bench_lock_path;
 	/* Each thread has its own SQLite connection. */
-	if (store_open(w->d->database, &s, &e) < 0) {
+	if (store_open(w->d->database, &s, &e) == 0)
+		store_set_busy_wait(s, DAEMON_JOB_BUSY_MS);
+	if (s == NULL) {
 		w->outcome = JOB_RUN_FINISHED;
 		w->exit_code = 1;
 		w->result = strdup(e.msg);
@@ -217,47 +219,95 @@ free_retired(struct daemon *d)
 	}
 }
 
-/* Worker w said it is done: record how its job ended. */
+/* How worker w's job ended, into the store: -1 with e when the store
+ * failed (store_last_busy() says whether for a lock). */
 static int
-finish_job(struct daemon *d, struct worker *w, struct err *e)
+record_end(struct daemon *d, struct worker *w, struct err *e)
 {
 	const char *state;
 	int asked = 0, rc;
 
-	pthread_join(w->thread, NULL);
-	pthread_mutex_lock(&d->mu);
-	w->busy = 0;
-	d->nbusy--;
-	pthread_mutex_unlock(&d->mu);
-	free_retired(d);
 	if (w->outcome == JOB_RUN_STOPPED) {
 		if (store_job_cancel_requested(d->store, w->job.id, &asked,
 		    e) < 0)
 			asked = 0;
 		if (w->cancel || asked) {
-			rc = store_job_finish(d->store, w->job.id, "cancelled",
-			    1, "cancelled", e);
-			logm(d, DAEMON_LOG_INFO, "job %lld: cancelled",
-			    (long long)w->job.id);
-		} else {
-			rc = store_job_requeue(d->store, w->job.id, e);
+			if ((rc = store_job_finish(d->store, w->job.id,
+			    "cancelled", 1, "cancelled", e)) == 0)
+				logm(d, DAEMON_LOG_INFO, "job %lld: cancelled",
+				    (long long)w->job.id);
+		} else if ((rc = store_job_requeue(d->store, w->job.id,
+		    e)) == 0)
 			logm(d, DAEMON_LOG_INFO, "job %lld: stopped; back in "
 			    "the queue", (long long)w->job.id);
-		}
-	} else {
-		state = w->exit_code == 0 || w->exit_code == 3 ||
-		    w->exit_code == 4 ? "done" : "failed";
-		rc = store_job_finish(d->store, w->job.id, state,
-		    w->exit_code, w->result, e);
-		logm(d, w->exit_code == 1 ? DAEMON_LOG_WARNING : DAEMON_LOG_INFO,
-		    "job %lld: %s, exit code %d%s%s", (long long)w->job.id,
-		    state, w->exit_code, w->exit_code == 1 && w->result ?
-		    ": " : "", w->exit_code == 1 && w->result ? w->result : "");
+		return rc;
 	}
+	state = w->exit_code == 0 || w->exit_code == 3 || w->exit_code == 4 ?
+	    "done" : "failed";
+	if ((rc = store_job_finish(d->store, w->job.id, state, w->exit_code,
+	    w->result, e)) == 0)
+		logm(d, w->exit_code == 1 ? DAEMON_LOG_WARNING :
+		    DAEMON_LOG_INFO, "job %lld: %s, exit code %d%s%s",
+		    (long long)w->job.id, state, w->exit_code,
+		    w->exit_code == 1 && w->result ? ": " : "",
+		    w->exit_code == 1 && w->result ? w->result : "");
+	return rc;
+}
+
+/*
+ * Worker w said it is done: record how its job ended, and free it.  A
+ * store another process holds locked keeps the end (and the worker's
+ * slot) until retry_ends() records it: nothing of the job is lost, and
+ * the daemon goes on.
+ */
+static int
+finish_job(struct daemon *d, struct worker *w, struct err *e)
+{
+	int rc;
+
+	if (!w->joined) {
+		pthread_join(w->thread, NULL);
+		w->joined = 1;
+	}
+	if ((rc = record_end(d, w, e)) < 0 && store_last_busy(d->store)) {
+		if (!w->end_waiting)
+			logm(d, DAEMON_LOG_WARNING, "job %lld: ended; waiting "
+			    "to record it: %s", (long long)w->job.id, e->msg);
+		w->end_waiting = 1;
+		return 0;
+	}
+	if (w->end_waiting && rc == 0)
+		logm(d, DAEMON_LOG_INFO, "job %lld: its end is recorded, the "
+		    "database free again", (long long)w->job.id);
+	pthread_mutex_lock(&d->mu);
+	w->busy = 0;
+	d->nbusy--;
+	pthread_mutex_unlock(&d->mu);
+	w->joined = w->end_waiting = 0;
+	free_retired(d);
 	free(w->result);
 	w->result = NULL;
 	store_job_release(&w->job);
 	return rc;
+}
+
+int
+retry_ends(struct daemon *d, struct err *e)
+{
+	for (int i = 0; i < DAEMON_WORKERS; i++)
+		if (d->w[i].busy && d->w[i].end_waiting &&
+		    finish_job(d, &d->w[i], e) < 0)
+			return -1;
+	return 0;
+}
+
+int
+ends_waiting(const struct daemon *d)
+{
+	for (int i = 0; i < DAEMON_WORKERS; i++)
+		if (d->w[i].busy && d->w[i].end_waiting)
+			return 1;
+	return 0;
 }
 
 /* The workers whose indexes wait in done_pipe: finish their jobs. */
@@ -270,6 +320,7 @@ finish_jobs(struct daemon *d, struct err *e)
 	while ((n = read(d->done_pipe[0], b, sizeof(b))) > 0)
 		for (ssize_t i = 0; i < n; i++)
 			if (b[i] < DAEMON_WORKERS && d->w[b[i]].busy &&
+			    !d->w[b[i]].end_waiting &&
 			    finish_job(d, &d->w[b[i]], e) < 0)
 				return -1;
 	return 0;

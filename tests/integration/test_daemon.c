@@ -572,6 +572,57 @@ test_crash_resume(void)
 	store_close(s);
 }
 
+/*
+ * Another process holds the database's write lock while a job ends: the
+ * daemon waits it out, saying so, records the end once the lock is
+ * gone, and stops cleanly; it used to exit with status 1, the job left
+ * "running".
+ */
+static void
+test_locked_database(void)
+{
+	struct benchlock lock = BENCHLOCK_INIT;
+	struct err e = ERR_INIT;
+	struct store *holder;
+	char path[4200], buf[64], *log;
+	int64_t held;
+	pid_t pid;
+	int code;
+
+	write_config("d.conf", "");
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	json_decref(status());
+	snprintf(path, sizeof(path), "%s/state/d.db.bench-lock", dir);
+	CHECK_INT(benchlock_acquire(&lock, path, "test", NULL, NULL, &e), 0);
+	held = enqueue("fetch", "{\"version\":\"0.2.0\"}");
+	free(raw_request("wake\n", 5));
+	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
+	    NULL), "running") != 0; i++)
+		check_sleep_ms(50);
+	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "running");
+	/* The job waits for the benchmark lock; SIGTERM ends it there, and
+	 * its end must go into a database this test holds locked. */
+	holder = open_store();
+	CHECK(holder != NULL && store_begin(holder, &e) == 0);
+	kill(pid, SIGTERM);
+	check_sleep_ms(3000);
+	CHECK_INT(kill(pid, 0), 0);	/* still there, waiting */
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "ended; waiting to record it");
+	CHECK_CONTAINS(log, "locked by another writer");
+	free(log);
+	store_rollback(holder);
+	store_close(holder);
+	benchlock_release(&lock);
+	code = check_wait_exit(pid, 20);
+	CHECK_INT(code, 0);
+	/* Stopped by SIGTERM: back in the queue, for the next daemon. */
+	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "queued");
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "its end is recorded");
+	free(log);
+}
+
 int
 main(void)
 {
@@ -581,6 +632,10 @@ main(void)
 	if (chdir("..") == 0) {
 		snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
 		test_crash_resume();
+	}
+	if (chdir("..") == 0) {
+		snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon"));
+		CHECK_CASE(test_locked_database);
 	}
 	return check_done();
 }

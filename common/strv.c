@@ -77,3 +77,12 @@ strv_clear(struct strv *sv)
 	sv->v = NULL;
 	sv->n = sv->alloc = 0;
 }
+
+int
+strv_contains(const struct strv *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (strcmp(sv->v[i], s) == 0)
+			return 1;
+	return 0;
+}

@@ -28,6 +28,9 @@ int strv_split(struct strv *sv, const char *s, char sep);
 /* Copy every string of src onto the end of dst. */
 int strv_extend(struct strv *dst, const struct strv *src);
 
+/* 1 when one of sv's strings is s. */
+int strv_contains(const struct strv *sv, const char *s);
+
 /* Free the strings and the vector; leaves sv empty and reusable. */
 void strv_clear(struct strv *sv);
 

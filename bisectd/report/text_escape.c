@@ -158,21 +158,27 @@ needs_escape(const json_t *v)
 	}
 }
 
-json_t *
-text_escape_json(const json_t *v)
+/*
+ * A copy of v with each string replaced by fn(the string, the key it is
+ * under), NULL from fn meaning memory ran out.  What shared() says fn
+ * would not change is shared, not copied: a report's plot points and
+ * bands are most of it.  New reference, or NULL.
+ */
+static json_t *
+map_strings(const json_t *v, const char *key,
+    char *(*fn)(const char *s, const char *key),
+    int (*shared)(const json_t *v))
 {
 	json_t *out, *x, *obj = (json_t *)(uintptr_t)v;	/* iterated only */
 	const char *k;
 	size_t i;
 	char *t;
 
-	/* What needs nothing is shared, not copied: a report's plot
-	 * points and bands are most of it. */
-	if (!needs_escape(v))
+	if (shared && shared(v))
 		return json_incref(obj);
 	switch (json_typeof(v)) {
 	case JSON_STRING:
-		if ((t = text_escape(json_string_value(v), 1)) == NULL)
+		if ((t = fn(json_string_value(v), key)) == NULL)
 			return NULL;
 		out = json_string(t);
 		free(t);
@@ -181,8 +187,8 @@ text_escape_json(const json_t *v)
 		if ((out = json_object()) == NULL)
 			return NULL;
 		json_object_foreach(obj, k, x)
-			if (json_object_set_new(out, k,
-			    text_escape_json(x)) < 0) {
+			if (json_object_set_new(out, k, map_strings(x, k, fn,
+			    shared)) < 0) {
 				json_decref(out);
 				return NULL;
 			}
@@ -190,9 +196,9 @@ text_escape_json(const json_t *v)
 	case JSON_ARRAY:
 		if ((out = json_array()) == NULL)
 			return NULL;
-		json_array_foreach(v, i, x)
-			if (json_array_append_new(out,
-			    text_escape_json(x)) < 0) {
+		json_array_foreach(obj, i, x)
+			if (json_array_append_new(out, map_strings(x, key, fn,
+			    shared)) < 0) {
 				json_decref(out);
 				return NULL;
 			}
@@ -200,6 +206,25 @@ text_escape_json(const json_t *v)
 	default:
 		return json_incref(obj);
 	}
+}
+
+static char *
+escape_lines(const char *s, const char *key)
+{
+	(void)key;
+	return text_escape(s, 1);
+}
+
+static int
+nothing_to_escape(const json_t *v)
+{
+	return !needs_escape(v);
+}
+
+json_t *
+text_escape_json(const json_t *v)
+{
+	return map_strings(v, NULL, escape_lines, nothing_to_escape);
 }
 
 /* Append s percent-encoded to out (room checked by the caller). */
@@ -295,50 +320,18 @@ md_escape(const char *s)
 	return out;
 }
 
-static json_t *
-md_copy(const json_t *v, const char *key)
+/* A string of a report as markdown shows it: its markup written out,
+ * or as it is for a code span (md_literal_key()). */
+static char *
+md_string(const char *s, const char *key)
 {
-	json_t *out, *x, *obj = (json_t *)(uintptr_t)v;	/* iterated only */
-	const char *k;
-	char *s;
-	size_t i;
-
-	switch (json_typeof(v)) {
-	case JSON_STRING:
-		if (md_literal_key(key))
-			return json_incref(obj);
-		if ((s = md_escape(json_string_value(v))) == NULL)
-			return NULL;
-		out = json_string(s);
-		free(s);
-		return out;
-	case JSON_OBJECT:
-		if ((out = json_object()) == NULL)
-			return NULL;
-		json_object_foreach(obj, k, x)
-			if (json_object_set_new(out, k, md_copy(x, k)) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		return out;
-	case JSON_ARRAY:
-		if ((out = json_array()) == NULL)
-			return NULL;
-		json_array_foreach(obj, i, x)
-			if (json_array_append_new(out, md_copy(x, key)) < 0) {
-				json_decref(out);
-				return NULL;
-			}
-		return out;
-	default:
-		return json_incref(obj);
-	}
+	return md_literal_key(key) ? strdup(s) : md_escape(s);
 }
 
 json_t *
 text_markdown_json(const json_t *v)
 {
-	return md_copy(v, NULL);
+	return map_strings(v, NULL, md_string, NULL);
 }
 
 void

@@ -67,15 +67,6 @@ example_keys(const char *text, struct strv *keys)
 	}
 }
 
-static int
-has(const struct strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
 static void
 test_reference(const char *src)
 {
@@ -124,15 +115,15 @@ test_example(const char *src)
 		snprintf(key, sizeof(key), "%s.%s",
 		    conf_section_name(conf_keys[i].section), conf_keys[i].name);
 		strv_push(&table, key);
-		if (!has(&keys, key))
+		if (!strv_contains(&keys, key))
 			fprintf(stderr, "the example lacks %s\n", key);
-		CHECK(has(&keys, key));
+		CHECK(strv_contains(&keys, key));
 	}
 	for (size_t i = 0; i < keys.n; i++) {
-		if (!has(&table, keys.v[i]))
+		if (!strv_contains(&table, keys.v[i]))
 			fprintf(stderr, "the example has %s, which the table "
 			    "lacks\n", keys.v[i]);
-		CHECK(has(&table, keys.v[i]));
+		CHECK(strv_contains(&table, keys.v[i]));
 	}
 	strv_clear(&keys);
 	strv_clear(&table);

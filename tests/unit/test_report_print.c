@@ -160,17 +160,43 @@ csv_fields(const char *line)
 	return n;
 }
 
+/* rep rendered as f, malloced. */
+static char *
+rendered(const json_t *rep, enum report_format f)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+
+	if (out == NULL)
+		abort();
+	report_print(rep, f, out);
+	fclose(out);
+	return text;
+}
+
+/* Every row of a CSV text as wide as its header; the header's width. */
+static int
+check_csv_widths(const char *text)
+{
+	int header = csv_fields(text);
+
+	for (const char *line = strchr(text, '\n'); line && line[1];
+	    line = strchr(line + 1, '\n'))
+		CHECK_INT(csv_fields(line + 1), header);
+	return header;
+}
+
 /* Quotes in a commit's subject, a canary's text or a command line are
  * doubled inside a quoted field, however long the field; every row has
  * the header's columns. */
 static void
 test_csv_quotes(void)
 {
-	char cmd[3000], *text = NULL, *want, *line;
+	char cmd[3000], *text = NULL, *want;
 	size_t len = 0;
 	FILE *f;
 	json_t *rep, *r0, *r1;
-	int header;
 
 	memset(cmd, 'x', sizeof(cmd) - 1);
 	cmd[sizeof(cmd) - 1] = '\0';
@@ -210,11 +236,7 @@ test_csv_quotes(void)
 	CHECK_CONTAINS(text, want);
 	free(want);
 	/* Every row as wide as the header. */
-	header = csv_fields(text);
-	CHECK_INT(header, 28);
-	for (line = strchr(text, '\n'); line && line[1];
-	    line = strchr(line + 1, '\n'))
-		CHECK_INT(csv_fields(line + 1), header);
+	CHECK_INT(check_csv_widths(text), 28);
 	free(text);
 	json_decref(rep);
 }
@@ -227,11 +249,8 @@ test_csv_quotes(void)
 static void
 test_csv_injection(void)
 {
-	char *text = NULL, *line;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 	json_t *rep;
-	int header;
 
 	rep = json_pack("{s:s,s:s,s:f,s:s,s:{s:s,s:s},s:[{s:s,s:s},"
 	    "{s:s,s:s,s:{s:{s:i,s:f}},s:{s:s,s:s,s:s,s:s},"
@@ -247,16 +266,11 @@ test_csv_injection(void)
 	    "verdict", "status", "regression", "first_bad", "1.1,=2+5,x",
 	    "last_good", "c0", "candidates", "1.1,=2+5,x");
 	CHECK(rep != NULL);
-	f = open_memstream(&text, &len);
-	report_print(rep, REPORT_CSV, f);
-	fclose(f);
+	text = rendered(rep, REPORT_CSV);
 	CHECK_CONTAINS(text, "\"e\",\"1.1,=2+5,x\",measured,pp512,");
 	CHECK_CONTAINS(text, ",\"'=cmd|' /C calc'!A0\",\"'@evil\",");
 	CHECK_CONTAINS(text, ",\"'+SUM(A1:A9)\",");
-	header = csv_fields(text);
-	for (line = strchr(text, '\n'); line && line[1];
-	    line = strchr(line + 1, '\n'))
-		CHECK_INT(csv_fields(line + 1), header);
+	check_csv_widths(text);
 	free(text);
 	json_decref(rep);
 }
@@ -271,9 +285,7 @@ test_markdown(void)
 {
 	static const char tag[] = "<img/src=x/onerror=alert(1)>|[x](http://e)"
 	    "_*@octocat*_";
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 	json_t *rep;
 
 	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s},{s:s,s:s}],"
@@ -289,9 +301,7 @@ test_markdown(void)
 	    "after", "``c",
 	    "reproduce", "commands", "bisectctl report e 1.0..x`y`");
 	CHECK(rep != NULL);
-	f = open_memstream(&text, &len);
-	report_print(rep, REPORT_MARKDOWN, f);
-	fclose(f);
+	text = rendered(rep, REPORT_MARKDOWN);
 	/* Every "<" of the tag behind a backslash: no element. */
 	for (const char *p = text; (p = strchr(p, '<')) != NULL; p++)
 		CHECK(p > text && p[-1] == '\\');

@@ -10,15 +10,6 @@
 #include "common/strv.h"
 #include "config/conf.h"
 
-static int
-has(const struct strv *v, const char *s)
-{
-	for (size_t i = 0; i < v->n; i++)
-		if (strcmp(v->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
 /* Every runner option at once: the pin used to be dropped here. */
 static void
 test_every_option(void)
@@ -40,18 +31,18 @@ test_every_option(void)
 	CHECK_INT(slurm_sbatch_argv(&rn, "0123456789abcdef0123456789abcdef",
 	    "node07", "/srv/spool/node-run.sh", &argv), 0);
 	CHECK_STR(argv.v[0], "sbatch");
-	CHECK(has(&argv, "--parsable"));
-	CHECK(has(&argv, "--job-name=bisectd-01234567"));
-	CHECK(has(&argv, "--output=/srv/spool/0123456789abcdef0123456789abcdef"
+	CHECK(strv_contains(&argv, "--parsable"));
+	CHECK(strv_contains(&argv, "--job-name=bisectd-01234567"));
+	CHECK(strv_contains(&argv, "--output=/srv/spool/0123456789abcdef0123456789abcdef"
 	    ".log"));
-	CHECK(has(&argv, "--chdir=/srv/spool"));
-	CHECK(has(&argv, "--partition=bench"));
-	CHECK(has(&argv, "--account=perf"));
-	CHECK(has(&argv, "--gres=gpu:1"));
-	CHECK(has(&argv, "--constraint=a100&nvlink"));
-	CHECK(has(&argv, "--time=121"));
-	CHECK(has(&argv, "--nodelist=node07"));
-	CHECK(has(&argv, "--exclusive"));
+	CHECK(strv_contains(&argv, "--chdir=/srv/spool"));
+	CHECK(strv_contains(&argv, "--partition=bench"));
+	CHECK(strv_contains(&argv, "--account=perf"));
+	CHECK(strv_contains(&argv, "--gres=gpu:1"));
+	CHECK(strv_contains(&argv, "--constraint=a100&nvlink"));
+	CHECK(strv_contains(&argv, "--time=121"));
+	CHECK(strv_contains(&argv, "--nodelist=node07"));
+	CHECK(strv_contains(&argv, "--exclusive"));
 	CHECK_STR(argv.v[argv.n - 1], "/srv/spool/node-run.sh");
 	CHECK_INT(argv.n, 13);
 	strv_clear(&argv);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/utf8.h"
 #include "release_list.h"
 
 #define VERSION_TOKEN		"{version}"
@@ -87,36 +88,11 @@ release_list_release(struct release_list *l)
 	l->n = l->alloc = 0;
 }
 
-/* The length of the valid UTF-8 character at p (n bytes left), or 0:
- * no overlong form, no surrogate, nothing past U+10FFFF. */
-static size_t
-utf8_char(const unsigned char *p, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	len = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if (len > n)
-		return 0;
-	cp = p[0] & (0xff >> (len + 1));
-	for (size_t k = 1; k < len; k++) {
-		if ((p[k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[k] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 const char *
 release_version_refusal(const char *version, size_t len)
 {
+	uint32_t cp;
+
 	if (len == 0)
 		return "empty version";
 	if (len > RELEASE_VERSION_MAX)
@@ -132,8 +108,8 @@ release_version_refusal(const char *version, size_t len)
 		return "version '.' or '..'";
 	/* JSON, the store's listings and /metrics carry text only. */
 	for (size_t i = 0, k; i < len; i += k)
-		if ((k = utf8_char((const unsigned char *)version + i,
-		    len - i)) == 0)
+		if ((k = utf8_decode((const unsigned char *)version + i,
+		    len - i, &cp)) == 0)
 			return "version is not valid UTF-8";
 	return NULL;
 }
@@ -142,6 +118,7 @@ char *
 release_version_escape(const char *version, size_t len)
 {
 	char *out, *o;
+	uint32_t cp;
 
 	if (len > RELEASE_VERSION_MAX)
 		len = RELEASE_VERSION_MAX;
@@ -151,7 +128,8 @@ release_version_escape(const char *version, size_t len)
 	for (size_t i = 0, k; i < len; i += k) {
 		unsigned char c = (unsigned char)version[i];
 
-		k = utf8_char((const unsigned char *)version + i, len - i);
+		k = utf8_decode((const unsigned char *)version + i, len - i,
+		    &cp);
 		if (k > 1) {
 			memcpy(o, version + i, k);
 			o += k;

@@ -16,6 +16,7 @@
 #include "common/err.h"
 #include "common/fsutil.h"
 #include "common/strv.h"
+#include "common/utf8.h"
 #include "definition.h"
 #include "config/conf.h"
 #include "fetch/sha256.h"
@@ -418,23 +419,10 @@ next_token(const char **p, const char *end, size_t *len)
 static size_t
 utf8_len(const unsigned char *p, const unsigned char *end)
 {
-	size_t n = *p >= 0xf0 && *p <= 0xf4 ? 4 : *p >= 0xe0 ? 3 :
-	    *p >= 0xc2 && *p < 0xe0 ? 2 : 0;
 	uint32_t cp;
+	size_t n = utf8_decode(p, (size_t)(end - p), &cp);
 
-	if (n == 0 || *p > 0xf4 || (size_t)(end - p) < n)
-		return 0;
-	cp = *p & (0xff >> (n + 1));
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 ||
-	    cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    (cp >= 0x80 && cp <= 0x9f))
-		return 0;
-	return n;
+	return n < 2 || (cp >= 0x80 && cp <= 0x9f) ? 0 : n;
 }
 
 /* Append len bytes at t to out (used, size) with what is not printable

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "common/utf8.h"
 #include "text_escape.h"
 
 /*
@@ -52,17 +53,8 @@ special(const unsigned char *p, size_t n, size_t i, int keep_lines,
 		*cp = c;
 		return keep_lines && (c == '\n' || c == '\t') ? 0 : 1;
 	}
-	if (c < 0xc2 || c > 0xf4)
+	if (c < 0x80 || (len = utf8_decode(p + i, n - i, cp)) == 0)
 		return 0;
-	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-	if (i + len > n)
-		return 0;
-	*cp = c & (0xff >> (len + 1));
-	for (size_t k = 1; k < len; k++) {
-		if ((p[i + k] & 0xc0) != 0x80)
-			return 0;
-		*cp = *cp << 6 | (p[i + k] & 0x3f);
-	}
 	return (*cp >= 0x80 && *cp <= 0x9f) || is_format(*cp) ? len : 0;
 }
 

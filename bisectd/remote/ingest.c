@@ -98,10 +98,7 @@ result_read(const char *path, const char *id, const char *plan,
     json_t **out, struct err *e)
 {
 	struct buf text = BUF_INIT(REMOTE_RESULT_MAX);
-	const char *trailer = NULL;
-	char hash[65];
-	json_error_t je;
-	json_t *o;
+	int rc;
 
 	*out = NULL;
 	if (access(path, F_OK) < 0 && errno == ENOENT)
@@ -110,47 +107,10 @@ result_read(const char *path, const char *id, const char *plan,
 		return err_prefix(e, "result"), REMOTE_REFUSED;
 	if (fs_read_file(path, &text, e) < 0)
 		return err_prefix(e, "result"), REMOTE_REFUSED;
-	/* BODY "\n" "sha256 " HEX "\n", and nothing after. */
-	if (text.len >= 1 + strlen(TRAILER) + 64 + 1) {
-		trailer = text.data + text.len - (strlen(TRAILER) + 64 + 1);
-		if (trailer[-1] != '\n' || strncmp(trailer, TRAILER,
-		    strlen(TRAILER)) != 0 || text.data[text.len - 1] != '\n')
-			trailer = NULL;
-	}
-	if (trailer == NULL) {
-		buf_release(&text);
-		return err_set(e, "result '%s' refused: truncated (no checksum "
-		    "line at its end)", path), REMOTE_REFUSED;
-	}
-	if (sha256_buf(text.data, (size_t)(trailer - 1 - text.data), hash) < 0 ||
-	    strncmp(hash, trailer + strlen(TRAILER), 64) != 0) {
-		buf_release(&text);
-		return err_set(e, "result '%s' refused: its sha256 does not "
-		    "match its checksum line (cut short or altered)", path),
-		    REMOTE_REFUSED;
-	}
-	o = json_loadb(text.data, (size_t)(trailer - 1 - text.data), 0, &je);
+	rc = remote_result_parse(text.data ? text.data : "", text.len, path,
+	    id, plan, out, e);
 	buf_release(&text);
-	if (o == NULL)
-		return err_set(e, "result '%s' refused: %s", path, je.text),
-		    REMOTE_REFUSED;
-	if (jstr(o, "format") == NULL || strcmp(jstr(o, "format"),
-	    RESULT_FORMAT) != 0 || jint(o, "version", 0) != 1) {
-		json_decref(o);
-		return err_set(e, "result '%s' refused: not a version 1 "
-		    "result", path), REMOTE_REFUSED;
-	}
-	if (jstr(o, "request") == NULL || strcmp(jstr(o, "request"), id) != 0 ||
-	    jstr(o, "plan") == NULL || strcmp(jstr(o, "plan"), plan) != 0) {
-		err_set(e, "result '%s' refused: it answers request %s (plan "
-		    "%.12s), not %s (plan %.12s)", path, jstr(o, "request") ?
-		    jstr(o, "request") : "?", jstr(o, "plan") ? jstr(o, "plan") :
-		    "?", id, plan);
-		json_decref(o);
-		return REMOTE_REFUSED;
-	}
-	*out = o;
-	return 0;
+	return rc;
 }
 
 /* Check a run's definition is the one this configuration gives the cell

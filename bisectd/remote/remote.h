@@ -21,6 +21,7 @@ struct bench_cell;
 struct conf;
 struct conf_engine;
 struct err;
+struct json_t;
 struct store;
 struct store_release;
 
@@ -111,6 +112,15 @@ enum remote_ingest {
  * Returns an enum remote_ingest, or -1 with e set when the store failed.
  * *hw_key (65 bytes) gets the result's comparability key on INGESTED.
  */
+/*
+ * A result file's text (len bytes; path names it in messages) read: its
+ * JSON (new reference) when the body's sha256 is its last line's, it is
+ * a version 1 result, and it answers request id with plan.  0 with
+ * *out, or REMOTE_REFUSED with e saying which of those failed.
+ */
+int remote_result_parse(const char *text, size_t len, const char *path,
+    const char *id, const char *plan, struct json_t **out, struct err *e);
+
 int remote_ingest(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spool, const char *id, int64_t weights_id,
     const char *weights_sha256, char hw_key[65], struct err *e);

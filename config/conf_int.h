@@ -58,6 +58,9 @@ int linemap_section(const struct conf_loader *ld, const char *prefix);
 /* checks.c: every check across keys and sections, once all are read. */
 void conf_check_all(struct conf_loader *ld);
 
+/* names (NULL-terminated) as "a, b or c" into buf. */
+void conf_or_list(const char *const *names, char *buf, size_t len);
+
 /* A copy of s; aborts when a few bytes cannot be had at start-up. */
 char *conf_xstrdup(const char *s);
 

@@ -905,9 +905,8 @@ conf_key_find(enum conf_section section, const char *name)
 	return NULL;
 }
 
-/* "a, b or c" of names. */
-static void
-or_list(const char *const *names, char *buf, size_t len)
+void
+conf_or_list(const char *const *names, char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -933,7 +932,7 @@ want_enum(struct conf_loader *ld, const struct conf_entry *en,
 			*out = i;
 			return;
 		}
-	or_list(names, list, sizeof(list));
+	conf_or_list(names, list, sizeof(list));
 	ld_problem(ld, en->line, "%s: expected %s, got '%s'", en->label, list,
 	    en->value);
 }

@@ -144,20 +144,14 @@ section_of(struct conf_loader *ld, enum conf_section s,
 static void
 key_list(enum conf_section s, char *buf, size_t len)
 {
-	size_t n = 0, k = 0;
+	const char *names[64];
+	size_t n = 0;
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < conf_nkeys; i++)
-		n += conf_keys[i].section == s;
-	for (size_t i = 0; i < conf_nkeys; i++) {
-		size_t used = strlen(buf);
-
-		if (conf_keys[i].section != s)
-			continue;
-		snprintf(buf + used, len - used, "%s%s", k == 0 ? "" :
-		    k + 1 == n ? " or " : ", ", conf_keys[i].name);
-		k++;
-	}
+	for (size_t i = 0; i < conf_nkeys && n < 63; i++)
+		if (conf_keys[i].section == s)
+			names[n++] = conf_keys[i].name;
+	names[n] = NULL;
+	conf_or_list(names, buf, len);
 }
 
 static void

@@ -351,7 +351,7 @@ busy_wait(void *arg, int tries)
 
 	if (tries == 0)
 		s->waited_ms = 0;
-	if (s->waited_ms >= s->busy_ms)
+	if (s->waited_ms >= s->busy_ms || (s->busy_stop && *s->busy_stop))
 		return 0;
 	if (ms > s->busy_ms - s->waited_ms)
 		ms = (int)(s->busy_ms - s->waited_ms);
@@ -361,9 +361,10 @@ busy_wait(void *arg, int tries)
 }
 
 void
-store_set_busy_wait(struct store *s, int ms)
+store_set_busy_wait(struct store *s, int ms, const atomic_int *stop)
 {
 	s->busy_ms = ms;
+	s->busy_stop = stop;
 }
 
 int

@@ -11,6 +11,7 @@
 #ifndef STORE_DB_H
 #define STORE_DB_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,9 +57,10 @@ int store_data_version(struct store *s, int *version, struct err *e);
  * How long a statement waits for another connection's write lock before
  * it fails (STORE_BUSY_TIMEOUT_MS, 5 s, by default; 0: not at all).
  * The daemon waits far longer: a lock is waited for, not a reason to
- * stop.
+ * stop.  A set *stop (or NULL: none) ends the wait at once, so a job
+ * waiting out a lock still stops when asked.
  */
-void store_set_busy_wait(struct store *s, int ms);
+void store_set_busy_wait(struct store *s, int ms, const atomic_int *stop);
 
 /* The last statement failed for a lock another connection holds. */
 int store_last_busy(const struct store *s);

@@ -6,6 +6,7 @@
 #define STORE_STORE_INT_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <sqlite3.h>
@@ -20,6 +21,7 @@ struct store {
 	sqlite3 *db;
 	char *path;	/* the database file, for messages; owned */
 	int busy_ms;	/* how long a statement waits for a lock */
+	const atomic_int *busy_stop;	/* set: stop waiting now; or NULL */
 	int64_t waited_ms;	/* how long the last one waited */
 };
 

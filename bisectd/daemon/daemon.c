@@ -708,7 +708,7 @@ start(struct daemon *d, struct err *e)
 		    "'%s'; stop it first", (long)h.pid, d->database);
 	if (store_open(d->database, &d->store, e) < 0)
 		return -1;
-	store_set_busy_wait(d->store, DAEMON_LOOP_BUSY_MS);
+	store_set_busy_wait(d->store, DAEMON_LOOP_BUSY_MS, NULL);
 	if (store_job_recover(d->store, &n, e) < 0)
 		return -1;
 	if (n > 0)

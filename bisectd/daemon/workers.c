@@ -85,7 +85,8 @@ worker_main(void *arg)
 	qo.lock_path = w->d->bench_lock_path;
 	/* Each thread has its own SQLite connection. */
 	if (store_open(w->d->database, &s, &e) == 0)
-		store_set_busy_wait(s, DAEMON_JOB_BUSY_MS);
+		store_set_busy_wait(s, DAEMON_JOB_BUSY_MS,
+		    &job_stop[w->index]);
 	if (s == NULL) {
 		w->outcome = JOB_RUN_FINISHED;
 		w->exit_code = 1;

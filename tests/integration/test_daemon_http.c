@@ -28,6 +28,9 @@ static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */
 static int port;
 
+/* The demo's releases timed by the CPU clock (tests/demo-cpu): two busy
+ * loops beside the suite do not turn its bisect's verdict into an
+ * "unknown". */
 static void
 write_config(void)
 {
@@ -38,7 +41,7 @@ write_config(void)
 	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
 	    "\tpublic-url = https://bisectd.example.com/\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 	    "\tasset = basert-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json\n"

@@ -28,6 +28,8 @@
 static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */
 
+/* The demo's releases timed by the CPU clock (tests/demo-cpu): a loaded
+ * machine does not turn the bisect's verdict into an "unknown". */
 static void
 write_config(const char *name, const char *extra)
 {
@@ -37,7 +39,7 @@ write_config(const char *name, const char *extra)
 	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 	    "\tasset = basert-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json\n"

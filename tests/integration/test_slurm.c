@@ -43,6 +43,8 @@ stop_cluster(void)
 	check_run(cmd, NULL);
 }
 
+/* The demo's releases timed by the CPU clock (tests/demo-cpu), so that
+ * the Slurm and the local bisect reach one verdict on a loaded machine. */
 static void
 write_config(const char *name, const char *db, int slurm, const char *gate)
 {
@@ -57,7 +59,7 @@ write_config(const char *name, const char *db, int slurm, const char *gate)
 	    "[bisectd]\n\tdatabase = %s\n\tcache = cache-%s\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 	    "\tasset = basert-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json%s\n"
@@ -490,7 +492,7 @@ write_pair_config(const char *name, const char *db, int max_jobs)
 
 	for (int i = 0; i < 2; i++)
 		snprintf(eng[i], sizeof(eng[i]),
-		    "[engine \"%s\"]\n\tsource = dir:%s/demo/releases\n"
+		    "[engine \"%s\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 		    "\tasset = basert-{version}.tar.gz\n"
 		    "\tcommand = {bin}/bin/fake-engine -m {weights} "
 		    "-p {prompt} -n {gen} -t 1 -r 1 -o json\n"

@@ -739,6 +739,18 @@ canary_csv(const json_t *k, FILE *out)
 		text_csv_field(out, rep_str(k, "detail"));
 }
 
+/* A number as its own CSV field, after a comma: an empty field for a
+ * figure that is missing or not estimable, never "nan" or a 0 a
+ * spreadsheet would read as measured. */
+static void
+csv_num(FILE *out, double x)
+{
+	if (isfinite(x))
+		fprintf(out, ",%.6g", x);
+	else
+		fputc(',', out);
+}
+
 static void
 print_csv(const json_t *rep, FILE *out)
 {
@@ -790,21 +802,22 @@ print_csv(const json_t *rep, FILE *out)
 				text_csv_field(out, rep_str(rep, "engine"));
 				fputc(',', out);
 				text_csv_field(out, rep_str(r, "version"));
-				fprintf(out, ",%s,%s%s,%lld,%.6g,%.6g,%.6g,"
-				    "%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,"
-				    "\"%s\",", rep_str(r, "status"),
-				    groups[g], k, (long long)json_integer_value(
-				    json_object_get(c, "n")),
-				    rep_real(c, "tps"),
-				    rep_real(c, "sd"), rep_real(c, "ms"),
-				    rep_real(c, "ms_sd"),
-				    rep_real(r, "per_token_ms"),
-				    json_number_value(json_array_get(pci, 0)),
-				    json_number_value(json_array_get(pci, 1)),
-				    rep_real(r, "fixed_ms"),
-				    json_number_value(json_array_get(fci, 0)),
-				    json_number_value(json_array_get(fci, 1)),
-				    rep_real(r, "ceiling_tps"), flags);
+				fprintf(out, ",%s,%s%s,%lld", rep_str(r,
+				    "status"), groups[g], k,
+				    (long long)json_integer_value(
+				    json_object_get(c, "n")));
+				csv_num(out, rep_real(c, "tps"));
+				csv_num(out, rep_real(c, "sd"));
+				csv_num(out, rep_real(c, "ms"));
+				csv_num(out, rep_real(c, "ms_sd"));
+				csv_num(out, rep_real(r, "per_token_ms"));
+				csv_num(out, rep_at(pci, 0));
+				csv_num(out, rep_at(pci, 1));
+				csv_num(out, rep_real(r, "fixed_ms"));
+				csv_num(out, rep_at(fci, 0));
+				csv_num(out, rep_at(fci, 1));
+				csv_num(out, rep_real(r, "ceiling_tps"));
+				fprintf(out, ",\"%s\",", flags);
 				canary_csv(canary, out);
 				fputc(',', out);
 				csv_command(rep, rep_str(r, "version"),

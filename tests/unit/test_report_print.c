@@ -276,6 +276,40 @@ test_csv_injection(void)
 }
 
 /*
+ * A fixed overhead that is not estimable (and a figure the report does
+ * not have) leaves its CSV cells empty: never "nan", never an interval
+ * of [0, 0] that a spreadsheet would read as measured.
+ */
+static void
+test_csv_missing(void)
+{
+	char *text;
+	json_t *rep;
+
+	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s,"
+	    "s:{s:{s:i,s:f,s:f}},s:f,s:[f,f],s:n,s:s}],"
+	    "s:{s:s,s:s,s:s,s:[]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "range", "from", "1.0", "to", "1.1",
+	    "releases", "version", "1.1", "status", "measured",
+	    "pp", "512", "n", 5, "ms", 10.0, "ms_sd", 0.5,
+	    "per_token_ms", 0.5, "per_token_ms_ci", 0.25, 0.75,
+	    "fixed_ms", "fixed_not_estimable", "one prompt length",
+	    "verdict", "status", "no-change", "first_bad", "",
+	    "last_good", "", "candidates");
+	CHECK(rep != NULL);
+	text = rendered(rep, REPORT_CSV);
+	CHECK(strstr(text, "nan") == NULL);
+	/* n, tps, sd, ms, ms_sd, per-token and its interval, then three
+	 * empty fixed cells and an empty ceiling. */
+	CHECK_CONTAINS(text, "\"e\",\"1.1\",measured,pp512,5,,,10,0.5,0.5,"
+	    "0.25,0.75,,,,,\"");
+	check_csv_widths(text);
+	free(text);
+	json_decref(rep);
+}
+
+/*
  * Markdown for an issue tracker (--for-upstream too): a tag with HTML,
  * table pipes, a link, emphasis and a mention renders as the text it
  * is; a canary's text with backticks stays one code span.
@@ -352,6 +386,7 @@ main(void)
 	CHECK_CASE(test_html_markup);
 	CHECK_CASE(test_csv_quotes);
 	CHECK_CASE(test_csv_injection);
+	CHECK_CASE(test_csv_missing);
 	CHECK_CASE(test_markdown);
 	CHECK_CASE(test_ablate_html_effect);
 	return check_done();

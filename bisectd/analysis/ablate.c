@@ -160,6 +160,11 @@ ablate_judge(const struct ablate_input *in, struct ablate_result *out)
 	}
 	out->control_beyond_noise = c->runtime_removed_rel.lo > 0;
 	out->control_enough = c->runtime_removed_rel.value >= in->control_min;
+	if (c->runtime_removed_rel.hi < 0) {
+		out->status = ABLATE_CONTROL_ADDS;
+		sort_order(out);
+		return 0;
+	}
 	if (!out->control_beyond_noise || !out->control_enough) {
 		out->status = ABLATE_INERT;
 		sort_order(out);
@@ -201,6 +206,7 @@ ablate_status_name(enum ablate_status s)
 	switch (s) {
 	case ABLATE_RANKED: return "ranked";
 	case ABLATE_INERT: return "inert";
+	case ABLATE_CONTROL_ADDS: return "control-adds";
 	case ABLATE_NO_CONTROL: return "no-control";
 	}
 	return "?";

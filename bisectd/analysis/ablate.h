@@ -9,7 +9,9 @@
  * heavy) has moved the runtime: if the control removes no more than the
  * noise, or less than control_min of the runtime, every switch looks
  * inert in this binary and nothing is ranked ("the switch did nothing",
- * never "the component costs nothing").  With a working control, a
+ * never "the component costs nothing").  A control that measurably
+ * added time is no control (nothing is ranked either), and is said to
+ * be the wrong switch, not an inert one.  With a working control, a
  * switch whose interval holds 0 has no measurable effect, stated with
  * the smallest effect its runs would have seen; the others are ranked
  * by the share they remove, those indistinguishable sharing a rank.
@@ -49,6 +51,8 @@ struct ablate_input {
 enum ablate_status {
 	ABLATE_RANKED,		/* the control worked: switches judged */
 	ABLATE_INERT,		/* the control did not move the runtime */
+	ABLATE_CONTROL_ADDS,	/* the control added time: the switches
+				 * work, but a control must remove it */
 	ABLATE_NO_CONTROL	/* the control could not be measured */
 };
 
@@ -102,7 +106,7 @@ struct ablate_result {
  */
 int ablate_judge(const struct ablate_input *in, struct ablate_result *out);
 
-/* "ranked", "inert", "no-control": the report's words. */
+/* "ranked", "inert", "control-adds", "no-control": the report's words. */
 const char *ablate_status_name(enum ablate_status s);
 
 /* "removes", "adds", "none", "not-judged", "unmeasured". */

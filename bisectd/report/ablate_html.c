@@ -207,6 +207,10 @@ ablate_html(const json_t *report, FILE *out)
 		    "binary: the control did not move the runtime, so no "
 		    "switch is ranked and none is said to cost nothing.</p>\n",
 		    out);
+	else if (strcmp(status, "control-adds") == 0)
+		fputs("<p class=\"inert\">The control made the engine slower: "
+		    "a control must turn a heavy part off and remove time, so "
+		    "no switch is ranked.</p>\n", out);
 	fputs("<dl class=\"verdict\">\n", out);
 	html_verdict_item(out, "positive control");
 	html_esc(out, rep_str(rep, "control"));

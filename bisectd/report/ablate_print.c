@@ -65,8 +65,10 @@ standing(char *buf, size_t len, const json_t *sw)
 	const char *effect = str(sw, "effect");
 
 	if (json_is_integer(json_object_get(sw, "rank")))
-		snprintf(buf, len, "%lld", (long long)json_integer_value(
-		    json_object_get(sw, "rank")));
+		/* Ranked by the time it moves: say when it adds it. */
+		snprintf(buf, len, "%lld%s", (long long)json_integer_value(
+		    json_object_get(sw, "rank")), strcmp(effect, "adds") == 0 ?
+		    " adds" : "");
 	else if (strcmp(effect, "none") == 0)
 		snprintf(buf, len, "no measurable effect (would have seen "
 		    "%.2g%%)", 100 * real(sw, "detectable_share"));
@@ -144,16 +146,6 @@ print_text(const json_t *rep, FILE *out, int md)
 	}
 }
 
-/* A csv field: the number, or nothing when there is none. */
-static void
-csv_number(FILE *out, double x)
-{
-	if (isfinite(x))
-		fprintf(out, ",%.6g", x);
-	else
-		fputc(',', out);
-}
-
 static void
 print_csv(const json_t *rep, FILE *out)
 {
@@ -185,11 +177,11 @@ print_csv(const json_t *rep, FILE *out)
 			char key[64];
 
 			snprintf(key, sizeof(key), "%s_ci", figures[k]);
-			csv_number(out, real(sw, figures[k]));
-			csv_number(out, ci(sw, key, 0));
-			csv_number(out, ci(sw, key, 1));
+			text_csv_number(out, real(sw, figures[k]));
+			text_csv_number(out, ci(sw, key, 0));
+			text_csv_number(out, ci(sw, key, 1));
 		}
-		csv_number(out, real(sw, "detectable_share"));
+		text_csv_number(out, real(sw, "detectable_share"));
 		fputc('\n', out);
 	}
 }

@@ -739,18 +739,6 @@ canary_csv(const json_t *k, FILE *out)
 		text_csv_field(out, rep_str(k, "detail"));
 }
 
-/* A number as its own CSV field, after a comma: an empty field for a
- * figure that is missing or not estimable, never "nan" or a 0 a
- * spreadsheet would read as measured. */
-static void
-csv_num(FILE *out, double x)
-{
-	if (isfinite(x))
-		fprintf(out, ",%.6g", x);
-	else
-		fputc(',', out);
-}
-
 static void
 print_csv(const json_t *rep, FILE *out)
 {
@@ -806,17 +794,17 @@ print_csv(const json_t *rep, FILE *out)
 				    "status"), groups[g], k,
 				    (long long)json_integer_value(
 				    json_object_get(c, "n")));
-				csv_num(out, rep_real(c, "tps"));
-				csv_num(out, rep_real(c, "sd"));
-				csv_num(out, rep_real(c, "ms"));
-				csv_num(out, rep_real(c, "ms_sd"));
-				csv_num(out, rep_real(r, "per_token_ms"));
-				csv_num(out, rep_at(pci, 0));
-				csv_num(out, rep_at(pci, 1));
-				csv_num(out, rep_real(r, "fixed_ms"));
-				csv_num(out, rep_at(fci, 0));
-				csv_num(out, rep_at(fci, 1));
-				csv_num(out, rep_real(r, "ceiling_tps"));
+				text_csv_number(out, rep_real(c, "tps"));
+				text_csv_number(out, rep_real(c, "sd"));
+				text_csv_number(out, rep_real(c, "ms"));
+				text_csv_number(out, rep_real(c, "ms_sd"));
+				text_csv_number(out, rep_real(r, "per_token_ms"));
+				text_csv_number(out, rep_at(pci, 0));
+				text_csv_number(out, rep_at(pci, 1));
+				text_csv_number(out, rep_real(r, "fixed_ms"));
+				text_csv_number(out, rep_at(fci, 0));
+				text_csv_number(out, rep_at(fci, 1));
+				text_csv_number(out, rep_real(r, "ceiling_tps"));
 				fprintf(out, ",\"%s\",", flags);
 				canary_csv(canary, out);
 				fputc(',', out);

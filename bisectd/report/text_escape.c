@@ -3,6 +3,7 @@
  * upstream text before it is shown (see text_escape.h).
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,6 +269,15 @@ text_csv_field(FILE *out, const char *s)
 		fputc(*s, out);
 	}
 	fputc('"', out);
+}
+
+void
+text_csv_number(FILE *out, double x)
+{
+	if (isfinite(x))
+		fprintf(out, ",%.6g", x);
+	else
+		fputc(',', out);
 }
 
 /* Keys whose strings the markdown rendering puts in code spans or

@@ -53,6 +53,11 @@ char *text_report_path(const char *engine, const char *from,
  */
 void text_csv_field(FILE *out, const char *s);
 
+/* A comma, then x as a CSV field: nothing for a figure that is missing
+ * or not estimable (NaN), never "nan" or a 0 a spreadsheet would read
+ * as measured. */
+void text_csv_number(FILE *out, double x);
+
 /*
  * A copy of a report for markdown: every string with markdown's inline
  * markup (\ ` * _ [ ] < > | ~ &) behind a backslash and "@" made to

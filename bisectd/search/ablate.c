@@ -201,6 +201,15 @@ reason(const struct ablate_result *r, char *buf, size_t len)
 		    "(its runs failed): nothing is judged", c->name);
 		return;
 	}
+	if (r->status == ABLATE_CONTROL_ADDS) {
+		snprintf(buf, len, "the control '%s' added %.1f%% [%.1f%%, "
+		    "%.1f%%] to the runtime at %d tokens: a control must remove "
+		    "time; choose a switch that turns a heavy part off; nothing "
+		    "is ranked", c->name, -100 * c->runtime_removed_rel.value,
+		    -100 * c->runtime_removed_rel.hi,
+		    -100 * c->runtime_removed_rel.lo, c->tokens);
+		return;
+	}
 	if (r->status == ABLATE_INERT) {
 		snprintf(buf, len, "the control '%s' removed %.1f%% [%.1f%%, "
 		    "%.1f%%] of the runtime at %d tokens, %s: the switches "
@@ -305,6 +314,9 @@ ablate_exit_code(const struct json_t *report)
 		return 0;
 	if (st && strcmp(st, "inert") == 0)
 		return 4;
+	/* The configuration's control is the wrong switch. */
+	if (st && strcmp(st, "control-adds") == 0)
+		return 2;
 	return 1;
 }
 

@@ -30,7 +30,8 @@ struct ablate_opts {
  * Ablate version of eng (the caller holds the benchmark lock).  Returns
  * DESIGN.md's exit code with *report set (caller frees): 0 when the
  * control worked and the switches are judged, 4 when they look inert,
- * 1 when the control could not be measured; or -1 with e set when it
+ * 2 when the control added time (the wrong switch for a control), 1
+ * when the control could not be measured; or -1 with e set when it
  * could not run (no switches, the fetch, the store, a stop).
  */
 int ablate_release(const struct conf *conf, const struct conf_engine *eng,

@@ -191,6 +191,32 @@ test_inert_noise(void)
 	CHECK_INT(r.sw[0].effect, EFFECT_NOT_JUDGED);
 }
 
+/* A control that nearly doubles the runtime (one thread against the
+ * default) is far beyond the noise: not inert, but the wrong switch for
+ * a control; nothing is ranked. */
+static void
+test_control_adds(void)
+{
+	static struct variant base, ctl, other;
+	struct ablate_switch_in sw[2];
+	struct ablate_result r;
+
+	synth(&base, 50, 1.0, 0.03, 10);
+	synth(&ctl, 95, 1.9, 0.03, 10);
+	synth(&other, 50, 0.8, 0.03, 10);
+	set_switch(&sw[0], "one-thread", 1, &ctl);
+	set_switch(&sw[1], "attn", 0, &other);
+	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK_INT(r.status, ABLATE_CONTROL_ADDS);
+	CHECK_STR(ablate_status_name(r.status), "control-adds");
+	CHECK(r.sw[0].runtime_removed_rel.hi < 0);
+	CHECK_NEAR(r.sw[0].runtime_removed_rel.value, -0.89, 0.05);
+	for (size_t i = 0; i < 2; i++) {
+		CHECK_INT(r.sw[i].rank, 0);
+		CHECK_INT(r.sw[i].effect, EFFECT_NOT_JUDGED);
+	}
+}
+
 /* control-min is the bar: a clear 15% passes at 10% and fails at 20%. */
 static void
 test_control_min(void)
@@ -312,6 +338,7 @@ main(void)
 	CHECK_CASE(test_ranked);
 	CHECK_CASE(test_inert_field_report);
 	CHECK_CASE(test_inert_noise);
+	CHECK_CASE(test_control_adds);
 	CHECK_CASE(test_control_min);
 	CHECK_CASE(test_detectable);
 	CHECK_CASE(test_unmeasured);

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,30 +155,84 @@ key_list(enum conf_section s, char *buf, size_t len)
 	conf_or_list(names, buf, len);
 }
 
+/* Levenshtein distance with transpositions (optimal string alignment),
+ * of names up to 63 bytes; longer ones are "far". */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[64][64];
+
+	if (la >= 64 || lb >= 64)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			size_t best = sub < del ? sub : del;
+
+			best = best < ins ? best : ins;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+/* The key of section s closest to a mistyped one, as git suggests a
+ * command: within two edits (one for names of four letters or less),
+ * or NULL. */
+static const char *
+key_suggestion(enum conf_section s, const char *typed)
+{
+	size_t best = SIZE_MAX, limit = strlen(typed) <= 4 ? 1 : 2;
+	const char *name = NULL;
+
+	for (size_t i = 0; i < conf_nkeys; i++) {
+		size_t dist;
+
+		if (conf_keys[i].section != s)
+			continue;
+		dist = edit_distance(typed, conf_keys[i].name);
+		if (dist < best) {
+			best = dist;
+			name = conf_keys[i].name;
+		}
+	}
+	return best <= limit ? name : NULL;
+}
+
 static void
 key_entry(struct conf_loader *ld, enum conf_section s,
     const struct conf_entry *en)
 {
 	void *obj = section_of(ld, s, en);
 	const struct conf_key *k = conf_key_find(s, en->key);
-	char list[512];
+	const char *near;
+	char list[512], why[600] = "";
 
 	if (k != NULL) {
 		conf_key_set(ld, obj, k, en);
 		return;
 	}
-	if (s == CONF_ENGINE) {
-		ld_problem(ld, en->line, "%s: unknown key in [engine \"%s\"]",
-		    en->label, en->sub);
-		return;
+	/* A typo gets the key it was meant to be; else the section's keys,
+	 * but for an engine's, too many to list. */
+	if ((near = key_suggestion(s, en->key)) != NULL)
+		snprintf(why, sizeof(why), " (did you mean '%s'?)", near);
+	else if (s != CONF_ENGINE) {
+		key_list(s, list, sizeof(list));
+		snprintf(why, sizeof(why), " (expected %s)", list);
 	}
-	key_list(s, list, sizeof(list));
 	if (en->sub)
-		ld_problem(ld, en->line, "%s: unknown key in [%s \"%s\"] "
-		    "(expected %s)", en->label, en->section, en->sub, list);
+		ld_problem(ld, en->line, "%s: unknown key in [%s \"%s\"]%s",
+		    en->label, en->section, en->sub, why);
 	else
-		ld_problem(ld, en->line, "%s: unknown key in [%s] (expected "
-		    "%s)", en->label, en->section, list);
+		ld_problem(ld, en->line, "%s: unknown key in [%s]%s",
+		    en->label, en->section, why);
 }
 
 /* The line libgit2 names in "... (in FILE:LINE)", or 0. */

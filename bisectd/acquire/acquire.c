@@ -398,8 +398,9 @@ acquire_weights(struct acquire *a, struct pinned_weights *out, struct err *e)
 	} else
 		rc = weights_verify(w, &stamp, out->sha256, e);
 	if (rc < 0) {
+		/* Its messages name the section already. */
 		free(stamp_path);
-		return err_prefix(e, "weights '%s'", w->name);
+		return -1;
 	}
 	if (rc == 1) {
 		char dir[4096];

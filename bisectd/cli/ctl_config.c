@@ -380,8 +380,9 @@ cmd_check_config(struct ctl *c)
 		lengths_text(a, sizeof(a), g->prompts, g->nprompts);
 		lengths_text(b, sizeof(b), g->gen, g->ngen);
 		printf("  matrix    prompts %s, gen %s, %d reps (up to %d when "
-		    "inconclusive) after %d warm-up, %d threads\n", a, b,
-		    g->reps, g->max_reps, g->warmup, g->threads);
+		    "inconclusive) after %d warm-up, %d thread%s\n", a, b,
+		    g->reps, g->max_reps, g->warmup, g->threads,
+		    g->threads == 1 ? "" : "s");
 		lengths_text(a, sizeof(a), g->fit, g->nfit);
 		printf("  analysis  fit over %s, metric %s, threshold %.3g%%, "
 		    "max-cv %.3g%%\n", a, conf_metric_name(&g->metric, m,
@@ -451,7 +452,7 @@ cmd_versions(struct ctl *c)
 		rc = store_release_list(s, id, &l, &e);
 	if (rc < 0) {
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	if (c->format == FORMAT_JSON)
 		ctl_print_json(listing_releases_json(&l));

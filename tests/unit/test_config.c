@@ -353,7 +353,11 @@ test_semantic_errors(void)
 	    "\tx = 1\n"					/* 19 */
 	    "[engine \"f\"]\n"				/* 20 */
 	    "\tcommand = y\n"				/* 21 */
-	    "\tbogus-key = 1\n", &probs);		/* 22 */
+	    "\tbogus-key = 1\n"			/* 22 */
+	    "\ttreads = 4\n"				/* 23 */
+	    "\tpromtps = 128\n"			/* 24 */
+	    "[bisectd]\n"				/* 25 */
+	    "\tdatabse = x.db\n", &probs);		/* 26 */
 
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "t.conf:2: bisectd.max-wait: expected a duration");
@@ -368,7 +372,18 @@ test_semantic_errors(void)
 	CHECK_CONTAINS(probs, "engine.e.metric: pp999 needs 999");
 	CHECK_CONTAINS(probs, "t.conf:17: engine.e.reps: expected an integer from 1");
 	CHECK_CONTAINS(probs, "t.conf:19: frobnicate.x: unknown section [frobnicate]");
-	CHECK_CONTAINS(probs, "t.conf:22: engine.f.bogus-key: unknown key");
+	CHECK_CONTAINS(probs, "t.conf:22: engine.f.bogus-key: unknown key "
+	    "in [engine \"f\"]\n");
+	/* A typo is told the key it was meant to be: a letter left out,
+	 * two swapped; the section's list is then not needed. */
+	CHECK_CONTAINS(probs, "t.conf:23: engine.f.treads: unknown key in "
+	    "[engine \"f\"] (did you mean 'threads'?)\n");
+	CHECK_CONTAINS(probs, "t.conf:24: engine.f.promtps: unknown key in "
+	    "[engine \"f\"] (did you mean 'prompts'?)\n");
+	CHECK_CONTAINS(probs, "t.conf:26: bisectd.databse: unknown key in "
+	    "[bisectd] (did you mean 'database'?)\n");
+	CHECK_CONTAINS(probs, "t.conf:3: bisectd.colour: unknown key in "
+	    "[bisectd] (expected database, ");
 	CHECK_CONTAINS(probs, "t.conf:21: engine.f.source: missing");
 	CHECK(count_lines(probs) >= 14);
 	free(probs);

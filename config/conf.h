@@ -214,6 +214,7 @@ struct conf {
 
 	char *database;
 	char *cache;
+	char *bench_lock;	/* NULL: benchlock_path()'s default */
 	uint64_t cache_max;	/* bytes */
 	uint64_t unpack_max;	/* bytes; 0 in the file: cache_max */
 	int64_t download_deadline_ms;	/* see conf_engine */

@@ -670,6 +670,11 @@ const struct conf_key conf_keys[] = {
 	    .init = "60s",
 	    .doc = "wait at most this long for max-busy, then run and flag "
 		   "the run busy" },
+	{ CONF_BISECTD, "bench-lock", CK_PATH, B(bench_lock),
+	    .dflt = "$BISECTD_BENCH_LOCK, else " "/run/lock/bisectd-bench.lock "
+		    "(/tmp/bisectd-bench.lock without /run/lock)",
+	    .doc = "the machine's benchmark lock: every run on this machine, "
+		   "of any store or user, waits for it" },
 	{ CONF_BISECTD, "socket", CK_PATH, B(socket),
 	    .dflt = "beside the database",
 	    .doc = "the daemon's control socket" },

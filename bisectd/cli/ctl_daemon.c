@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
+#include "bisectd/measure/benchlock.h"
 #include "bisectd/search/verdict_json.h"
 #include "config/cron.h"
 #include "store/store.h"
@@ -274,7 +276,7 @@ schedules(struct ctl *c, struct store *s)
 		if ((rc = status_next_watch(g, s, now, &next, &e)) == 1)
 			continue;
 		if (rc < 0)
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
 		if (shown++ == 0)
 			printf("next scheduled:\n");
 		printf("  watch %-12s %s  (%s)\n", g->name, ctl_next_text(next,
@@ -283,7 +285,7 @@ schedules(struct ctl *c, struct store *s)
 	if (c->conf->yardstick_engine == NULL)
 		return 0;
 	if (yardstick_next(c->conf, s, &when, &e) < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (shown++ == 0)
 		printf("next scheduled:\n");
 	printf("  yardstick %-8s %s\n", c->conf->yardstick_engine,
@@ -298,6 +300,41 @@ socket_left(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* The machine's benchmark lock and who holds it: as JSON, or printed
+ * when out is NULL. */
+static void
+bench_lock_status(const struct ctl *c, json_t *out)
+{
+	const char *path = benchlock_path(c->conf->bench_lock);
+	struct benchlock_holder h;
+	struct err e = ERR_INIT;
+	int taken;
+
+	if (benchlock_holder(path, &h, &e) < 0) {
+		if (out)
+			json_object_set_new(out, "bench_lock", json_pack(
+			    "{s:s,s:s}", "path", path, "error", e.msg));
+		else
+			printf("benchmark lock: %s\n", e.msg);
+		return;
+	}
+	/* The holder line is cleared on release; one left by a holder that
+	 * died names a pid that no longer runs. */
+	taken = h.pid > 0 && (kill(h.pid, 0) == 0 || errno == EPERM);
+	if (out) {
+		json_object_set_new(out, "bench_lock", taken ? json_pack(
+		    "{s:s,s:b,s:I,s:s}", "path", path, "held", 1, "pid",
+		    (json_int_t)h.pid, "what", h.what) : json_pack("{s:s,s:b}",
+		    "path", path, "held", 0));
+		return;
+	}
+	if (taken)
+		printf("benchmark lock: held by pid %ld (%s), %s\n",
+		    (long)h.pid, ctl_safe(h.what), path);
+	else
+		printf("benchmark lock: free, %s\n", path);
 }
 
 int
@@ -326,7 +363,8 @@ cmd_status(struct ctl *c)
 		rc = status_json(c->conf, s, d, stale, limit, &o, &e);
 		store_close(s);
 		if (rc < 0)
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
+		bench_lock_status(c, o);
 		ctl_print_json(o);
 		return EXIT_OK;
 	}
@@ -334,7 +372,7 @@ cmd_status(struct ctl *c)
 	if (rc < 0) {
 		store_close(s);
 		json_decref(d);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	if (d)
 		print_daemon(d);
@@ -345,6 +383,7 @@ cmd_status(struct ctl *c)
 		printf("daemon: not running (no socket at %s)\n",
 		    c->conf->socket);
 	json_decref(d);
+	bench_lock_status(c, NULL);
 	rc = schedules(c, s);
 	if (rc == EXIT_OK)
 		rc = ctl_slurm_status(s);
@@ -414,7 +453,7 @@ cmd_jobs(struct ctl *c)
 	rc = store_job_prune(s, (int64_t)time(NULL) - ms / 1000, &n, &e);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	printf("pruned %lld job%s that ended more than %s ago\n",
 	    (long long)n, n == 1 ? "" : "s", c->before);
 	return EXIT_OK;
@@ -453,7 +492,7 @@ cmd_cancel(struct ctl *c)
 		break;
 	default:
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	snprintf(req, sizeof(req), "cancel %lld", id);
 	rc = ask(c, req, &r);
@@ -462,7 +501,7 @@ cmd_cancel(struct ctl *c)
 		rc = store_job_finish(s, id, "cancelled", 1, "cancelled", &e);
 		store_close(s);
 		if (rc < 0)
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
 		printf("job %lld cancelled (no daemon was running it)\n", id);
 		return EXIT_OK;
 	}
@@ -504,7 +543,7 @@ cmd_watch(struct ctl *c)
 	free(args);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	printf("queued a watch of %s as job %lld\n", g->name, (long long)id);
 	ctl_wake(c);
 	return EXIT_OK;

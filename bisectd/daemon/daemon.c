@@ -698,8 +698,8 @@ start(struct daemon *d, struct err *e)
 	if (d->conf->cache != NULL && fs_mkdirs(d->conf->cache, 0700, e) < 0)
 		return -1;
 	snprintf(d->lock_path, sizeof(d->lock_path), "%s.pid", d->database);
-	snprintf(d->bench_lock_path, sizeof(d->bench_lock_path),
-	    "%s.bench-lock", d->database);
+	snprintf(d->bench_lock_path, sizeof(d->bench_lock_path), "%s",
+	    benchlock_path(d->conf->bench_lock));
 	rc = benchlock_try(&d->lock, d->lock_path, "bisectd", &h, e);
 	if (rc < 0)
 		return -1;

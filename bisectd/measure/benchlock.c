@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,15 +19,71 @@
 #define POLL_MS		100
 #define REMIND_MS	1000
 
+const char *
+benchlock_path(const char *configured)
+{
+	const char *env = getenv("BISECTD_BENCH_LOCK");
+
+	if (configured != NULL)
+		return configured;
+	if (env != NULL && *env != '\0')
+		return env;
+	return access("/run/lock", W_OK | X_OK) == 0 ? BENCHLOCK_PATH :
+	    BENCHLOCK_FALLBACK;
+}
+
+/* Whether path's folder is one every user shares (sticky and writable
+ * by all: /run/lock, /tmp). */
 static int
-open_lock(const char *path, struct err *e)
+shared_folder(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 :
+		    (int)(slash - path), path);
+	return stat(dir, &st) == 0 && (st.st_mode & S_ISVTX) &&
+	    (st.st_mode & S_IWOTH);
+}
+
+/*
+ * Open the lock file, creating it 0644, or readable and writable by all
+ * in a folder every user shares: another user's runs wait for ours.  A
+ * file of another user that we may not write (in a sticky folder,
+ * protected_regular refuses O_CREAT on it) is still locked, read-only;
+ * its holder line is then not ours.
+ */
+static int
+open_lock(const char *path, int *rdonly, struct err *e)
 {
 	int fd;
 
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return err_errno(e, "cannot open lock file '%s'", path);
-	return fd;
+	*rdonly = 0;
+	for (;;) {
+		if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) >= 0)
+			return fd;
+		if (errno == EACCES && (fd = open(path, O_RDONLY | O_CLOEXEC |
+		    O_NOFOLLOW)) >= 0) {
+			*rdonly = 1;
+			return fd;
+		}
+		if (errno != ENOENT)
+			break;
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC |
+		    O_NOFOLLOW, 0644);
+		if (fd >= 0) {
+			if (shared_folder(path))
+				(void)fchmod(fd, 0666);	/* past the umask */
+			return fd;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return err_errno(e, "cannot open lock file '%s'", path);
 }
 
 /* 0 when taken, 1 when another holds it, -1 on errors. */
@@ -113,10 +170,10 @@ benchlock_holder(const char *path, struct benchlock_holder *h,
 }
 
 static int
-take(struct benchlock *l, int fd, const char *path, const char *what,
-    struct err *e)
+take(struct benchlock *l, int fd, int rdonly, const char *path,
+    const char *what, struct err *e)
 {
-	if (write_holder(fd, path, what, e) < 0) {
+	if (!rdonly && write_holder(fd, path, what, e) < 0) {
 		close(fd);
 		return -1;
 	}
@@ -128,15 +185,15 @@ int
 benchlock_try(struct benchlock *l, const char *path, const char *what,
     struct benchlock_holder *holder, struct err *e)
 {
-	int fd, rc;
+	int fd, rc, rdonly;
 
 	if (l->fd >= 0)
 		return err_set(e, "benchmark lock '%s' is already held here",
 		    path);
-	if ((fd = open_lock(path, e)) < 0)
+	if ((fd = open_lock(path, &rdonly, e)) < 0)
 		return -1;
 	if ((rc = try_flock(fd, path, e)) == 0)
-		return take(l, fd, path, what, e);
+		return take(l, fd, rdonly, path, what, e);
 	if (rc == 1 && holder != NULL &&
 	    read_holder_fd(fd, path, holder, e) < 0)
 		rc = -1;
@@ -151,12 +208,12 @@ benchlock_acquire(struct benchlock *l, const char *path, const char *what,
 	struct benchlock_holder seen, now;
 	int64_t start = clock_now_ms(), last_call = 0;
 	struct timespec pause = { 0, POLL_MS * 1000000L };
-	int fd, rc, called = 0;
+	int fd, rc, called = 0, rdonly;
 
 	if (l->fd >= 0)
 		return err_set(e, "benchmark lock '%s' is already held here",
 		    path);
-	if ((fd = open_lock(path, e)) < 0)
+	if ((fd = open_lock(path, &rdonly, e)) < 0)
 		return -1;
 	memset(&seen, 0, sizeof(seen));
 	/* flock() has no timeout and cannot report whom it waits for, so
@@ -181,7 +238,7 @@ benchlock_acquire(struct benchlock *l, const char *path, const char *what,
 		close(fd);
 		return -1;
 	}
-	return take(l, fd, path, what, e);
+	return take(l, fd, rdonly, path, what, e);
 }
 
 void

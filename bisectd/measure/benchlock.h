@@ -1,8 +1,9 @@
 /*
  * benchlock.h: one benchmark at a time per machine.  Every path that
- * measures (the daemon, a hand-run bench, bisect --now) takes an flock()
- * on a lock file beside the database; the holder writes its pid and
- * command into the file so a second comer can say whom it waits for.
+ * measures (the daemon, a hand-run bench, bisect --now), whatever its
+ * database, takes an flock() on one lock file of the machine (see
+ * benchlock_path()); the holder writes its pid and command into the
+ * file so a second comer can say whom it waits for.
  *
  * The kernel drops the lock when its holder dies, so a crash never leaves
  * a stale lock.  The file is never removed (removing it would let two
@@ -24,6 +25,19 @@ struct benchlock {
 #define BENCHLOCK_INIT { -1 }
 
 #define BENCHLOCK_WHAT_MAX 256
+
+/* The machine's lock file, and where a machine without /run/lock keeps
+ * it.  Created mode 0666 in such a shared folder, so that every user's
+ * runs wait for each other's. */
+#define BENCHLOCK_PATH		"/run/lock/bisectd-bench.lock"
+#define BENCHLOCK_FALLBACK	"/tmp/bisectd-bench.lock"
+
+/*
+ * The lock file to use: configured (the bench-lock key) when not NULL,
+ * else $BISECTD_BENCH_LOCK when set, else BENCHLOCK_PATH where /run/lock
+ * is a folder we may write in, else BENCHLOCK_FALLBACK.
+ */
+const char *benchlock_path(const char *configured);
 
 /* Who holds the lock, as written in the file. */
 struct benchlock_holder {

@@ -315,7 +315,7 @@ test_control(void)
 
 	/* With the benchmark lock held here, a job waits running; the next
 	 * one waits queued.  Cancel both. */
-	snprintf(path, sizeof(path), "%s/state/d.db.bench-lock", dir);
+	snprintf(path, sizeof(path), "%s", benchlock_path(NULL));
 	CHECK_INT(benchlock_acquire(&lock, path, "test", NULL, NULL, &e), 0);
 	held = enqueue("fetch", "{\"version\":\"0.2.0\"}");
 	queued = enqueue("fetch", "{\"version\":\"0.2.1\"}");
@@ -462,7 +462,7 @@ test_crash_resume(void)
 	free(raw_request("wake\n", 5));
 	CHECK(wait_progress(3));
 
-	/* SIGTERM: the current run is stored, the job goes back. */
+	/* SIGTERM: the running engine is ended, the job goes back. */
 	t0 = check_now_s();
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 60), 0);
@@ -594,7 +594,7 @@ test_locked_database(void)
 	write_config("d.conf", "");
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	json_decref(status());
-	snprintf(path, sizeof(path), "%s/state/d.db.bench-lock", dir);
+	snprintf(path, sizeof(path), "%s", benchlock_path(NULL));
 	CHECK_INT(benchlock_acquire(&lock, path, "test", NULL, NULL, &e), 0);
 	held = enqueue("fetch", "{\"version\":\"0.2.0\"}");
 	free(raw_request("wake\n", 5));

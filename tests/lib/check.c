@@ -69,6 +69,7 @@ const char *
 check_tmpdir(const char *test_name)
 {
 	const char *base = getenv("TMPDIR");
+	char lock[sizeof(tmpdir) + 16];
 
 	snprintf(tmpdir, sizeof(tmpdir), "%s/bisectd-%s-XXXXXX",
 	    base && *base ? base : "/tmp", test_name);
@@ -76,6 +77,10 @@ check_tmpdir(const char *test_name)
 		perror("check_tmpdir");
 		exit(99);
 	}
+	/* The machine's benchmark lock, one per test: tests that run side
+	 * by side are not one machine's benchmarks. */
+	snprintf(lock, sizeof(lock), "%s/bench.lock", tmpdir);
+	setenv("BISECTD_BENCH_LOCK", lock, 1);
 	return tmpdir;
 }
 

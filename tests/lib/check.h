@@ -88,7 +88,8 @@ void check_env(const char **ctl, const char **daemon, const char **build);
 /* BISECTD_SOURCE_DIR, the source tree; exits 99 when it is not set. */
 const char *check_source_dir(void);
 
-/* Create and chdir into a fresh temporary directory; returns its path. */
+/* Create and chdir into a fresh temporary directory, with the benchmark
+ * lock ($BISECTD_BENCH_LOCK) in it; returns its path. */
 const char *check_tmpdir(const char *test_name);
 
 /* Write a file (relative to the current directory); aborts on failure. */

@@ -16,6 +16,21 @@ err_set(struct err *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	va_end(ap);
+	e->usage = 0;
+	return -1;
+}
+
+int
+err_usage(struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	e->usage = 1;
 	return -1;
 }
 
@@ -33,6 +48,7 @@ err_errno(struct err *e, const char *fmt, ...)
 	va_end(ap);
 	len = strlen(e->msg);
 	snprintf(e->msg + len, sizeof(e->msg) - len, ": %s", strerror(saved));
+	e->usage = 0;
 	errno = saved;
 	return -1;
 }

@@ -15,9 +15,12 @@
 
 struct err {
 	char msg[ERR_MSG_MAX];	/* "" when no error has been set */
+	int usage;		/* set by err_usage(): the caller's input was
+				 * wrong (a version no release has), not the
+				 * tool or what it reached */
 };
 
-#define ERR_INIT { { 0 } }
+#define ERR_INIT { { 0 }, 0 }
 
 #if defined(__GNUC__)
 #define ERR_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -28,10 +31,15 @@ struct err {
 /* Set the message; always returns -1 so callers can write return err_set(). */
 int err_set(struct err *e, const char *fmt, ...) ERR_PRINTF(2, 3);
 
+/* Like err_set(), for a mistake in what the user asked: a command line
+ * exits 2 for it, not 1. */
+int err_usage(struct err *e, const char *fmt, ...) ERR_PRINTF(2, 3);
+
 /* Like err_set() with ": strerror(errno)" appended; errno is preserved. */
 int err_errno(struct err *e, const char *fmt, ...) ERR_PRINTF(2, 3);
 
-/* Prepend "prefix: " to the message already set, for context on the way up. */
+/* Prepend "prefix: " to the message already set, for context on the way
+ * up; a usage error stays one. */
 int err_prefix(struct err *e, const char *fmt, ...) ERR_PRINTF(2, 3);
 
 #endif

@@ -40,6 +40,13 @@ ctl_error(const char *fmt, ...)
 }
 
 int
+ctl_failed(const struct err *e)
+{
+	fprintf(stderr, "bisectctl: %s\n", e->msg);
+	return e->usage ? EXIT_USAGE : EXIT_FAIL;
+}
+
+int
 ctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -162,7 +169,7 @@ ctl_release_id(struct store *s, const char *engine, const char *version,
 	if (rc == 0)
 		rc = store_release_get(s, eid, version, &r, &e);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (rc == 1)
 		return ctl_usage_error("%s has no stored release '%s' (see "
 		    "'bisectctl versions %s')", engine, version, engine);

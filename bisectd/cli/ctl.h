@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/err.h"
 #include "config/conf.h"
 
 struct err;
@@ -22,7 +23,8 @@ enum {
 	EXIT_FAIL = 1,		/* the tool or the infrastructure failed */
 	EXIT_USAGE = 2,		/* bad command line */
 	EXIT_REGRESSION = 3,	/* a regression was found */
-	EXIT_UNKNOWN = 4	/* inconclusive */
+	EXIT_UNKNOWN = 4,	/* inconclusive */
+	EXIT_SIGNAL_BASE = 128	/* + the signal that stopped it (130) */
 };
 
 enum ctl_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_MARKDOWN, FORMAT_CSV,
@@ -96,6 +98,10 @@ int ctl_complete(int nwords, char **words, const struct command *cmds,
 
 /* Print "bisectctl: MSG" on stderr; returns EXIT_FAIL. */
 int ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Print e's message as ctl_error() does; returns EXIT_USAGE for an
+ * err_usage() error (a version no release has), else EXIT_FAIL. */
+int ctl_failed(const struct err *e);
 
 /* Print "bisectctl: MSG" on stderr; returns EXIT_USAGE. */
 int ctl_usage_error(const char *fmt, ...)

@@ -35,7 +35,7 @@ ablate_last(struct ctl *c, const struct conf_engine *g)
 	rc = store_ablation_latest(s, rid, &text, &e);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (text == NULL)
 		return ctl_error("no finished ablation of %s %s is stored "
 		    "('bisectctl ablate %s %s' queues one)", g->name,
@@ -82,7 +82,7 @@ cmd_ablate(struct ctl *c)
 		json_decref(args);
 		store_close(s);
 		if (rc < 0)
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
 		printf("queued ablation of %s %s as job %lld ('bisectctl ablate "
 		    "--last %s %s' shows its report once done; --now runs it "
 		    "here)\n", g->name, c->argv[1], (long long)id, g->name,
@@ -101,7 +101,7 @@ cmd_ablate(struct ctl *c)
 	benchlock_release(&lock);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	ablate_print(rep, ctl_report_format(c), stdout);
 	if (rc == EXIT_FAIL)
 		ctl_error("%s", json_string_value(json_object_get(rep,

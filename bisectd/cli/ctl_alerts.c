@@ -75,7 +75,7 @@ cmd_alerts(struct ctl *c)
 		return EXIT_FAIL;
 	if (store_alert_list(s, LISTING_ALERTS, &rows, &e) < 0) {
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	if (c->format == FORMAT_JSON)
 		ctl_print_json(listing_alerts_json(&rows));

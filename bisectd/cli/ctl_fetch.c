@@ -36,7 +36,7 @@ cmd_refresh(struct ctl *c)
 	rc = acquire_refresh(&a, &listed, &added, &e);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	fprintf(stderr, "bisectctl: %s: the source lists %d releases, %d new\n",
 	    g->name, listed, added);
 	return EXIT_OK;
@@ -62,7 +62,7 @@ cmd_fetch(struct ctl *c)
 	ctl_end_line();
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (c->format == FORMAT_JSON) {
 		json_t *o = json_object();
 
@@ -106,7 +106,7 @@ cmd_gc(struct ctl *c)
 
 	if (cache_gc(c->conf->cache, c->conf->cache_max, NULL, on_gc, NULL,
 	    &st, &e) < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	printf("%llu of %llu unpacked releases removed, %.1f MiB freed, %.1f "
 	    "MiB kept (cap %.1f MiB)\n", (unsigned long long)st.removed,
 	    (unsigned long long)st.releases, (double)st.removed_bytes /

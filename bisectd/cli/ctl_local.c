@@ -23,11 +23,11 @@ atomic_int ctl_stop;	/* lock-free: safe in a handler */
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	ctl_stop = 1;
+	ctl_stop = sig;
 }
 
-/* SIGINT/SIGTERM finish the current run, store it, and stop. */
+/* SIGINT/SIGTERM end the current run (it is measured again), keep what
+ * is stored, and stop. */
 static void
 catch_stop(void)
 {
@@ -141,18 +141,17 @@ on_lock_wait(void *arg, const struct benchlock_holder *h, int64_t waited_ms)
 	return ctl_stop;
 }
 
-/* One benchmark at a time per machine: the lock beside the database. */
+/* One benchmark at a time per machine, whatever the store. */
 static int
 take_lock(struct ctl *c, struct benchlock *l, const char *what)
 {
 	struct err e = ERR_INIT;
-	char path[4096];
 	int rc;
 
-	snprintf(path, sizeof(path), "%s.bench-lock", c->conf->database);
-	rc = benchlock_acquire(l, path, what, on_lock_wait, NULL, &e);
+	rc = benchlock_acquire(l, benchlock_path(c->conf->bench_lock), what,
+	    on_lock_wait, NULL, &e);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (rc == 1)
 		return ctl_error("interrupted while waiting for the benchmark "
 		    "lock");
@@ -171,7 +170,7 @@ ctl_open_engine(struct ctl *c, const struct conf_engine **g, struct store **s,
 		return EXIT_FAIL;
 	if (acquire_init(a, c->conf, *g, *s, &e) < 0) {
 		store_close(*s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	a->progress = ctl_on_download;
 	return 0;

@@ -19,8 +19,9 @@ struct conf_engine;
 struct ctl;
 struct store;
 
-/* Set by SIGINT and SIGTERM once ctl_local_start() ran: the job's stop
- * flag, so the current run ends, is stored, and nothing more starts. */
+/* Set to the signal's number by SIGINT and SIGTERM once
+ * ctl_local_start() ran: the job's stop flag, so the running engine is
+ * ended (its run measured again later) and nothing more starts. */
 extern atomic_int ctl_stop;
 
 /* Note whether stderr is a terminal (the progress line redraws one line

@@ -15,6 +15,6 @@ cmd_node_run(struct ctl *c)
 	struct err e = ERR_INIT;
 
 	if (remote_node_run(c->conf, c->argv[0], &e) < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	return EXIT_OK;
 }

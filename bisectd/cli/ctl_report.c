@@ -70,7 +70,7 @@ report_out(struct ctl *c, const struct conf_engine *g, struct store *s,
 	rc = report_build(c->conf, g, s, c->argv[1], o, &rep, &code, &e);
 	store_close(s);
 	if (rc < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (o->sink)
 		report_json_tail(rep, w.n, stdout);
 	else
@@ -152,7 +152,7 @@ print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
 	int commits;
 
 	if (perf_plan(c->conf, g, s, c->argv[1], o, &plan, &e) < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	if (c->format == FORMAT_JSON) {
 		ctl_print_json(plan);
 		return EXIT_OK;
@@ -264,7 +264,7 @@ cmd_bisect(struct ctl *c)
 		free(text);
 		store_close(s);
 		if (rc < 0)
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
 		printf("queued %sbisect of %s %s as job %lld ('bisectctl status' "
 		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
 		    c->commits ? "commit " : "", g->name, c->argv[1],
@@ -292,7 +292,7 @@ cmd_bisect(struct ctl *c)
 	benchlock_release(&lock);
 	if (rc < 0) {
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	json_decref(verdict);
 	/* The verdict, with the table around it, as report shows it. */

@@ -153,12 +153,12 @@ cmd_runs(struct ctl *c)
 	}
 	if (store_run_list(s, rid, &rows, &e) < 0) {
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	if (canary_runs_list(s, rid, &canary, &e) < 0) {
 		store_run_rows_release(&rows);
 		store_close(s);
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	}
 	if (c->format == FORMAT_JSON)
 		ctl_print_json(listing_runs_json(&rows, &canary));
@@ -167,7 +167,7 @@ cmd_runs(struct ctl *c)
 			canary_runs_release(&canary);
 			store_run_rows_release(&rows);
 			store_close(s);
-			return ctl_error("%s", e.msg);
+			return ctl_failed(&e);
 		}
 		printf("%6s  %-14s %4s  %-7s %11s %11s %-6s %7s %5s  %-8s  "
 		    "%s\n", "RUN", "CELL", "REP", "KIND", "WALL ms",

@@ -40,7 +40,7 @@ ctl_slurm_status(struct store *s)
 	size_t i;
 
 	if (status_slurm_json(s, time(NULL), &a, &e) < 0)
-		return ctl_error("%s", e.msg);
+		return ctl_failed(&e);
 	json_array_foreach(a, i, j) {
 		char age[32];
 

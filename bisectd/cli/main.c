@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "ctl_local.h"
 #include "fetch/check.h"
 
 static const struct command commands[] = {
@@ -157,10 +158,13 @@ usage(FILE *f)
 	    "  1  the tool or the infrastructure failed (download, run, store),\n"
 	    "     or an end of the range has no samples or cannot be measured\n"
 	    "  2  usage error: a bad option or --format, an unknown command or\n"
-	    "     engine, a range backwards, or a configuration with problems\n"
+	    "     engine, a range backwards or naming a release the source\n"
+	    "     does not have, or a configuration with problems\n"
 	    "  3  regression found (also when the culprit is a range)\n"
 	    "  4  unknown: the comparison was inconclusive, the boundary did\n"
-	    "     not confirm, or the stored samples do not decide yet\n");
+	    "     not confirm, or the stored samples do not decide yet\n"
+	    "  130  interrupted (Ctrl-C; 143 for SIGTERM): the runs finished\n"
+	    "     before are stored; the same bisect or ablate resumes\n");
 }
 
 static void
@@ -396,6 +400,17 @@ main(int argc, char **argv)
 	rc = cmd->fn(&c);
 	conf_free(c.conf);
 	free(c.argv);
+	/* Stopped by a signal: the shell's 128 + signal, so a script tells
+	 * it from a failure. */
+	if (rc != EXIT_OK && ctl_stop) {
+		int resumes = strcmp(cmd->name, "bisect") == 0 ||
+		    strcmp(cmd->name, "ablate") == 0;
+
+		fprintf(stderr, "bisectctl: the runs finished before the stop "
+		    "are stored%s\n", resumes ? "; run the same command again "
+		    "to resume" : "");
+		rc = EXIT_SIGNAL_BASE + ctl_stop;
+	}
 	/* Output redirected to a file that hit a limit or a full disk. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "bisectctl: cannot write standard output: "

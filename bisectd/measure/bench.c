@@ -494,6 +494,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	spec.workdir = eng->workdir;
 	spec.timeout_ms = eng->timeout_ms;
 	spec.memory_max = eng->max_memory;
+	spec.stop = b->stop;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);
 	if (eng->mode == MODE_SERVER) {
@@ -513,6 +514,12 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	rc = run_template(eng->command, &v, &spec, &res, e);
 	if (rc < 0)
 		return err_prefix(e, "%s %s", eng->name, t->version);
+	if (res.stopped) {
+		/* Ended half-way on a stop request: neither a sample nor a
+		 * failure of the release; the run is measured again. */
+		run_result_release(&res);
+		return err_set(e, "interrupted");
+	}
 	run.mode = "bench";
 	fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs, busy,
 	    parser, sizeof(parser), &run);

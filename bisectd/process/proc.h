@@ -60,6 +60,7 @@ struct run_proc {
 	int pidfd;		/* -1 when polling instead */
 	int out_fd, err_fd;	/* read ends, -1 once closed */
 	int stop_rd, stop_wr;	/* run_start(): stop requests, else -1 */
+	const atomic_int *stop;	/* child_spec.stop: a stop flag, or NULL */
 	char *cg_dir;		/* this run's cgroup or NULL; malloced */
 	int cg_killed;		/* cgroup.kill was used on it */
 	char marker[64];	/* this run's BISECTD_RUN_ID value */

@@ -30,6 +30,7 @@
 #ifndef BISECTD_RUNNER_H
 #define BISECTD_RUNNER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -87,10 +88,15 @@ struct child_spec {
 					 * (memory.max), 0: no cap; only
 					 * where the run has a cgroup with
 					 * the memory controller */
+	const atomic_int *stop;		/* or NULL; set (by a signal
+					 * handler, another thread): the
+					 * child is ended as on a timeout,
+					 * within 100 ms, and the result
+					 * says stopped; not owned */
 };
 
 #define CHILD_SPEC_INIT { NULL, NULL, NULL, 0, 0, 0, 0, RUN_ISOLATE_AUTO, 0, \
-	NULL, 0 }
+	NULL, 0, NULL }
 
 struct run_result {
 	enum run_reason reason;
@@ -119,7 +125,7 @@ struct run_result {
 				 * unreaped after it ended, and killed */
 	int timed_out;		/* the timeout fired (reason RUN_TIMEOUT) */
 	uint64_t memory_max;	/* the cap memory.max held, 0: none */
-	int stopped;		/* ended by run_proc_stop() */
+	int stopped;		/* ended by run_proc_stop() or child_spec.stop */
 };
 
 void run_result_init(struct run_result *r);

@@ -333,6 +333,7 @@ proc_new(const struct child_spec *s)
 	buf_init(&p->res.out, s->stdout_max ? s->stdout_max :
 	    RUN_DEFAULT_STDOUT_MAX);
 	p->timeout_ns = s->timeout_ms > 0 ? s->timeout_ms * NS_PER_MS : 0;
+	p->stop = s->stop;
 	p->grace_ns = (s->grace_ms > 0 ? s->grace_ms : RUN_DEFAULT_GRACE_MS) *
 	    NS_PER_MS;
 	snprintf(p->marker, sizeof(p->marker), "%ld-%u", (long)getpid(),

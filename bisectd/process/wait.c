@@ -110,6 +110,10 @@ wait_loop(struct run_proc *p)
 			p->res.timed_out = 1;
 			begin_stop(p, now);
 		}
+		if (p->kstate == ALIVE && p->stop && atomic_load(p->stop)) {
+			p->res.stopped = 1;
+			begin_stop(p, now);
+		}
 		if (p->kstate == TERM_SENT && now >= p->kill_at) {
 			signal_run(p, SIGKILL);
 			p->kstate = KILL_SENT;
@@ -124,6 +128,10 @@ wait_loop(struct run_proc *p)
 			wait_ms = ms_until(deadline, now);
 		else if (p->kstate == TERM_SENT)
 			wait_ms = ms_until(p->kill_at, now);
+		/* A signal interrupts poll() in its own thread only. */
+		if (p->stop && p->kstate == ALIVE && (wait_ms < 0 ||
+		    wait_ms > 100))
+			wait_ms = 100;
 		if (p->pidfd < 0) {
 			/* Polling costs wake-ups; keep its error near 1%. */
 			int slice = (int)((now - p->t0) / NS_PER_MS / 100);

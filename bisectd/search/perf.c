@@ -465,8 +465,7 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 		int rc2;
 
 		if (o->stop && *o->stop) {
-			err_set(e, "interrupted; the bisect resumes where it "
-			    "stopped when run again");
+			err_set(e, "interrupted");
 			goto done;
 		}
 		if (reload_states(&b, e) < 0 ||

@@ -30,7 +30,7 @@ range_split(const char *spec, char good[RANGE_END_MAX],
 	if (dots == NULL || dots == spec || dots[2] == '\0' ||
 	    (size_t)(dots - spec) >= RANGE_END_MAX || strlen(dots + 2) >=
 	    RANGE_END_MAX)
-		return err_set(e, "expected a range GOOD..BAD such as "
+		return err_usage(e, "expected a range GOOD..BAD such as "
 		    "0.2.0..0.2.6, got '%s'", spec);
 	snprintf(good, RANGE_END_MAX, "%.*s", (int)(dots - spec), spec);
 	snprintf(bad, RANGE_END_MAX, "%s", dots + 2);
@@ -51,13 +51,13 @@ range_resolve(struct store *s, int64_t engine_id, const char *spec,
 	r->lo = find_version(&r->list, good);
 	r->hi = find_version(&r->list, bad);
 	if (r->lo == SIZE_MAX || r->hi == SIZE_MAX) {
-		err_set(e, "no release '%s' is known (see 'bisectctl versions "
+		err_usage(e, "no release '%s' is known (see 'bisectctl versions "
 		    "ENGINE --refresh')", r->lo == SIZE_MAX ? good : bad);
 		range_release(r);
-		return -1;
+		return RANGE_UNKNOWN;
 	}
 	if (r->lo >= r->hi) {
-		err_set(e, "'%s' must be an older release than '%s' in version "
+		err_usage(e, "'%s' must be an older release than '%s' in version "
 		    "order (the range is GOOD..BAD)", good, bad);
 		range_release(r);
 		return RANGE_BAD;

@@ -27,6 +27,9 @@ struct range {
 /* range_resolve()'s answer to text that is no range, or a range given
  * backwards: the caller's mistake, not the store's. */
 #define RANGE_BAD	(-2)
+/* ... and to an end the store has no release of (yet: a refresh from the
+ * source may bring it).  Both are err_usage() errors. */
+#define RANGE_UNKNOWN	(-3)
 
 /* Split "A..B" into its ends (each shorter than RANGE_END_MAX). */
 #define RANGE_END_MAX	256
@@ -34,8 +37,8 @@ int range_split(const char *spec, char good[RANGE_END_MAX],
     char bad[RANGE_END_MAX], struct err *e);
 
 /* Parse "A..B" and find both ends in the store's order.  Returns 0, -1
- * (the store failed, or an end is not known yet: errors name the missing
- * version) or RANGE_BAD. */
+ * (the store failed), RANGE_BAD or RANGE_UNKNOWN (the error names the
+ * missing version). */
 int range_resolve(struct store *s, int64_t engine_id, const char *spec,
     struct range *r, struct err *e);
 void range_release(struct range *r);

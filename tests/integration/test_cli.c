@@ -786,6 +786,166 @@ test_usage_errors(void)
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
 	    "basert", "0.2.6", NULL });
 	CHECK_INT(r.status, 2);
+	/* A tag the source does not have is the user's mistake too, after
+	 * the source was asked once more. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "bisect",
+	    "--now", "basert", "0.2.0..0.2.99", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "no release '0.2.99' is known");
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
+	    "basert", "0.2.99..0.2.6", NULL });
+	CHECK_INT(r.status, 2);
+	CHECK_CONTAINS(r.err, "no release '0.2.99' is known");
+
+	/* Weights that do not match their hash: said once, naming the
+	 * section. */
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = rev.db\n\tcache = revcache\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n\tsha256 = "
+	    "%064d\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -p {prompt}\n", build, 0,
+	    build);
+	check_write_file("hash.conf", text);
+	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "hash.conf", "bench",
+	    "basert", "0.2.0", NULL });
+	CHECK_INT(r.status, 1);
+	CHECK_CONTAINS(r.err, "bisectctl: [weights \"w\"]: weights '");
+	CHECK_CONTAINS(r.err, "' do not match: sha256 is ");
+	CHECK(strstr(r.err, "weights 'w'") == NULL);
+}
+
+/* Start bisectctl -c conf with args in the background, stdout and stderr
+ * to err_file; its pid. */
+static pid_t
+start_ctl(const char *conf, const char *args, const char *err_file)
+{
+	char cmd[4096];
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "exec %s -c %s %s >%s 2>&1", ctl, conf,
+	    args, err_file);
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Ctrl-C: the running engine is ended (one that would hang until its
+ * timeout included), within seconds; the exit code is 130 and the
+ * message says what was kept; the stopped run is no failure of the
+ * release.  A bisect says that running it again resumes, and it does.
+ */
+static void
+test_interrupt(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char text[4096], *out;
+	double t0;
+	pid_t pid;
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = int.db\n\tcache = intcache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"hang\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = hang-{version}.tar.gz\n\ttimeout = 10m\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -r 1 -o json\n\tparser = llama-bench\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n\tparser = llama-bench\n"
+	    "\tprompts = 128,512\n\tgen = 16\n", build, build, build);
+	check_write_file("int.conf", text);
+	pid = start_ctl("int.conf", "bench hang 1.0.0", "int-bench.txt");
+	check_sleep_ms(1500);
+	t0 = check_now_s();
+	kill(pid, SIGINT);
+	CHECK_INT(check_wait_exit(pid, 60), 130);
+	CHECK(check_now_s() - t0 < 5);
+	out = check_read_file("int-bench.txt");
+	CHECK_CONTAINS(out, "bisectctl: interrupted\n");
+	CHECK_CONTAINS(out, "the runs finished before the stop are stored\n");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl, "-c int.conf runs hang 1.0.0", &out), 0);
+	CHECK(out != NULL && strstr(out, "timeout") == NULL &&
+	    strstr(out, "failed") == NULL);
+	free(out);
+
+	pid = start_ctl("int.conf", "bisect --now basert 0.2.0..0.2.6",
+	    "int-bisect.txt");
+	check_sleep_ms(1500);
+	kill(pid, SIGINT);
+	CHECK_INT(check_wait_exit(pid, 60), 130);
+	out = check_read_file("int-bisect.txt");
+	CHECK_CONTAINS(out, "; run the same command again to resume\n");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl, "-c int.conf bisect --now basert "
+	    "0.2.0..0.2.6", NULL), 3);
+}
+
+/*
+ * The benchmark lock is the machine's: a bench on a second store waits
+ * for one on the first, says for whom, and runs once it ends; status
+ * names the holder.
+ */
+static void
+test_machine_lock(void)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	static const char *const names[] = { "hang", "fast" };
+	char text[4096], *out = NULL;
+	pid_t slow, waiting;
+	int held = 0;
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text),
+		    "[bisectd]\n\tdatabase = %s.db\n\tcache = %scache\n"
+		    "\tmax-busy = 100%%\n"
+		    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
+		    "\tasset = %s-{version}.tar.gz\n\ttimeout = 10m\n"
+		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p "
+		    "{prompt} -n {gen} -r 1 -o json\n\tparser = llama-bench\n",
+		    names[i], names[i], build, names[i], build, names[i]);
+		check_write_file(i ? "fast.conf" : "hang.conf", text);
+	}
+	slow = start_ctl("hang.conf", "bench hang 1.0.0", "lock-hang.txt");
+	for (int i = 0; i < 200 && !held; i++) {
+		free(out);
+		out = NULL;
+		check_ctl_run(ctl, "-c fast.conf status", &out);
+		held = out && strstr(out, "benchmark lock: held by pid ") &&
+		    strstr(out, "(bisectctl bench hang 1.0.0)");
+		if (!held)
+			check_sleep_ms(50);
+	}
+	CHECK(held);
+	free(out);
+	CHECK_INT(check_ctl_run(ctl, "-c fast.conf --format json status",
+	    &out), 0);
+	CHECK_CONTAINS(out, "\"held\": true");
+	free(out);
+	waiting = start_ctl("fast.conf", "bench fast 1.0.0 --reps 1",
+	    "lock-fast.txt");
+	check_sleep_ms(1500);
+	out = check_read_file("lock-fast.txt");
+	CHECK_CONTAINS(out, "waiting for the benchmark lock, held by pid ");
+	CHECK_CONTAINS(out, "(bisectctl bench hang 1.0.0)");
+	free(out);
+	/* Still waiting; it runs once the first bench is stopped. */
+	CHECK_INT(waitpid(waiting, NULL, WNOHANG), 0);
+	kill(slow, SIGINT);
+	CHECK_INT(check_wait_exit(slow, 60), 130);
+	CHECK_INT(check_wait_exit(waiting, 120), 0);
+	CHECK_INT(check_ctl_run(ctl, "-c fast.conf status", &out), 0);
+	CHECK_CONTAINS(out, "benchmark lock: free, ");
+	free(out);
 }
 
 /*
@@ -1022,6 +1182,8 @@ main(void)
 	CHECK_CASE(test_check_config_problems);
 	CHECK_CASE(test_daemon_options);
 	CHECK_CASE(test_usage_errors);
+	CHECK_CASE(test_interrupt);
+	CHECK_CASE(test_machine_lock);
 	CHECK_CASE(test_completion);
 	CHECK_CASE(test_dry_run);
 	CHECK_CASE(test_readme_agrees);

@@ -5,8 +5,10 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,6 +336,50 @@ test_timeout(void)
 	CHECK(r.wall_ns < 600 * MS + 3000 * MS);
 	CHECK(gone(read_pid("stubborn.pid")));
 	run_result_release(&r);
+}
+
+static atomic_int stop_flag;
+
+static void *
+set_stop_later(void *arg)
+{
+	(void)arg;
+	usleep(200 * 1000);
+	atomic_store(&stop_flag, 1);
+	return NULL;
+}
+
+/* A stop flag set while a child runs (Ctrl-C in bisectctl) ends the
+ * child within the poll's 100 ms and the grace, not at its own end or
+ * the timeout; with and without a pidfd. */
+static void
+test_stop_flag(void)
+{
+	static const unsigned flags[] = { 0, RUN_NO_PIDFD };
+	const char *hang[] = { "./hang.sh", NULL };
+
+	script("hang.sh", "echo started; exec sleep 1000");
+	for (size_t i = 0; i < 2; i++) {
+		struct child_spec s = CHILD_SPEC_INIT;
+		struct err e = ERR_INIT;
+		struct run_result r;
+		pthread_t th;
+
+		atomic_store(&stop_flag, 0);
+		s.argv = hang;
+		s.timeout_ms = 60000;
+		s.grace_ms = 300;
+		s.flags = flags[i];
+		s.stop = &stop_flag;
+		CHECK_INT(pthread_create(&th, NULL, set_stop_later, NULL), 0);
+		CHECK_INT(run_child(&s, &r, &e), 0);
+		pthread_join(th, NULL);
+		CHECK_INT(r.stopped, 1);
+		CHECK_INT(r.timed_out, 0);
+		CHECK(r.wall_ns >= 200 * MS && r.wall_ns < 5000 * MS);
+		CHECK_STR(r.out.data, "started\n");
+		run_result_release(&r);
+	}
 }
 
 /* A grandchild that leaves the group with setsid, and a nested one. */
@@ -885,6 +931,7 @@ main(int argc, char **argv)
 	CHECK_CASE(test_exit_codes);
 	CHECK_CASE(test_signal_and_core);
 	CHECK_CASE(test_timeout);
+	CHECK_CASE(test_stop_flag);
 	CHECK_CASE(test_escapees);
 	CHECK_CASE(test_flood);
 	CHECK_CASE(test_spawn_failures);

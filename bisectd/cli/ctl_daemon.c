@@ -179,6 +179,11 @@ print_running(json_t *job)
 		    json_object_get(p, "eta_s")));
 	else
 		snprintf(eta, sizeof(eta), "unknown");
+	if (json_is_string(json_object_get(p, "confirming_against")))
+		printf("  confirming %s against %s:\n",
+		    ctl_safe(json_string_value(json_object_get(p, "release"))),
+		    ctl_safe(json_string_value(json_object_get(p,
+		    "confirming_against"))));
 	printf("  release %s, cell %s (%lld/%lld), %s %lld/%lld, run %lld/%lld, "
 	    "ETA %s\n", ctl_safe(json_string_value(json_object_get(p,
 	    "release"))), json_string_value(json_object_get(p, "cell")),

@@ -120,6 +120,30 @@ option_takes(int opt)
 	}
 }
 
+static const char deciding_text[] =
+    "  The threshold P (--threshold, the engine's threshold, 20% by\n"
+    "  default) is the slowdown a bisect must find.  Two releases\n"
+    "  differ when the 95% interval of the slowdown lies above P/2,\n"
+    "  are the same when it lies below P/2; otherwise more process\n"
+    "  runs are measured, 5, 10, 20 ... up to max-reps (320 by\n"
+    "  default) per cell, and then the answer is unknown.\n"
+    "  With the metric output a bisect follows the engine's canary\n"
+    "  instead: the first release whose generated text differs from\n"
+    "  GOOD's, compared exactly (exit 3), one canary pair per probe.\n";
+
+static const char exit_text[] =
+    "  0  success, or no regression\n"
+    "  1  the tool or the infrastructure failed (download, run, store),\n"
+    "     or an end of the range has no samples or cannot be measured\n"
+    "  2  usage error: a bad option or --format, an unknown command or\n"
+    "     engine, a range backwards or naming a release the source\n"
+    "     does not have, or a configuration with problems\n"
+    "  3  regression found (also when the culprit is a range)\n"
+    "  4  unknown: the comparison was inconclusive, the boundary did\n"
+    "     not confirm, or the stored samples do not decide yet\n"
+    "  130  interrupted (Ctrl-C; 143 for SIGTERM): the runs finished\n"
+    "     before are stored; the same bisect or ablate resumes\n";
+
 static void
 usage(FILE *f)
 {
@@ -142,36 +166,64 @@ usage(FILE *f)
 	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
 	    "  -V, --version      print the version\n"
 	    "\n"
-	    "deciding:\n"
-	    "  The threshold P (--threshold, the engine's threshold, 20%% by\n"
-	    "  default) is the slowdown a bisect must find.  Two releases\n"
-	    "  differ when the 95%% interval of the slowdown lies above P/2,\n"
-	    "  are the same when it lies below P/2; otherwise more process\n"
-	    "  runs are measured, 5, 10, 20 ... up to max-reps (320 by\n"
-	    "  default) per cell, and then the answer is unknown.\n"
-	    "  With the metric output a bisect follows the engine's canary\n"
-	    "  instead: the first release whose generated text differs from\n"
-	    "  GOOD's, compared exactly (exit 3), one canary pair per probe.\n"
+	    "deciding:\n%s"
 	    "\n"
-	    "exit status:\n"
-	    "  0  success, or no regression\n"
-	    "  1  the tool or the infrastructure failed (download, run, store),\n"
-	    "     or an end of the range has no samples or cannot be measured\n"
-	    "  2  usage error: a bad option or --format, an unknown command or\n"
-	    "     engine, a range backwards or naming a release the source\n"
-	    "     does not have, or a configuration with problems\n"
-	    "  3  regression found (also when the culprit is a range)\n"
-	    "  4  unknown: the comparison was inconclusive, the boundary did\n"
-	    "     not confirm, or the stored samples do not decide yet\n"
-	    "  130  interrupted (Ctrl-C; 143 for SIGTERM): the runs finished\n"
-	    "     before are stored; the same bisect or ablate resumes\n");
+	    "exit status:\n%s", deciding_text, exit_text);
 }
+
+/* What each option a command may take does, for its --help. */
+static const struct {
+	unsigned takes;
+	const char *text;
+} option_help[] = {
+	{ TAKES_NOW, "  --now            run it here and now, not in the daemon's "
+	  "queue" },
+	{ TAKES_DRY_RUN, "  --dry-run        show what it would run, and run "
+	  "nothing" },
+	{ TAKES_LAST, "  --last           show the last one stored" },
+	{ TAKES_METRIC, "  --metric M       what to search or judge: per-token "
+	  "(prefill cost per\n                   token, the default), fixed, "
+	  "ppN (prefill at N tokens),\n                   tgN (decode of N "
+	  "tokens) or output (the canary's text)" },
+	{ TAKES_THRESHOLD, "  --threshold P    the slowdown that counts "
+	  "(default: the engine's, 20%)" },
+	{ TAKES_ALL, "  --all            every release of the range, not only "
+	  "those the search\n                   needs" },
+	{ TAKES_COMMITS, "  --commits        the commits between the two "
+	  "releases, built from the repo" },
+	{ TAKES_UPSTREAM, "  --for-upstream   markdown to paste into an "
+	  "upstream issue: no local paths,\n                   host name or "
+	  "configuration" },
+	{ TAKES_PROMPTS, "  --prompts L      prompt lengths (128,512) instead of "
+	  "the engine's" },
+	{ TAKES_REPS, "  --reps N         process runs per cell instead of the "
+	  "engine's" },
+	{ TAKES_REFRESH, "  --refresh        ask the source again first" },
+	{ TAKES_LIMIT, "  --limit N        the newest N jobs" },
+	{ TAKES_BEFORE, "  --before AGE     ended more than AGE ago (90d, 12h)" },
+};
 
 static void
 command_usage(FILE *f, const struct command *cmd)
 {
+	int any = 0;
+
 	fprintf(f, "usage: bisectctl [-c FILE] %s %s\n\n%s\n", cmd->name,
 	    cmd->usage, cmd->summary);
+	for (size_t i = 0; i < sizeof(option_help) / sizeof(option_help[0]);
+	    i++)
+		if (cmd->takes & option_help[i].takes) {
+			fprintf(f, "%s%s\n", any ? "" : "\noptions:\n",
+			    cmd->fn == cmd_status && option_help[i].takes ==
+			    TAKES_ALL ? "  --all            every job" :
+			    option_help[i].text);
+			any = 1;
+		}
+	/* The commands that judge: how, and their answer's exit status. */
+	if (cmd->takes & TAKES_METRIC)
+		fprintf(f, "\ndeciding:\n%s", deciding_text);
+	if (cmd->takes & TAKES_METRIC || cmd->fn == cmd_ablate)
+		fprintf(f, "\nexit status:\n%s", exit_text);
 }
 
 static const struct command *

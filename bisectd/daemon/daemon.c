@@ -307,6 +307,9 @@ worker_json(const struct worker *w)
 
 		json_object_set_new(p, "eta_s", isfinite(g->eta_s) ?
 		    json_real(g->eta_s) : json_null());
+		if (g->against[0])
+			json_object_set_new(p, "confirming_against",
+			    json_string(g->against));
 		if (g->waiting[0])
 			json_object_set_new(p, "waiting",
 			    json_string(g->waiting));

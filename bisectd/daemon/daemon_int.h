@@ -49,6 +49,7 @@ struct schedule {
 struct progress {
 	int valid;
 	char version[128];
+	char against[128];	/* a confirmation's other release, or "" */
 	char cell[64];
 	int rep, reps, warmup;
 	size_t cell_no, ncells, done, total;

@@ -50,6 +50,8 @@ worker_progress(void *arg, const struct bench_progress *p)
 	g->valid = 1;
 	snprintf(g->version, sizeof(g->version), "%s", p->version ?
 	    p->version : "");
+	snprintf(g->against, sizeof(g->against), "%s", p->against ?
+	    p->against : "");
 	if (p->c)
 		snprintf(g->cell, sizeof(g->cell), "%s%d%s%s", p->c->kind,
 		    strcmp(p->c->kind, "pp") == 0 ? p->c->prompt : p->c->gen,

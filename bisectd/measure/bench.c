@@ -699,8 +699,11 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 					break;
 				}
 				p.version = targets[t].version;
+				p.against = confirm && ntargets == 2 ?
+				    targets[1 - t].version : NULL;
 				p.warmup = r < 0;
 				p.rep = r < 0 ? r + warmup + 1 : r + 1;
+				p.reps = r < 0 ? warmup : most;
 				p.elapsed_s = clock_now_ns() / 1e9 - t0;
 				p.eta_s = p.done ? p.elapsed_s / (double)p.done *
 				    (double)(p.total - p.done) : NAN;

@@ -112,8 +112,11 @@ struct bench_progress {
 	size_t cell, ncells;	/* 1-based cell being run */
 	const struct bench_cell *c;
 	const char *version;
-	int rep, reps;		/* 1-based repetition within the cell */
+	int rep, reps;		/* 1-based repetition within the cell, of
+				 * reps warm-ups or measured runs */
 	int warmup;
+	const char *against;	/* a confirmation: the release it is
+				 * measured against, else NULL */
 	size_t done, total;	/* runs */
 	double elapsed_s, eta_s;
 	const char *waiting;	/* non-NULL: waiting for a quiet machine */

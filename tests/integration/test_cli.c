@@ -129,6 +129,22 @@ test_help_and_usage(void)
 	run(&r, 0, AS_ROOT, (const char *[]){ "versions", "--help", NULL });
 	CHECK_INT(r.status, 0);
 	CHECK_CONTAINS(r.out, "versions ENGINE");
+	CHECK_CONTAINS(r.out, "\n  --refresh        ask the source again");
+	CHECK(strstr(r.out, "exit status") == NULL);
+	/* A command that judges says each of its options, the metrics, how
+	 * it decides and what its exit status means. */
+	run(&r, 0, AS_ROOT, (const char *[]){ "bisect", "--help", NULL });
+	CHECK_INT(r.status, 0);
+	CHECK_CONTAINS(r.out, "\n  --now            run it here and now");
+	CHECK_CONTAINS(r.out, "ppN (prefill at N tokens)");
+	CHECK_CONTAINS(r.out, "tgN (decode of N");
+	CHECK_CONTAINS(r.out, "\ndeciding:\n  The threshold P");
+	CHECK_CONTAINS(r.out, "20% by\n");
+	CHECK_CONTAINS(r.out, "\nexit status:\n  0  success");
+	CHECK_CONTAINS(r.out, "  3  regression found");
+	CHECK(strstr(r.out, "--limit") == NULL);
+	run(&r, 0, AS_ROOT, (const char *[]){ "status", "--help", NULL });
+	CHECK_CONTAINS(r.out, "\n  --all            every job\n");
 	run(&r, 0, AS_ROOT, (const char *[]){ NULL });
 	CHECK_INT(r.status, 2);
 	run(&r, 0, AS_ROOT, (const char *[]){ "frobnicate", NULL });

@@ -453,7 +453,7 @@ test_crash_resume(void)
 	int64_t id, eid;
 	double t0;
 	pid_t pid;
-	int code = -1, rc;
+	int code = -1, rc, warmups_seen = 0, confirm_seen = 0;
 
 	write_config("d.conf", "");
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
@@ -485,14 +485,36 @@ test_crash_resume(void)
 	CHECK_CONTAINS(out, "interrupted jobs resume when the daemon starts");
 	free(out);
 
-	/* Restart: the job is recovered and the bisect finishes. */
+	/* Restart: the job is recovered and the bisect finishes.  Its
+	 * progress counts warm-ups out of the warm-ups (one), and the
+	 * confirmation names the release it measures against. */
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	for (int i = 0; i < 3000; i++) {
+		json_t *st = status(), *p;
+		const char *against;
+
+		p = json_object_get(json_object_get(st, "job"), "progress");
+		if (json_is_true(json_object_get(p, "warmup"))) {
+			warmups_seen++;
+			CHECK_INT(json_integer_value(json_object_get(p,
+			    "reps")), 1);
+		}
+		against = json_string_value(json_object_get(p,
+		    "confirming_against"));
+		if (against != NULL) {
+			confirm_seen++;
+			CHECK(strcmp(against, "0.2.3") == 0 ||
+			    strcmp(against, "0.2.4") == 0);
+		}
+		json_decref(st);
 		if (strcmp(job_state(id, buf, sizeof(buf), &code),
 		    "running") != 0 && strcmp(buf, "queued") != 0)
 			break;
-		check_sleep_ms(100);
+		check_sleep_ms(20);
 	}
+	CHECK(confirm_seen > 0);
+	fprintf(stderr, "progress seen: %d warm-ups, %d in the "
+	    "confirmation\n", warmups_seen, confirm_seen);
 	CHECK_STR(job_state(id, buf, sizeof(buf), &code), "done");
 	CHECK_INT(code, 3);
 	/* The finished job's verdict in words; then a watch shows its

@@ -80,6 +80,38 @@ store_ablation_points(struct store *s, int64_t ablation_id,
 	return store_points_read(s, st, out, e);
 }
 
+int
+store_ablation_failures(struct store *s, int64_t ablation_id,
+    const char *variant, int64_t *n, char **failure, char **detail,
+    char **stderr_tail, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	*failure = *detail = *stderr_tail = NULL;
+	if (store_prepare(s, "SELECT r.failure, r.failure_detail, count(*)"
+	    " OVER (), r.stderr_tail FROM ablation_run a"
+	    " JOIN run r ON r.id = a.run_id"
+	    " WHERE a.ablation_id = ?1 AND a.variant = ?2"
+	    " AND r.failure IS NOT NULL ORDER BY r.id DESC LIMIT 1", &st,
+	    e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, ablation_id);
+	store_bind_text(st, 2, variant);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*failure = store_column_dup(st, 0);
+		*detail = store_column_dup(st, 1);
+		*n = sqlite3_column_int64(st, 2);
+		*stderr_tail = store_column_dup(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, e, "read an ablation's failed runs");
+	return 0;
+}
+
 /*
  * The first column of the newest ablation of release_id in state, into
  * *id or (malloced) *text; both left 0 / NULL when there is none.

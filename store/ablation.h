@@ -39,6 +39,16 @@ int store_ablation_points(struct store *s, int64_t ablation_id,
     const char *variant, int prompt_tokens, const char *def_key,
     struct store_points *out, struct err *e);
 
+/*
+ * How many runs of an ablation's variant failed (warm-ups included: a
+ * switch whose every run fails fails there first), into *n, and the
+ * newest one's failure, detail and stderr tail (malloced; NULL when
+ * none failed or it has none).
+ */
+int store_ablation_failures(struct store *s, int64_t ablation_id,
+    const char *variant, int64_t *n, char **failure, char **detail,
+    char **stderr_tail, struct err *e);
+
 /* The report JSON of the newest finished ablation of release_id, or
  * NULL (*json malloced). */
 int store_ablation_latest(struct store *s, int64_t release_id, char **json,

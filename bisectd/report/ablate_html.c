@@ -38,8 +38,13 @@ abl_effect(FILE *out, const json_t *sw)
 		fprintf(out, "no measurable effect (the runs would have seen "
 		    "%.2g%% of the runtime)", 100 * rep_real(sw,
 		    "detectable_share"));
-	else if (strcmp(effect, "unmeasured") == 0)
-		fputs("not measured (its runs failed)", out);
+	else if (strcmp(effect, "unmeasured") == 0) {
+		fprintf(out, "not measured: %lld runs failed, the last: ",
+		    (long long)json_integer_value(json_object_get(sw,
+		    "failed_runs")));
+		html_esc(out, *rep_str(sw, "failure") ? rep_str(sw,
+		    "failure") : "no reason stored");
+	}
 	else if (strcmp(effect, "not-judged") == 0)
 		fputs("not judged: the control did not work", out);
 	else

@@ -73,7 +73,10 @@ standing(char *buf, size_t len, const json_t *sw)
 		snprintf(buf, len, "no measurable effect (would have seen "
 		    "%.2g%%)", 100 * real(sw, "detectable_share"));
 	else if (strcmp(effect, "unmeasured") == 0)
-		snprintf(buf, len, "not measured (its runs failed)");
+		snprintf(buf, len, "not measured: %lld runs failed, the last: "
+		    "%s", (long long)json_integer_value(json_object_get(sw,
+		    "failed_runs")), *str(sw, "failure") ? str(sw, "failure") :
+		    "no reason stored");
 	else
 		snprintf(buf, len, "-");
 	return buf;
@@ -83,7 +86,7 @@ static void
 print_text(const json_t *rep, FILE *out, int md)
 {
 	const json_t *base = json_object_get(rep, "baseline"), *sw;
-	char a[96], b[96], c[96], d[96], rank[96], key[16];
+	char a[96], b[96], c[96], d[96], rank[768], key[16];
 	size_t i;
 
 	fprintf(out, md ? "## Ablation of %s %s\n\n" : "ablation of %s %s\n",

@@ -30,6 +30,11 @@ struct variant {
 	 * runs stored under another (the switch's env or args changed
 	 * since) are neither reused nor judged */
 	char def_key[CONF_MAX_LENGTHS][65];
+	/* Its failed runs: how many, and the newest one's reason ("" when
+	 * none failed), for the report to say why a switch went
+	 * unmeasured. */
+	int64_t nfailed;
+	char failure[600];
 };
 
 /*
@@ -79,12 +84,47 @@ variants_free(struct variant *v, size_t n)
 	free(v);
 }
 
+/*
+ * The line of an engine's stderr that says why it stopped: the last one
+ * that speaks of an error (an engine that refuses an option says so,
+ * then prints its usage), else the last line.  Edits text.
+ */
+static const char *
+why_line(char *text)
+{
+	static const char *const words[] = { "error", "invalid", "unknown",
+	    "unrecognized", "failed", "not found", "abort" };
+	const char *last = NULL, *telling = NULL;
+	char *save = NULL;
+
+	/* strtok_r: the daemon ablates in its workers' threads. */
+	for (char *line = strtok_r(text, "\r\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\r\n", &save)) {
+		last = line;
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strcasestr(line, words[i]) != NULL)
+				telling = line;
+	}
+	return telling ? telling : last ? last : "";
+}
+
 /* The run values of variant v at each fit length, outlier runs out, as
  * the bisection reads a cell. */
 static int
 load_variant(struct store *s, int64_t ablation_id,
     const struct conf_engine *eng, struct variant *v, struct err *e)
 {
+	char *failure, *detail, *tail;
+
+	if (store_ablation_failures(s, ablation_id, v->sw ? v->sw->name : "",
+	    &v->nfailed, &failure, &detail, &tail, e) < 0)
+		return -1;
+	snprintf(v->failure, sizeof(v->failure), "%s%s%s%s%s", failure ?
+	    failure : "", detail && *detail ? ": " : "", detail ? detail : "",
+	    tail && *tail ? "; stderr: " : "", tail ? why_line(tail) : "");
+	free(failure);
+	free(detail);
+	free(tail);
 	for (size_t k = 0; k < eng->nfit; k++) {
 		struct store_points pts;
 		int64_t *run;
@@ -141,9 +181,10 @@ number(double x)
 
 /* One switch as the report shows it: env by its names alone. */
 static json_t *
-switch_json(const struct conf_ablation *a, const struct ablate_switch_out *o,
+switch_json(const struct variant *v, const struct ablate_switch_out *o,
     size_t runs, int judged)
 {
+	const struct conf_ablation *a = v->sw;
 	json_t *j = json_object(), *env = json_array(), *args = json_array();
 	int measured = o->effect != EFFECT_UNMEASURED;
 
@@ -161,6 +202,9 @@ switch_json(const struct conf_ablation *a, const struct ablate_switch_out *o,
 	json_object_set_new(j, "rank", o->rank > 0 ? json_integer(o->rank) :
 	    json_null());
 	json_object_set_new(j, "runs", json_integer((json_int_t)runs));
+	json_object_set_new(j, "failed_runs", json_integer(v->nfailed));
+	if (v->failure[0])
+		json_object_set_new(j, "failure", json_string(v->failure));
 	if (!measured)
 		return j;
 	json_object_set_new(j, "runtime_removed_ms",
@@ -191,14 +235,17 @@ switch_json(const struct conf_ablation *a, const struct ablate_switch_out *o,
 
 /* The one line that says what the verdict means. */
 static void
-reason(const struct ablate_result *r, char *buf, size_t len)
+reason(const struct ablate_result *r, const struct variant *cv, char *buf,
+    size_t len)
 {
 	const struct ablate_switch_out *c = &r->sw[r->control];
 	size_t ranked = 0, none = 0;
 
 	if (r->status == ABLATE_NO_CONTROL) {
 		snprintf(buf, len, "the control '%s' could not be measured "
-		    "(its runs failed): nothing is judged", c->name);
+		    "(%lld of its runs failed; the last: %s): nothing is judged",
+		    c->name, (long long)cv->nfailed, cv->failure[0] ?
+		    cv->failure : "no reason stored");
 		return;
 	}
 	if (r->status == ABLATE_CONTROL_ADDS) {
@@ -273,7 +320,7 @@ report_json(const struct conf_engine *eng, const char *version,
 		json_object_set_new(base, "fixed_ms_ci", f.fixed_estimable ?
 		    ms_ci(&f.fixed_ns) : json_null());
 	}
-	reason(r, why, sizeof(why));
+	reason(r, &v[1 + r->control], why, sizeof(why));
 	json_object_set_new(o, "engine", json_string(eng->name));
 	json_object_set_new(o, "version", json_string(version));
 	json_object_set_new(o, "sha256", json_string(got->sha256));
@@ -297,7 +344,7 @@ report_json(const struct conf_engine *eng, const char *version,
 		const struct fit_cell *longest = fit_cell_find(v[1 + i].cells,
 		    eng->nfit, r->sw[i].tokens);
 
-		json_array_append_new(sw, switch_json(v[1 + i].sw, &r->sw[i],
+		json_array_append_new(sw, switch_json(&v[1 + i], &r->sw[i],
 		    longest ? longest->n : 0, r->status == ABLATE_RANKED));
 	}
 	json_object_set_new(o, "switches", sw);

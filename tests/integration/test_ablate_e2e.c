@@ -56,6 +56,18 @@ write_config(void)
 		    "\tenv = FAKE_ENGINE_SKIP_ROPE=1\n", engines[i], build,
 		    engines[i], engines[i], engines[i], engines[i], engines[i],
 		    engines[i], engines[i]);
+	/* A control whose every run fails: the engine refuses an option. */
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[engine \"bad\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = ablate-on-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\treps = 2\n\twarmup = 0\n\ttimeout = 1m\n"
+	    "[ablation \"bad-ctl\"]\n\tengine = bad\n"
+	    "\targs = --no-such-option\n\tcontrol = yes\n"
+	    "[ablation \"bad-attn\"]\n\tengine = bad\n"
+	    "\targs = --skip attn\n", build);
 	check_write_file("a.conf", text);
 }
 
@@ -178,6 +190,39 @@ test_switches_ignored(void)
 		CHECK(fabs(num(sw, "runtime_removed_share")) < 0.1);
 	}
 	json_decref(rep);
+}
+
+/* A control whose runs all fail: nothing is judged, and the report says
+ * why in its own words, not only in 'bisectctl runs'. */
+static void
+test_failed_switch(void)
+{
+	json_t *rep, *sw;
+	char *out = NULL;
+
+	CHECK_INT(check_ctl_json(ctl_conf, "ablate --now bad 1.0.0 --format "
+	    "json", 0, &rep), 1);
+	if (rep == NULL)
+		return;
+	CHECK_STR(json_string_value(json_object_get(rep, "status")),
+	    "no-control");
+	CHECK_CONTAINS(json_string_value(json_object_get(rep, "reason")),
+	    "the control 'bad-ctl' could not be measured (4 of its runs "
+	    "failed; the last: exit");
+	sw = find_switch(rep, "bad-ctl");
+	CHECK(sw != NULL);
+	CHECK_STR(json_string_value(json_object_get(sw, "effect")),
+	    "unmeasured");
+	CHECK_INT(json_integer_value(json_object_get(sw, "failed_runs")), 4);
+	CHECK_CONTAINS(json_string_value(json_object_get(sw, "failure")),
+	    "no-such-option");
+	sw = find_switch(rep, "bad-attn");
+	CHECK(sw != NULL && json_integer_value(json_object_get(sw,
+	    "failed_runs")) == 0 && json_object_get(sw, "failure") == NULL);
+	json_decref(rep);
+	CHECK_INT(check_ctl_run(ctl_conf, "ablate --last bad 1.0.0", &out), 1);
+	CHECK_CONTAINS(out, "not measured: 4 runs failed, the last: exit");
+	free(out);
 }
 
 /* The stored reports in every format, from the store alone. */
@@ -473,6 +518,7 @@ main(void)
 	CHECK_CASE(test_switches_work);
 	CHECK_CASE(test_switches_ignored);
 	CHECK_CASE(test_formats);
+	CHECK_CASE(test_failed_switch);
 	CHECK_CASE(test_html);
 	CHECK_CASE(test_resume);
 	CHECK_CASE(test_env_reaches_its_runs);

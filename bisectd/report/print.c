@@ -301,6 +301,39 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	print_power(v, out, md);
 }
 
+/*
+ * Of a CPU's flags (space-separated, as /proc/cpuinfo has them), those
+ * an engine's kernels are built for: vector and matrix extensions, not
+ * the hundred others a maintainer would scroll past.
+ */
+static void
+kernel_flags(const char *all, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "sse4", "ssse3", "avx", "fma",
+	    "f16c", "amx", "vnni", "bf16", "neon", "asimd", "sve", "sme",
+	    "i8mm", "dotprod", "fp16" };
+	size_t used = 0;
+
+	buf[0] = '\0';
+	while (*all) {
+		size_t n = strcspn(all, " \t");
+
+		for (size_t k = 0; n > 0 && k < sizeof(kinds) /
+		    sizeof(kinds[0]); k++)
+			if (n >= strlen(kinds[k]) && strncmp(all, kinds[k],
+			    strlen(kinds[k])) == 0) {
+				if (used + n + 2 < len) {
+					used += (size_t)snprintf(buf + used,
+					    len - used, "%s%.*s", used ? " " :
+					    "", (int)n, all);
+				}
+				break;
+			}
+		all += n;
+		all += strspn(all, " \t");
+	}
+}
+
 /* report --for-upstream: what a maintainer asks for first. */
 static void
 print_about(const json_t *a, FILE *out, int md)
@@ -331,9 +364,13 @@ print_about(const json_t *a, FILE *out, int md)
 	else if (json_object_get(model, "file_bytes"))
 		fprintf(out, ", file %.2f GiB", (double)json_integer_value(
 		    json_object_get(model, "file_bytes")) / (1 << 30));
-	if (json_object_get(model, "params"))
-		fprintf(out, ", %.3g B parameters", (double)json_integer_value(
-		    json_object_get(model, "params")) / 1e9);
+	if (json_object_get(model, "params")) {
+		double n = (double)json_integer_value(json_object_get(model,
+		    "params"));
+
+		fprintf(out, ", %.3g %s parameters", n >= 1e9 ? n / 1e9 :
+		    n / 1e6, n >= 1e9 ? "B" : "M");
+	}
 	fputc('\n', out);
 	if (json_is_integer(json_object_get(a, "threads")))
 		fprintf(out, "%sthreads %lld", li, (long long)
@@ -344,9 +381,15 @@ print_about(const json_t *a, FILE *out, int md)
 	    (long long)json_integer_value(json_object_get(a, "reps")),
 	    (long long)json_integer_value(json_object_get(a, "max_reps")),
 	    (long long)json_integer_value(json_object_get(a, "warmup")));
-	fprintf(out, "%sCPU %s; flags: %s\n", li, rep_str(a, "cpu_model"),
-	    json_is_string(json_object_get(a, "cpu_flags")) ?
-	    rep_str(a, "cpu_flags") : "not reported");
+	if (json_is_string(json_object_get(a, "cpu_flags"))) {
+		char flags[1024];
+
+		kernel_flags(rep_str(a, "cpu_flags"), flags, sizeof(flags));
+		fprintf(out, "%sCPU %s; the flags kernels use: %s\n", li,
+		    rep_str(a, "cpu_model"), flags[0] ? flags : "none");
+	} else
+		fprintf(out, "%sCPU %s; flags: not reported\n", li,
+		    rep_str(a, "cpu_model"));
 }
 
 /* "3f2a9c1b0d4e" for a canary's text, or its state. */
@@ -448,6 +491,49 @@ print_header(const json_t *rep, FILE *out, int md)
 
 /* The boundary's confirmation runs, apart from the table they would
  * otherwise blur. */
+/*
+ * Where the fixed overhead is not estimable, said once per reason with
+ * the releases it holds for: the same sentence eight times over is
+ * read once and skipped after.
+ */
+static void
+print_not_estimable(const json_t *rels, FILE *out, int md)
+{
+	size_t n = json_array_size(rels);
+	const json_t *r, *q;
+	size_t i, j, count;
+
+	json_array_foreach(rels, i, r) {
+		const char *why = rep_str(r, "fixed_not_estimable");
+
+		if (!*why)
+			continue;
+		/* Said already with an earlier release of that reason. */
+		for (j = 0; j < i; j++)
+			if (strcmp(rep_str(json_array_get(rels, j),
+			    "fixed_not_estimable"), why) == 0)
+				break;
+		if (j < i)
+			continue;
+		count = 0;
+		for (j = i; j < n; j++)
+			count += strcmp(rep_str(json_array_get(rels, j),
+			    "fixed_not_estimable"), why) == 0;
+		fprintf(out, "%sfixed overhead not estimable", md ? "\n" : "");
+		if (count == n && n > 1)
+			fprintf(out, " on every release");
+		else
+			for (j = i; j < n; j++) {
+				q = json_array_get(rels, j);
+				if (strcmp(rep_str(q, "fixed_not_estimable"),
+				    why) == 0)
+					fprintf(out, "%s%s", j == i ? " on " :
+					    ", ", rep_str(q, "version"));
+			}
+		fprintf(out, ": %s\n", why);
+	}
+}
+
 static void
 print_confirm(const json_t *rels, FILE *out, int md)
 {
@@ -629,17 +715,13 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "version"),
 			    rep_str(r, "same_archive_as"),
 			    rep_str(r, "sha256"));
-	json_array_foreach(rels, i, r)
-		if (*rep_str(r, "fixed_not_estimable"))
-			fprintf(out, "%s%s: fixed overhead not estimable: %s\n",
-			    md ? "\n" : "", rep_str(r, "version"),
-			    rep_str(r, "fixed_not_estimable"));
+	print_not_estimable(rels, out, md);
 	print_confirm(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
-		fprintf(out, "%s  archive %s: %s%ssha256 %s\n", md ? "-" : "",
+		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
 		    rep_str(x, "version"), rep_str(x, "url"),
 		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
 	json_array_foreach(json_object_get(rep_, "commands"), i, x)

@@ -309,6 +309,64 @@ test_csv_missing(void)
 	json_decref(rep);
 }
 
+/* How many times needle occurs in text. */
+static int
+occurrences(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/*
+ * What --for-upstream says of the model and the CPU reads as a person
+ * writes it: 24.1 M parameters, the flags kernels use (not a hundred),
+ * and a reason the fixed overhead is not estimable said once for every
+ * release it holds for; the archive list is a markdown list.
+ */
+static void
+test_upstream_markdown(void)
+{
+	char *text;
+	json_t *rep;
+
+	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s,s:s},"
+	    "{s:s,s:s,s:s},{s:s,s:s,s:s}],s:{s:s,s:s,s:s,s:[]},"
+	    "s:{s:s,s:{s:s,s:I},s:i,s:i,s:i,s:i,s:s,s:s},"
+	    "s:{s:[{s:s,s:s}]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "range", "from", "1.0", "to", "1.2",
+	    "releases", "version", "1.0", "status", "measured",
+	    "fixed_not_estimable", "the line fits below zero",
+	    "version", "1.1", "status", "measured",
+	    "fixed_not_estimable", "the line fits below zero",
+	    "version", "1.2", "status", "measured",
+	    "fixed_not_estimable", "the line fits below zero",
+	    "verdict", "status", "no-change", "first_bad", "",
+	    "last_good", "", "candidates",
+	    "about", "bisectd", "0.1", "model", "type", "llama 24M",
+	    "params", (json_int_t)24100000, "threads", 4, "reps", 5,
+	    "max_reps", 320, "warmup", 1, "cpu_model", "Fake CPU",
+	    "cpu_flags", "fpu vme de pse tsc msr sse sse2 ssse3 sse4_1 "
+	    "sse4_2 popcnt aes avx avx2 fma f16c avx512f avx512_vnni "
+	    "amx_tile hypervisor",
+	    "reproduce", "archives", "version", "1.0", "sha256", "ab");
+	CHECK(rep != NULL);
+	text = rendered(rep, REPORT_MARKDOWN);
+	CHECK_CONTAINS(text, ", 24.1 M parameters\n");
+	CHECK_CONTAINS(text, "- CPU Fake CPU; the flags kernels use: ssse3 "
+	    "sse4_1 sse4_2 avx avx2 fma f16c avx512f avx512_vnni amx_tile\n");
+	CHECK(strstr(text, "popcnt") == NULL);
+	CHECK_CONTAINS(text, "fixed overhead not estimable on every release: "
+	    "the line fits below zero\n");
+	CHECK_INT(occurrences(text, "fixed overhead not estimable"), 1);
+	CHECK_CONTAINS(text, "\n- archive 1.0: ");
+	free(text);
+	json_decref(rep);
+}
+
 /*
  * Markdown for an issue tracker (--for-upstream too): a tag with HTML,
  * table pipes, a link, emphasis and a mention renders as the text it
@@ -387,6 +445,7 @@ main(void)
 	CHECK_CASE(test_csv_quotes);
 	CHECK_CASE(test_csv_injection);
 	CHECK_CASE(test_csv_missing);
+	CHECK_CASE(test_upstream_markdown);
 	CHECK_CASE(test_markdown);
 	CHECK_CASE(test_ablate_html_effect);
 	return check_done();

@@ -3,6 +3,7 @@
  * (see build.h); report/print.c renders it.
  */
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -87,17 +88,26 @@ add_flag(json_t *flags, const char *f)
  * the longest prompt. */
 #define BAND_STEPS 16
 
+/* The fitted line and its band over the lengths it was fitted on: drawn
+ * further, a line with a negative intercept would cross below zero at
+ * lengths never measured. */
 static json_t *
 band_json(const struct fit *f, const struct conf_engine *eng)
 {
 	json_t *band = json_array();
-	int longest = 0;
+	int shortest = INT_MAX, longest = 0;
 
-	for (size_t i = 0; i < eng->nprompts; i++)
-		if (eng->prompts[i] > longest)
-			longest = eng->prompts[i];
+	for (size_t i = 0; i < eng->nfit; i++) {
+		if (eng->fit[i] > longest)
+			longest = eng->fit[i];
+		if (eng->fit[i] < shortest)
+			shortest = eng->fit[i];
+	}
+	if (longest == 0)
+		return band;
 	for (int k = 0; k <= BAND_STEPS; k++) {
-		double tokens = (double)longest * k / BAND_STEPS;
+		double tokens = shortest + (double)(longest - shortest) * k /
+		    BAND_STEPS;
 		struct estimate at;
 		json_t *p = json_array();
 

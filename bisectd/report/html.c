@@ -157,6 +157,25 @@ find_release(const json_t *rels, const char *version, size_t *idx)
 	return NULL;
 }
 
+/* Past this ratio of their longest times, the boundary pair gets a
+ * panel each. */
+#define PANEL_RATIO 5
+
+/* The longest time a release's plot shows: its runs' and band's. */
+static double
+series_top(const json_t *rel)
+{
+	const json_t *p;
+	double top = 0;
+	size_t i;
+
+	json_array_foreach(json_object_get(rel, "points"), i, p)
+		top = fmax(top, rep_at(p, 1));
+	json_array_foreach(json_object_get(rel, "fit_band"), i, p)
+		top = fmax(top, rep_at(p, 3));
+	return top;
+}
+
 static void
 section_fit(FILE *out, const json_t *rep)
 {
@@ -181,10 +200,23 @@ section_fit(FILE *out, const json_t *rep)
 	s[1].rel = bad;
 	s[1].cls = "bad";
 	fputs("<p>Each dot is one process run (its samples' mean); the line "
-	    "is the fit time = fixed + per-token × length, the band its "
-	    "95% interval.</p>\n", out);
-	fit_plot(out, "fit-boundary", "Time against prompt length, "
-	    "boundary pair", s, good && bad ? 2 : 0);
+	    "is the fit time = fixed + per-token × length over the lengths "
+	    "fitted, the band its 95% interval.</p>\n", out);
+	if (good && bad && fmax(series_top(good), series_top(bad)) >
+	    PANEL_RATIO * fmin(series_top(good), series_top(bad))) {
+		/* On one linear axis the fast release would be a flat line
+		 * along the bottom: a panel each. */
+		fprintf(out, "<p>The two differ more than %d× in time: each "
+		    "has its own axis.</p>\n<div class=\"panels\">\n",
+		    PANEL_RATIO);
+		fit_plot(out, "fit-boundary", "Time against prompt length, "
+		    "last good release", &s[0], 1);
+		fit_plot(out, "fit-boundary-bad", "Time against prompt "
+		    "length, first bad release", &s[1], 1);
+		fputs("</div>\n", out);
+	} else
+		fit_plot(out, "fit-boundary", "Time against prompt length, "
+		    "boundary pair", s, good && bad ? 2 : 0);
 	fputs("<h3>Any measured release</h3>\n", out);
 	json_array_foreach(rels, i, r) {
 		char id[48];
@@ -221,6 +253,17 @@ metric_label(const char *metric, char *buf, size_t len)
 		snprintf(buf, len, "decode of %s tokens (ms)", metric + 2);
 	else
 		snprintf(buf, len, "%s", metric);
+}
+
+/* A relative change as people say it: +12.5%, -30.0%, and past doubling
+ * a factor, 24.5× rather than +2352.8%. */
+static void
+change_label(FILE *out, double change)
+{
+	if (change >= 1)
+		fprintf(out, "%.3g×", 1 + change);
+	else
+		fprintf(out, "%+.1f%%", 100 * change);
 }
 
 /* The x of the midpoint between releases i and j. */
@@ -315,10 +358,11 @@ section_metric(FILE *out, const json_t *rep)
 			continue;
 		fprintf(out, "<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
-		    "text-anchor=\"middle\">%+.1f%%</text>\n",
-		    between(&a, g, b), between(&a, g, b), PAD_T,
-		    PLOT_H - PAD_B, between(&a, g, b), PAD_T + 10,
-		    100 * rep_real(cp, "metric_change"));
+		    "text-anchor=\"middle\">", between(&a, g, b),
+		    between(&a, g, b), PAD_T, PLOT_H - PAD_B,
+		    between(&a, g, b), PAD_T + 10);
+		change_label(out, rep_real(cp, "metric_change"));
+		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n</section>\n", out);
 }

@@ -27,6 +27,8 @@ const char html_page_style[] =
     "pre{background:#f4f4f4;padding:.4em;overflow-x:auto;"
     "white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}"
     "svg{width:100%;height:auto;max-width:42em;display:block}"
+    ".panels{display:flex;flex-wrap:wrap;gap:1em}"
+    ".panels svg{flex:1 1 20em;min-width:0}"
     "svg text{font:12px system-ui,sans-serif;fill:#222}"
     "svg .axis{stroke:#444;stroke-width:1}"
     "svg .grid{stroke:#ddd;stroke-width:1}"

@@ -309,9 +309,10 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 static void
 kernel_flags(const char *all, char *buf, size_t len)
 {
-	static const char *const kinds[] = { "sse4", "ssse3", "avx", "fma",
-	    "f16c", "amx", "vnni", "bf16", "neon", "asimd", "sve", "sme",
-	    "i8mm", "dotprod", "fp16" };
+	/* A trailing '*': every flag of that family (avx512bw ...). */
+	static const char *const kinds[] = { "sse4*", "ssse3", "avx*",
+	    "fma", "f16c", "amx*", "neon", "asimd*", "sve*", "sme", "sme2",
+	    "i8mm", "bf16", "fphp", "dotprod" };
 	size_t used = 0;
 
 	buf[0] = '\0';
@@ -319,16 +320,20 @@ kernel_flags(const char *all, char *buf, size_t len)
 		size_t n = strcspn(all, " \t");
 
 		for (size_t k = 0; n > 0 && k < sizeof(kinds) /
-		    sizeof(kinds[0]); k++)
-			if (n >= strlen(kinds[k]) && strncmp(all, kinds[k],
-			    strlen(kinds[k])) == 0) {
-				if (used + n + 2 < len) {
+		    sizeof(kinds[0]); k++) {
+			size_t kl = strlen(kinds[k]);
+			int family = kinds[k][kl - 1] == '*';
+
+			if (family ? n >= kl - 1 && strncmp(all, kinds[k],
+			    kl - 1) == 0 : n == kl && strncmp(all, kinds[k],
+			    n) == 0) {
+				if (used + n + 2 < len)
 					used += (size_t)snprintf(buf + used,
 					    len - used, "%s%.*s", used ? " " :
 					    "", (int)n, all);
-				}
 				break;
 			}
+		}
 		all += n;
 		all += strspn(all, " \t");
 	}

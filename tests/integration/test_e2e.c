@@ -352,7 +352,8 @@ test_demo_bisect(void)
 		CHECK_CONTAINS(out, "- threads ");
 		CHECK_CONTAINS(out, " runs per cell");
 		CHECK_CONTAINS(out, "- CPU ");
-		CHECK_CONTAINS(out, "flags: ");
+		CHECK_CONTAINS(out, "; the flags kernels use: ");
+		CHECK(strstr(out, " smep") == NULL);
 		free(out);
 	}
 	test_demo_html();

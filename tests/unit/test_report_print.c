@@ -351,7 +351,7 @@ test_upstream_markdown(void)
 	    "max_reps", 320, "warmup", 1, "cpu_model", "Fake CPU",
 	    "cpu_flags", "fpu vme de pse tsc msr sse sse2 ssse3 sse4_1 "
 	    "sse4_2 popcnt aes avx avx2 fma f16c avx512f avx512_vnni "
-	    "amx_tile hypervisor",
+	    "amx_tile smep hypervisor",
 	    "reproduce", "archives", "version", "1.0", "sha256", "ab");
 	CHECK(rep != NULL);
 	text = rendered(rep, REPORT_MARKDOWN);
@@ -363,6 +363,44 @@ test_upstream_markdown(void)
 	    "the line fits below zero\n");
 	CHECK_INT(occurrences(text, "fixed overhead not estimable"), 1);
 	CHECK_CONTAINS(text, "\n- archive 1.0: ");
+	free(text);
+	json_decref(rep);
+}
+
+/*
+ * A slow release 25 times the fast one's time: a panel each, not the
+ * fast one flattened along the bottom of one axis; the change point's
+ * label a factor, not +2400%.
+ */
+static void
+test_html_shapes(void)
+{
+	char *text;
+	json_t *rep;
+
+	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s,s:f,"
+	    "s:[[f,f],[f,f]],s:[[f,f,f,f],[f,f,f,f]]},{s:s,s:s,s:f,"
+	    "s:[[f,f],[f,f]],s:[[f,f,f,f],[f,f,f,f]]}],"
+	    "s:{s:s,s:s,s:s,s:[s],s:[{s:s,s:s,s:f}]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "range", "from", "1.0", "to", "1.1",
+	    "releases", "version", "1.0", "status", "measured",
+	    "metric_ms", 0.04, "points", 128.0, 10.0, 512.0, 25.0,
+	    "fit_band", 128.0, 10.0, 9.5, 10.5, 512.0, 25.0, 24.5, 25.5,
+	    "version", "1.1", "status", "measured", "metric_ms", 1.0,
+	    "points", 128.0, 200.0, 512.0, 600.0,
+	    "fit_band", 128.0, 200.0, 190.0, 210.0, 512.0, 600.0, 590.0, 610.0,
+	    "verdict", "status", "regression", "first_bad", "1.1",
+	    "last_good", "1.0", "candidates", "1.1", "change_points",
+	    "last_good", "1.0", "first_bad", "1.1", "metric_change", 23.5);
+	CHECK(rep != NULL);
+	text = rendered(rep, REPORT_HTML);
+	CHECK_CONTAINS(text, "differ more than 5× in time: each has its own "
+	    "axis.");
+	CHECK_CONTAINS(text, "id=\"fit-boundary\"");
+	CHECK_CONTAINS(text, "id=\"fit-boundary-bad\"");
+	CHECK_CONTAINS(text, "text-anchor=\"middle\">24.5×</text>");
+	CHECK(strstr(text, "+2350.0%") == NULL);
 	free(text);
 	json_decref(rep);
 }
@@ -446,6 +484,7 @@ main(void)
 	CHECK_CASE(test_csv_injection);
 	CHECK_CASE(test_csv_missing);
 	CHECK_CASE(test_upstream_markdown);
+	CHECK_CASE(test_html_shapes);
 	CHECK_CASE(test_markdown);
 	CHECK_CASE(test_ablate_html_effect);
 	return check_done();

@@ -267,9 +267,16 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	json_object_set_new(o, "mode", json_string(eng->mode == MODE_SERVER ?
 	    "server" : "bench"));
 	set_parser(o, eng, d);
-	if (eng->mode == MODE_SERVER)
+	if (eng->mode == MODE_SERVER) {
+		json_t *rq = json_loads(TTFT_REQUEST_FIELDS, 0, NULL);
+
 		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
 		    ""));
+		/* How it samples is part of what a server computes. */
+		json_object_set_new(rq, "max_tokens",
+		    json_integer(SERVER_MAX_TOKENS));
+		json_object_set_new(o, "request", rq);
+	}
 	json_object_set_new(o, "command", def_strv_json(&argv));
 	json_object_set_new(o, "env", def_strv_json(&eng->env));
 	json_object_set_new(o, "threads", json_integer(eng->threads));

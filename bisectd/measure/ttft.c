@@ -299,9 +299,15 @@ ttft_measure(struct ttft_server *srv, const struct ttft_request *rq,
 	    (uint64_t)clock_now_ns() ^ ((uint64_t)srv->seq << 40))) == NULL)
 		return fail(r, e, TTFT_HTTP, "cannot build a prompt of %d "
 		    "words: out of memory", rq->prompt_tokens);
-	req = json_pack("{s:s, s:i, s:b}", "prompt",
-	    rq->prompt ? rq->prompt : prompt, "max_tokens", rq->max_tokens,
-	    "stream", 1);
+	req = json_loads(TTFT_REQUEST_FIELDS, 0, NULL);
+	if (req != NULL && (json_object_set_new(req, "prompt", json_string(
+	    rq->prompt ? rq->prompt : prompt)) < 0 ||
+	    json_object_set_new(req, "max_tokens",
+	    json_integer(rq->max_tokens)) < 0 ||
+	    json_object_set_new(req, "stream", json_true()) < 0)) {
+		json_decref(req);
+		req = NULL;
+	}
 	body = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	free(prompt);

@@ -28,6 +28,18 @@ enum ttft_status {
 				 * no fault of the server's */
 };
 
+/*
+ * What every request asks besides its prompt, max_tokens and stream, as
+ * a JSON object: greedy sampling (temperature 0) from a fixed seed, and
+ * end-of-text held back (ignore_eos: llama.cpp, vLLM, SGLang; min_tokens:
+ * vLLM), so that the one token asked for is seldom one that streams no
+ * text.  Most servers ignore the fields they do not know; one that
+ * refuses them fails every request with its answer.  Part of a server
+ * mode measurement definition: a change here is a new definition.
+ */
+#define TTFT_REQUEST_FIELDS \
+	"{\"seed\":1,\"temperature\":0,\"ignore_eos\":true,\"min_tokens\":1}"
+
 struct ttft_server_spec {
 	struct child_spec proc;		/* the server command; its timeout
 					 * bounds the server's whole life */
@@ -36,6 +48,7 @@ struct ttft_server_spec {
 	int allow_http;			/* plain http (loopback servers) */
 };
 
+/* A request: TTFT_REQUEST_FIELDS and these. */
 struct ttft_request {
 	const char *url;	/* the completions URL; not owned */
 	int prompt_tokens;	/* N: the prompt is N words */

@@ -2,10 +2,11 @@
  * test_ttft.c: server mode against the fake engine's real HTTP server on
  * loopback (FAKE_ENGINE names its binary): readiness, time to the first
  * streamed token growing with the prompt as configured, every failure
- * with its status, and no process of the server left afterwards.  The
- * stream parser is also fed by hand.  Through bisectctl: a first token
- * that streams no text is a failed run, stored with its reason, and the
- * cell goes on; a release that never gives one is skipped by the bisect.
+ * with its status, what each request asks, and no process of the server
+ * left afterwards.  The stream parser is also fed by hand.  Through
+ * bisectctl: a first token that streams no text is a failed run, stored
+ * with its reason, and the cell goes on; a release that never gives one
+ * is skipped by the bisect.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -54,7 +55,7 @@ free_port(void)
 struct server {
 	char port[16], health[64], url[64];
 	const char *argv[10];
-	const char *env[2];
+	const char *env[3];
 	struct ttft_server_spec spec;
 };
 
@@ -78,7 +79,8 @@ server_init(struct server *s, const char *conf)
 	s->argv[7] = conf;
 	s->argv[8] = NULL;
 	s->env[0] = "FAKE_ENGINE_PIDFILE=linger.pid";
-	s->env[1] = NULL;
+	s->env[1] = "FAKE_ENGINE_REQUEST_LOG=requests.log";
+	s->env[2] = NULL;
 	s->spec.proc.argv = s->argv;
 	s->spec.proc.env = s->env;
 	s->spec.proc.grace_ms = 2000;
@@ -296,10 +298,56 @@ test_failures(void)
 	CHECK_INT(r.status, TTFT_NOT_READY);
 }
 
+/* Words of s, or -1 when s is NULL. */
+static int
+words(const char *s)
+{
+	int n = 0;
+
+	if (s == NULL)
+		return -1;
+	for (; *s; s++)
+		n += *s != ' ' && (s[1] == ' ' || s[1] == '\0');
+	return n;
+}
+
+/* Whether one logged request asked what TTFT_REQUEST_FIELDS says. */
+static int
+asks_fixed_fields(json_t *rq)
+{
+	return json_integer_value(json_object_get(rq, "seed")) == 1 &&
+	    json_is_number(json_object_get(rq, "temperature")) &&
+	    json_number_value(json_object_get(rq, "temperature")) == 0 &&
+	    json_is_true(json_object_get(rq, "ignore_eos")) &&
+	    json_integer_value(json_object_get(rq, "min_tokens")) == 1 &&
+	    json_is_true(json_object_get(rq, "stream"));
+}
+
+/* The requests the fake servers logged, one JSON object a line. */
+static json_t *
+logged_requests(const char *path)
+{
+	char *text = check_read_file(path), *line, *next;
+	json_t *a = json_array();
+
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		json_array_append_new(a, json_loads(line, 0, NULL));
+	}
+	free(text);
+	return a;
+}
+
 /*
  * A first token that streams no text (half a UTF-8 character, with one
  * token asked) ends the stream without a token: TTFT_NO_TOKEN saying how
- * it ended, and the next request is timed again.
+ * it ended, and the next request is timed again.  A first token that is
+ * end-of-text is held back by what every request asks: greedy from a
+ * fixed seed, ignore_eos and min_tokens, as the server's log shows.
  */
 static void
 test_empty_first_token(void)
@@ -309,8 +357,11 @@ test_empty_first_token(void)
 	struct ttft_result r;
 	struct err e = ERR_INIT;
 	struct server s;
-	int i, rc;
+	json_t *log, *one;
+	size_t i;
+	int rc;
 
+	unlink("requests.log");
 	unlink("half.conf.requests");
 	check_write_file("half.conf", "version = 6\nfixed_us = 1000\n"
 	    "empty_first_token = 2 utf8\n");
@@ -338,6 +389,27 @@ test_empty_first_token(void)
 	CHECK_INT(ttft_measure(srv, &rq, &r, &e), 0);
 	CHECK_INT(r.status, TTFT_OK);
 	ttft_server_stop(srv, NULL);
+
+	/* End-of-text first on every request the server lets it. */
+	unlink("eos.conf.requests");
+	check_write_file("eos.conf", "version = 7\nfixed_us = 1000\n"
+	    "empty_first_token = 1 eos\n");
+	server_init(&s, "eos.conf");
+	rq.url = s.url;
+	rq.max_tokens = 1;
+	CHECK_INT(ttft_run(&s.spec, &rq, &r, NULL, &e), 0);
+	CHECK_INT(r.status, TTFT_OK);
+
+	log = logged_requests("requests.log");
+	CHECK_INT(json_array_size(log), 7);
+	json_array_foreach(log, i, one) {
+		CHECK(asks_fixed_fields(one));
+		CHECK_INT(json_integer_value(json_object_get(one,
+		    "max_tokens")), i == 4 || i == 5 ? 2 : 1);
+		CHECK_INT(words(json_string_value(json_object_get(one,
+		    "prompt"))), 20);
+	}
+	json_decref(log);
 }
 
 /* An engine of the fake's releases ASSET-VERSION in server mode. */
@@ -399,15 +471,17 @@ runs_with(json_t *runs, const char *key, const char *val)
 
 /*
  * bisectctl bench on server-mode releases whose first token streams no
- * text every third request, or always.  Each such run is stored as
- * failed, with its reason and the server's stderr, and the cell goes
- * on; bench exits 1 as for any failed run, after the whole matrix.
+ * text every third request, always, or (end-of-text) unless the request
+ * holds it back.  Each such run is stored as failed, with its reason and
+ * the server's stderr, and the cell goes on; bench exits 1 as for any
+ * failed run, after the whole matrix.  The requests ask what
+ * TTFT_REQUEST_FIELDS says, and the definition records it.
  */
 static void
 test_bench_no_token(void)
 {
 	char *out = NULL, *err;
-	json_t *cells, *runs, *one;
+	json_t *cells, *runs, *log, *one;
 	size_t i;
 
 	write_config("bench.conf", "bench", free_port());
@@ -434,6 +508,9 @@ test_bench_no_token(void)
 	CHECK_INT(runs_with(runs, "detail", "no-token: '"), 4);
 	CHECK_INT(runs_with(runs, "stderr_tail", "the first token is half a "
 	    "UTF-8 character"), 4);
+	CHECK_INT(runs_with(runs, "definition_text", "\"request\":{"
+	    "\"ignore_eos\":true,\"max_tokens\":1,\"min_tokens\":1,"
+	    "\"seed\":1,\"temperature\":0}"), 12);
 	json_decref(runs);
 	/* In text, as people read it. */
 	CHECK_INT(check_ctl_run(ctl, "-c bench.conf runs srv 1.0.1", &out), 0);
@@ -459,6 +536,20 @@ test_bench_no_token(void)
 	CHECK_CONTAINS(out, "\n1.0.1                measured ");
 	CHECK_CONTAINS(out, "\n1.0.2                fetched ");
 	free(out);
+
+	/* End-of-text first on every request the server lets it: what
+	 * bisectctl asks holds it back. */
+	CHECK_INT(check_ctl_run(ctl, "-c bench.conf bench srv 1.0.4 --reps 2",
+	    &out), 0);
+	free(out);
+	log = logged_requests("bench.requests");
+	CHECK_INT(json_array_size(log), 12 + 6 + 4);
+	json_array_foreach(log, i, one) {
+		CHECK(asks_fixed_fields(one));
+		CHECK_INT(json_integer_value(json_object_get(one,
+		    "max_tokens")), 1);
+	}
+	json_decref(log);
 }
 
 /*

@@ -29,6 +29,9 @@
 #include "bisectd/process/template.h"
 #include "ttft.h"
 
+/* The tokens a server-mode request asks for: the first is timed. */
+#define SERVER_MAX_TOKENS 1
+
 /*
  * The decode texts {content} points at.  "prose" is ordinary English that
  * a draft model predicts well; "random" is letters drawn uniformly, which
@@ -264,9 +267,16 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	json_object_set_new(o, "mode", json_string(eng->mode == MODE_SERVER ?
 	    "server" : "bench"));
 	set_parser(o, eng, d);
-	if (eng->mode == MODE_SERVER)
+	if (eng->mode == MODE_SERVER) {
+		json_t *rq = json_loads(TTFT_REQUEST_FIELDS, 0, NULL);
+
 		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
 		    ""));
+		/* How it samples is part of what a server computes. */
+		json_object_set_new(rq, "max_tokens",
+		    json_integer(SERVER_MAX_TOKENS));
+		json_object_set_new(o, "request", rq);
+	}
 	json_object_set_new(o, "command", def_strv_json(&argv));
 	json_object_set_new(o, "env", def_strv_json(&eng->env));
 	json_object_set_new(o, "threads", json_integer(eng->threads));
@@ -387,10 +397,31 @@ default_health_url(const char *url)
 	return h;
 }
 
+/* The stored failure of a server run the runner saw end well (stopped
+ * on request) although no time came of it. */
+static const char *
+server_failure(enum ttft_status st)
+{
+	switch (st) {
+	case TTFT_SPAWN:
+		return "spawn";
+	case TTFT_DIED:
+		return "exit";
+	case TTFT_NOT_READY:
+		return "timeout";
+	default:
+		return "parse";
+	}
+}
+
 /*
  * Server mode: start the server, wait for it, time one streamed
  * completion to its first token, stop it.  Fills the run and one sample;
- * the figure is a lower bound on prefill speed (mode "server").
+ * the figure is a lower bound on prefill speed (mode "server").  A
+ * server that fails, or a stream without a token, is a failed run as a
+ * crashed bench run is: 0 with the failure in run->end, the server's
+ * stderr tail with it.  -1 only when nothing could be run at all (the
+ * template, the runner), as run_template()'s -1.
  */
 static int
 server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
@@ -424,29 +455,34 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	memset(&rq, 0, sizeof(rq));
 	rq.url = eng->url;
 	rq.prompt_tokens = c->prompt;
-	rq.max_tokens = 1;
+	rq.max_tokens = SERVER_MAX_TOKENS;
 	rq.timeout_ms = eng->timeout_ms;
 	rc = ttft_run(&ss, &rq, &tr, res, e);
 	strv_clear(&argv);
 	free(health);
-	if (rc < 0)
+	if (rc < 0 && tr.status == TTFT_RUNNER) {
+		run_result_release(res);
 		return -1;
+	}
 	run->mode = "server";
-	run->end.wall_ns = res->wall_ns;
+	/* The server's own end (a crash, its timeout) names the failure
+	 * as it would a bench run's; the detail is what TTFT saw. */
+	def_stored_end(res, detail, dlen, &run->end);
 	run->user_ns = res->user_ns;
 	run->sys_ns = res->sys_ns;
 	run->max_rss_kb = res->max_rss_kb;
-	run->end.exit_code = res->exit_code;
-	run->end.signal = res->signal;
-	if (tr.status != TTFT_OK) {
-		run->end.failure = tr.status == TTFT_SPAWN ? "spawn" :
-		    tr.status == TTFT_DIED ? "exit" : tr.status ==
-		    TTFT_NOT_READY ? "timeout" : "parse";
+	if (rc < 0) {
+		if (run->end.failure == NULL)
+			run->end.failure = server_failure(tr.status);
 		snprintf(detail, dlen, "%s: %s", ttft_status_name(tr.status),
 		    tr.detail);
 		run->end.failure_detail = detail;
 		return 0;
 	}
+	/* The token came: how the server ended after it is not the
+	 * figure's concern. */
+	run->end.failure = NULL;
+	run->end.failure_detail = NULL;
 	smp->prompt_tokens = c->prompt;
 	smp->gen_tokens = 0;
 	smp->wall_ns = tr.ttft_ns;

@@ -59,6 +59,8 @@ ttft_status_name(enum ttft_status st)
 		return "http";
 	case TTFT_NO_TOKEN:
 		return "no-token";
+	case TTFT_RUNNER:
+		return "runner";
 	}
 	return "unknown";
 }
@@ -126,6 +128,7 @@ ttft_sse_init(struct ttft_sse *p)
 {
 	p->len = 0;
 	p->overflow = 0;
+	p->finish[0] = '\0';
 	p->detail[0] = '\0';
 }
 
@@ -139,7 +142,7 @@ nonempty_string(json_t *v)
 static int
 sse_line(struct ttft_sse *p, char *line)
 {
-	json_t *ev, *choice;
+	json_t *ev, *choice, *finish;
 	char *payload, *dump;
 	int token;
 
@@ -149,8 +152,15 @@ sse_line(struct ttft_sse *p, char *line)
 	if (*payload == ' ')
 		payload++;
 	if (strcmp(payload, "[DONE]") == 0) {
-		snprintf(p->detail, sizeof(p->detail), "the stream ended "
-		    "([DONE]) before any token");
+		/* "stop" says the first token was end-of-text, "length"
+		 * that it streamed no text (half a UTF-8 character). */
+		if (p->finish[0] != '\0')
+			snprintf(p->detail, sizeof(p->detail), "the stream "
+			    "ended ([DONE]) before any token (finish_reason "
+			    "\"%s\")", p->finish);
+		else
+			snprintf(p->detail, sizeof(p->detail), "the stream "
+			    "ended ([DONE]) before any token");
 		return -1;
 	}
 	if (*payload == '\0')
@@ -169,6 +179,10 @@ sse_line(struct ttft_sse *p, char *line)
 		return -1;
 	}
 	choice = json_array_get(json_object_get(ev, "choices"), 0);
+	finish = json_object_get(choice, "finish_reason");
+	if (nonempty_string(finish))
+		snprintf(p->finish, sizeof(p->finish), "%.*s",
+		    (int)sizeof(p->finish) - 1, json_string_value(finish));
 	token = nonempty_string(json_object_get(choice, "text")) ||
 	    nonempty_string(json_object_get(json_object_get(choice, "delta"),
 	    "content")) ||
@@ -285,9 +299,15 @@ ttft_measure(struct ttft_server *srv, const struct ttft_request *rq,
 	    (uint64_t)clock_now_ns() ^ ((uint64_t)srv->seq << 40))) == NULL)
 		return fail(r, e, TTFT_HTTP, "cannot build a prompt of %d "
 		    "words: out of memory", rq->prompt_tokens);
-	req = json_pack("{s:s, s:i, s:b}", "prompt",
-	    rq->prompt ? rq->prompt : prompt, "max_tokens", rq->max_tokens,
-	    "stream", 1);
+	req = json_loads(TTFT_REQUEST_FIELDS, 0, NULL);
+	if (req != NULL && (json_object_set_new(req, "prompt", json_string(
+	    rq->prompt ? rq->prompt : prompt)) < 0 ||
+	    json_object_set_new(req, "max_tokens",
+	    json_integer(rq->max_tokens)) < 0 ||
+	    json_object_set_new(req, "stream", json_true()) < 0)) {
+		json_decref(req);
+		req = NULL;
+	}
 	body = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	free(prompt);
@@ -377,7 +397,7 @@ ttft_server_start(const struct ttft_server_spec *s, struct ttft_server **out,
 		    "URL");
 	if (run_start(&s->proc, &p, e) < 0) {
 		snprintf(r->detail, sizeof(r->detail), "%s", e->msg);
-		r->status = TTFT_SPAWN;
+		r->status = TTFT_RUNNER;
 		return -1;
 	}
 	wait_ms = s->ready_timeout_ms > 0 ? s->ready_timeout_ms :

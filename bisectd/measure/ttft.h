@@ -23,8 +23,22 @@ enum ttft_status {
 	TTFT_DIED,		/* the server ended before or while asked */
 	TTFT_NOT_READY,		/* health URL not 200 within the wait */
 	TTFT_HTTP,		/* transport failure or a non-200 answer */
-	TTFT_NO_TOKEN		/* the stream ended without a token */
+	TTFT_NO_TOKEN,		/* the stream ended without a token */
+	TTFT_RUNNER		/* the runner itself failed (pipes, memory):
+				 * no fault of the server's */
 };
+
+/*
+ * What every request asks besides its prompt, max_tokens and stream, as
+ * a JSON object: greedy sampling (temperature 0) from a fixed seed, and
+ * end-of-text held back (ignore_eos: llama.cpp, vLLM, SGLang; min_tokens:
+ * vLLM), so that the one token asked for is seldom one that streams no
+ * text.  Most servers ignore the fields they do not know; one that
+ * refuses them fails every request with its answer.  Part of a server
+ * mode measurement definition: a change here is a new definition.
+ */
+#define TTFT_REQUEST_FIELDS \
+	"{\"seed\":1,\"temperature\":0,\"ignore_eos\":true,\"min_tokens\":1}"
 
 struct ttft_server_spec {
 	struct child_spec proc;		/* the server command; its timeout
@@ -34,6 +48,7 @@ struct ttft_server_spec {
 	int allow_http;			/* plain http (loopback servers) */
 };
 
+/* A request: TTFT_REQUEST_FIELDS and these. */
 struct ttft_request {
 	const char *url;	/* the completions URL; not owned */
 	int prompt_tokens;	/* N: the prompt is N words */
@@ -57,9 +72,9 @@ struct ttft_server;
 
 /*
  * Start the server and wait until its health URL answers 200.  Returns 0
- * with *out set, or -1 with r->status (SPAWN, DIED, NOT_READY) and
- * r->detail set, the server stopped, and its run in *server_run when that
- * is not NULL (released by the caller); e gets the same message.
+ * with *out set, or -1 with r->status (SPAWN, DIED, NOT_READY, RUNNER)
+ * and r->detail set, the server stopped, and its run in *server_run when
+ * that is not NULL (released by the caller); e gets the same message.
  */
 int ttft_server_start(const struct ttft_server_spec *s,
     struct ttft_server **out, struct ttft_result *r,
@@ -82,7 +97,7 @@ void ttft_server_stop(struct ttft_server *srv,
 int ttft_run(const struct ttft_server_spec *s, const struct ttft_request *rq,
     struct ttft_result *r, struct run_result *server_run, struct err *e);
 
-/* "ok", "spawn", "died", "not-ready", "http", "no-token". */
+/* "ok", "spawn", "died", "not-ready", "http", "no-token", "runner". */
 const char *ttft_status_name(enum ttft_status st);
 
 /*
@@ -90,12 +105,14 @@ const char *ttft_status_name(enum ttft_status st);
  * chunks in order; returns 1 at the first "data:" event carrying a token
  * (OpenAI completions "choices[0].text", chat "choices[0].delta.content",
  * or llama.cpp's "content"), 0 if none yet, -1 at "data: [DONE]" or an
- * error event (detail says which).  Exposed for tests.
+ * error event (detail says which, with the finish_reason of the events
+ * before when one gave it).  Exposed for tests.
  */
 struct ttft_sse {
 	char line[64 * 1024];	/* the line being assembled */
 	size_t len;
 	int overflow;		/* the current line passed the bound */
+	char finish[32];	/* the last finish_reason streamed, or "" */
 	char detail[256];
 };
 

@@ -945,6 +945,146 @@ test_server(void)
 	run_release(&r);
 }
 
+/* Start a server of release file conf; its port, or 0. */
+static int
+start_server(const char *conf, pid_t *pid, int *outfd, int *errfd)
+{
+	const char *argv[] = { engine, "--release", conf, "-m", "w.bin",
+	    "--server", "--port-file", "eport", NULL };
+	char *text = NULL;
+	int i, port;
+
+	unlink("eport");
+	*pid = start(argv, outfd, errfd);
+	for (i = 0; i < 500 && (text = check_read_file("eport")) == NULL; i++)
+		usleep(10000);
+	port = text ? atoi(text) : 0;
+	free(text);
+	return port;
+}
+
+/* SIGTERM the server; its stderr, malloced. */
+static char *
+stop_server(pid_t pid, int outfd, int errfd)
+{
+	struct run r;
+
+	kill(pid, SIGTERM);
+	finish(pid, outfd, errfd, now_ms(), 5000, &r);
+	CHECK(exited(&r, 0));
+	free(r.out);
+	return r.err;
+}
+
+/* The events of one streamed completion, dechunked; "" on failure. */
+static const char *
+stream(int port, const char *body)
+{
+	static char events[8192];
+	char *resp = post(port, body, NULL);
+	const char *end = resp ? strstr(resp, "\r\n\r\n") : NULL;
+
+	events[0] = '\0';
+	if (end == NULL || strncmp(resp, "HTTP/1.1 200 ", 13) != 0 ||
+	    dechunk(end + 4, events, sizeof(events)) < 0)
+		events[0] = '\0';
+	free(resp);
+	return events;
+}
+
+/*
+ * empty_first_token: every Nth streamed completion, counted across the
+ * release's server processes, has a first token that streams no text;
+ * end-of-text unless the request holds it back, half a UTF-8 character
+ * whatever it says.  The request fields are type-checked and logged.
+ */
+static void
+test_server_empty_first_token(void)
+{
+	static const char plain[] = "{\"prompt\": \"a b c\", "
+	    "\"max_tokens\": 1, \"stream\": true}";
+	static const char no_eos[] = "{\"prompt\": \"a b c\", "
+	    "\"max_tokens\": 1, \"stream\": true, \"ignore_eos\": true, "
+	    "\"seed\": 7, \"temperature\": 0}";
+	static const char min1[] = "{\"prompt\": \"a b c\", "
+	    "\"max_tokens\": 1, \"stream\": true, \"min_tokens\": 1, "
+	    "\"temperature\": 0.5}";
+	static const char two[] = "{\"prompt\": \"a b c\", "
+	    "\"max_tokens\": 2, \"stream\": true}";
+	const char *ev;
+	char *err, *log, *resp;
+	int port, outfd, errfd;
+	pid_t pid;
+	struct run r;
+
+	unlink("eos.conf.requests");
+	unlink("requests.log");
+	check_write_file("eos.conf", "fixed_us = 1000\n"
+	    "empty_first_token = 2\n");
+	setenv("FAKE_ENGINE_REQUEST_LOG", "requests.log", 1);
+	port = start_server("eos.conf", &pid, &outfd, &errfd);
+	CHECK(port > 0);
+	ev = stream(port, plain);
+	CHECK_CONTAINS(ev, "\"text\":\" tok\"");
+	ev = stream(port, plain);
+	CHECK(strstr(ev, " tok") == NULL);
+	CHECK_CONTAINS(ev, "\"text\":\"\",\"index\":0,"
+	    "\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+	/* Fields of the wrong type are refused, as a server would. */
+	resp = post(port, "{\"prompt\": \"a\", \"seed\": \"x\"}", NULL);
+	CHECK_CONTAINS(resp, "HTTP/1.1 400 ");
+	free(resp);
+	resp = post(port, "{\"prompt\": \"a\", \"ignore_eos\": 1}", NULL);
+	CHECK_CONTAINS(resp, "HTTP/1.1 400 ");
+	free(resp);
+	err = stop_server(pid, outfd, errfd);
+	CHECK_CONTAINS(err, "request 2: the first token is end-of-text");
+	free(err);
+
+	/* The count goes on in the next process; a request that holds
+	 * end-of-text back gets its token. */
+	port = start_server("eos.conf", &pid, &outfd, &errfd);
+	CHECK(port > 0);
+	CHECK_CONTAINS(stream(port, plain), " tok");	/* 3 */
+	CHECK_CONTAINS(stream(port, no_eos), " tok");	/* 4 */
+	CHECK_CONTAINS(stream(port, plain), " tok");	/* 5 */
+	CHECK_CONTAINS(stream(port, min1), " tok");	/* 6 */
+	CHECK_CONTAINS(stream(port, plain), " tok");	/* 7 */
+	CHECK(strstr(stream(port, plain), " tok") == NULL);	/* 8 */
+	free(stop_server(pid, outfd, errfd));
+	unsetenv("FAKE_ENGINE_REQUEST_LOG");
+	log = check_read_file("requests.log");
+	CHECK_INT(count(log ? log : "", "\n"), 8);
+	CHECK_CONTAINS(log, "{\"ignore_eos\":true,\"max_tokens\":1,"
+	    "\"prompt\":\"a b c\",\"seed\":7,\"stream\":true,"
+	    "\"temperature\":0}\n");
+	CHECK_CONTAINS(log, "\"min_tokens\":1,");
+	free(log);
+
+	/* Half a character: nothing with one token, whatever the request
+	 * says; the whole character with the second. */
+	unlink("utf8.conf.requests");
+	check_write_file("utf8.conf", "empty_first_token = 1 utf8\n");
+	port = start_server("utf8.conf", &pid, &outfd, &errfd);
+	CHECK(port > 0);
+	CHECK_STR(stream(port, no_eos), "data: {\"choices\":[{\"text\":\"\","
+	    "\"index\":0,\"finish_reason\":\"length\"}]}\n\n"
+	    "data: [DONE]\n\n");
+	CHECK_STR(stream(port, two), "data: {\"choices\":[{\"text\":"
+	    "\"\xc3\xa9\",\"index\":0}]}\n\ndata: [DONE]\n\n");
+	err = stop_server(pid, outfd, errfd);
+	CHECK_CONTAINS(err, "request 2: the first token is half a UTF-8 "
+	    "character");
+	free(err);
+
+	check_write_file("bad.conf", "empty_first_token = 0\n");
+	run((const char *const[]){ engine, "--release", "bad.conf",
+	    "--version", NULL }, &r);
+	CHECK(exited(&r, 1));
+	CHECK_CONTAINS(r.err, "empty_first_token: expected N [eos|utf8]");
+	run_release(&r);
+}
+
 static void
 test_server_needs_port(void)
 {
@@ -983,6 +1123,7 @@ main(void)
 	CHECK_CASE(test_fail_linger);
 	CHECK_CASE(test_demo_archives);
 	CHECK_CASE(test_server);
+	CHECK_CASE(test_server_empty_first_token);
 	CHECK_CASE(test_server_needs_port);
 	return check_done();
 }

@@ -28,6 +28,18 @@
  *                         hypervisor's stolen time reaches the figures
  *   fail                  none, crash, hang, hang-ignore-term,
  *                         setsid-linger, garbage, exit
+ *   empty_first_token     N [eos | utf8]: every Nth streamed completion
+ *                         (the Nth, the 2Nth ...; 1: all) of this
+ *                         release's servers, counted across processes in
+ *                         FILE.requests beside the release file, has a
+ *                         first token that streams no text.  eos (the
+ *                         default): end-of-text, an empty "stop" event
+ *                         and [DONE], unless the request holds it back
+ *                         (ignore_eos true or min_tokens >= 1).  utf8:
+ *                         half a UTF-8 character, held back until the
+ *                         next token completes it: with max_tokens 1 an
+ *                         empty "length" event and [DONE], whatever the
+ *                         request says.  Each says so on stderr.
  *   generate_seed         --generate: the text is a function of the
  *                         prompt and this number (default 0), so a
  *                         release that changes it "computes" differently
@@ -47,6 +59,8 @@
  * or {"content": TEXT, "tokens": 24} with -o json.
  *
  * Environment: FAKE_ENGINE_PIDFILE (fail = setsid-linger, below);
+ * FAKE_ENGINE_REQUEST_LOG=FILE: the body of each completions request is
+ * appended to FILE, one line of JSON each, for tests of what was asked;
  * FAKE_ENGINE_PRINT_ENV set: the whole environment goes to stderr first,
  * the way a careless engine's diagnostics would print it;
  * FAKE_ENGINE_ALLOC_MB=N: N MiB are allocated and touched before the
@@ -71,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -103,6 +118,9 @@ enum fail_mode {
 	FAIL_SETSID_LINGER, FAIL_GARBAGE, FAIL_EXIT
 };
 
+/* What an empty first token is (empty_first_token). */
+enum empty_kind { EMPTY_NONE, EMPTY_EOS, EMPTY_UTF8 };
+
 static const char *const fail_names[] = {
 	"none", "crash", "hang", "hang-ignore-term", "setsid-linger",
 	"garbage", "exit"
@@ -128,6 +146,9 @@ struct release {
 	double load_us;
 	int clock_cpu;		/* samples in thread CPU time, not wall */
 	enum fail_mode fail;
+	long empty_every;	/* empty_first_token: every Nth, 0: never */
+	enum empty_kind empty_kind;
+	char path[PATH_MAX];	/* the release file */
 	long generate_seed;	/* --generate: what the text depends on */
 	int generate_jitter;	/* --generate: differ from run to run */
 	struct component components[MAX_COMPONENTS];
@@ -315,6 +336,17 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		if (i == sizeof(fail_names) / sizeof(fail_names[0]))
 			die("%s:%d: fail: unknown mode '%s'", path, line, val);
 		rel->fail = (enum fail_mode)i;
+	} else if (strcmp(key, "empty_first_token") == 0) {
+		char kind[8] = "eos", extra;
+		int n = sscanf(val, "%ld %7s %c", &rel->empty_every, kind,
+		    &extra);
+
+		if (n < 1 || n > 2 || rel->empty_every < 1 ||
+		    (strcmp(kind, "eos") != 0 && strcmp(kind, "utf8") != 0))
+			die("%s:%d: empty_first_token: expected N [eos|utf8] "
+			    "with N >= 1, not '%s'", path, line, val);
+		rel->empty_kind = strcmp(kind, "utf8") == 0 ? EMPTY_UTF8 :
+		    EMPTY_EOS;
 	} else if (strcmp(key, "component") == 0) {
 		struct component *c = &rel->components[rel->ncomponents];
 		char extra;
@@ -408,6 +440,9 @@ release_load(struct release *rel, const char *path)
 	long size = 0;
 
 	release_defaults(rel);
+	if (strlen(path) >= sizeof(rel->path))
+		die("release file name too long: '%s'", path);
+	snprintf(rel->path, sizeof(rel->path), "%s", path);
 	if ((f = fopen(path, "r")) == NULL)
 		die("cannot read release parameters '%s': %s", path,
 		    strerror(errno));
@@ -812,29 +847,105 @@ count_words(const char *s)
 	return n;
 }
 
+/* Append a request's body to $FAKE_ENGINE_REQUEST_LOG, one line. */
+static void
+log_request(json_t *req)
+{
+	const char *path = getenv("FAKE_ENGINE_REQUEST_LOG");
+	char *line;
+	FILE *f;
+
+	if (path == NULL || *path == '\0')
+		return;
+	if ((line = json_dumps(req, JSON_COMPACT | JSON_SORT_KEYS)) == NULL ||
+	    (f = fopen(path, "a")) == NULL)
+		die("cannot log the request to '%s': %s", path,
+		    strerror(errno));
+	fprintf(f, "%s\n", line);
+	if (fclose(f) == EOF)
+		die("cannot write '%s': %s", path, strerror(errno));
+	free(line);
+}
+
+/*
+ * The number of this completions request among all those the release's
+ * servers have answered, from 1.  Each run starts a server of its own,
+ * so the count is kept in a file, under a lock for servers side by side.
+ */
+static long
+request_number(const struct release *rel)
+{
+	char path[PATH_MAX + 16], text[32];
+	ssize_t n;
+	long count;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.requests", rel->path);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0 ||
+	    flock(fd, LOCK_EX) < 0 ||
+	    (n = pread(fd, text, sizeof(text) - 1, 0)) < 0)
+		die("cannot count requests in '%s': %s", path,
+		    strerror(errno));
+	text[n] = '\0';
+	count = atol(text) + 1;
+	n = snprintf(text, sizeof(text), "%ld\n", count);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		die("cannot count requests in '%s': %s", path,
+		    strerror(errno));
+	close(fd);
+	return count;
+}
+
+/* What the first token of this request is, as the release says. */
+static enum empty_kind
+empty_first(const struct release *rel, int eos_held_back)
+{
+	long k;
+
+	if (rel->empty_every == 0)
+		return EMPTY_NONE;
+	k = request_number(rel);
+	if (k % rel->empty_every != 0 ||
+	    (rel->empty_kind == EMPTY_EOS && eos_held_back))
+		return EMPTY_NONE;
+	fprintf(stderr, "fake-engine: request %ld: the first token is %s\n",
+	    k, rel->empty_kind == EMPTY_EOS ? "end-of-text" :
+	    "half a UTF-8 character");
+	return rel->empty_kind;
+}
+
 static void
 completions(int fd, const struct release *rel, const char *body,
     size_t body_len)
 {
-	const char *prompt = NULL;
+	const char *prompt = NULL, *piece;
 	json_error_t je;
 	json_t *req;
-	json_int_t max_tokens = 16;
+	json_int_t max_tokens = 16, seed = -1, min_tokens = 0;
 	static const char stream_head[] = "HTTP/1.1 200 OK\r\n"
 	    "Content-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
 	    "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n";
-	int stream = 0, words, i;
-	double speedup, f;
+	enum empty_kind empty;
+	int stream = 0, ignore_eos = 0, words, i;
+	double speedup, f, temperature = 1;
+	char event[128];
 
+	/* Types are checked as a server's would be: a field of the wrong
+	 * kind is a 400, not ignored. */
 	req = json_loadb(body, body_len, 0, &je);
-	if (req == NULL || json_unpack_ex(req, &je, 0, "{s:s, s?I, s?b}",
-	    "prompt", &prompt, "max_tokens", &max_tokens, "stream",
-	    &stream) < 0 || max_tokens < 0 || max_tokens > 100000) {
+	if (req == NULL || json_unpack_ex(req, &je, 0,
+	    "{s:s, s?I, s?b, s?I, s?F, s?b, s?I}", "prompt", &prompt,
+	    "max_tokens", &max_tokens, "stream", &stream, "seed", &seed,
+	    "temperature", &temperature, "ignore_eos", &ignore_eos,
+	    "min_tokens", &min_tokens) < 0 || max_tokens < 0 ||
+	    max_tokens > 100000 || temperature < 0 || min_tokens < 0) {
 		send_response(fd, 400, "Bad Request", "application/json",
-		    "{\"error\":\"expected {prompt, max_tokens, stream}\"}");
+		    "{\"error\":\"expected {prompt, max_tokens, stream, "
+		    "seed, temperature, ignore_eos, min_tokens}\"}");
 		json_decref(req);
 		return;
 	}
+	log_request(req);
 	if (rel->fail == FAIL_GARBAGE) {
 		send_response(fd, 200, "OK", "text/event-stream",
 		    "d\x01ta: {garbage\n\n");
@@ -845,6 +956,8 @@ completions(int fd, const struct release *rel, const char *body,
 	speedup = speedup_for(rel, prompt, strlen(prompt));
 	f = noise_factor(rel->noise_cv);
 	json_decref(req);
+	empty = stream ? empty_first(rel, ignore_eos || min_tokens >= 1) :
+	    EMPTY_NONE;
 
 	burn((rel->fixed_us + words * rel->prefill_us) * f);
 	if (!stream) {
@@ -875,8 +988,25 @@ completions(int fd, const struct release *rel, const char *body,
 	for (i = 0; i < max_tokens && !stopping; i++) {
 		/* Every token, the first included, costs a decode step. */
 		burn(rel->decode_us / speedup * f);
-		if (send_chunk(fd, "data: {\"choices\":[{\"text\":\" tok\","
-		    "\"index\":0}]}\n\n") < 0)
+		if (empty == EMPTY_EOS)
+			break;
+		/* Half a character streams nothing until the next token
+		 * completes it. */
+		if (empty == EMPTY_UTF8 && i == 0)
+			continue;
+		piece = empty == EMPTY_UTF8 && i == 1 ? "\xc3\xa9" : " tok";
+		snprintf(event, sizeof(event), "data: {\"choices\":[{\"text\":"
+		    "\"%s\",\"index\":0}]}\n\n", piece);
+		if (send_chunk(fd, event) < 0)
+			return;
+	}
+	/* Generation ended with nothing streamed: the last event says why,
+	 * with no text, as a server's does. */
+	if (empty == EMPTY_EOS || (empty == EMPTY_UTF8 && i <= 1)) {
+		snprintf(event, sizeof(event), "data: {\"choices\":[{\"text\":"
+		    "\"\",\"index\":0,\"finish_reason\":\"%s\"}]}\n\n",
+		    empty == EMPTY_EOS ? "stop" : "length");
+		if (send_chunk(fd, event) < 0)
 			return;
 	}
 	if (send_chunk(fd, "data: [DONE]\n\n") == 0)

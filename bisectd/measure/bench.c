@@ -425,7 +425,7 @@ server_failure(enum ttft_status st)
  */
 static int
 server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
-    const struct bench_cell *c, struct store_run *run,
+    const struct bench_cell *c, const atomic_int *stop, struct store_run *run,
     struct store_sample *smp, size_t *nsmp, char *detail, size_t dlen,
     struct run_result *res, struct err *e)
 {
@@ -445,6 +445,7 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	ss.proc.timeout_ms = eng->timeout_ms;
 	ss.proc.memory_max = eng->max_memory;
 	ss.proc.isolation = RUN_ISOLATE_AUTO;
+	ss.proc.stop = stop;
 	if (eng->health_url == NULL &&
 	    (health = default_health_url(eng->url)) == NULL) {
 		strv_clear(&argv);
@@ -463,6 +464,13 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	if (rc < 0 && tr.status == TTFT_RUNNER) {
 		run_result_release(res);
 		return -1;
+	}
+	if (stop && atomic_load(stop)) {
+		/* Ended on a stop request (the server is always stopped at
+		 * the end; this is the user's): measured again, as a bench
+		 * run is. */
+		run_result_release(res);
+		return err_set(e, "interrupted");
 	}
 	run->mode = "server";
 	/* The server's own end (a crash, its timeout) names the failure
@@ -536,8 +544,10 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	if (eng->mode == MODE_SERVER) {
 		struct store_sample one;
 
-		rc = server_run(eng, &v, c, &run, &one, &nsmp, detail,
-		    sizeof(detail), &res, e);
+		rc = server_run(eng, &v, c, b->stop, &run, &one, &nsmp,
+		    detail, sizeof(detail), &res, e);
+		if (rc < 0 && b->stop && *b->stop)
+			return -1;	/* "interrupted" */
 		if (rc < 0)
 			return err_prefix(e, "%s %s", eng->name, t->version);
 		fill_run(b, t, c, definition_id, rep, warmup, confirm, &hs,

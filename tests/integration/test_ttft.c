@@ -455,6 +455,43 @@ write_config(const char *name, const char *db, int port)
 	check_write_file(name, text);
 }
 
+/*
+ * Ctrl-C while a server that never gets ready is waited for: bisectctl
+ * ends it within seconds, not at the 1 minute timeout, exits 130, and
+ * stores no failed run of the release for it.
+ */
+static void
+test_bench_interrupted(void)
+{
+	char text[4096], cmd[4200], *out = NULL;
+	double t0;
+	pid_t pid;
+	int n;
+
+	n = snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = int.db\n\tcache = int.cache\n"
+	    "\tmax-busy = 100%%\n[weights \"w\"]\n\tpath = weights.bin\n");
+	engine_config(text + n, sizeof(text) - (size_t)n, "hang", "hang",
+	    "fake-engine", free_port(), "int");
+	check_write_file("int.conf", text);
+	snprintf(cmd, sizeof(cmd), "exec %s -c int.conf bench hang 1.0.0 "
+	    ">int.txt 2>&1", ctl);
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	check_sleep_ms(1500);
+	t0 = check_now_s();
+	kill(pid, SIGINT);
+	CHECK_INT(check_wait_exit(pid, 60), 130);
+	CHECK(check_now_s() - t0 < 5);
+	CHECK_INT(check_ctl_run(ctl, "-c int.conf --format json runs hang "
+	    "1.0.0", &out), 0);
+	CHECK(out != NULL && strstr(out, "\"failure\"") == NULL);
+	free(out);
+}
+
 /* How many runs of bisectctl's JSON have a string key holding val. */
 static int
 runs_with(json_t *runs, const char *key, const char *val)
@@ -701,6 +738,7 @@ main(void)
 	CHECK_CASE(test_failures);
 	CHECK_CASE(test_empty_first_token);
 	CHECK_CASE(test_bench_no_token);
+	CHECK_CASE(test_bench_interrupted);
 	CHECK_CASE(test_bench_server_fails);
 	CHECK_CASE(test_bisect_skips_tokenless);
 	run_shutdown();

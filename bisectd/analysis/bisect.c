@@ -236,6 +236,11 @@ need(struct walk *w, size_t i, int reps)
 	return w->reps[i] < reps ? ask_measure(w, i, reps) : STEP_GO;
 }
 
+/*
+ * Release i's metric.  A per-token cost whose interval reaches zero or
+ * below ("0.505 [-1.054, 2.063]") is too few runs for this noise, not a
+ * figure to compare: more runs are asked for first, up to the cap.
+ */
 static int
 metric(struct walk *w, size_t i, struct estimate **out)
 {
@@ -248,6 +253,9 @@ metric(struct walk *w, size_t i, struct estimate **out)
 		}
 		w->have[i] = 1;
 	}
+	if (w->p->metric.kind == BISECT_METRIC_PER_TOKEN &&
+	    !(w->est[i].lo > 0) && w->reps[i] < w->p->reps_cap)
+		return ask_measure(w, i, ladder_next(w->p, w->reps[i]));
 	*out = &w->est[i];
 	return STEP_GO;
 }

@@ -84,8 +84,8 @@ add_flag(json_t *flags, const char *f)
 	json_array_append_new(flags, json_string(f));
 }
 
-/* The band plotted around a release's line: this many lengths from 0 to
- * the longest prompt. */
+/* The band plotted around a release's line: this many lengths over the
+ * fitted ones. */
 #define BAND_STEPS 16
 
 /* The fitted line and its band over the lengths it was fitted on: drawn
@@ -196,6 +196,9 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		const struct fit *f = &fg->fit;
 
 		out_estimate_ms(&f->per_token_ns, "per_token_ms", o);
+		/* An interval reaching zero: too few runs for this noise. */
+		if (!(f->per_token_ns.lo > 0))
+			add_flag(flags, "per-token-unresolved");
 		out_fixed_ms(&f->fixed_ns, f->fixed_why, "fixed_ms", o);
 		if (!f->fixed_estimable)
 			add_flag(flags, "fixed-not-estimable");

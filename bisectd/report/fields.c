@@ -3,6 +3,7 @@
  * fields.h).
  */
 #include <math.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -40,6 +41,18 @@ rep_has_canary(const json_t *rels)
 
 	json_array_foreach(rels, i, r)
 		if (json_is_object(json_object_get(r, "canary")))
+			return 1;
+	return 0;
+}
+
+int
+rep_has_flag(const json_t *r, const char *flag)
+{
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "flags"), i, f)
+		if (json_is_string(f) && strcmp(json_string_value(f), flag) == 0)
 			return 1;
 	return 0;
 }

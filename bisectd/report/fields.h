@@ -19,6 +19,9 @@ double rep_at(const struct json_t *a, size_t i);
 /* o[key] as a string; "" when missing or not a string.  Borrowed. */
 const char *rep_str(const struct json_t *o, const char *key);
 
+/* Whether release r of a report carries the flag. */
+int rep_has_flag(const struct json_t *r, const char *flag);
+
 /* Whether any release of rels (a report's "releases") has a canary. */
 int rep_has_canary(const struct json_t *rels);
 

@@ -496,6 +496,25 @@ print_header(const json_t *rep, FILE *out, int md)
 
 /* The boundary's confirmation runs, apart from the table they would
  * otherwise blur. */
+/* The releases whose per-token interval reaches zero, and what that
+ * means, in one sentence. */
+static void
+print_unresolved(const json_t *rels, FILE *out, int md)
+{
+	const json_t *r;
+	size_t i, k = 0;
+
+	json_array_foreach(rels, i, r)
+		if (rep_has_flag(r, "per-token-unresolved"))
+			fprintf(out, "%s%s", k++ ? ", " : md ? "\nper-token cost "
+			    "unresolved on " : "per-token cost unresolved on ",
+			    rep_str(r, "version"));
+	if (k > 0)
+		fprintf(out, ": its 95%% interval reaches zero or below, too "
+		    "few runs for this noise to compare (a bisect measures "
+		    "more first)\n");
+}
+
 /*
  * Where the fixed overhead is not estimable, said once per reason with
  * the releases it holds for: the same sentence eight times over is
@@ -721,6 +740,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "same_archive_as"),
 			    rep_str(r, "sha256"));
 	print_not_estimable(rels, out, md);
+	print_unresolved(rels, out, md);
 	print_confirm(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);

@@ -640,6 +640,52 @@ test_probe_unknown(void)
  * gives a figure, its standard error taken where a slowdown would put
  * it; an A there gives none, and the comparison is unknown.
  */
+/*
+ * A per-token cost small beside the fixed part and the noise: at the
+ * first 5 runs its interval reaches below zero, which says too few runs
+ * for this noise, not a cost to compare, though a release 40 times
+ * slower per token is beyond doubt even against it.  The search measures
+ * such a release further before it judges it: the releases it judged
+ * have a per-token interval above zero (or are at the cap).
+ */
+static void
+test_unresolved_per_token(void)
+{
+	static struct store s;
+	static struct run r;
+	struct bisect_params p;
+	struct world w;
+	int below = 0;
+
+	world_init(&w, 2, 0.10, 7);
+	w.t[0] = (struct truth){ 500, 0.05 };
+	w.t[1] = (struct truth){ 500, 2.0 };
+	params(&p);
+	/* What the first measurement alone gives. */
+	store_init(&s, &w);
+	for (size_t i = 0; i < 2; i++) {
+		struct estimate e;
+
+		add(&s, &w, &p, i, 0, (size_t)p.reps_initial, NULL);
+		CHECK_INT(bisect_metric_estimate(&s.rel[i], &p, 0,
+		    (size_t)p.reps_initial, &e), 0);
+		below += !(e.lo > 0);
+	}
+	CHECK_INT(below, 1);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = count(&s.rel[i].cells[0], 0);
+		struct estimate e;
+
+		CHECK_INT(bisect_metric_estimate(&s.rel[i], &p, 0, n, &e), 0);
+		CHECK(e.lo > 0 || n == (size_t)p.reps_cap);
+		if (i == 0)
+			CHECK(n > (size_t)p.reps_initial);
+	}
+	CHECK(r.v.status == BISECT_REGRESSION);
+	bisect_verdict_release(&r.v);
+}
+
 static void
 test_detectable(void)
 {
@@ -1137,6 +1183,7 @@ main(void)
 	CHECK_CASE(test_pp_tg);
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_unresolved_per_token);
 	CHECK_CASE(test_invalid);
 	CHECK_CASE(test_detectable);
 	CHECK_CASE(test_run_unit);

@@ -365,6 +365,23 @@ test_upstream_markdown(void)
 	CHECK_CONTAINS(text, "\n- archive 1.0: ");
 	free(text);
 	json_decref(rep);
+
+	/* A per-token interval through zero is said for what it is. */
+	rep = json_pack("{s:s,s:s,s:f,s:{s:s,s:s},s:[{s:s,s:s,s:f,s:[f,f],"
+	    "s:[s]}],s:{s:s,s:s,s:s,s:[]}}",
+	    "engine", "e", "metric", "per-token", "threshold", 0.2,
+	    "range", "from", "1.0", "to", "1.1",
+	    "releases", "version", "1.1", "status", "measured",
+	    "per_token_ms", 0.505, "per_token_ms_ci", -1.054, 2.063,
+	    "flags", "per-token-unresolved",
+	    "verdict", "status", "unknown", "first_bad", "",
+	    "last_good", "", "candidates");
+	CHECK(rep != NULL);
+	text = rendered(rep, REPORT_TEXT);
+	CHECK_CONTAINS(text, "per-token cost unresolved on 1.1: its 95% "
+	    "interval reaches zero or below, too few runs for this noise");
+	free(text);
+	json_decref(rep);
 }
 
 /*

@@ -9,10 +9,53 @@
 
 #include "bisectd/acquire/bench_release.h"
 #include "bisectd/measure/benchlock.h"
+#include "bisectd/report/summary.h"
 #include "bisectd/search/perf.h"
 #include "common/err.h"
 #include "ctl.h"
 #include "ctl_local.h"
+
+/* The release's fit as its report entry gives it: prefill per token and
+ * fixed, each with its interval, over the fit lengths. */
+static void
+print_fit(struct store *s, const struct conf_engine *g, int64_t release_id,
+    const char *wsha, const char *hw)
+{
+	struct release_figs f;
+	struct err e = ERR_INIT;
+	char lengths[128];
+	size_t used = 0;
+
+	for (size_t i = 0; i < g->nfit && used + 12 < sizeof(lengths); i++)
+		used += (size_t)snprintf(lengths + used, sizeof(lengths) - used,
+		    "%s%d", i ? "," : "", g->fit[i]);
+	if (used == 0)
+		snprintf(lengths, sizeof(lengths), "-");
+	if (summary_release_figs(s, g, release_id, wsha, hw, &f, &e) < 0) {
+		printf("fit over %s: %s\n", lengths, e.msg);
+		return;
+	}
+	if (!f.has_fit)
+		printf("fit over %s: none (a fit length has no runs)\n",
+		    lengths);
+	else {
+		const struct estimate *pt = &f.fit.per_token_ns;
+		const struct estimate *fx = &f.fit.fixed_ns;
+
+		printf("fit over %s: prefill %.4g ms per token [%.4g, %.4g]",
+		    lengths, pt->value / 1e6, pt->lo / 1e6, pt->hi / 1e6);
+		if (f.fit.fixed_estimable)
+			printf(", fixed %.4g ms [%.4g, %.4g]\n", fx->value / 1e6,
+			    fx->lo / 1e6, fx->hi / 1e6);
+		else
+			printf(", fixed not estimable: %s\n", f.fit.fixed_why ?
+			    f.fit.fixed_why : "the line does not fit");
+		if (!(pt->lo > 0))
+			printf("the per-token interval reaches zero: too few "
+			    "runs for this noise (--reps N)\n");
+	}
+	summary_figs_release(&f);
+}
 
 /* Print the per-cell summary of what bench just stored. */
 static void
@@ -22,6 +65,9 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 {
 	json_t *arr = json_array();
 
+	if (c->format != FORMAT_JSON)
+		printf("%s %s, weights %s (sha256 %.12s), machine %.12s\n",
+		    g->name, ctl_safe(c->argv[1]), g->weights->name, wsha, hw);
 	if (c->format != FORMAT_JSON)
 		printf("%-16s %4s %12s %22s %7s %14s  %s\n", "CELL", "N",
 		    "MEDIAN ms", "MEAN ± SD ms", "CV", "TOK/S", "FLAGS");
@@ -98,8 +144,10 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 	}
 	if (c->format == FORMAT_JSON)
 		ctl_print_json(arr);
-	else
+	else {
 		json_decref(arr);
+		print_fit(s, g, release_id, wsha, hw);
+	}
 }
 
 int

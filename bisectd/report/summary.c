@@ -777,3 +777,25 @@ out:
 	return rc;
 }
 
+int
+summary_release_figs(struct store *s, const struct conf_engine *eng,
+    int64_t release_id, const char *wsha, const char *hw,
+    struct release_figs *f, struct err *e)
+{
+	struct store_release_runs rr;
+	struct report_cells qc;
+	int rc;
+
+	memset(f, 0, sizeof(*f));
+	if (report_cells_init(eng, wsha, hw, &qc, e) < 0)
+		return -1;
+	if (store_release_runs_read(s, wsha, hw, &release_id, 1, &rr,
+	    e) < 0) {
+		free(qc.tg);
+		return -1;
+	}
+	rc = figs_compute(&rr, &qc, eng, f, e);
+	store_release_runs_release(&rr);
+	free(qc.tg);
+	return rc;
+}

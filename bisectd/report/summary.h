@@ -117,4 +117,13 @@ int summary_figs(const struct report_summaries *x, size_t i,
     const struct conf_engine *eng, struct release_figs *f);
 void summary_figs_release(struct release_figs *f);
 
+/*
+ * One release's figures computed from its runs as a report's entry
+ * shows them (bench prints its fit so): free with
+ * summary_figs_release().  Returns 0 or -1 with e set.
+ */
+int summary_release_figs(struct store *s, const struct conf_engine *eng,
+    int64_t release_id, const char *wsha, const char *hw,
+    struct release_figs *f, struct err *e);
+
 #endif

@@ -962,6 +962,14 @@ test_machine_lock(void)
 	CHECK_INT(check_ctl_run(ctl, "-c fast.conf status", &out), 0);
 	CHECK_CONTAINS(out, "benchmark lock: free, ");
 	free(out);
+	/* bench says what its figures are of, and the release's fit. */
+	CHECK_INT(check_ctl_run(ctl, "-c fast.conf bench fast 1.0.0 --reps 3",
+	    &out), 0);
+	CHECK_CONTAINS(out, "fast 1.0.0, weights w (sha256 ");
+	CHECK_CONTAINS(out, "), machine ");
+	CHECK_CONTAINS(out, "\nfit over 512,2048: prefill ");
+	CHECK_CONTAINS(out, " ms per token [");
+	free(out);
 }
 
 /*

@@ -19,7 +19,9 @@ struct store_job {
 	int priority;
 	char *state;		/* "queued", "running", "done", "failed",
 				 * "cancelled" */
-	int64_t created, started, finished;	/* 0: not yet */
+	int64_t created, started, finished;	/* 0: not yet; started is
+					 * the first start, kept when the
+					 * job is taken up again */
 	int exit_code;		/* -1: none yet */
 	char *result;		/* or NULL */
 };

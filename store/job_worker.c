@@ -40,12 +40,17 @@ job_one(struct store *s, sqlite3_stmt *st, struct store_job *out,
 	return 1;
 }
 
+/*
+ * A job's start is its first: one taken up again after a stop or a
+ * kill -9 keeps it, so that its duration is the whole of its work, not
+ * the last piece.
+ */
 int
 store_job_pick(struct store *s, struct store_job *out, struct err *e)
 {
 	sqlite3_stmt *st;
 
-	if (store_prepare(s, "UPDATE job SET state = 'running', started = ?1,"
+	if (store_prepare(s, "UPDATE job SET state = 'running', started = coalesce(started, ?1),"
 	    " cancel_requested = 0 WHERE id = (SELECT id FROM job"
 	    " WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1)"
 	    " RETURNING " STORE_JOB_COLUMNS, &st, e) < 0)
@@ -60,7 +65,7 @@ store_job_claim(struct store *s, int64_t id, struct store_job *out,
 {
 	sqlite3_stmt *st;
 
-	if (store_prepare(s, "UPDATE job SET state = 'running', started = ?1,"
+	if (store_prepare(s, "UPDATE job SET state = 'running', started = coalesce(started, ?1),"
 	    " cancel_requested = 0 WHERE id = ?2 AND state = 'queued'"
 	    " RETURNING " STORE_JOB_COLUMNS, &st, e) < 0)
 		return -1;

@@ -454,6 +454,7 @@ test_crash_resume(void)
 	double t0;
 	pid_t pid;
 	int code = -1, rc, warmups_seen = 0, confirm_seen = 0;
+	time_t first_running = 0;
 
 	write_config("d.conf", "");
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
@@ -461,6 +462,7 @@ test_crash_resume(void)
 	id = enqueue("bisect", "{\"range\":\"0.2.0..0.2.6\",\"all\":false}");
 	free(raw_request("wake\n", 5));
 	CHECK(wait_progress(3));
+	first_running = time(NULL);
 
 	/* SIGTERM: the running engine is ended, the job goes back. */
 	t0 = check_now_s();
@@ -513,6 +515,14 @@ test_crash_resume(void)
 		check_sleep_ms(20);
 	}
 	CHECK(confirm_seen > 0);
+	/* Its duration is from its first start: the work before the stop
+	 * and the kill -9 counts. */
+	if ((s = open_store()) != NULL && store_job_get(s, id, &j, &e) == 0) {
+		CHECK(j.started > 0 && j.started <= (int64_t)first_running);
+		CHECK(j.finished >= j.started);
+		store_job_release(&j);
+	}
+	store_close(s);
 	fprintf(stderr, "progress seen: %d warm-ups, %d in the "
 	    "confirmation\n", warmups_seen, confirm_seen);
 	CHECK_STR(job_state(id, buf, sizeof(buf), &code), "done");

@@ -18,6 +18,35 @@
  * U+009B is the one-byte CSI of C1. */
 #define HOSTILE "1.0\x1b]0;pwned\x07\x1b[2J\xc2\x9b" "31m"
 
+/*
+ * What a tool says of a format's output: JSON that jansson reads back
+ * (valid UTF-8 included), HTML that xmllint parses as XML.
+ */
+static void
+tool_judges(enum report_format f, const char *text)
+{
+	json_error_t je;
+	json_t *back;
+
+	if (f == REPORT_JSON) {
+		back = json_loads(text, 0, &je);
+		if (back == NULL)
+			fprintf(stderr, "JSON does not read back: %s\n",
+			    je.text);
+		CHECK(back != NULL);
+		json_decref(back);
+	} else if (f == REPORT_HTML) {
+		if (system("command -v xmllint >/dev/null 2>&1") != 0) {
+			fprintf(stderr, "xmllint is missing: the test command "
+			    "installs it (Debian's libxml2-utils)\n");
+			CHECK(0);
+			return;
+		}
+		check_write_file("hostile.html", text);
+		CHECK_INT(check_run("xmllint --noout hostile.html", NULL), 0);
+	}
+}
+
 static void
 test_formats(void)
 {
@@ -43,6 +72,7 @@ test_formats(void)
 		CHECK(len > 0);
 		CHECK(memchr(text, 0x1b, len) == NULL);
 		CHECK(memchr(text, 0x07, len) == NULL);
+		tool_judges(formats[i], text);
 		if (formats[i] != REPORT_JSON) {
 			CHECK(strstr(text, "\xc2\x9b") == NULL);
 			/* Markdown writes the backslash and the bracket out
@@ -493,6 +523,7 @@ test_ablate_html_effect(void)
 int
 main(void)
 {
+	check_tmpdir("report_print");
 	CHECK_CASE(test_escape);
 	CHECK_CASE(test_escape_format_characters);
 	CHECK_CASE(test_formats);

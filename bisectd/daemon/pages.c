@@ -109,12 +109,15 @@ static int
 running_job(const json_t *job, struct buf *b)
 {
 	const json_t *g;
+	char args[512];
 
+	status_job_args_text(jstr(job, "kind"), json_object_get(job, "args"),
+	    args, sizeof(args));
 	if (buf_printf(b, "<p class=\"running\" id=\"running-%lld\">Job %lld: ",
 	    jint(job, "id"), jint(job, "id")) < 0 ||
 	    page_html(b, jstr(job, "kind")) < 0 || buf_addstr(b, " ") < 0 ||
 	    page_html(b, jstr(job, "engine")) < 0 || buf_addstr(b, " ") < 0 ||
-	    page_html(b, jstr(job, "args")) < 0 ||
+	    page_html(b, args) < 0 ||
 	    buf_printf(b, ", for %llds", jint(job, "elapsed")) < 0)
 		return -1;
 	if (jstr(job, "runner")[0] && (buf_addstr(b, ", measured on Slurm "

@@ -2,8 +2,8 @@
  * test_daemon_http.c: the daemon's HTTP server as a real process on
  * loopback, while the daemon bisects the demo's fake-engine releases:
  * the status page, the report, /api/ (byte for byte what bisectctl
- * --format json prints), /metrics (accepted by promtool, built again only
- * when the store changed); and requests
+ * --format json prints, a job's args an object), /metrics (accepted by
+ * promtool, built again only when the store changed); and requests
  * that are malformed, oversized, of other methods, slow, or many and
  * idle are refused or cut off while the bisect goes on to its verdict.
  */
@@ -373,6 +373,33 @@ metrics_cached(void)
 	free(c);
 }
 
+/* /api/status while the bisect runs: the running job's arguments are an
+ * object in the daemon's part and in the jobs, and bisectctl status
+ * prints them as the command line that queued them. */
+static void
+running_args(void)
+{
+	json_t *o, *d, *j;
+	char *out = NULL, cmd[4096];
+
+	CHECK_INT(get("/api/status", "running.json"), 200);
+	o = json_load_file("running.json", 0, NULL);
+	d = json_object_get(o, "daemon");
+	j = json_array_get(json_object_get(d, "jobs"), 0);
+	CHECK(json_is_object(json_object_get(j, "args")));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j, "args"),
+	    "range")), "0.2.0..0.2.6");
+	CHECK(json_is_object(json_object_get(json_object_get(d, "job"),
+	    "args")));
+	j = json_array_get(json_object_get(o, "jobs"), 0);
+	CHECK(json_is_object(json_object_get(j, "args")));
+	json_decref(o);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "running: job 1, bisect basert 0.2.0..0.2.6, for ");
+	free(out);
+}
+
 static void
 test_http(void)
 {
@@ -404,6 +431,7 @@ test_http(void)
 	CHECK_CONTAINS(page, "<h2>Queue</h2>");
 	CHECK_CONTAINS(page, "bisect");
 	free(page);
+	running_args();
 	CHECK_INT(get("/metrics", "running.prom"), 200);
 	m = check_read_file("running.prom");
 	CHECK_CONTAINS(m, "bisectd_job_running{kind=\"bisect\","
@@ -443,12 +471,20 @@ test_http(void)
 	{
 		json_t *a = json_load_file("api.out", 0, NULL);
 		json_t *b = json_load_file("ctl.out", 0, NULL);
+		json_t *args = json_object_get(json_array_get(
+		    json_object_get(a, "jobs"), 0), "args");
 
 		CHECK(json_is_object(json_object_get(a, "daemon")));
 		json_object_del(json_object_get(a, "daemon"), "uptime");
 		json_object_del(json_object_get(b, "daemon"), "uptime");
 		CHECK(json_array_size(json_object_get(a, "jobs")) == 1);
 		CHECK(a != NULL && json_equal(a, b));
+		/* The job's arguments as JSON, not as a string of it. */
+		CHECK(json_is_object(args));
+		CHECK_STR(json_string_value(json_object_get(args, "range")),
+		    "0.2.0..0.2.6");
+		CHECK(json_is_null(json_object_get(args, "metric")));
+		CHECK(json_is_false(json_object_get(args, "all")));
 		json_decref(a);
 		json_decref(b);
 	}

@@ -1,9 +1,10 @@
 /*
  * test_daemon_http.c: the daemon's HTTP server as a real process on
  * loopback, while the daemon bisects the demo's fake-engine releases:
- * the status page, the report, /api/ (byte for byte what bisectctl
- * --format json prints, a job's args an object), /metrics (accepted by
- * promtool, built again only when the store changed); and requests
+ * the status page (the job in words, then the verdict in bisectctl
+ * status's), the report, /api/ (byte for byte what bisectctl --format
+ * json prints, a job's args an object), /metrics (accepted by promtool,
+ * built again only when the store changed); and requests
  * that are malformed, oversized, of other methods, slow, or many and
  * idle are refused or cut off while the bisect goes on to its verdict.
  */
@@ -400,6 +401,43 @@ running_args(void)
 	free(out);
 }
 
+/* The status page once the bisect ended: the engine's verdict in the
+ * words bisectctl status has, the queue empty, the job among those that
+ * ended with its outcome in words, no exit code. */
+static void
+finished_page(const char *file)
+{
+	char *page = check_read_file(file), *out = NULL, cmd[4096];
+
+	CHECK_CONTAINS(page, "<section class=\"engine\" id=\"engine-basert\">");
+	CHECK_CONTAINS(page, "<dt>Latest verdict</dt><dd><span class=\"status "
+	    "regression\">regression at 0.2.4, per-token, confirmed</span> "
+	    "over <a href=\"/report/basert/0.2.0..0.2.6\">0.2.0..0.2.6</a>, "
+	    "metric per-token, finished ");
+	CHECK_CONTAINS(page, "<dt>Next watch</dt><dd>none: the engine has no "
+	    "schedule</dd>");
+	CHECK_CONTAINS(page, "<dt>Last alert</dt><dd>none</dd>");
+	CHECK_CONTAINS(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	    "id=\"trend-1\"");
+	CHECK_CONTAINS(page, "<circle class=\"dot-pp\"");
+	CHECK_CONTAINS(page, "<p id=\"queue\">The queue is empty.</p>");
+	CHECK_CONTAINS(page, "<h2>Recent jobs</h2>");
+	CHECK_CONTAINS(page, "<tr id=\"job-1\"><td>1</td><td>bisect of basert "
+	    "over 0.2.0..0.2.6, metric per-token, threshold 20%</td><td "
+	    "class=\"done\">regression at 0.2.4, per-token, confirmed</td>");
+	CHECK(page && strstr(page, "<th>exit</th>") == NULL);
+	CHECK(page && strstr(page, "<script") == NULL);
+	free(page);
+	/* The same words as bisectctl status. */
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "0.2.0..0.2.6: regression at 0.2.4, per-token, "
+	    "confirmed");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", file);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
 static void
 test_http(void)
 {
@@ -428,8 +466,15 @@ test_http(void)
 	}
 	CHECK(running);
 	page = check_read_file("status.html");
-	CHECK_CONTAINS(page, "<h2>Queue</h2>");
-	CHECK_CONTAINS(page, "bisect");
+	/* The job in words, in the queue as it runs. */
+	CHECK_CONTAINS(page, "<p class=\"running\" id=\"running-1\">Job 1: "
+	    "bisect of basert over 0.2.0..0.2.6, metric per-token, threshold "
+	    "20%, for ");
+	CHECK_CONTAINS(page, "<h2>Queue</h2>\n<table id=\"queue\">");
+	CHECK_CONTAINS(page, "<tr id=\"job-1\"><td>1</td><td>bisect of basert "
+	    "over 0.2.0..0.2.6, metric per-token, threshold 20%</td><td "
+	    "class=\"running\">running for ");
+	CHECK(page && strstr(page, "{&quot;range&quot;") == NULL);
 	free(page);
 	running_args();
 	CHECK_INT(get("/metrics", "running.prom"), 200);
@@ -445,10 +490,7 @@ test_http(void)
 	CHECK_INT(code, 3);
 
 	CHECK_INT(get("/", "status.html"), 200);
-	page = check_read_file("status.html");
-	CHECK_CONTAINS(page, "<a href=\"/report/basert/0.2.0..0.2.6\">");
-	CHECK_CONTAINS(page, "class=\"regression\"");
-	free(page);
+	finished_page("status.html");
 	CHECK_INT(get("/report/basert/0.2.0..0.2.6", "report.html"), 200);
 	page = check_read_file("report.html");
 	CHECK_CONTAINS(page, "0.2.4");

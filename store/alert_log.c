@@ -300,6 +300,13 @@ int
 store_alert_list(struct store *s, int limit, struct store_alert_rows *out,
     struct err *e)
 {
+	return store_alert_list_engine(s, NULL, limit, out, e);
+}
+
+int
+store_alert_list_engine(struct store *s, const char *engine, int limit,
+    struct store_alert_rows *out, struct err *e)
+{
 	sqlite3_stmt *st;
 	size_t alloc = 0;
 	int rc;
@@ -307,9 +314,12 @@ store_alert_list(struct store *s, int limit, struct store_alert_rows *out,
 	out->v = NULL;
 	out->n = 0;
 	if (store_prepare(s, "SELECT id, created, kind, engine, dedup_key,"
-	    " summary, body FROM alert ORDER BY id DESC LIMIT ?1", &st, e) < 0)
+	    " summary, body FROM alert WHERE ?2 IS NULL OR engine = ?2"
+	    " ORDER BY id DESC LIMIT ?1", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int(st, 1, limit);
+	if (engine)
+		store_bind_text(st, 2, engine);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (store_grow((void **)&out->v, &alloc, out->n,
 		    sizeof(*out->v)) < 0 ||

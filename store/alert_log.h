@@ -117,6 +117,9 @@ struct store_alert_rows {
 /* The newest limit alerts with their deliveries and attempts. */
 int store_alert_list(struct store *s, int limit, struct store_alert_rows *out,
     struct err *e);
+/* The same of one engine's alerts (engine NULL: every engine's). */
+int store_alert_list_engine(struct store *s, const char *engine, int limit,
+    struct store_alert_rows *out, struct err *e);
 void store_alert_rows_release(struct store_alert_rows *r);
 
 /* A named value of watch_state: 0 with *value (malloced) and *updated

@@ -487,6 +487,71 @@ store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
 }
 
 int
+store_bisect_recent(struct store *s, int64_t engine_id, int limit,
+    struct store_bisect_rows *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc;
+
+	out->v = NULL;
+	out->n = 0;
+	/* The verdicts tally.c counts: done, with a status. */
+	if (store_prepare(s, "SELECT id, good, bad, metric, status, verdict,"
+	    " coalesce(finished, 0) FROM bisect b WHERE engine_id = ?1 AND"
+	    " id = (SELECT max(id) FROM bisect b2 WHERE b2.engine_id ="
+	    " b.engine_id AND b2.good = b.good AND b2.bad = b.bad AND"
+	    " b2.metric = b.metric AND b2.state = 'done' AND b2.status IS NOT"
+	    " NULL AND b2.verdict IS NOT NULL) ORDER BY id DESC LIMIT ?2",
+	    &st, e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, engine_id);
+	sqlite3_bind_int(st, 2, limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_bisect_row *r;
+
+		if (store_grow((void **)&out->v, &alloc, out->n,
+		    sizeof(*out->v)) < 0)
+			goto nomem;
+		r = &out->v[out->n++];
+		r->id = sqlite3_column_int64(st, 0);
+		r->good = store_column_dup(st, 1);
+		r->bad = store_column_dup(st, 2);
+		r->metric = store_column_dup(st, 3);
+		r->status = store_column_dup(st, 4);
+		r->verdict = store_column_dup(st, 5);
+		r->finished = sqlite3_column_int64(st, 6);
+		if (!r->good || !r->bad || !r->metric || !r->status ||
+		    !r->verdict)
+			goto nomem;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	store_bisect_rows_release(out);
+	return store_fail(s, e, "read the bisects");
+nomem:
+	sqlite3_finalize(st);
+	store_bisect_rows_release(out);
+	return err_set(e, "out of memory reading the bisects");
+}
+
+void
+store_bisect_rows_release(struct store_bisect_rows *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].good);
+		free(r->v[i].bad);
+		free(r->v[i].metric);
+		free(r->v[i].status);
+		free(r->v[i].verdict);
+	}
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+int
 store_run_samples(struct store *s, int64_t run_id, struct store_sample **v,
     size_t *n, struct err *e)
 {

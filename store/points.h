@@ -97,4 +97,26 @@ int store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
 int store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
     const char *bad, const char *metric, char **json, struct err *e);
 
+/* A finished bisect as the status page lists it. */
+struct store_bisect_row {
+	int64_t id;
+	char *good, *bad, *metric, *status;	/* malloced */
+	char *verdict;		/* its verdict JSON; malloced */
+	int64_t finished;	/* Unix time */
+};
+
+struct store_bisect_rows {
+	struct store_bisect_row *v;	/* newest first; malloced */
+	size_t n;
+};
+
+/*
+ * The engine's newest limit finished bisects with a verdict, newest
+ * first, one per range and metric (its newest): what the status page
+ * links a report for.  The first is the engine's latest verdict.
+ */
+int store_bisect_recent(struct store *s, int64_t engine_id, int limit,
+    struct store_bisect_rows *out, struct err *e);
+void store_bisect_rows_release(struct store_bisect_rows *r);
+
 #endif

@@ -86,59 +86,6 @@ print_duration(char *buf, size_t len, double s)
 		snprintf(buf, len, "%llds", t);
 }
 
-/*
- * A job's arguments as the command line that would queue them ("0.2.0..
- * 0.2.6 --all --threshold 5%"), escaped for the terminal; raw JSON only
- * when they are not what a job of that kind holds.
- */
-static const char *
-job_args_text(const char *kind, const char *args, char *buf, size_t len)
-{
-	json_t *a = json_loads(args ? args : "", 0, NULL);
-	const char *range, *version, *v;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	if (!json_is_object(a)) {
-		json_decref(a);
-		snprintf(buf, len, "%s", ctl_safe(args ? args : ""));
-		return buf;
-	}
-	range = json_string_value(json_object_get(a, "range"));
-	version = json_string_value(json_object_get(a, "version"));
-	if (strcmp(kind, "bisect") == 0 && range) {
-		off = (size_t)snprintf(buf, len, "%s", ctl_safe(range));
-		if (json_is_true(json_object_get(a, "all")) && off < len)
-			off += (size_t)snprintf(buf + off, len - off,
-			    " --all");
-		if ((v = json_string_value(json_object_get(a, "metric"))) &&
-		    off < len)
-			off += (size_t)snprintf(buf + off, len - off,
-			    " --metric %s", ctl_safe(v));
-		if ((v = json_string_value(json_object_get(a,
-		    "threshold"))) && off < len)
-			snprintf(buf + off, len - off, " --threshold %s",
-			    ctl_safe(v));
-	} else if (strcmp(kind, "watch") == 0) {
-		if (json_is_true(json_object_get(a, "yardstick")))
-			snprintf(buf, len, "yardstick check");
-	} else if (version) {
-		off = (size_t)snprintf(buf, len, "%s", ctl_safe(version));
-		if ((v = json_string_value(json_object_get(a, "prompts"))) &&
-		    off < len)
-			off += (size_t)snprintf(buf + off, len - off,
-			    " --prompts %s", ctl_safe(v));
-		if (json_integer_value(json_object_get(a, "reps")) > 0 &&
-		    off < len)
-			snprintf(buf + off, len - off, " --reps %lld",
-			    (long long)json_integer_value(json_object_get(a,
-			    "reps")));
-	} else
-		snprintf(buf, len, "%s", ctl_safe(args));
-	json_decref(a);
-	return buf;
-}
-
 /* A running job: "running: job N, ..." and its progress. */
 static void
 print_running(json_t *job)
@@ -149,9 +96,9 @@ print_running(json_t *job)
 
 	print_duration(el, sizeof(el), (double)json_integer_value(
 	    json_object_get(job, "elapsed")));
-	job_args_text(json_string_value(json_object_get(job, "kind")),
-	    json_string_value(json_object_get(job, "args")), args,
-	    sizeof(args));
+	/* An object; a string from a daemon of before that. */
+	status_job_args_text(json_string_value(json_object_get(job, "kind")),
+	    json_object_get(job, "args"), args, sizeof(args));
 	printf("running: job %lld, %s %s%s%s, for %s%s%s\n",
 	    (long long)json_integer_value(json_object_get(job, "id")),
 	    json_string_value(json_object_get(job, "kind")),
@@ -412,6 +359,7 @@ cmd_status(struct ctl *c)
 		time_t t = (time_t)j->created;
 		char when[32], args[512], outcome[1024];
 		const char *state = j->state;
+		json_t *a;
 		struct tm tm;
 
 		localtime_r(&t, &tm);
@@ -420,7 +368,11 @@ cmd_status(struct ctl *c)
 		 * puts it back in the queue and it resumes. */
 		if (d == NULL && strcmp(state, "running") == 0)
 			state = "interrupted";
-		job_args_text(j->kind, j->args, args, sizeof(args));
+		if ((a = status_job_args_json(j->args)) != NULL)
+			status_job_args_text(j->kind, a, args, sizeof(args));
+		else
+			snprintf(args, sizeof(args), "(out of memory)");
+		json_decref(a);
 		status_job_outcome(j, outcome, sizeof(outcome));
 		printf("%6lld  %-7s %-10s %-11s %-16s  %s%s%s\n",
 		    (long long)j->id, j->kind, ctl_safe(j->engine), state, when,

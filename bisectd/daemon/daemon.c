@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "bisectd/jobs/job_run.h"
+#include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
 #include "bisectd/notify/alert_sink.h"
 #include "bisectd/remote/slurm.h"
@@ -290,11 +291,11 @@ static json_t *
 worker_json(const struct worker *w)
 {
 	const struct progress *g = &w->prog;
-	json_t *j = json_pack("{s:I,s:s,s:s,s:s,s:I,s:s?}", "id",
+	json_t *j = json_pack("{s:I,s:s,s:s,s:o,s:I,s:s?}", "id",
 	    (json_int_t)w->job.id, "kind", w->job.kind, "engine",
-	    w->job.engine, "args", w->job.args, "elapsed",
-	    (json_int_t)(time(NULL) - w->started), "runner", w->runner[0] ?
-	    w->runner : NULL);
+	    w->job.engine, "args", status_job_args_json(w->job.args),
+	    "elapsed", (json_int_t)(time(NULL) - w->started), "runner",
+	    w->runner[0] ? w->runner : NULL);
 
 	if (g->valid) {
 		json_t *p = json_pack("{s:s,s:s,s:I,s:I,s:i,s:i,s:b,"
@@ -328,7 +329,7 @@ worker_json(const struct worker *w)
  * "job", the one on this machine (else the oldest), or null.
  */
 static json_t *
-status_json(struct daemon *d)
+daemon_status_json(struct daemon *d)
 {
 	const struct worker *first = NULL;
 	json_t *o, *a = json_array();
@@ -372,7 +373,7 @@ status_json(struct daemon *d)
 static json_t *
 http_status(void *arg)
 {
-	return status_json(arg);
+	return daemon_status_json(arg);
 }
 
 static const struct conf *
@@ -514,7 +515,7 @@ answer(struct daemon *d, struct control_client *c, int rc,
 		control_log(d, e->msg);
 		reply = json_pack("{s:b,s:s}", "ok", 0, "error", e->msg);
 	} else if (req->cmd == CONTROL_STATUS)
-		reply = status_json(d);
+		reply = daemon_status_json(d);
 	else if (req->cmd == CONTROL_WAKE) {
 		*woken = 1;
 		reply = json_pack("{s:b}", "ok", 1);

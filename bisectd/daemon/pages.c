@@ -12,10 +12,13 @@
 
 #include <jansson.h>
 
-#include "bisectd/report/build.h"
 #include "bisectd/jobs/status.h"
+#include "bisectd/report/build.h"
 #include "bisectd/report/listing_json.h"
+#include "bisectd/report/page.h"
 #include "bisectd/report/text_escape.h"
+#include "bisectd/report/trend.h"
+#include "bisectd/search/verdict_json.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "config/conf.h"
@@ -24,10 +27,30 @@
 
 /* Recent alerts on the status page. */
 #define PAGE_ALERTS	10
+/* Reports linked under each engine: its newest bisected ranges. */
+#define PAGE_REPORTS	8
+/* The releases an engine's plot shows: its newest measured ones.  A
+ * watched engine gains one a night; the plot stays readable, and the
+ * report behind it cheap, however long its history grows. */
+#define PAGE_TREND	40
 
 /* The verdict statuses /metrics names, one series each. */
 static const char *const verdict_statuses[] = { "regression",
     "no-regression", "unknown" };
+
+/* What the status page adds to the report's style: its tables hold
+ * words, not figures, and each engine is a box of its own. */
+static const char status_style[] =
+    "body.status-page th,body.status-page td{text-align:left;"
+    "white-space:normal;vertical-align:top}"
+    "section.engine{border:1px solid #ccc;border-radius:.3em;"
+    "padding:0 .8em .4em;margin:1em 0}"
+    "section.engine h2{border:none;margin:.5em 0 .2em}"
+    "section.engine dl.verdict{margin:.3em 0}"
+    "ul.reports{margin:0;padding-left:1.2em}"
+    "figure.trend svg{max-width:40em}"
+    "td.failed{color:#8a1a12}td.cancelled{color:#555}"
+    "p.warning{background:#f5e7c0;padding:.3em .5em}";
 
 static int
 too_big(struct err *e)
@@ -70,9 +93,44 @@ when(int64_t t, char *b, size_t len)
 	return b;
 }
 
-/* A link to the report of engine over range: <a href="...">range</a>. */
+/* A span of seconds for people: "40s", "3m05s", "2h03m", "3d04h". */
+static const char *
+span(int64_t t, char *b, size_t len)
+{
+	long long s = t > 0 ? (long long)t : 0;
+
+	if (s >= 86400)
+		snprintf(b, len, "%lldd%02lldh", s / 86400, s / 3600 % 24);
+	else if (s >= 3600)
+		snprintf(b, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(b, len, "%lldm%02llds", s / 60, s % 60);
+	else
+		snprintf(b, len, "%llds", s);
+	return b;
+}
+
+/* Whether a metric's name can go into a query as it is. */
 static int
-report_link(struct buf *out, const char *engine, const char *range)
+plain_metric(const char *m)
+{
+	if (m == NULL || *m == '\0')
+		return 0;
+	for (; *m; m++)
+		if (!((*m >= 'a' && *m <= 'z') || (*m >= '0' && *m <= '9') ||
+		    *m == '-'))
+			return 0;
+	return 1;
+}
+
+/*
+ * A link to the report of engine over range, <a href="...">range</a>,
+ * for metric when it is not NULL (the report's default is the engine's
+ * own metric).
+ */
+static int
+report_link(struct buf *out, const char *engine, const char *range,
+    const char *metric)
 {
 	const char *dots = strstr(range, "..");
 	char good[256], *path;
@@ -84,8 +142,9 @@ report_link(struct buf *out, const char *engine, const char *range)
 	if ((path = text_report_path(engine, good, dots + 2)) == NULL)
 		return -1;
 	rc = buf_addstr(out, "<a href=\"") < 0 || buf_addstr(out, path) < 0 ||
-	    buf_addstr(out, "\">") < 0 || page_html(out, range) < 0 ||
-	    buf_addstr(out, "</a>") < 0 ? -1 : 0;
+	    (plain_metric(metric) && buf_printf(out, "?metric=%s",
+	    metric) < 0) || buf_addstr(out, "\">") < 0 ||
+	    page_html(out, range) < 0 || buf_addstr(out, "</a>") < 0 ? -1 : 0;
 	free(path);
 	return rc;
 }
@@ -104,18 +163,103 @@ jint(const json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
+/* The engine's own metric by name, into buf; NULL when it is not in the
+ * configuration. */
+static const char *
+engine_metric(const struct page_ctx *p, const char *engine, char *buf,
+    size_t len)
+{
+	const struct conf_engine *g = conf_engine(p->conf, engine);
+
+	return g ? conf_metric_name(&g->metric, buf, len) : NULL;
+}
+
+/*
+ * What a job does, in words, from its kind, engine and arguments (an
+ * object; a string is read as the stored text): "bisect of basert over
+ * 0.2.0..0.2.6, metric per-token, threshold 20%", "watch of basert's
+ * releases", "bench of basert 0.2.4, prompts 128,512, 3 repetitions".
+ * What a bisect leaves to the engine is named as the engine has it.
+ * Upstream text, unescaped.  Returns buf.
+ */
+static const char *
+job_what(const struct page_ctx *p, const char *kind, const char *engine,
+    const json_t *args, char *buf, size_t len)
+{
+	const struct conf_engine *g = conf_engine(p->conf, engine);
+	json_t *parsed = NULL;
+	const json_t *a = args, *t;
+	const char *range, *version, *metric, *prompts;
+	char name[32], cmd[512];
+	long long reps;
+
+	if (json_is_string(args))
+		a = parsed = json_loads(json_string_value(args), 0, NULL);
+	range = json_string_value(json_object_get(a, "range"));
+	version = json_string_value(json_object_get(a, "version"));
+	if (strcmp(kind, "bisect") == 0 && range) {
+		int off;
+
+		if ((metric = json_string_value(json_object_get(a,
+		    "metric"))) == NULL)
+			metric = engine_metric(p, engine, name, sizeof(name));
+		t = json_object_get(a, "threshold");
+		off = snprintf(buf, len, "%s of %s over %s, metric %s",
+		    json_is_true(json_object_get(a, "commits")) ?
+		    "commit bisect" : "bisect", engine, range, metric ?
+		    metric : "the engine's");
+		if (off >= 0 && (size_t)off < len) {
+			if (json_is_number(t))
+				off += snprintf(buf + off, len - off,
+				    ", threshold %g%%", 100 *
+				    json_number_value(t));
+			else if (json_is_string(t))
+				off += snprintf(buf + off, len - off,
+				    ", threshold %s", json_string_value(t));
+			else if (g)
+				off += snprintf(buf + off, len - off,
+				    ", threshold %g%%", 100 * g->threshold);
+		}
+		if (off >= 0 && (size_t)off < len &&
+		    json_is_true(json_object_get(a, "all")))
+			snprintf(buf + off, len - off, ", every change");
+	} else if (strcmp(kind, "watch") == 0)
+		snprintf(buf, len, json_is_true(json_object_get(a,
+		    "yardstick")) ? "yardstick check of %s" :
+		    "watch of %s's releases", engine);
+	else if (strcmp(kind, "fetch") == 0 && version)
+		snprintf(buf, len, "fetch of %s %s", engine, version);
+	else if (strcmp(kind, "ablate") == 0 && version)
+		snprintf(buf, len, "ablation of %s %s", engine, version);
+	else if (strcmp(kind, "bench") == 0 && version) {
+		prompts = json_string_value(json_object_get(a, "prompts"));
+		reps = (long long)json_integer_value(json_object_get(a,
+		    "reps"));
+		snprintf(buf, len, "bench of %s %s%s%s", engine, version,
+		    prompts ? ", prompts " : "", prompts ? prompts : "");
+		if (reps > 0 && strlen(buf) + 1 < len)
+			snprintf(buf + strlen(buf), len - strlen(buf),
+			    ", %lld repetitions", reps);
+	} else
+		snprintf(buf, len, "%s of %s %s", kind, engine,
+		    status_job_args_text(kind, args, cmd, sizeof(cmd)));
+	json_decref(parsed);
+	return buf;
+}
+
 /* One running job: its paragraph and its progress. */
 static int
-running_job(const json_t *job, struct buf *b)
+running_job(const struct page_ctx *p, const json_t *job, struct buf *b)
 {
 	const json_t *g;
+	char what[1024], t[32];
 
+	job_what(p, jstr(job, "kind"), jstr(job, "engine"), json_object_get(
+	    job, "args"), what, sizeof(what));
 	if (buf_printf(b, "<p class=\"running\" id=\"running-%lld\">Job %lld: ",
-	    jint(job, "id"), jint(job, "id")) < 0 ||
-	    page_html(b, jstr(job, "kind")) < 0 || buf_addstr(b, " ") < 0 ||
-	    page_html(b, jstr(job, "engine")) < 0 || buf_addstr(b, " ") < 0 ||
-	    page_html(b, jstr(job, "args")) < 0 ||
-	    buf_printf(b, ", for %llds", jint(job, "elapsed")) < 0)
+	    jint(job, "id"), jint(job, "id")) < 0 || page_html(b, what) < 0 ||
+	    buf_printf(b, ", for %s", span(jint(job, "elapsed"), t,
+	    sizeof(t))) < 0)
 		return -1;
 	if (jstr(job, "runner")[0] && (buf_addstr(b, ", measured on Slurm "
 	    "runner ") < 0 || page_html(b, jstr(job, "runner")) < 0))
@@ -146,7 +290,7 @@ running_job(const json_t *job, struct buf *b)
 	if (buf_printf(b, " <progress max=\"%lld\" value=\"%lld\"></progress>",
 	    jint(g, "runs"), jint(g, "run")) < 0)
 		return -1;
-	if (jstr(g, "waiting")[0] && (buf_addstr(b, "<br>") < 0 ||
+	if (jstr(g, "waiting")[0] && (buf_addstr(b, "<br/>") < 0 ||
 	    page_html(b, jstr(g, "waiting")) < 0))
 		return -1;
 	return buf_addstr(b, "</p>\n");
@@ -155,25 +299,319 @@ running_job(const json_t *job, struct buf *b)
 static int
 section_daemon(const struct page_ctx *p, struct buf *b)
 {
-	const json_t *d = p->daemon, *jobs, *x;
+	const json_t *d = p->daemon, *jobs, *x, *failed;
+	char t[32];
 	size_t i;
 
 	if (d == NULL)
 		return buf_addstr(b, "<p>The daemon's status is not "
 		    "available.</p>\n");
-	if (buf_printf(b, "<p>Daemon pid %lld, up %llds, configuration ",
-	    jint(d, "pid"), jint(d, "uptime")) < 0 ||
-	    page_html(b, jstr(d, "config")) < 0 ||
-	    buf_addstr(b, ".</p>\n<h2>Running</h2>\n") < 0)
+	if (buf_printf(b, "<p class=\"meta\">Daemon pid %lld, up %s, "
+	    "configuration ", jint(d, "pid"), span(jint(d, "uptime"), t,
+	    sizeof(t))) < 0 || page_html(b, jstr(d, "config")) < 0 ||
+	    buf_addstr(b, ".</p>\n") < 0)
+		return -1;
+	if (json_is_object(failed = json_object_get(d, "reload_failed")) &&
+	    (buf_printf(b, "<p class=\"warning\">The last reload failed at "
+	    "%s: ", when(jint(failed, "at"), t, sizeof(t))) < 0 ||
+	    page_html(b, jstr(failed, "error")) < 0 || buf_addstr(b, " (the "
+	    "configuration loaded before it stays in force).</p>\n") < 0))
+		return -1;
+	if (buf_addstr(b, "<h2>Running</h2>\n") < 0)
 		return -1;
 	jobs = json_object_get(d, "jobs");
 	if (json_array_size(jobs) == 0)
 		return buf_addstr(b, "<p id=\"running\">Nothing.</p>\n");
 	json_array_foreach(jobs, i, x)
-		if (running_job(x, b) < 0)
+		if (running_job(p, x, b) < 0)
 			return -1;
 	return 0;
 }
+
+/* --- an engine's box --- */
+
+/* "regression at 0.2.4, per-token, confirmed over 0.2.0..0.2.6, metric
+ * per-token, finished ..." of the newest verdict. */
+static int
+engine_verdict(const struct conf_engine *g, const struct store_bisect_row *r,
+    struct buf *b)
+{
+	json_t *v = json_loads(r->verdict, 0, NULL);
+	char words[1024], range[600], t[32], name[32];
+	const char *own = conf_metric_name(&g->metric, name, sizeof(name));
+
+	verdict_words(v, words, sizeof(words));
+	json_decref(v);
+	snprintf(range, sizeof(range), "%s..%s", r->good, r->bad);
+	return buf_addstr(b, "<dt>Latest verdict</dt><dd>") < 0 ||
+	    buf_addstr(b, "<span class=\"status ") < 0 ||
+	    page_html(b, r->status) < 0 ||
+	    buf_addstr(b, "\">") < 0 || page_html(b, words) < 0 ||
+	    buf_addstr(b, "</span> over ") < 0 ||
+	    report_link(b, g->name, range, strcmp(r->metric, own) ? r->metric :
+	    NULL) < 0 || buf_addstr(b, ", metric ") < 0 ||
+	    page_html(b, r->metric) < 0 || buf_printf(b, ", finished %s</dd>\n",
+	    when(r->finished, t, sizeof(t))) < 0 ? -1 : 0;
+}
+
+/* Every bisected range's report, newest first; the plot's own range. */
+static int
+engine_reports(const struct conf_engine *g,
+    const struct store_bisect_rows *rows, const char *plotted,
+    struct buf *b)
+{
+	char range[600], t[32], name[32], words[1024];
+	const char *own = conf_metric_name(&g->metric, name, sizeof(name));
+
+	if (buf_addstr(b, "<dt>Reports</dt><dd>") < 0)
+		return -1;
+	if (rows->n == 0 && plotted == NULL)
+		return buf_addstr(b, "none yet</dd>\n");
+	if (buf_addstr(b, "<ul class=\"reports\">\n") < 0)
+		return -1;
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct store_bisect_row *r = &rows->v[i];
+		json_t *v = json_loads(r->verdict, 0, NULL);
+
+		verdict_words(v, words, sizeof(words));
+		json_decref(v);
+		snprintf(range, sizeof(range), "%s..%s", r->good, r->bad);
+		if (buf_addstr(b, "<li>") < 0 || report_link(b, g->name,
+		    range, strcmp(r->metric, own) ? r->metric : NULL) < 0 ||
+		    buf_addstr(b, " (") < 0 || page_html(b, r->metric) < 0 ||
+		    buf_addstr(b, "): ") < 0 || page_html(b, words) < 0 ||
+		    buf_printf(b, ", %s</li>\n", when(r->finished, t,
+		    sizeof(t))) < 0)
+			return -1;
+	}
+	/* The plotted range gets a line unless a bisect's covers it. */
+	for (size_t i = 0; plotted && i < rows->n; i++) {
+		snprintf(range, sizeof(range), "%s..%s", rows->v[i].good,
+		    rows->v[i].bad);
+		if (strcmp(range, plotted) == 0 &&
+		    strcmp(rows->v[i].metric, own) == 0)
+			plotted = NULL;
+	}
+	if (plotted && (buf_addstr(b, "<li>") < 0 ||
+	    report_link(b, g->name, plotted, NULL) < 0 ||
+	    buf_addstr(b, ": the releases plotted below</li>\n") < 0))
+		return -1;
+	return buf_addstr(b, "</ul></dd>\n");
+}
+
+/* When the engine's watch is queued next, and by which schedule. */
+static int
+engine_next_watch(const struct page_ctx *p, const struct conf_engine *g,
+    time_t now, struct buf *b)
+{
+	struct err e = ERR_INIT;
+	char t[32], in[32];
+	time_t next;
+	int rc;
+
+	if (buf_addstr(b, "<dt>Next watch</dt><dd>") < 0)
+		return -1;
+	if ((rc = status_next_watch(g, p->s, now, &next, &e)) == 1)
+		rc = buf_addstr(b, "none: the engine has no schedule");
+	else if (rc < 0)
+		rc = buf_addstr(b, "unknown: ") < 0 || page_html(b, e.msg) < 0 ?
+		    -1 : 0;
+	else if (next <= now)
+		rc = buf_addstr(b, "due now, schedule ") < 0 ||
+		    page_html(b, g->schedule) < 0 ? -1 : 0;
+	else
+		rc = buf_printf(b, "%s (in %s), schedule ", when(next, t,
+		    sizeof(t)), span(next - now, in, sizeof(in))) < 0 ||
+		    page_html(b, g->schedule) < 0 ? -1 : 0;
+	return rc < 0 || buf_addstr(b, "</dd>\n") < 0 ? -1 : 0;
+}
+
+/* An alert's delivery to each sink: "hook: delivered, mail: pending". */
+static int
+alert_delivery(const struct store_alert_row *r, struct buf *b)
+{
+	for (size_t k = 0; k < r->nsinks; k++)
+		if ((k && buf_addstr(b, ", ") < 0) ||
+		    page_html(b, r->sinks[k].sink) < 0 ||
+		    buf_addstr(b, ": ") < 0 ||
+		    page_html(b, r->sinks[k].state) < 0)
+			return -1;
+	return 0;
+}
+
+/* The alert's summary, and a link to the report of its range. */
+static int
+alert_summary(const struct store_alert_row *r, struct buf *b)
+{
+	json_t *body = json_loads(r->alert.body, 0, NULL);
+	const json_t *range = json_object_get(body, "range");
+	char spec[600];
+	int rc = page_html(b, r->alert.summary);
+
+	if (rc == 0 && json_is_object(range)) {
+		snprintf(spec, sizeof(spec), "%s..%s", jstr(range, "from"),
+		    jstr(range, "to"));
+		if (buf_addstr(b, " (report: ") < 0 ||
+		    report_link(b, r->alert.engine, spec, NULL) < 0 ||
+		    buf_addstr(b, ")") < 0)
+			rc = -1;
+	}
+	json_decref(body);
+	return rc;
+}
+
+static int
+engine_last_alert(const struct page_ctx *p, const struct conf_engine *g,
+    struct buf *b, struct err *e)
+{
+	struct store_alert_rows rows;
+	char t[32];
+	int rc;
+
+	if (store_alert_list_engine(p->s, g->name, 1, &rows, e) < 0)
+		return -2;
+	if (buf_addstr(b, "<dt>Last alert</dt><dd>") < 0)
+		rc = -1;
+	else if (rows.n == 0)
+		rc = buf_addstr(b, "none");
+	else
+		rc = buf_printf(b, "%s: ", when(rows.v[0].alert.created, t,
+		    sizeof(t))) < 0 || alert_summary(&rows.v[0], b) < 0 ||
+		    (rows.v[0].nsinks && (buf_addstr(b, "; ") < 0 ||
+		    alert_delivery(&rows.v[0], b) < 0)) ? -1 : 0;
+	store_alert_rows_release(&rows);
+	return rc < 0 || buf_addstr(b, "</dd>\n") < 0 ? -1 : 0;
+}
+
+/*
+ * The report of the engine's newest PAGE_TREND measured releases, the
+ * range in range; 1 when fewer than two are measured.  The same fit as
+ * `bisectctl report` over that range.
+ */
+static int
+engine_trend_report(const struct page_ctx *p, const struct conf_engine *g,
+    int64_t id, char *range, size_t len, json_t **rep, struct err *e)
+{
+	struct store_release_list l = { NULL, 0 };
+	struct report_opts o;
+	size_t first = 0, last = 0, n = 0;
+	int code, rc = 1;
+
+	*rep = NULL;
+	if (store_release_list(p->s, id, &l, e) < 0)
+		return -1;
+	for (size_t i = l.n; i-- > 0 && n < PAGE_TREND;)
+		if (l.v[i].state == RELEASE_MEASURED) {
+			if (n++ == 0)
+				last = i;
+			first = i;
+		}
+	if (n >= 2) {
+		memset(&o, 0, sizeof(o));
+		bisect_request_init(&o.req);
+		snprintf(range, len, "%s..%s", l.v[first].version,
+		    l.v[last].version);
+		rc = report_build(p->conf, g, p->s, range, &o, rep, &code, e);
+	}
+	store_release_list_release(&l);
+	return rc;
+}
+
+/* The plot of the report, or why there is none: no report (why: its
+ * error, or NULL when fewer than two releases are measured). */
+static int
+engine_plot(const json_t *rep, const char *why, size_t idx, struct buf *b)
+{
+	char id[32], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (rep == NULL && why)
+		return buf_addstr(b, "<p>No plot: ") < 0 ||
+		    page_html(b, why) < 0 || buf_addstr(b, "</p>\n") < 0 ?
+		    -1 : 0;
+	if (rep == NULL)
+		return buf_addstr(b, "<p>No plot yet: fewer than two of its "
+		    "releases are measured.</p>\n");
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -1;
+	snprintf(id, sizeof(id), "trend-%zu", idx + 1);
+	rc = trend_html(rep, id, f);
+	if (fclose(f) != 0)
+		rc = -1;
+	if (rc == 0)
+		rc = buf_add(b, text, len);
+	else if (rc == 1)
+		rc = buf_addstr(b, "<p>No plot yet: no release has its "
+		    "per-token cost or its decode time measured.</p>\n");
+	free(text);
+	return rc;
+}
+
+/*
+ * One engine: its latest verdict in words, the next watch, the last
+ * alert, its reports, and the plot of its newest releases.  A report
+ * that cannot be built costs the plot, not the page.
+ */
+static int
+section_engine(const struct page_ctx *p, size_t idx, time_t now,
+    struct buf *b, struct err *e)
+{
+	const struct conf_engine *g = &p->conf->engines[idx];
+	struct store_bisect_rows rows = { NULL, 0 };
+	struct err re = ERR_INIT;
+	char plotted[600];
+	json_t *rep = NULL;
+	int64_t id;
+	int rc, found, trend = 1;
+
+	if ((found = store_engine_find(p->s, g->name, &id, e)) < 0)
+		return -2;
+	if (found == 0 && store_bisect_recent(p->s, id, PAGE_REPORTS, &rows,
+	    e) < 0)
+		return -2;
+	if (found == 0 && (trend = engine_trend_report(p, g, id, plotted,
+	    sizeof(plotted), &rep, &re)) != 0)
+		rep = NULL;
+	rc = buf_addstr(b, "<section class=\"engine\" id=\"engine-") < 0 ||
+	    page_html(b, g->name) < 0 || buf_addstr(b, "\">\n<h2>") < 0 ||
+	    page_html(b, g->name) < 0 ||
+	    buf_addstr(b, "</h2>\n<dl class=\"verdict\">\n") < 0 ? -1 : 0;
+	if (rc == 0)
+		rc = rows.n ? engine_verdict(g, &rows.v[0], b) :
+		    buf_addstr(b, found == 0 ? "<dt>Latest verdict</dt><dd>"
+		    "none yet</dd>\n" : "<dt>Latest verdict</dt><dd>none yet: "
+		    "nothing is stored for it</dd>\n");
+	if (rc == 0)
+		rc = engine_next_watch(p, g, now, b);
+	if (rc == 0)
+		rc = engine_last_alert(p, g, b, e);
+	if (rc == 0)
+		rc = engine_reports(g, &rows, rep ? plotted : NULL, b);
+	if (rc == 0 && buf_addstr(b, "</dl>\n") < 0)
+		rc = -1;
+	if (rc == 0 && found == 0)
+		rc = engine_plot(rep, trend < 0 ? re.msg : NULL, idx, b);
+	if (rc == 0 && buf_addstr(b, "</section>\n") < 0)
+		rc = -1;
+	json_decref(rep);
+	store_bisect_rows_release(&rows);
+	return rc;
+}
+
+static int
+section_engines(const struct page_ctx *p, struct buf *b, struct err *e)
+{
+	time_t now = time(NULL);
+	int rc = 0;
+
+	for (size_t i = 0; i < p->conf->nengines && rc == 0; i++)
+		rc = section_engine(p, i, now, b, e);
+	return rc;
+}
+
+/* --- the queue, the jobs that ended, Slurm, alerts --- */
 
 /* The measurements on Slurm: each job's id, state, node and age. */
 static int
@@ -215,73 +653,87 @@ section_slurm(const struct page_ctx *p, struct buf *b, struct err *e)
 }
 
 static int
+ended(const struct store_job *j)
+{
+	return strcmp(j->state, "queued") != 0 &&
+	    strcmp(j->state, "running") != 0;
+}
+
+/* A job's row: its number, what it does, and cell, then time. */
+static int
+job_row(const struct page_ctx *p, const struct store_job *j,
+    const char *cls, const char *cell, int64_t t, struct buf *b)
+{
+	char what[1024], ts[32];
+	json_t *args = status_job_args_json(j->args);
+
+	if (args == NULL)
+		return -1;
+	job_what(p, j->kind, j->engine, args, what, sizeof(what));
+	json_decref(args);
+	return buf_printf(b, "<tr id=\"job-%lld\"><td>%lld</td><td>",
+	    (long long)j->id, (long long)j->id) < 0 ||
+	    page_html(b, what) < 0 || buf_addstr(b, "</td><td class=\"") < 0 ||
+	    page_html(b, cls) < 0 || buf_addstr(b, "\">") < 0 ||
+	    page_html(b, cell) < 0 || buf_printf(b, "</td><td>%s</td></tr>\n",
+	    when(t, ts, sizeof(ts))) < 0 ? -1 : 0;
+}
+
+/*
+ * The queue as it runs: the running jobs and the queued ones, in the
+ * order they run; then the jobs that ended, newest first, with how each
+ * ended in the words of `bisectctl status`.
+ */
+static int
 section_queue(const struct page_ctx *p, struct buf *b, struct err *e)
 {
 	struct store_jobs jobs;
-	char t[32];
+	time_t now = time(NULL);
+	char words[1024], t[32];
+	size_t waiting = 0, done = 0;
 	int rc = 0;
 
 	if (store_job_list(p->s, STATUS_JOBS, &jobs, e) < 0)
 		return -2;
-	if (buf_addstr(b, "<h2>Queue</h2>\n<table id=\"queue\"><tr><th>job"
-	    "</th><th>kind</th><th>engine</th><th>state</th><th>created</th>"
-	    "<th>exit</th><th>arguments</th></tr>\n") < 0)
+	for (size_t i = 0; i < jobs.n; i++)
+		waiting += !ended(&jobs.v[i]);
+	if (buf_addstr(b, "<h2>Queue</h2>\n") < 0)
+		rc = -1;
+	else if (waiting == 0)
+		rc = buf_addstr(b, "<p id=\"queue\">The queue is empty.</p>\n");
+	else
+		rc = buf_addstr(b, "<table id=\"queue\"><tr><th>job</th>"
+		    "<th>what</th><th>state</th><th>queued</th></tr>\n");
+	for (size_t i = 0; i < jobs.n && rc == 0; i++) {
+		const struct store_job *j = &jobs.v[i];
+
+		if (ended(j))
+			continue;
+		if (strcmp(j->state, "running") == 0)
+			snprintf(words, sizeof(words), "running for %s", span(
+			    now - j->started, t, sizeof(t)));
+		else
+			snprintf(words, sizeof(words), "queued");
+		rc = job_row(p, j, j->state, words, j->created, b);
+	}
+	if (rc == 0 && waiting && buf_addstr(b, "</table>\n") < 0)
 		rc = -1;
 	for (size_t i = 0; i < jobs.n && rc == 0; i++) {
 		const struct store_job *j = &jobs.v[i];
 
-		if (buf_printf(b, "<tr><td>%lld</td><td>", (long long)j->id) < 0 ||
-		    page_html(b, j->kind) < 0 || buf_addstr(b, "</td><td>") < 0 ||
-		    page_html(b, j->engine) < 0 ||
-		    buf_addstr(b, "</td><td>") < 0 ||
-		    page_html(b, j->state) < 0 ||
-		    buf_printf(b, "</td><td>%s</td><td>", when(j->created, t,
-		    sizeof(t))) < 0 || (j->exit_code >= 0 &&
-		    buf_printf(b, "%d", j->exit_code) < 0) ||
-		    buf_addstr(b, "</td><td>") < 0 ||
-		    page_html(b, j->args) < 0 ||
-		    buf_addstr(b, "</td></tr>\n") < 0)
+		if (!ended(j))
+			continue;
+		if (done++ == 0 && buf_addstr(b, "<h2>Recent jobs</h2>\n"
+		    "<table id=\"recent\"><tr><th>job</th><th>what</th>"
+		    "<th>outcome</th><th>ended</th></tr>\n") < 0)
 			rc = -1;
+		else
+			rc = job_row(p, j, j->state, status_job_outcome(j,
+			    words, sizeof(words)), j->finished, b);
 	}
-	if (rc == 0 && buf_addstr(b, "</table>\n") < 0)
-		rc = -1;
-	if (rc == 0 && jobs.n == 0 && buf_addstr(b, "<p>The queue is empty."
-	    "</p>\n") < 0)
+	if (rc == 0 && done && buf_addstr(b, "</table>\n") < 0)
 		rc = -1;
 	store_jobs_release(&jobs);
-	return rc;
-}
-
-static int
-section_verdicts(const struct page_ctx *p, struct buf *b, struct err *e)
-{
-	struct store_tally v;
-	char t[32];
-	int rc = 0;
-
-	if (store_tally_verdicts(p->s, &v, e) < 0)
-		return -2;
-	if (buf_addstr(b, "<h2>Latest verdicts</h2>\n<table id=\"verdicts\">"
-	    "<tr><th>engine</th><th>verdict</th><th>range</th><th>finished"
-	    "</th></tr>\n") < 0)
-		rc = -1;
-	for (size_t i = 0; i < v.n && rc == 0; i++) {
-		const struct store_tally_row *r = &v.v[i];
-
-		if (buf_addstr(b, "<tr><td>") < 0 ||
-		    page_html(b, r->key[0]) < 0 ||
-		    buf_addstr(b, "</td><td class=\"") < 0 ||
-		    page_html(b, r->key[1]) < 0 || buf_addstr(b, "\">") < 0 ||
-		    page_html(b, r->key[1]) < 0 ||
-		    buf_addstr(b, "</td><td>") < 0 ||
-		    report_link(b, r->key[0], r->key[2] ? r->key[2] : "") < 0 ||
-		    buf_printf(b, "</td><td>%s</td></tr>\n", when(r->n, t,
-		    sizeof(t))) < 0)
-			rc = -1;
-	}
-	if (rc == 0 && buf_addstr(b, "</table>\n") < 0)
-		rc = -1;
-	store_tally_release(&v);
 	return rc;
 }
 
@@ -294,15 +746,17 @@ section_alerts(const struct page_ctx *p, struct buf *b, struct err *e)
 
 	if (store_alert_list(p->s, PAGE_ALERTS, &rows, e) < 0)
 		return -2;
+	if (rows.n == 0) {
+		store_alert_rows_release(&rows);
+		return buf_addstr(b, "<h2>Recent alerts</h2>\n<p id=\"alerts\">"
+		    "None.</p>\n");
+	}
 	if (buf_addstr(b, "<h2>Recent alerts</h2>\n<table id=\"alerts\"><tr>"
 	    "<th>alert</th><th>created</th><th>kind</th><th>engine</th>"
 	    "<th>summary</th><th>delivery</th></tr>\n") < 0)
 		rc = -1;
 	for (size_t i = 0; i < rows.n && rc == 0; i++) {
 		const struct store_alert_row *r = &rows.v[i];
-		json_t *body = json_loads(r->alert.body, 0, NULL);
-		const json_t *range = json_object_get(body, "range");
-		char spec[600];
 
 		if (buf_printf(b, "<tr><td>%lld</td><td>%s</td><td>",
 		    (long long)r->alert.id, when(r->alert.created, t,
@@ -310,26 +764,10 @@ section_alerts(const struct page_ctx *p, struct buf *b, struct err *e)
 		    buf_addstr(b, "</td><td>") < 0 ||
 		    page_html(b, r->alert.engine) < 0 ||
 		    buf_addstr(b, "</td><td>") < 0 ||
-		    page_html(b, r->alert.summary) < 0)
-			rc = -1;
-		if (rc == 0 && json_is_object(range)) {
-			snprintf(spec, sizeof(spec), "%s..%s", jstr(range,
-			    "from"), jstr(range, "to"));
-			if (buf_addstr(b, " (report: ") < 0 ||
-			    report_link(b, r->alert.engine, spec) < 0 ||
-			    buf_addstr(b, ")") < 0)
-				rc = -1;
-		}
-		json_decref(body);
-		if (rc == 0 && buf_addstr(b, "</td><td>") < 0)
-			rc = -1;
-		for (size_t k = 0; k < r->nsinks && rc == 0; k++)
-			if (page_html(b, r->sinks[k].sink) < 0 ||
-			    buf_addstr(b, ": ") < 0 ||
-			    page_html(b, r->sinks[k].state) < 0 ||
-			    buf_addstr(b, "<br>") < 0)
-				rc = -1;
-		if (rc == 0 && buf_addstr(b, "</td></tr>\n") < 0)
+		    alert_summary(r, b) < 0 ||
+		    buf_addstr(b, "</td><td>") < 0 ||
+		    alert_delivery(r, b) < 0 ||
+		    buf_addstr(b, "</td></tr>\n") < 0)
 			rc = -1;
 	}
 	if (rc == 0 && buf_addstr(b, "</table>\n") < 0)
@@ -343,26 +781,29 @@ page_status(const struct page_ctx *p, struct buf *out, struct err *e)
 {
 	int rc;
 
-	if (buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-	    "<meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width="
-	    "device-width\"><title>bisectd</title><style>"
-	    "body{font-family:sans-serif;margin:1em;max-width:70em}"
-	    "table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-	    "padding:.2em .5em;text-align:left;vertical-align:top}"
-	    ".regression{color:#b00}.no-regression{color:#070}"
-	    "</style></head><body>\n<h1>bisectd</h1>\n") < 0 ||
-	    section_daemon(p, out) < 0)
+	/* XHTML syntax, as the report's page: a browser and an XML parser
+	 * read the same tree. */
+	if (buf_addstr(out, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/"
+	    "1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n"
+	    "<meta name=\"viewport\" content=\"width=device-width, "
+	    "initial-scale=1\"/>\n<title>bisectd status</title>\n"
+	    "<style>") < 0 ||
+	    buf_addstr(out, html_page_style) < 0 ||
+	    buf_addstr(out, trend_style) < 0 ||
+	    buf_addstr(out, status_style) < 0 ||
+	    buf_addstr(out, "</style>\n</head>\n<body class=\"status-page\">\n"
+	    "<h1>bisectd</h1>\n") < 0 || section_daemon(p, out) < 0)
 		return too_big(e);
-	if ((rc = section_slurm(p, out, e)) == 0 &&
+	if ((rc = section_engines(p, out, e)) == 0 &&
 	    (rc = section_queue(p, out, e)) == 0 &&
-	    (rc = section_verdicts(p, out, e)) == 0)
+	    (rc = section_slurm(p, out, e)) == 0)
 		rc = section_alerts(p, out, e);
 	if (rc == -2)
 		return -1;
-	if (rc < 0 || buf_addstr(out, "<p><a href=\"/metrics\">metrics</a> "
-	    "&middot; <a href=\"/api/status\">status as JSON</a> &middot; "
-	    "<a href=\"/api/alerts\">alerts as JSON</a></p>\n"
-	    "</body></html>\n") < 0)
+	if (rc < 0 || buf_addstr(out, "<p class=\"meta\"><a href=\"/metrics\">"
+	    "metrics</a> &#183; <a href=\"/api/status\">status as JSON</a> "
+	    "&#183; <a href=\"/api/alerts\">alerts as JSON</a></p>\n"
+	    "</body>\n</html>\n") < 0)
 		return too_big(e);
 	return 0;
 }

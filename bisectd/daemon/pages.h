@@ -41,9 +41,14 @@ struct page_ctx {
 };
 
 /*
- * The status page: the running job and its progress, the queue, the
- * newest verdict of each engine, the recent alerts.  Every string from
- * the store or upstream is escaped.  0, or -1 with e.
+ * The status page: the running jobs and their progress; per engine of
+ * the configuration its latest verdict in the words of `bisectctl
+ * status`, the next watch, the last alert, the reports of its bisected
+ * ranges and a plot of its newest measured releases (report/trend.h);
+ * the queue (running and queued jobs, in words), the jobs that ended
+ * with their outcomes, the Slurm jobs, the recent alerts.  XHTML
+ * syntax, inline style and SVG, no script.  Every string from the store
+ * or upstream is escaped.  0, or -1 with e.
  */
 int page_status(const struct page_ctx *p, struct buf *out, struct err *e);
 

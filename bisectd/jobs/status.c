@@ -2,6 +2,7 @@
  * status.c: the status object bisectctl prints and the daemon serves
  * (see status.h).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,94 @@ status_next_watch(const struct conf_engine *g, struct store *s, time_t now,
 		return err_set(e, "engine %s: schedule '%s' never fires",
 		    g->name, g->schedule);
 	return 0;
+}
+
+json_t *
+status_job_args_json(const char *args)
+{
+	json_t *o = json_loads(args ? args : "", 0, NULL);
+
+	if (json_is_object(o))
+		return o;
+	json_decref(o);
+	return json_string(args ? args : "");
+}
+
+/* " --name value" at buf + *off, as far as it fits. */
+static void
+add_option(char *buf, size_t len, size_t *off, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*off >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *off, len - *off, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*off += (size_t)n;
+}
+
+const char *
+status_job_args_text(const char *kind, const json_t *args, char *buf,
+    size_t len)
+{
+	json_t *parsed = NULL;
+	const json_t *a = args, *t;
+	const char *range, *version, *v;
+	char raw[1024], *safe;
+	size_t off = 0;
+
+	raw[0] = '\0';
+	if (kind == NULL)
+		kind = "";
+	if (json_is_string(args))
+		a = parsed = json_loads(json_string_value(args), 0, NULL);
+	range = json_string_value(json_object_get(a, "range"));
+	version = json_string_value(json_object_get(a, "version"));
+	if (!json_is_object(a))
+		snprintf(raw, sizeof(raw), "%s", json_is_string(args) ?
+		    json_string_value(args) : "");
+	else if (strcmp(kind, "bisect") == 0 && range) {
+		add_option(raw, sizeof(raw), &off, "%s", range);
+		if (json_is_true(json_object_get(a, "all")))
+			add_option(raw, sizeof(raw), &off, " --all");
+		if (json_is_true(json_object_get(a, "commits")))
+			add_option(raw, sizeof(raw), &off, " --commits");
+		if ((v = json_string_value(json_object_get(a, "metric"))))
+			add_option(raw, sizeof(raw), &off, " --metric %s", v);
+		/* The fraction, or an older job's percentage text. */
+		t = json_object_get(a, "threshold");
+		if (json_is_number(t))
+			add_option(raw, sizeof(raw), &off, " --threshold "
+			    "%g%%", 100 * json_number_value(t));
+		else if (json_is_string(t))
+			add_option(raw, sizeof(raw), &off, " --threshold %s",
+			    json_string_value(t));
+	} else if (strcmp(kind, "watch") == 0) {
+		if (json_is_true(json_object_get(a, "yardstick")))
+			snprintf(raw, sizeof(raw), "yardstick check");
+	} else if (version) {
+		add_option(raw, sizeof(raw), &off, "%s", version);
+		if ((v = json_string_value(json_object_get(a, "prompts"))))
+			add_option(raw, sizeof(raw), &off, " --prompts %s", v);
+		if (json_integer_value(json_object_get(a, "reps")) > 0)
+			add_option(raw, sizeof(raw), &off, " --reps %lld",
+			    (long long)json_integer_value(json_object_get(a,
+			    "reps")));
+	} else {
+		char *text = json_dumps(a, JSON_COMPACT);
+
+		snprintf(raw, sizeof(raw), "%s", text ? text : "");
+		free(text);
+	}
+	json_decref(parsed);
+	/* Versions and ranges are upstream text. */
+	safe = text_escape(raw, 0);
+	snprintf(buf, len, "%s", safe ? safe : "(out of memory)");
+	free(safe);
+	return buf;
 }
 
 const char *
@@ -98,10 +187,10 @@ static json_t *
 job_json(const struct store_job *j, int interrupted)
 {
 	char text[1024];
-	json_t *o = json_pack("{s:I,s:s,s:s,s:s,s:i,s:s,s:I}", "id",
+	json_t *o = json_pack("{s:I,s:s,s:s,s:o,s:i,s:s,s:I}", "id",
 	    (json_int_t)j->id, "kind", j->kind, "engine", j->engine, "args",
-	    j->args, "priority", j->priority, "state", j->state, "created",
-	    (json_int_t)j->created);
+	    status_job_args_json(j->args), "priority", j->priority, "state",
+	    j->state, "created", (json_int_t)j->created);
 
 	json_object_set_new(o, "interrupted", json_boolean(interrupted));
 	json_object_set_new(o, "started", j->started ?

@@ -31,6 +31,25 @@ struct store_job;
 int status_next_watch(const struct conf_engine *g, struct store *s,
     time_t now, time_t *next, struct err *e);
 
+/*
+ * A job's stored arguments (JSON text) as the JSON value the status
+ * object carries: the object, or the text as a string where it is not
+ * one (no bisectd writes such, an older store might).  A new reference;
+ * NULL when memory runs out.
+ */
+struct json_t *status_job_args_json(const char *args);
+
+/*
+ * A job's arguments (status_job_args_json()'s value; a string is read as
+ * the stored text) as the command line that would queue them: "0.2.0..
+ * 0.2.6 --all --metric pp512 --threshold 5%", "0.2.4 --prompts 128,512
+ * --reps 3", "yardstick check", "" for a plain watch; the text as it is
+ * where they are not what a job of that kind holds.  Control characters
+ * written out.  Returns buf.
+ */
+const char *status_job_args_text(const char *kind, const struct json_t *args,
+    char *buf, size_t len);
+
 /* How a finished job ended, in words, control characters written out
  * ("" while it is queued or running).  Returns buf. */
 const char *status_job_outcome(const struct store_job *j, char *buf,

@@ -74,6 +74,9 @@ main(void)
 		return 1;
 	}
 	check_tmpdir("report_screenshot");
+	if (!check_tool("chromium", "chromium") ||
+	    !check_tool("pngtopnm", "netpbm"))
+		return check_done();
 	snprintf(page, sizeof(page), "%s/report-demo.html", build);
 	snprintf(png, sizeof(png), "%s/report-demo.png", build);
 	remove(png);

@@ -532,7 +532,9 @@ test_status_jobs_and_prune(void)
 	    "\"exit_code\":0,\"range\":\"0.2.5..0.2.6\",\"verdict\":"
 	    "{\"status\":\"no-regression\",\"endpoints_change\":0.012,"
 	    "\"change_points\":[]}}");
-	job_ended(s, "bisect", "{\"range\":\"1..2\"}", "failed", 1,
+	/* The threshold as bisectd queues it now: the fraction. */
+	job_ended(s, "bisect", "{\"range\":\"1..2\",\"threshold\":0.05,"
+	    "\"commits\":true}", "failed", 1,
 	    "cannot download 1: \033]0;owned\007 refused");
 	for (int i = 0; i < 9; i++)
 		job_ended(s, "fetch", "{\"version\":\"0.2.1\"}", NULL, 0,
@@ -557,8 +559,8 @@ test_status_jobs_and_prune(void)
 	    "3%: regression at b4744, per-token, confirmed");
 	CHECK_CONTAINS(r.out, "no regression (+1.2% end to end) over "
 	    "0.2.5..0.2.6");
-	CHECK_CONTAINS(r.out, "1..2: failed: cannot download 1: \\x1b]0;owned"
-	    "\\x07 refused");
+	CHECK_CONTAINS(r.out, "1..2 --commits --threshold 5%: failed: cannot "
+	    "download 1: \\x1b]0;owned\\x07 refused");
 	CHECK(strchr(r.out, '\033') == NULL);
 	CHECK(strstr(r.out, "{\"range\"") == NULL);
 	/* A job left running with no daemon: interrupted, it resumes. */
@@ -569,6 +571,9 @@ test_status_jobs_and_prune(void)
 	CHECK_INT(r.status, 0);
 	CHECK_CONTAINS(r.out, "\"jobs_total\": 13");
 	CHECK_CONTAINS(r.out, "\"interrupted\": true");
+	/* A job's arguments are JSON in the JSON, not a string of it. */
+	CHECK_CONTAINS(r.out, "\"args\": {");
+	CHECK(strstr(r.out, "\"args\": \"") == NULL);
 	run(&r, 0, AS_ROOT, (const char *[]){ "-c", "jobs.conf", "status",
 	    "--limit", "0", NULL });
 	CHECK_INT(r.status, 2);

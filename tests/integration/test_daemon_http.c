@@ -1,9 +1,10 @@
 /*
  * test_daemon_http.c: the daemon's HTTP server as a real process on
  * loopback, while the daemon bisects the demo's fake-engine releases:
- * the status page, the report, /api/ (byte for byte what bisectctl
- * --format json prints), /metrics (accepted by promtool, built again only
- * when the store changed); and requests
+ * the status page (the job in words, then the verdict in bisectctl
+ * status's), the report, /api/ (byte for byte what bisectctl --format
+ * json prints, a job's args an object), /metrics (accepted by promtool,
+ * built again only when the store changed); and requests
  * that are malformed, oversized, of other methods, slow, or many and
  * idle are refused or cut off while the bisect goes on to its verdict.
  */
@@ -373,6 +374,70 @@ metrics_cached(void)
 	free(c);
 }
 
+/* /api/status while the bisect runs: the running job's arguments are an
+ * object in the daemon's part and in the jobs, and bisectctl status
+ * prints them as the command line that queued them. */
+static void
+running_args(void)
+{
+	json_t *o, *d, *j;
+	char *out = NULL, cmd[4096];
+
+	CHECK_INT(get("/api/status", "running.json"), 200);
+	o = json_load_file("running.json", 0, NULL);
+	d = json_object_get(o, "daemon");
+	j = json_array_get(json_object_get(d, "jobs"), 0);
+	CHECK(json_is_object(json_object_get(j, "args")));
+	CHECK_STR(json_string_value(json_object_get(json_object_get(j, "args"),
+	    "range")), "0.2.0..0.2.6");
+	CHECK(json_is_object(json_object_get(json_object_get(d, "job"),
+	    "args")));
+	j = json_array_get(json_object_get(o, "jobs"), 0);
+	CHECK(json_is_object(json_object_get(j, "args")));
+	json_decref(o);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "running: job 1, bisect basert 0.2.0..0.2.6, for ");
+	free(out);
+}
+
+/* The status page once the bisect ended: the engine's verdict in the
+ * words bisectctl status has, the queue empty, the job among those that
+ * ended with its outcome in words, no exit code. */
+static void
+finished_page(const char *file)
+{
+	char *page = check_read_file(file), *out = NULL, cmd[4096];
+
+	CHECK_CONTAINS(page, "<section class=\"engine\" id=\"engine-basert\">");
+	CHECK_CONTAINS(page, "<dt>Latest verdict</dt><dd><span class=\"status "
+	    "regression\">regression at 0.2.4, per-token, confirmed</span> "
+	    "over <a href=\"/report/basert/0.2.0..0.2.6\">0.2.0..0.2.6</a>, "
+	    "metric per-token, finished ");
+	CHECK_CONTAINS(page, "<dt>Next watch</dt><dd>none: the engine has no "
+	    "schedule</dd>");
+	CHECK_CONTAINS(page, "<dt>Last alert</dt><dd>none</dd>");
+	CHECK_CONTAINS(page, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+	    "id=\"trend-1\"");
+	CHECK_CONTAINS(page, "<circle class=\"dot-pp\"");
+	CHECK_CONTAINS(page, "<p id=\"queue\">The queue is empty.</p>");
+	CHECK_CONTAINS(page, "<h2>Recent jobs</h2>");
+	CHECK_CONTAINS(page, "<tr id=\"job-1\"><td>1</td><td>bisect of basert "
+	    "over 0.2.0..0.2.6, metric per-token, threshold 20%</td><td "
+	    "class=\"done\">regression at 0.2.4, per-token, confirmed</td>");
+	CHECK(page && strstr(page, "<th>exit</th>") == NULL);
+	CHECK(page && strstr(page, "<script") == NULL);
+	free(page);
+	/* The same words as bisectctl status. */
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "0.2.0..0.2.6: regression at 0.2.4, per-token, "
+	    "confirmed");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", file);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
 static void
 test_http(void)
 {
@@ -401,9 +466,17 @@ test_http(void)
 	}
 	CHECK(running);
 	page = check_read_file("status.html");
-	CHECK_CONTAINS(page, "<h2>Queue</h2>");
-	CHECK_CONTAINS(page, "bisect");
+	/* The job in words, in the queue as it runs. */
+	CHECK_CONTAINS(page, "<p class=\"running\" id=\"running-1\">Job 1: "
+	    "bisect of basert over 0.2.0..0.2.6, metric per-token, threshold "
+	    "20%, for ");
+	CHECK_CONTAINS(page, "<h2>Queue</h2>\n<table id=\"queue\">");
+	CHECK_CONTAINS(page, "<tr id=\"job-1\"><td>1</td><td>bisect of basert "
+	    "over 0.2.0..0.2.6, metric per-token, threshold 20%</td><td "
+	    "class=\"running\">running for ");
+	CHECK(page && strstr(page, "{&quot;range&quot;") == NULL);
 	free(page);
+	running_args();
 	CHECK_INT(get("/metrics", "running.prom"), 200);
 	m = check_read_file("running.prom");
 	CHECK_CONTAINS(m, "bisectd_job_running{kind=\"bisect\","
@@ -417,10 +490,7 @@ test_http(void)
 	CHECK_INT(code, 3);
 
 	CHECK_INT(get("/", "status.html"), 200);
-	page = check_read_file("status.html");
-	CHECK_CONTAINS(page, "<a href=\"/report/basert/0.2.0..0.2.6\">");
-	CHECK_CONTAINS(page, "class=\"regression\"");
-	free(page);
+	finished_page("status.html");
 	CHECK_INT(get("/report/basert/0.2.0..0.2.6", "report.html"), 200);
 	page = check_read_file("report.html");
 	CHECK_CONTAINS(page, "0.2.4");
@@ -443,12 +513,20 @@ test_http(void)
 	{
 		json_t *a = json_load_file("api.out", 0, NULL);
 		json_t *b = json_load_file("ctl.out", 0, NULL);
+		json_t *args = json_object_get(json_array_get(
+		    json_object_get(a, "jobs"), 0), "args");
 
 		CHECK(json_is_object(json_object_get(a, "daemon")));
 		json_object_del(json_object_get(a, "daemon"), "uptime");
 		json_object_del(json_object_get(b, "daemon"), "uptime");
 		CHECK(json_array_size(json_object_get(a, "jobs")) == 1);
 		CHECK(a != NULL && json_equal(a, b));
+		/* The job's arguments as JSON, not as a string of it. */
+		CHECK(json_is_object(args));
+		CHECK_STR(json_string_value(json_object_get(args, "range")),
+		    "0.2.0..0.2.6");
+		CHECK(json_is_null(json_object_get(args, "metric")));
+		CHECK(json_is_false(json_object_get(args, "all")));
 		json_decref(a);
 		json_decref(b);
 	}

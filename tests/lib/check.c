@@ -255,6 +255,21 @@ check_xpath(const char *file, const char *expr)
 	return out;
 }
 
+int
+check_tool(const char *tool, const char *package)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", tool);
+	check_count++;
+	if (check_run(cmd, NULL) == 0)
+		return 1;
+	check_failures++;
+	fprintf(stderr, "%s is not installed: install the Debian package %s "
+	    "(scripts/deps.sh installs it)\n", tool, package);
+	return 0;
+}
+
 /* The cases CHECK_CASE names that ran, for check_done(). */
 static int cases_run;
 

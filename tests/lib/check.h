@@ -135,6 +135,14 @@ int check_http_port(const char *log);
  * line (malloced), or NULL when xmllint fails. */
 char *check_xpath(const char *file, const char *expr);
 
+/*
+ * Whether the program tool is on the PATH: 1, or 0 after a failed check
+ * that names the Debian package it comes in (scripts/deps.sh installs
+ * the packages the tests need), so a missing program reads as what to
+ * install, not as a test that broke.
+ */
+int check_tool(const char *tool, const char *package);
+
 /* Print "N passed, M failed" and return the exit status for main(). */
 /*
  * Run the case fn, called name, unless $CHECK_CASE holds a comma-

@@ -331,6 +331,8 @@ test_points_and_bisects(void)
 	struct store_run_rows rows;
 	struct store_cell_query q;
 	struct store_bisect b;
+	struct store_bisect_rows recent;
+	struct store_alert_rows alerts;
 	int64_t eng, w, w2, mach, mach2, defs[3], id;
 	int resumed, n, fails, ok, bad;
 	char *json;
@@ -479,6 +481,59 @@ test_points_and_bisects(void)
 	    &e) == 0);
 	CHECK_STR(json, "{\"status\":\"regression\"}");
 	free(json);
+
+	/* The status page's list: one row per range and metric, its
+	 * newest finished; the running one is not there yet. */
+	CHECK(store_bisect_recent(s, eng, 10, &recent, &e) == 0);
+	CHECK_INT(recent.n, 1);
+	store_bisect_rows_release(&recent);
+	CHECK(store_bisect_finish(s, b.id, "done", "no-regression",
+	    "{\"status\":\"no-regression\"}", &e) == 0);
+	b.good = "0.2.5";
+	CHECK(store_bisect_open(s, &b, &resumed, &e) == 0);
+	CHECK(store_bisect_finish(s, b.id, "done", "unknown",
+	    "{\"status\":\"unknown\"}", &e) == 0);
+	b.good = "0.2.0";
+	b.metric = "pp512";
+	CHECK(store_bisect_open(s, &b, &resumed, &e) == 0);
+	CHECK(store_bisect_finish(s, b.id, "failed", NULL, NULL, &e) == 0);
+	CHECK(store_bisect_recent(s, eng, 10, &recent, &e) == 0);
+	CHECK_INT(recent.n, 2);
+	if (recent.n == 2) {
+		CHECK_STR(recent.v[0].good, "0.2.5");
+		CHECK_STR(recent.v[0].status, "unknown");
+		CHECK_STR(recent.v[1].good, "0.2.0");
+		CHECK_STR(recent.v[1].status, "no-regression");
+		CHECK_STR(recent.v[1].verdict,
+		    "{\"status\":\"no-regression\"}");
+		CHECK_STR(recent.v[1].metric, "per-token");
+		CHECK(recent.v[1].finished > 0);
+	}
+	store_bisect_rows_release(&recent);
+	CHECK(store_bisect_recent(s, eng, 1, &recent, &e) == 0);
+	CHECK_INT(recent.n, 1);
+	store_bisect_rows_release(&recent);
+	CHECK(store_bisect_recent(s, eng + 1, 10, &recent, &e) == 0);
+	CHECK_INT(recent.n, 0);
+	store_bisect_rows_release(&recent);
+
+	/* One engine's alerts, newest first. */
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k1", "one",
+	    "{}", &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "other", "k2", "two",
+	    "{}", &e), 0);
+	CHECK_INT(store_alert_record(s, "regression", "basert", "k3", "three",
+	    "{}", &e), 0);
+	CHECK_INT(store_alert_list_engine(s, "basert", 10, &alerts, &e), 0);
+	CHECK_INT(alerts.n, 2);
+	if (alerts.n == 2) {
+		CHECK_STR(alerts.v[0].alert.summary, "three");
+		CHECK_STR(alerts.v[1].alert.summary, "one");
+	}
+	store_alert_rows_release(&alerts);
+	CHECK_INT(store_alert_list_engine(s, NULL, 10, &alerts, &e), 0);
+	CHECK_INT(alerts.n, 3);
+	store_alert_rows_release(&alerts);
 	store_close(s);
 }
 

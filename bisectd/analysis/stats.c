@@ -479,6 +479,34 @@ stats_outcome(const struct estimate *rel, double threshold)
 	return OUTCOME_UNKNOWN;
 }
 
+enum move
+stats_move(const struct estimate *rel, double threshold)
+{
+	double cut = threshold / 2;
+
+	if (!isfinite(rel->lo) || !isfinite(rel->hi))
+		return MOVE_UNSURE;
+	if (rel->lo > cut)
+		return MOVE_SLOWER;
+	if (rel->hi < -cut)
+		return MOVE_FASTER;
+	if (rel->lo > -cut && rel->hi < cut)
+		return MOVE_NONE;
+	return MOVE_UNSURE;
+}
+
+const char *
+stats_move_name(enum move m)
+{
+	switch (m) {
+	case MOVE_NONE: return "unchanged";
+	case MOVE_SLOWER: return "slower";
+	case MOVE_FASTER: return "faster";
+	case MOVE_UNSURE: return "unsure";
+	}
+	return "?";
+}
+
 int
 stats_throughput(int tokens, const struct cell_stats *time_ns,
     struct throughput *out)

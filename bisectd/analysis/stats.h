@@ -186,6 +186,20 @@ enum outcome stats_outcome(const struct estimate *rel, double threshold);
 int stats_throughput(int tokens, const struct cell_stats *time_ns,
     struct throughput *out);
 
+/*
+ * Where a relative change of a cost (positive = slower) stands against
+ * half the threshold, both ways, for a metric that was not searched:
+ *   MOVE_SLOWER  the interval lies wholly above +threshold / 2;
+ *   MOVE_FASTER  wholly below -threshold / 2;
+ *   MOVE_NONE    wholly between the two;
+ *   MOVE_UNSURE  otherwise (or not finite): the runs do not tell.
+ */
+enum move { MOVE_NONE, MOVE_SLOWER, MOVE_FASTER, MOVE_UNSURE };
+enum move stats_move(const struct estimate *rel, double threshold);
+
+/* "unchanged", "slower", "faster", "unsure". */
+const char *stats_move_name(enum move m);
+
 /* Name of an outcome: "same", "different", "unknown". */
 const char *stats_outcome_name(enum outcome o);
 

@@ -28,6 +28,7 @@
 #include "bisectd/search/commits.h"
 #include "fetch/sha256.h"
 #include "build.h"
+#include "changes.h"
 #include "summary.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
@@ -687,6 +688,53 @@ reanchored_json(struct store *s, const char *engine, const char *good,
 	return a;
 }
 
+/*
+ * What else changed, every metric of the matrix: between the range's
+ * ends, then across each change point's boundary pair.  NULL when
+ * memory runs out.
+ */
+static json_t *
+else_changed_json(const struct conf *conf, const struct conf_engine *eng,
+    const struct report_opts *o, const struct range *r,
+    const struct judgement *j, const struct report_summaries *rs,
+    double threshold, const char *metric, const char *spec)
+{
+	json_t *out = json_array();
+	char ctl[4200];
+	struct changes_ctx c = { eng, threshold, metric, ctl, spec };
+
+	if (out == NULL)
+		return NULL;
+	snprintf(ctl, sizeof(ctl), o->upstream ? "bisectctl" :
+	    "bisectctl -c %s", conf->path);
+	for (size_t k = 0; k <= j->v.nchanges; k++) {
+		size_t ia = 0, ib = r->hi - r->lo;
+		struct release_figs fa, fb;
+
+		if (k > 0) {
+			ia = j->v.changes[k - 1].last_good;
+			ib = j->v.changes[k - 1].first_bad;
+			/* The ends again: said once. */
+			if (ia == 0 && ib == r->hi - r->lo)
+				continue;
+		}
+		if (summary_figs(rs, ia, eng, &fa) < 0)
+			goto nomem;
+		if (summary_figs(rs, ib, eng, &fb) < 0) {
+			summary_figs_release(&fa);
+			goto nomem;
+		}
+		changes_pair(&c, &fa, r->list.v[r->lo + ia].version, &fb,
+		    r->list.v[r->lo + ib].version, out);
+		summary_figs_release(&fa);
+		summary_figs_release(&fb);
+	}
+	return out;
+nomem:
+	json_decref(out);
+	return NULL;
+}
+
 int
 report_build(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spec, const struct report_opts *o,
@@ -833,6 +881,16 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			goto fail;
 		json_object_set_new(rep, "about", about);
 		json_object_del(json_object_get(rep, "machine"), "hostname");
+	}
+	if (!bisect_request_canary(&o->req)) {
+		json_t *wc = else_changed_json(conf, eng, o, &r, &j, &rs,
+		    p.threshold, metric, spec);
+
+		if (wc == NULL) {
+			err_set(e, "out of memory");
+			goto fail;
+		}
+		json_object_set_new(rep, "what_else_changed", wc);
 	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);

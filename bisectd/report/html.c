@@ -819,6 +819,65 @@ page_header(FILE *out, const json_t *rep)
 	}
 }
 
+/*
+ * What else changed: a table per pair of releases (the ends, each
+ * boundary), every metric of the matrix with its change, interval and
+ * standing against half the threshold; slowdowns marked.
+ */
+static void
+section_else_changed(FILE *out, const json_t *rep)
+{
+	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
+	double cut = rep_real(rep, "threshold") / 2;
+	const char *from = NULL, *to = NULL;
+	size_t i;
+
+	if (json_array_size(all) == 0)
+		return;
+	fprintf(out, "<section id=\"else-changed\">\n<h2>What else changed"
+	    "</h2>\n<p>Every metric of the matrix, not only the one searched: "
+	    "a move counts past half the threshold (%.3g%%) either way; "
+	    "throughputs (tok/s) rise when faster, costs (ms) when "
+	    "slower.</p>\n", 100 * cut);
+	json_array_foreach(all, i, x) {
+		const char *m = rep_str(x, "moved");
+
+		if (from == NULL || strcmp(from, rep_str(x, "from")) != 0 ||
+		    strcmp(to, rep_str(x, "to")) != 0) {
+			if (from != NULL)
+				fputs("</tbody></table>\n", out);
+			from = rep_str(x, "from");
+			to = rep_str(x, "to");
+			fputs("<table class=\"changes\"><caption>", out);
+			html_esc(out, from);
+			fputs(" → ", out);
+			html_esc(out, to);
+			fputs("</caption>\n<thead><tr><th>metric</th><th>change"
+			    "</th><th>95% interval</th><th>moved</th></tr>"
+			    "</thead><tbody>\n", out);
+		}
+		fprintf(out, "<tr class=\"%s\"><td>", m);
+		html_esc(out, rep_str(x, "what"));
+		fputs(" (", out);
+		html_esc(out, rep_str(x, "metric"));
+		fprintf(out, ")%s</td><td>", json_is_true(json_object_get(x,
+		    "searched")) ? ", searched" : "");
+		fprintf(out, "%+.1f%% %s</td><td>", 100 * rep_real(x, "change"),
+		    rep_str(x, "unit"));
+		fprintf(out, "[%+.1f%%, %+.1f%%]</td><td>", 100 * rep_at(
+		    json_object_get(x, "change_ci"), 0), 100 * rep_at(
+		    json_object_get(x, "change_ci"), 1));
+		html_esc(out, m);
+		if (*rep_str(x, "bisect")) {
+			fputs("<br/>bisect it: <code>", out);
+			html_esc(out, rep_str(x, "bisect"));
+			fputs("</code>", out);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody></table>\n</section>\n", out);
+}
+
 int
 report_html(const json_t *report, FILE *out)
 {
@@ -830,6 +889,7 @@ report_html(const json_t *report, FILE *out)
 		return -1;
 	page_header(out, rep);
 	section_verdict(out, rep);
+	section_else_changed(out, rep);
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(rep)) {
 		section_fit(out, rep);

@@ -28,6 +28,8 @@ const char html_page_style[] =
     "white-space:pre-wrap;overflow-wrap:anywhere;font-size:.85em}"
     "svg{width:100%;height:auto;max-width:42em;display:block}"
     ".panels{display:flex;flex-wrap:wrap;gap:1em}"
+    "table.changes tr.slower td{color:#c0261b;font-weight:600}"
+    "table.changes caption{text-align:left;font-weight:600}"
     ".panels svg{flex:1 1 20em;min-width:0}"
     "svg text{font:12px system-ui,sans-serif;fill:#222}"
     "svg .axis{stroke:#444;stroke-width:1}"

@@ -515,6 +515,82 @@ print_unresolved(const json_t *rels, FILE *out, int md)
 		    "more first)\n");
 }
 
+/* What a metric's move means, in words: "slower", "within the noise". */
+static const char *
+move_words(const json_t *x, char *buf, size_t len, double cut)
+{
+	const char *m = rep_str(x, "moved");
+	const json_t *ci = json_object_get(x, "change_ci");
+
+	if (strcmp(m, "unchanged") == 0)
+		snprintf(buf, len, rep_at(ci, 0) < 0 && rep_at(ci, 1) > 0 ?
+		    "unchanged, within the noise" : "unchanged: moved, but "
+		    "by less than %.3g%%", 100 * cut);
+	else if (strcmp(m, "unsure") == 0)
+		snprintf(buf, len, "unsure: its interval reaches past ±%.3g%%",
+		    100 * cut);
+	else
+		snprintf(buf, len, "%s", m);
+	return buf;
+}
+
+/*
+ * What else changed: every metric of the matrix between the ends and
+ * across each boundary pair, its change with its interval and what
+ * that means, and for a slowdown nobody searched the command that does.
+ */
+static void
+print_else_changed(const json_t *rep, FILE *out, int md)
+{
+	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
+	double cut = rep_real(rep, "threshold") / 2;
+	const char *from = "", *to = "";
+	char words[96], name[160];
+	size_t i;
+
+	if (json_array_size(all) == 0)
+		return;
+	fprintf(out, md ? "\n**What else changed** (every metric of the "
+	    "matrix; a move counts past half the threshold, %.3g%%)\n" :
+	    "\nwhat else changed (every metric of the matrix; a move counts "
+	    "past half the threshold, %.3g%%):\n", 100 * cut);
+	json_array_foreach(all, i, x) {
+		const json_t *ci = json_object_get(x, "change_ci");
+
+		if (strcmp(from, rep_str(x, "from")) != 0 ||
+		    strcmp(to, rep_str(x, "to")) != 0) {
+			from = rep_str(x, "from");
+			to = rep_str(x, "to");
+			fprintf(out, md ? "\n%s → %s:\n\n" : "  %s -> %s:\n",
+			    from, to);
+		}
+		snprintf(name, sizeof(name), "%s (%s%s)", rep_str(x, "what"),
+		    rep_str(x, "metric"), json_is_true(json_object_get(x,
+		    "searched")) ? ", searched" : "");
+		if (md)
+			fprintf(out, "- %s: %+.1f%% [%+.1f%%, %+.1f%%] %s: %s\n",
+			    name, 100 * rep_real(x, "change"),
+			    100 * rep_at(ci, 0), 100 * rep_at(ci, 1),
+			    rep_str(x, "unit"), move_words(x, words,
+			    sizeof(words), cut));
+		else
+			fprintf(out, "    %-46s %+7.1f%% [%+.1f%%, %+.1f%%] %s: "
+			    "%s\n", name, 100 * rep_real(x, "change"),
+			    100 * rep_at(ci, 0), 100 * rep_at(ci, 1),
+			    rep_str(x, "unit"), move_words(x, words,
+			    sizeof(words), cut));
+		if (*rep_str(x, "bisect")) {
+			if (md) {
+				fputs("  bisect it: ", out);
+				text_md_code(out, rep_str(x, "bisect"));
+				fputc('\n', out);
+			} else
+				fprintf(out, "      bisect it: %s\n",
+				    rep_str(x, "bisect"));
+		}
+	}
+}
+
 /*
  * Where the fixed overhead is not estimable, said once per reason with
  * the releases it holds for: the same sentence eight times over is
@@ -744,6 +820,7 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_confirm(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
+	print_else_changed(rep, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
 		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",

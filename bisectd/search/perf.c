@@ -43,6 +43,9 @@ struct bisect_run {
 	struct acquired *got;		/* per release, fetched lazily */
 	struct bench_cell *cells;	/* the parameters' cells */
 	size_t ncells;
+	struct bench_cell *matrix;	/* every cell of the engine's matrix */
+	size_t nmatrix;
+	int matrix_done;		/* measure_matrix() ran on the verdict */
 	char last_failure[512];		/* of the last runs that failed */
 	int slurm;			/* the engine's runner is a slurm one:
 					 * releases are fetched and measured
@@ -171,8 +174,9 @@ slurm_note(void *arg, const char *line)
  * the new node's key, measures the ends again.
  */
 static int
-measure_slurm(struct bisect_run *b, const size_t *idx, size_t n,
-    const int *want, const int *stored, int confirm, struct err *e)
+measure_slurm(struct bisect_run *b, const struct bench_cell *cells,
+    size_t ncells, const size_t *idx, size_t n, const int *want,
+    const int *stored, int confirm, struct err *e)
 {
 	struct slurm_measure_ctx c;
 	struct remote_plan p;
@@ -194,8 +198,8 @@ measure_slurm(struct bisect_run *b, const size_t *idx, size_t n,
 	for (size_t k = 0; k < n; k++)
 		p.rel[k] = &b->r.list.v[b->r.lo + idx[k]];
 	p.nrel = n;
-	p.cells = b->cells;
-	p.ncells = b->ncells;
+	p.cells = cells;
+	p.ncells = ncells;
 	p.reps = want;
 	p.stored = stored;
 	p.warmup = b->eng->warmup;
@@ -217,14 +221,22 @@ measure_slurm(struct bisect_run *b, const size_t *idx, size_t n,
  * the next judgement decides whether the release is skipped.
  */
 static int
-measure_interleaved(struct bisect_run *b, const struct range_data *d,
-    const size_t *idx, size_t n, int reps, int confirm, struct err *e)
+measure_cells(struct bisect_run *b, const struct bench_cell *cells,
+    size_t ncells, const size_t *idx, size_t n, const int *want,
+    const int *stored, int confirm, struct err *e)
 {
 	struct bench_target t[2];
-	int want[2 * BISECT_MAX_CELLS], stored[2 * BISECT_MAX_CELLS];
 	struct bench_ctx ctx;
 	struct bench_tally tally;
 	int any = 0;
+
+	for (size_t k = 0; k < n * ncells; k++)
+		any |= want[k] > 0;
+	if (!any)
+		return 0;
+	if (b->slurm)
+		return measure_slurm(b, cells, ncells, idx, n, want, stored,
+		    confirm, e);
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.conf = b->conf;
@@ -243,26 +255,131 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 		t[k].release_id = b->r.list.v[b->r.lo + idx[k]].id;
 		t[k].version = version_of(b, idx[k]);
 		t[k].dir = b->got[idx[k]].dir;
-		for (size_t c = 0; c < b->ncells; c++) {
-			int w = reps - have(d, idx[k], c, confirm);
-
-			stored[k * b->ncells + c] = reps - w;
-			want[k * b->ncells + c] = w > 0 ? w : 0;
-			any |= w > 0;
-		}
 	}
-	if (!any)
-		return 0;
-	if (b->slurm)
-		return measure_slurm(b, idx, n, want, stored, confirm, e);
 	memset(&tally, 0, sizeof(tally));
-	if (bench_run(&ctx, t, n, b->cells, b->ncells, want, b->eng->warmup,
+	if (bench_run(&ctx, t, n, cells, ncells, want, b->eng->warmup,
 	    confirm, &tally, e) < 0)
 		return -1;
 	if (tally.failed > 0)
 		snprintf(b->last_failure, sizeof(b->last_failure), "%s",
 		    tally.last_failure);
 	return 0;
+}
+
+/*
+ * Measure releases idx[0..n-1] (interleaved) up to `reps` samples of the
+ * given kind in every searched cell.
+ */
+static int
+measure_interleaved(struct bisect_run *b, const struct range_data *d,
+    const size_t *idx, size_t n, int reps, int confirm, struct err *e)
+{
+	int want[2 * BISECT_MAX_CELLS], stored[2 * BISECT_MAX_CELLS];
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t c = 0; c < b->ncells; c++) {
+			int w = reps - have(d, idx[k], c, confirm);
+
+			stored[k * b->ncells + c] = reps - w;
+			want[k * b->ncells + c] = w > 0 ? w : 0;
+		}
+	return measure_cells(b, b->cells, b->ncells, idx, n, want, stored,
+	    confirm, e);
+}
+
+/* How many process runs (not confirmations) release i has in cell c,
+ * under the cell's current definition. */
+static int
+stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *c,
+    int *n, struct err *e)
+{
+	struct store_cell_query q;
+	struct store_points pts;
+
+	*n = 0;
+	if (bench_cell_query(b->eng, c->kind, c->prompt, c->gen, c->content,
+	    b->r.list.v[b->r.lo + i].id, b->w.sha256, b->hw_key, &q, e) < 0 ||
+	    store_cell_points(b->s, &q, &pts, e) < 0)
+		return -1;
+	for (size_t k = 0; k < pts.n; k++)
+		*n += !pts.v[k].confirm && (k == 0 ||
+		    pts.v[k].run_id != pts.v[k - 1].run_id);
+	store_points_release(&pts);
+	return 0;
+}
+
+/*
+ * The whole matrix where the verdict stands on it: every cell (each
+ * prompt length, each decode cell and content) on the two ends and on
+ * the boundary pair of each change point, to as many runs as the
+ * searched cells have there, a pair interleaved.  The search probes the
+ * fit lengths alone; what else changed is told from these (the field
+ * report's regression tripled prefill and moved decode 3.6%: whoever
+ * watches one number misses the other).  Resumable: only what a cell
+ * lacks is run.
+ */
+static int
+measure_matrix(struct bisect_run *b, const struct judgement *j,
+    struct err *e)
+{
+	int *want, *stored, rc = 0;
+
+	want = calloc(2 * b->nmatrix + 1, sizeof(*want));
+	stored = calloc(2 * b->nmatrix + 1, sizeof(*stored));
+	if (want == NULL || stored == NULL) {
+		free(want);
+		free(stored);
+		return err_set(e, "out of memory");
+	}
+	/* Pair 0: the ends; then each change point's boundary. */
+	for (size_t k = 0; k <= j->v.nchanges && rc == 0; k++) {
+		size_t idx[2] = { 0, b->r.hi - b->r.lo };
+		int any = 0, skip = 0;
+
+		if (k > 0) {
+			idx[0] = j->v.changes[k - 1].last_good;
+			idx[1] = j->v.changes[k - 1].first_bad;
+		}
+		for (size_t t = 0; t < 2 && !skip && rc == 0; t++) {
+			int reps = 0;
+
+			if (j->failed[idx[t]] || b->fetch_failed[idx[t]]) {
+				skip = 1;
+				break;
+			}
+			for (size_t c = 0; c < b->ncells; c++) {
+				int h = have(&j->data, idx[t], c, 0);
+
+				reps = h > reps ? h : reps;
+			}
+			for (size_t c = 0; c < b->nmatrix && rc == 0; c++) {
+				int h;
+
+				rc = stored_runs(b, idx[t], &b->matrix[c], &h,
+				    e);
+				stored[t * b->nmatrix + c] = h;
+				want[t * b->nmatrix + c] = h < reps ?
+				    reps - h : 0;
+				any |= h < reps;
+			}
+		}
+		if (rc < 0 || skip || !any)
+			continue;
+		if ((rc = ensure_release(b, idx[0], e)) != 0 ||
+		    (rc = ensure_release(b, idx[1], e)) != 0) {
+			/* One that cannot be fetched is judged without. */
+			rc = rc < 0 ? -1 : 0;
+			continue;
+		}
+		note(b, "the whole matrix: %s and %s, interleaved, every cell "
+		    "to the searched cells' runs", version_of(b, idx[0]),
+		    version_of(b, idx[1]));
+		rc = measure_cells(b, b->matrix, b->nmatrix, idx, 2, want,
+		    stored, 0, e);
+	}
+	free(want);
+	free(stored);
+	return rc;
 }
 
 static int
@@ -307,7 +424,9 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	else
 		rc = bench_cells(b->conf, b->eng, b->p.lengths, b->p.nlengths,
 		    NULL, 0, 1, &b->cells, &b->ncells, e);
-	if (rc < 0)
+	if (rc < 0 || bench_cells(b->conf, b->eng, b->eng->prompts,
+	    b->eng->nprompts, b->eng->gen, b->eng->ngen, 0, &b->matrix,
+	    &b->nmatrix, e) < 0)
 		return -1;
 	memset(&sb, 0, sizeof(sb));
 	sb.job_id = b->o->job_id;
@@ -376,6 +495,8 @@ bisect_teardown(struct bisect_run *b)
 	free(b->fetch_failed);
 	if (b->cells)
 		bench_cells_free(b->cells, b->ncells);
+	if (b->matrix)
+		bench_cells_free(b->matrix, b->nmatrix);
 	pinned_weights_release(&b->w);
 	range_release(&b->r);
 }
@@ -480,6 +601,16 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 			err_set(e, "%s", j.why);
 			judgement_release(&j);
 			goto done;
+		}
+		if (j.done && !b.matrix_done) {
+			/* Before the verdict is told: what else changed is
+			 * measured on the ends and the boundary pairs. */
+			b.matrix_done = 1;
+			rc2 = measure_matrix(&b, &j, e);
+			judgement_release(&j);
+			if (rc2 < 0)
+				goto done;
+			continue;
 		}
 		if (j.done) {
 			json_t *v = judgement_json(&j, &b.r);

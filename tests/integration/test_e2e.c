@@ -297,8 +297,10 @@ test_demo_bisect(void)
 		CHECK_CONTAINS(out, "\"basert\",\"0.2.5\",not-measured,");
 		for (const char *p = out; p && *p; p++)
 			lines += *p == '\n';
-		/* header + 4 measured releases x 2 cells + 3 without */
-		CHECK_INT(lines, 1 + 4 * 2 + 3);
+		/* header + 4 measured releases x 3 cells (the search's
+		 * prefill lengths; decode, the whole matrix on the ends
+		 * and the boundary pair) + 3 without */
+		CHECK_INT(lines, 1 + 4 * 3 + 3);
 		free(out);
 		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
 		    "0.2.0..0.2.6", ctl);

@@ -190,6 +190,35 @@ test_outcome(void)
 	CHECK_STR(stats_outcome_name(OUTCOME_UNKNOWN), "unknown");
 }
 
+/* A metric not searched moves either way, or not, or the runs do not
+ * tell; half the threshold is the cut on both sides. */
+static void
+test_move(void)
+{
+	struct estimate e = { 0, 0, 10, 0, 0 };
+
+	e.lo = 0.11;
+	e.hi = 0.5;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_SLOWER);
+	e.lo = -0.5;
+	e.hi = -0.11;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_FASTER);
+	e.lo = -0.09;
+	e.hi = 0.09;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_NONE);
+	e.hi = 0.11;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
+	e.lo = -0.11;
+	e.hi = 0.05;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
+	e.lo = -INFINITY;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
+	e.lo = NAN;
+	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
+	CHECK_STR(stats_move_name(MOVE_NONE), "unchanged");
+	CHECK_STR(stats_move_name(MOVE_FASTER), "faster");
+}
+
 static void
 test_throughput(void)
 {
@@ -291,6 +320,7 @@ main(void)
 	CHECK_CASE(test_welch);
 	CHECK_CASE(test_estimates);
 	CHECK_CASE(test_outcome);
+	CHECK_CASE(test_move);
 	CHECK_CASE(test_throughput);
 	CHECK_CASE(test_runs);
 	CHECK_CASE(test_f_cdf);

@@ -1,0 +1,169 @@
+/*
+ * test_whole_matrix.c: a bisect searches one metric and says what else
+ * changed.  Over fake-engine releases whose decode alone gets slower at
+ * 1.0.3 (and, apart, whose fixed overhead alone does), a bisect on the
+ * per-token cost finds no regression and exits 0, yet every format
+ * names the other change with its interval and the command that
+ * bisects it; that command then finds 1.0.3.  The decode cells are
+ * measured on the ends although the search probes prefill alone.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "check_json.h"
+
+static const char *ctl, *build;
+static char ctl_conf[4096];	/* bisectctl -c m.conf */
+
+static void
+write_config(void)
+{
+	static const char *const names[] = { "dec", "fix" };
+	char text[4096];
+	size_t len = 0;
+
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	for (size_t i = 0; i < 2; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
+		    "\tasset = %s-{version}.tar.gz\n"
+		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+		    "-n {gen} -t 1 -r 1 -o json\n"
+		    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+		    "\ttimeout = 1m\n", names[i], build, names[i]);
+	check_write_file("m.conf", text);
+}
+
+/* The entry of what_else_changed between from and to for metric. */
+static json_t *
+change_of(json_t *rep, const char *from, const char *to, const char *metric)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "from")),
+		    from) == 0 && strcmp(json_string_value(json_object_get(x,
+		    "to")), to) == 0 && strcmp(json_string_value(
+		    json_object_get(x, "metric")), metric) == 0)
+			return x;
+	return NULL;
+}
+
+/*
+ * A change only metric `other` sees: the per-token bisect exits 0, the
+ * report's every format names the other metric's change and the
+ * command that bisects it, and that command finds 1.0.3.
+ */
+static void
+check_other_metric(const char *engine, const char *other, double lo_min)
+{
+	char args[256], want[512], *out = NULL;
+	const char *cmd;
+	json_t *rep, *x, *ci, *rel;
+
+	snprintf(args, sizeof(args), "--format json bisect --now %s "
+	    "1.0.0..1.0.4", engine);
+	CHECK_INT(check_ctl_json(ctl_conf, args, 0, &rep), 0);
+	if (rep == NULL)
+		return;
+	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "status")), "no-regression");
+	/* Decode measured on the ends, though the search probes prefill. */
+	rel = check_release(rep, "1.0.4");
+	CHECK(json_object_size(json_object_get(rel, "tg")) == 1);
+	x = change_of(rep, "1.0.0", "1.0.4", "per-token");
+	CHECK(x != NULL);
+	CHECK_STR(json_string_value(json_object_get(x, "moved")), "unchanged");
+	CHECK(json_is_true(json_object_get(x, "searched")));
+	x = change_of(rep, "1.0.0", "1.0.4", other);
+	CHECK(x != NULL);
+	if (x == NULL) {
+		json_decref(rep);
+		return;
+	}
+	CHECK_STR(json_string_value(json_object_get(x, "moved")), "slower");
+	ci = json_object_get(x, "change_ci");
+	/* Slower: a time up, a throughput down, past half the 20%. */
+	if (strcmp(json_string_value(json_object_get(x, "unit")),
+	    "tok/s") == 0)
+		CHECK(json_real_value(json_array_get(ci, 1)) < -lo_min);
+	else
+		CHECK(json_real_value(json_array_get(ci, 0)) > lo_min);
+	cmd = json_string_value(json_object_get(x, "bisect"));
+	snprintf(want, sizeof(want), " bisect --now --metric %s %s "
+	    "1.0.0..1.0.4", other, engine);
+	CHECK(cmd != NULL && strstr(cmd, want) != NULL);
+	json_decref(rep);
+
+	/* Every format for people says it. */
+	snprintf(args, sizeof(args), "report %s 1.0.0..1.0.4", engine);
+	CHECK_INT(check_ctl_run(ctl_conf, args, &out), 0);
+	CHECK_CONTAINS(out, "what else changed (every metric of the matrix");
+	snprintf(want, sizeof(want), "(%s) ", other);
+	CHECK_CONTAINS(out, want);
+	snprintf(want, sizeof(want), "bisect it: bisectctl -c ");
+	CHECK_CONTAINS(out, want);
+	free(out);
+	snprintf(args, sizeof(args), "report %s 1.0.0..1.0.4 --format "
+	    "markdown", engine);
+	CHECK_INT(check_ctl_run(ctl_conf, args, &out), 0);
+	CHECK_CONTAINS(out, "**What else changed**");
+	snprintf(want, sizeof(want), "--metric %s %s 1.0.0..1.0.4`", other,
+	    engine);
+	CHECK_CONTAINS(out, want);
+	free(out);
+	snprintf(args, sizeof(args), "report %s 1.0.0..1.0.4 --format html "
+	    ">%s.html", engine, engine);
+	CHECK_INT(check_ctl_run(ctl_conf, args, NULL), 0);
+	snprintf(args, sizeof(args), "%s.html", engine);
+	out = check_xpath(args, "string(//*[@id=\"else-changed\"]//*[@class="
+	    "\"slower\"]/*[1])");
+	CHECK(out != NULL && strstr(out, other) != NULL);
+	free(out);
+
+	/* The paste-ready command finds the release. */
+	snprintf(args, sizeof(args), "--format json bisect --now --metric %s "
+	    "%s 1.0.0..1.0.4", other, engine);
+	CHECK_INT(check_ctl_json(ctl_conf, args, 0, &rep), 3);
+	if (rep == NULL)
+		return;
+	CHECK_STR(json_string_value(json_object_get(json_object_get(rep,
+	    "verdict"), "first_bad")), "1.0.3");
+	json_decref(rep);
+}
+
+/* Decode 200 to 400 us per token: tg16 5.2 to 8.4 ms, -38% tok/s. */
+static void
+test_decode_only(void)
+{
+	check_other_metric("dec", "tg16", 0.25);
+}
+
+/* The fixed overhead 2 to 6 ms, the cost per token the same. */
+static void
+test_fixed_only(void)
+{
+	check_other_metric("fix", "fixed", 0.5);
+}
+
+int
+main(void)
+{
+	const char *daemon_bin;
+
+	check_env(&ctl, &daemon_bin, &build);
+	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c m.conf", ctl);
+	check_tmpdir("whole_matrix");
+	write_config();
+	CHECK_CASE(test_decode_only);
+	CHECK_CASE(test_fixed_only);
+	return check_done();
+}

@@ -132,6 +132,9 @@ struct conf_engine {
 	int gen[CONF_MAX_LENGTHS];
 	size_t ngen;
 	struct strv contents;	/* decode content kinds; empty: once */
+	struct strv watch_metrics;	/* the metrics a watch compares
+					 * beside metric: per-token, fixed,
+					 * ppN, tgN; empty: all the matrix's */
 	int reps;
 	int max_reps;		/* an inconclusive comparison doubles reps
 				 * up to this */

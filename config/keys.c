@@ -451,6 +451,27 @@ engine_contents(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 }
 
 static void
+engine_watch_metrics(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+	struct conf_metric m;
+
+	strv_clear(&g->watch_metrics);
+	if (strcmp(v, "all") == 0)
+		return;
+	if (strv_split(&g->watch_metrics, v, ',') < 0)
+		ld_problem(ld, en->line, "%s: expected all or a comma-separated "
+		    "list such as per-token,tg32, got '%s'", en->label, v);
+	for (size_t i = 0; i < g->watch_metrics.n; i++)
+		if (conf_parse_metric(g->watch_metrics.v[i], &m) < 0)
+			ld_problem(ld, en->line, "%s: '%s' is no metric "
+			    "(expected per-token, fixed, ppN or tgN)",
+			    en->label, g->watch_metrics.v[i]);
+}
+
+static void
 engine_max_memory(struct conf_loader *ld, void *obj,
     const struct conf_entry *en)
 {
@@ -786,6 +807,11 @@ const struct conf_key conf_keys[] = {
 	{ CONF_ENGINE, "fit", CK_LENGTHS, G(fit), G(nfit),
 	    .dflt = "the two largest prompts",
 	    .doc = "the prompt lengths the fit uses" },
+	{ CONF_ENGINE, "watch-metrics", CK_CUSTOM, G(watch_metrics),
+	    .set = engine_watch_metrics, .owned = CO_STRV,
+	    .form = "all | per-token,fixed,ppN,tgN", .dflt = "all",
+	    .doc = "what a watch compares besides metric, each bisected and "
+		   "alerted apart (Holm's 5% over them)" },
 	{ CONF_ENGINE, "metric", CK_CUSTOM, G(metric), .set = engine_metric,
 	    .init = "per-token", .form = "per-token | fixed | ppN | tgN",
 	    .doc = "what the bisection searches on" },

@@ -495,6 +495,43 @@ stats_move(const struct estimate *rel, double threshold)
 	return MOVE_UNSURE;
 }
 
+double
+stats_slower_p(const struct estimate *rel, double cut)
+{
+	double p;
+
+	if (!isfinite(rel->value) || !(rel->se > 0) || !isfinite(rel->se))
+		return rel->se == 0 && rel->value > cut ? 0 : 1;
+	p = 1 - stats_t_cdf((rel->value - cut) / rel->se, rel->df);
+	return isfinite(p) ? p : 1;
+}
+
+void
+stats_holm(const double *p, size_t n, double alpha, int *reject)
+{
+	size_t order[256], k;
+
+	if (n > 256)
+		n = 256;
+	for (size_t i = 0; i < n; i++) {
+		reject[i] = 0;
+		order[i] = i;
+	}
+	/* Insertion sort by p: n is a matrix's metrics. */
+	for (size_t i = 1; i < n; i++)
+		for (k = i; k > 0 && p[order[k]] < p[order[k - 1]]; k--) {
+			size_t t = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (k = 0; k < n; k++) {
+		if (!(p[order[k]] <= alpha / (double)(n - k)))
+			break;
+		reject[order[k]] = 1;
+	}
+}
+
 const char *
 stats_move_name(enum move m)
 {

@@ -197,6 +197,21 @@ int stats_throughput(int tokens, const struct cell_stats *time_ns,
 enum move { MOVE_NONE, MOVE_SLOWER, MOVE_FASTER, MOVE_UNSURE };
 enum move stats_move(const struct estimate *rel, double threshold);
 
+/*
+ * The one-sided p value of "slower by more than cut" for a relative
+ * change of a cost: 1 - T_df((value - cut) / se); 1 when the spread is
+ * unknown.  Small p: the runs show a slowdown past cut.
+ */
+double stats_slower_p(const struct estimate *rel, double cut);
+
+/*
+ * Holm's step-down procedure over p[0..n-1] (n <= 256) at family-wise
+ * level alpha: reject[i] set for the hypotheses rejected.  The chance
+ * that any true one is rejected stays at most alpha, whatever the
+ * dependence between them.
+ */
+void stats_holm(const double *p, size_t n, double alpha, int *reject);
+
 /* "unchanged", "slower", "faster", "unsure". */
 const char *stats_move_name(enum move m);
 

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,6 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
-#include "bisectd/measure/benchlock.h"
 #include "bisectd/search/verdict_json.h"
 #include "config/cron.h"
 #include "store/store.h"
@@ -254,39 +252,24 @@ socket_left(const char *path)
 	return lstat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-/* The machine's benchmark lock and who holds it: as JSON, or printed
- * when out is NULL. */
+/* The machine's benchmark lock and who holds it, in words. */
 static void
-bench_lock_status(const struct ctl *c, json_t *out)
+bench_lock_status(const struct ctl *c)
 {
-	const char *path = benchlock_path(c->conf->bench_lock);
-	struct benchlock_holder h;
-	struct err e = ERR_INIT;
-	int taken;
+	json_t *l = status_bench_lock_json(c->conf);
+	const char *path = json_string_value(json_object_get(l, "path"));
 
-	if (benchlock_holder(path, &h, &e) < 0) {
-		if (out)
-			json_object_set_new(out, "bench_lock", json_pack(
-			    "{s:s,s:s}", "path", path, "error", e.msg));
-		else
-			printf("benchmark lock: %s\n", e.msg);
-		return;
-	}
-	/* The holder line is cleared on release; one left by a holder that
-	 * died names a pid that no longer runs. */
-	taken = h.pid > 0 && (kill(h.pid, 0) == 0 || errno == EPERM);
-	if (out) {
-		json_object_set_new(out, "bench_lock", taken ? json_pack(
-		    "{s:s,s:b,s:I,s:s}", "path", path, "held", 1, "pid",
-		    (json_int_t)h.pid, "what", h.what) : json_pack("{s:s,s:b}",
-		    "path", path, "held", 0));
-		return;
-	}
-	if (taken)
-		printf("benchmark lock: held by pid %ld (%s), %s\n",
-		    (long)h.pid, ctl_safe(h.what), path);
+	if (json_is_string(json_object_get(l, "error")))
+		printf("benchmark lock: %s\n", json_string_value(
+		    json_object_get(l, "error")));
+	else if (json_is_true(json_object_get(l, "held")))
+		printf("benchmark lock: held by pid %lld (%s), %s\n",
+		    (long long)json_integer_value(json_object_get(l, "pid")),
+		    ctl_safe(json_string_value(json_object_get(l, "what"))),
+		    path);
 	else
 		printf("benchmark lock: free, %s\n", path);
+	json_decref(l);
 }
 
 int
@@ -316,7 +299,6 @@ cmd_status(struct ctl *c)
 		store_close(s);
 		if (rc < 0)
 			return ctl_failed(&e);
-		bench_lock_status(c, o);
 		ctl_print_json(o);
 		return EXIT_OK;
 	}
@@ -335,7 +317,7 @@ cmd_status(struct ctl *c)
 		printf("daemon: not running (no socket at %s)\n",
 		    c->conf->socket);
 	json_decref(d);
-	bench_lock_status(c, NULL);
+	bench_lock_status(c);
 	rc = schedules(c, s);
 	if (rc == EXIT_OK)
 		rc = ctl_slurm_status(s);

@@ -2,6 +2,8 @@
  * status.c: the status object bisectctl prints and the daemon serves
  * (see status.h).
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "bisectd/measure/benchlock.h"
 #include "bisectd/report/text_escape.h"
 #include "bisectd/search/verdict_json.h"
 #include "common/err.h"
@@ -279,6 +282,23 @@ status_slurm_json(struct store *s, time_t now, json_t **out, struct err *e)
 	return 0;
 }
 
+json_t *
+status_bench_lock_json(const struct conf *c)
+{
+	const char *path = benchlock_path(c->bench_lock);
+	struct benchlock_holder h;
+	struct err e = ERR_INIT;
+
+	if (benchlock_holder(path, &h, &e) < 0)
+		return json_pack("{s:s,s:s}", "path", path, "error", e.msg);
+	/* The holder line is cleared on release; one left by a holder that
+	 * died names a pid that no longer runs. */
+	if (h.pid > 0 && (kill(h.pid, 0) == 0 || errno == EPERM))
+		return json_pack("{s:s,s:b,s:I,s:s}", "path", path, "held", 1,
+		    "pid", (json_int_t)h.pid, "what", h.what);
+	return json_pack("{s:s,s:b}", "path", path, "held", 0);
+}
+
 int
 status_json(const struct conf *c, struct store *s, json_t *daemon,
     int stale_socket, int64_t limit, json_t **out, struct err *e)
@@ -309,5 +329,6 @@ status_json(const struct conf *c, struct store *s, json_t *daemon,
 	    slurm);
 	if (*out == NULL)
 		return err_set(e, "out of memory");
+	json_object_set_new(*out, "bench_lock", status_bench_lock_json(c));
 	return 0;
 }

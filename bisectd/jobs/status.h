@@ -68,10 +68,14 @@ int status_slurm_json(struct store *s, time_t now, struct json_t **out,
  * The status object: "daemon" (the daemon's answer to `status` with its
  * "ok" dropped, consumed; NULL: none runs), "stale_socket", "schedules"
  * (each watch and the yardstick with its next time), "jobs" (the newest
- * limit of them, -1: all), "jobs_total" and "slurm_jobs"
- * (status_slurm_json).  0 with *out (a new
- * reference), or -1 with e.
+ * limit of them, -1: all), "jobs_total", "slurm_jobs"
+ * (status_slurm_json) and "bench_lock" (status_bench_lock_json()).  0
+ * with *out (a new reference), or -1 with e.
  */
+/* The machine's benchmark lock: "path", "held", and its holder's "pid"
+ * and "what" (or "error" when it cannot be read). */
+struct json_t *status_bench_lock_json(const struct conf *c);
+
 int status_json(const struct conf *c, struct store *s, struct json_t *daemon,
     int stale_socket, int64_t limit, struct json_t **out, struct err *e);
 

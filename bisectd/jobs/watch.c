@@ -21,6 +21,8 @@
 #include "bisectd/acquire/bench_release.h"
 #include "bisectd/analysis/bisect.h"
 #include "bisectd/measure/hygiene.h"
+#include "bisectd/report/changes.h"
+#include "bisectd/report/summary.h"
 #include "config/conf.h"
 #include "bisectd/search/perf.h"
 #include "bisectd/search/canary.h"
@@ -87,14 +89,39 @@ state_key(char *buf, size_t len, const char *what, const char *engine)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* The first bad releases a watch found, so that a regression seen on
+ * several metrics (a prefill per-token step shows on every ppN) is
+ * alerted once. */
+struct found {
+	char v[8][128];
+	size_t n;
+};
+
+static int
+found_has(const struct found *f, const char *version)
+{
+	for (size_t i = 0; f && version && i < f->n; i++)
+		if (strcmp(f->v[i], version) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+found_add(struct found *f, const char *version)
+{
+	if (f && version && f->n < sizeof(f->v) / sizeof(f->v[0]))
+		snprintf(f->v[f->n++], sizeof(f->v[0]), "%s", version);
+}
+
 /*
  * Bisect spec and, on a regression, record its alert.  *status gets the
  * verdict's status and *fresh whether the alert is new.
  */
 static int
 compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
-    const struct watch_opts *o, const char *spec, enum bisect_status *status,
-    int *fresh, struct err *e)
+    const struct watch_opts *o, const char *spec, const struct conf_metric *m,
+    struct found *found, enum bisect_status *status, int *fresh,
+    struct err *e)
 {
 	struct perf_opts d;
 	char metric[32];
@@ -103,19 +130,34 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 
 	memset(&d, 0, sizeof(d));
 	bisect_request_init(&d.req);
+	if (m != NULL)
+		d.req.metric = *m;
 	d.job_id = o->job_id;
 	d.note = note_line;
 	d.progress = progress_line;
 	d.arg = (void *)(uintptr_t)o;
 	d.stop = o->stop;
 	*fresh = 0;
-	wlog(o, ALERT_LOG_INFO, "watch %s: comparing %s", eng->name, spec);
+	conf_metric_name(m ? m : &eng->metric, metric, sizeof(metric));
+	wlog(o, ALERT_LOG_INFO, "watch %s: comparing %s on %s", eng->name,
+	    spec, metric);
 	if (perf_bisect(c, eng, s, spec, &d, &verdict, status, e) < 0)
 		return err_prefix(e, "watch %s over %s", eng->name, spec);
-	conf_metric_name(&eng->metric, metric, sizeof(metric));
+	if (*status == BISECT_REGRESSION && found_has(found, json_string_value(
+	    json_object_get(verdict, "first_bad")))) {
+		/* One regression, one alert: another cell of it. */
+		wlog(o, ALERT_LOG_INFO, "watch %s: %s regressed too at %s, the "
+		    "regression found already", eng->name, metric,
+		    json_string_value(json_object_get(verdict, "first_bad")));
+		json_decref(verdict);
+		return 0;
+	}
+	if (*status == BISECT_REGRESSION)
+		found_add(found, json_string_value(json_object_get(verdict,
+		    "first_bad")));
 	if (*status == BISECT_REGRESSION) {
 		struct alert_where w;
-		struct machine m;
+		struct machine here;
 		struct err me = ERR_INIT;
 		char report[1024], machine[600];
 
@@ -125,9 +167,9 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 		    "%s", c->path, eng->name, spec);
 		w.report = report;
 		w.machine = NULL;
-		if (hygiene_machine(NULL, &m, &me) == 0) {
+		if (hygiene_machine(NULL, &here, &me) == 0) {
 			snprintf(machine, sizeof(machine), "%s (%s)",
-			    m.hostname, m.cpu_model);
+			    here.hostname, here.cpu_model);
 			w.machine = machine;
 		}
 		rc = alert_record_regression(s, eng->name, spec, metric,
@@ -137,15 +179,16 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 			return -1;
 		}
 		*fresh = rc == 0;
-		wlog(o, ALERT_LOG_WARNING, "watch %s: regression %s..%s%s",
-		    eng->name, json_string_value(json_object_get(verdict,
-		    "last_good")), json_string_value(json_object_get(verdict,
-		    "first_bad")), *fresh ? " (alert recorded)" :
-		    " (alerted before)");
+		wlog(o, ALERT_LOG_WARNING, "watch %s: regression %s..%s on "
+		    "%s%s", eng->name, json_string_value(json_object_get(
+		    verdict, "last_good")), json_string_value(json_object_get(
+		    verdict, "first_bad")), metric, *fresh ?
+		    " (alert recorded)" : " (alerted before)");
 	} else
 		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
 		    bisect_status_name(*status), spec);
-	if (o->verdict && o->compared) {
+	/* The job's verdict is the watched metric's. */
+	if (m == NULL && o->verdict && o->compared) {
 		json_decref(*o->verdict);
 		free(*o->compared);
 		*o->verdict = verdict;
@@ -153,6 +196,110 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	} else
 		json_decref(verdict);
 	return 0;
+}
+
+/* The family-wise level over the other metrics a watch compares. */
+#define WATCH_FAMILY_ALPHA 0.05
+
+/* Whether a watch compares metric m beside the engine's own metric. */
+static int
+watched(const struct conf_engine *eng, const char *m)
+{
+	char own[32];
+
+	conf_metric_name(&eng->metric, own, sizeof(own));
+	/* tgN/CONTENT has no --metric of its own; the engine's is
+	 * compared already. */
+	if (strchr(m, '/') != NULL || strcmp(m, own) == 0)
+		return 0;
+	if (eng->watch_metrics.n == 0)
+		return 1;
+	for (size_t i = 0; i < eng->watch_metrics.n; i++)
+		if (strcmp(eng->watch_metrics.v[i], m) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Every other metric of the matrix between the baseline good and the
+ * newest release, from the whole matrix the bisect measured on its
+ * ends: those whose runs show a slowdown past half the threshold, by
+ * Holm's procedure at WATCH_FAMILY_ALPHA over the metrics compared (so
+ * that watching k metrics does not multiply the false alarms by k),
+ * each get their own bisect, and on a regression their own alert,
+ * deduplicated as the engine's metric's are.  *regressed counts them.
+ */
+static int
+watch_matrix(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const struct watch_opts *o,
+    const struct store_release *good, const struct store_release *newest,
+    struct found *found, int *regressed, struct err *e)
+{
+	struct release_figs fa, fb;
+	struct metric_change m[CHANGES_MAX];
+	double p[CHANGES_MAX];
+	int reject[CHANGES_MAX], idx[CHANGES_MAX];
+	char *wsha = NULL, hw[65], spec[512];
+	struct machine here;
+	size_t n, k = 0;
+	int rc = -1;
+
+	*regressed = 0;
+	snprintf(spec, sizeof(spec), "%s..%s", good->version,
+	    newest->version);
+	if (hygiene_machine(NULL, &here, e) < 0)
+		return -1;
+	memcpy(hw, here.hw_key, sizeof(hw));
+	/* On Slurm the runs are the bisect's node's. */
+	if (eng->runner && eng->runner->kind == RUNNER_SLURM &&
+	    store_slurm_range_key(s, eng->name, good->version, newest->version,
+	    hw, e) < 0)
+		return -1;
+	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0)
+		return -1;
+	if (wsha == NULL)
+		return 0;
+	if (summary_release_figs(s, eng, good->id, wsha, hw, &fa, e) < 0) {
+		free(wsha);
+		return -1;
+	}
+	if (summary_release_figs(s, eng, newest->id, wsha, hw, &fb, e) < 0) {
+		summary_figs_release(&fa);
+		free(wsha);
+		return -1;
+	}
+	free(wsha);
+	n = changes_list(eng, eng->threshold, &fa, &fb, m, CHANGES_MAX);
+	summary_figs_release(&fa);
+	summary_figs_release(&fb);
+	for (size_t i = 0; i < n; i++)
+		if (watched(eng, m[i].metric)) {
+			p[k] = stats_slower_p(&m[i].rel, eng->threshold / 2);
+			idx[k++] = (int)i;
+		}
+	stats_holm(p, k, WATCH_FAMILY_ALPHA, reject);
+	rc = 0;
+	for (size_t j = 0; j < k && rc == 0; j++) {
+		struct conf_metric cm;
+		enum bisect_status st;
+		size_t n0;
+		int fresh;
+
+		if (!reject[j]) {
+			wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s: %+.1f%% "
+			    "(p %.2g, Holm at %g%% over %zu metrics: not a "
+			    "slowdown)", eng->name, m[idx[j]].metric, spec,
+			    100 * m[idx[j]].rel.value, p[j],
+			    100 * WATCH_FAMILY_ALPHA, k);
+			continue;
+		}
+		if (conf_parse_metric(m[idx[j]].metric, &cm) < 0)
+			continue;
+		n0 = found->n;
+		rc = compare(c, eng, s, o, spec, &cm, found, &st, &fresh, e);
+		*regressed += rc == 0 && found->n > n0;
+	}
+	return rc;
 }
 
 /*
@@ -270,7 +417,8 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 	struct refused_ctx rctx;
 	enum bisect_status status;
 	long ig, in;
-	int rc = -1, added = 0, fresh = 0;
+	struct found found = { { "" }, 0 };
+	int rc = -1, added = 0, fresh = 0, others = 0;
 
 	if (state_key(good_key, sizeof(good_key), "last-good", eng->name) < 0 ||
 	    state_key(seen_key, sizeof(seen_key), "last-seen", eng->name) < 0)
@@ -320,7 +468,7 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 		goto done;
 	}
 	snprintf(spec, sizeof(spec), "%s..%s", list.v[ig].version, newest);
-	if (compare(c, eng, s, o, spec, &status, &fresh, e) < 0)
+	if (compare(c, eng, s, o, spec, NULL, &found, &status, &fresh, e) < 0)
 		goto done;
 	if (status == BISECT_REGRESSION && !fresh && ig < in - 1) {
 		/* The regression found is one alerted before, from a
@@ -330,9 +478,14 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 
 		snprintf(spec, sizeof(spec), "%s..%s",
 		    list.v[in - 1].version, newest);
-		if (compare(c, eng, s, o, spec, &st2, &fresh, e) < 0)
+		if (compare(c, eng, s, o, spec, NULL, &found, &st2, &fresh,
+		    e) < 0)
 			goto done;
 	}
+	/* Every other metric of the matrix, newest against the good. */
+	if (watch_matrix(c, eng, s, o, &list.v[ig], &list.v[in], &found,
+	    &others, e) < 0)
+		goto done;
 	/* The releases new since the last watch, each against the one
 	 * before it. */
 	if (eng->canary) {
@@ -344,12 +497,14 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 			goto done;
 		}
 	}
-	if (status == BISECT_NO_REGRESSION &&
+	/* Good only when no metric regressed: the next watch compares from
+	 * here. */
+	if (status == BISECT_NO_REGRESSION && others == 0 &&
 	    store_state_set(s, good_key, newest, e) < 0)
 		goto done;
 	if (store_state_set(s, seen_key, newest, e) < 0)
 		goto done;
-	rc = status == BISECT_NO_REGRESSION ? 0 :
+	rc = status == BISECT_NO_REGRESSION ? others ? 3 : 0 :
 	    verdict_exit_code(status);
 done:
 	free(last_good);

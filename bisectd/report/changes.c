@@ -8,50 +8,7 @@
 
 #include <jansson.h>
 
-#include "bisectd/analysis/stats.h"
 #include "changes.h"
-
-/*
- * One entry: rel is the change of a time (b / a - 1, positive slower);
- * tps says the figure people read is a throughput, whose change is
- * 1 / (1 + rel) - 1 and runs the other way.
- */
-static void
-entry(const struct changes_ctx *c, const char *va, const char *vb,
-    const char *metric, const char *what, const char *unit, int tps,
-    const struct estimate *rel, json_t *out)
-{
-	enum move m = stats_move(rel, c->threshold);
-	double v = rel->value, lo = rel->lo, hi = rel->hi;
-	int searched = strcmp(metric, c->searched) == 0;
-	json_t *o = json_object();
-
-	if (tps) {
-		v = 1 / (1 + rel->value) - 1;
-		lo = 1 / (1 + rel->hi) - 1;
-		hi = 1 / (1 + rel->lo) - 1;
-	}
-	json_object_set_new(o, "from", json_string(va));
-	json_object_set_new(o, "to", json_string(vb));
-	json_object_set_new(o, "metric", json_string(metric));
-	json_object_set_new(o, "what", json_string(what));
-	json_object_set_new(o, "unit", json_string(unit));
-	json_object_set_new(o, "change", isfinite(v) ? json_real(v) :
-	    json_null());
-	json_object_set_new(o, "change_ci", isfinite(lo) && isfinite(hi) ?
-	    json_pack("[f,f]", lo, hi) : json_null());
-	json_object_set_new(o, "moved", json_string(stats_move_name(m)));
-	json_object_set_new(o, "searched", json_boolean(searched));
-	/* A slowdown no one searched: the command that does. */
-	if (m == MOVE_SLOWER && !searched && strchr(metric, '/') == NULL) {
-		char cmd[1024];
-
-		snprintf(cmd, sizeof(cmd), "%s bisect --now --metric %s %s %s",
-		    c->ctl, metric, c->eng->name, c->range);
-		json_object_set_new(o, "bisect", json_string(cmd));
-	}
-	json_array_append_new(out, o);
-}
 
 /* The change of two cells' mean run times; -1 when either is missing. */
 static int
@@ -67,38 +24,53 @@ cell_change(const struct cellsum *a, const struct cellsum *b,
 	return stats_rel_change(&eb, &ea, rel);
 }
 
-void
-changes_pair(const struct changes_ctx *c, const struct release_figs *a,
-    const char *va, const struct release_figs *b, const char *vb,
-    json_t *out)
+static void
+add(struct metric_change *out, size_t max, size_t *n, double threshold,
+    const char *metric, const char *what, const char *unit, int tps,
+    const struct estimate *rel)
 {
-	const struct conf_engine *eng = c->eng;
-	size_t nk = eng->contents.n ? eng->contents.n : 1;
-	size_t first = json_array_size(out), i;
+	struct metric_change *m;
+
+	if (*n == max)
+		return;
+	m = &out[(*n)++];
+	snprintf(m->metric, sizeof(m->metric), "%s", metric);
+	snprintf(m->what, sizeof(m->what), "%s", what);
+	m->unit = unit;
+	m->tps = tps;
+	m->rel = *rel;
+	m->moved = stats_move(rel, threshold);
+}
+
+size_t
+changes_list(const struct conf_engine *eng, double threshold,
+    const struct release_figs *a, const struct release_figs *b,
+    struct metric_change *out, size_t max)
+{
+	size_t nk = eng->contents.n ? eng->contents.n : 1, n = 0;
 	struct estimate rel;
 	char metric[96], what[128];
-	json_t *x;
 
 	if (a->has_fit && b->has_fit) {
 		if (a->fit.per_token_ns.value > 0 && stats_rel_change(
 		    &b->fit.per_token_ns, &a->fit.per_token_ns, &rel) == 0)
-			entry(c, va, vb, "per-token", "prefill cost per token",
-			    "ms/token", 0, &rel, out);
+			add(out, max, &n, threshold, "per-token",
+			    "prefill cost per token", "ms/token", 0, &rel);
 		if (a->fit.fixed_estimable && b->fit.fixed_estimable &&
 		    a->fit.fixed_ns.value > 0 && stats_rel_change(
 		    &b->fit.fixed_ns, &a->fit.fixed_ns, &rel) == 0)
-			entry(c, va, vb, "fixed", "fixed overhead", "ms", 0,
-			    &rel, out);
+			add(out, max, &n, threshold, "fixed", "fixed overhead",
+			    "ms", 0, &rel);
 	}
-	for (i = 0; i < a->npp && i < b->npp; i++) {
+	for (size_t i = 0; i < a->npp && i < b->npp; i++) {
 		if (cell_change(&a->pp[i], &b->pp[i], &rel) < 0)
 			continue;
 		snprintf(metric, sizeof(metric), "pp%d", eng->prompts[i]);
 		snprintf(what, sizeof(what), "prefill of %d tokens",
 		    eng->prompts[i]);
-		entry(c, va, vb, metric, what, "tok/s", 1, &rel, out);
+		add(out, max, &n, threshold, metric, what, "tok/s", 1, &rel);
 	}
-	for (i = 0; i < a->ntg && i < b->ntg; i++) {
+	for (size_t i = 0; i < a->ntg && i < b->ntg; i++) {
 		size_t g = i / nk, k = i % nk;
 
 		if (cell_change(&a->tg[i], &b->tg[i], &rel) < 0)
@@ -113,17 +85,55 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 		snprintf(what, sizeof(what), "decode of %d tokens%s%s",
 		    eng->gen[g], eng->contents.n ? ", " : "",
 		    eng->contents.n ? eng->contents.v[k] : "");
-		entry(c, va, vb, metric, what, "tok/s", 1, &rel, out);
+		add(out, max, &n, threshold, metric, what, "tok/s", 1, &rel);
 	}
+	return n;
+}
+
+void
+changes_pair(const struct changes_ctx *c, const struct release_figs *a,
+    const char *va, const struct release_figs *b, const char *vb,
+    json_t *out)
+{
+	struct metric_change m[CHANGES_MAX];
+	size_t n = changes_list(c->eng, c->threshold, a, b, m, CHANGES_MAX);
+	int searched_slower = 0;
+
 	/* Where the searched metric got slower too, the others are that
 	 * regression seen from another cell: no second bisect to run. */
-	json_array_foreach(out, i, x)
-		if (i >= first && json_is_true(json_object_get(x, "searched")) &&
-		    strcmp(json_string_value(json_object_get(x, "moved")),
-		    "slower") == 0)
-			break;
-	if (i < json_array_size(out))
-		json_array_foreach(out, i, x)
-			if (i >= first)
-				json_object_del(x, "bisect");
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(m[i].metric, c->searched) == 0 &&
+		    m[i].moved == MOVE_SLOWER)
+			searched_slower = 1;
+	for (size_t i = 0; i < n; i++) {
+		const struct estimate *r = &m[i].rel;
+		int searched = strcmp(m[i].metric, c->searched) == 0;
+		double v = r->value, lo = r->lo, hi = r->hi;
+		json_t *o = json_object();
+
+		if (m[i].tps) {
+			v = 1 / (1 + r->value) - 1;
+			lo = 1 / (1 + r->hi) - 1;
+			hi = 1 / (1 + r->lo) - 1;
+		}
+		json_object_set_new(o, "from", json_string(va));
+		json_object_set_new(o, "to", json_string(vb));
+		json_object_set_new(o, "metric", json_string(m[i].metric));
+		json_object_set_new(o, "what", json_string(m[i].what));
+		json_object_set_new(o, "unit", json_string(m[i].unit));
+		json_object_set_new(o, "change", isfinite(v) ? json_real(v) :
+		    json_null());
+		json_object_set_new(o, "change_ci", isfinite(lo) &&
+		    isfinite(hi) ? json_pack("[f,f]", lo, hi) : json_null());
+		json_object_set_new(o, "moved", json_string(stats_move_name(
+		    m[i].moved)));
+		json_object_set_new(o, "searched", json_boolean(searched));
+		/* A slowdown no one searched: the command that does. */
+		if (m[i].moved == MOVE_SLOWER && !searched &&
+		    !searched_slower && strchr(m[i].metric, '/') == NULL)
+			json_object_set_new(o, "bisect", json_sprintf("%s bisect "
+			    "--now --metric %s %s %s", c->ctl, m[i].metric,
+			    c->eng->name, c->range));
+		json_array_append_new(out, o);
+	}
 }

@@ -11,6 +11,7 @@
 #ifndef BISECTD_CHANGES_H
 #define BISECTD_CHANGES_H
 
+#include "bisectd/analysis/stats.h"
 #include "config/conf.h"
 #include "summary.h"
 
@@ -24,6 +25,29 @@ struct changes_ctx {
 	const char *ctl;		/* "bisectctl -c FILE" or "bisectctl" */
 	const char *range;		/* the report's range, "A..B" */
 };
+
+#define CHANGES_MAX	(2 + CONF_MAX_LENGTHS * 8)
+
+/* One metric's change between two releases. */
+struct metric_change {
+	char metric[96];	/* "per-token", "fixed", "pp512", "tg32",
+				 * "tg32/prose" */
+	char what[128];		/* in words */
+	const char *unit;	/* "ms/token", "ms", "tok/s"; static */
+	int tps;		/* people read a throughput: its change is
+				 * 1 / (1 + rel) - 1, up when faster */
+	struct estimate rel;	/* of the time or cost: b / a - 1 */
+	enum move moved;	/* rel against half the threshold */
+};
+
+/*
+ * Every metric both a and b measured, in the order above (the fit's,
+ * then each prompt length, then each decode cell): at most max into
+ * out; returns how many.
+ */
+size_t changes_list(const struct conf_engine *eng, double threshold,
+    const struct release_figs *a, const struct release_figs *b,
+    struct metric_change *out, size_t max);
 
 /*
  * Append to out (an array) one entry per metric both a and b measured:

@@ -219,6 +219,33 @@ test_move(void)
 	CHECK_STR(stats_move_name(MOVE_FASTER), "faster");
 }
 
+/* Holm's step-down: the smallest p against alpha / n, the next against
+ * alpha / (n - 1), ...; the first that fails stops it. */
+static void
+test_holm(void)
+{
+	const double p[] = { 0.04, 0.001, 0.03, 0.2, 0.012 };
+	int reject[5];
+	struct estimate e = { 0.5, 0.1, 20, 0, 0 };
+
+	stats_holm(p, 5, 0.05, reject);
+	/* 0.001 <= 0.01, 0.012 <= 0.0125, 0.03 > 0.0167: stop. */
+	CHECK_INT(reject[1], 1);
+	CHECK_INT(reject[4], 1);
+	CHECK_INT(reject[2], 0);
+	CHECK_INT(reject[0], 0);
+	CHECK_INT(reject[3], 0);
+	/* Bonferroni would reject only 0.001 (0.012 > 0.01). */
+	stats_holm(p, 1, 0.05, reject);
+	CHECK_INT(reject[0], 1);
+	/* A change of +50% with se 10% against a cut of 10%: t = 4. */
+	CHECK(stats_slower_p(&e, 0.1) < 0.001);
+	e.value = 0.1;
+	CHECK_NEAR(stats_slower_p(&e, 0.1), 0.5, 1e-9);
+	e.se = INFINITY;
+	CHECK_NEAR(stats_slower_p(&e, 0.1), 1, 0);
+}
+
 static void
 test_throughput(void)
 {
@@ -321,6 +348,7 @@ main(void)
 	CHECK_CASE(test_estimates);
 	CHECK_CASE(test_outcome);
 	CHECK_CASE(test_move);
+	CHECK_CASE(test_holm);
 	CHECK_CASE(test_throughput);
 	CHECK_CASE(test_runs);
 	CHECK_CASE(test_f_cdf);

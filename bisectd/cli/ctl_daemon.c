@@ -454,7 +454,7 @@ cmd_cancel(struct ctl *c)
 		json_decref(r);
 		return rc;
 	}
-	printf("job %lld: %s; it stops after the current run\n", id,
+	printf("job %lld: %s; its running engine is ended\n", id,
 	    json_string_value(json_object_get(r, "state")));
 	json_decref(r);
 	return EXIT_OK;

@@ -455,8 +455,8 @@ cancel_json(struct daemon *d, int64_t id)
 
 			if (!w->busy || w->job.id != id)
 				continue;
-			logm(d, DAEMON_LOG_INFO, "job %lld: cancel asked; it "
-			    "stops after the current run", (long long)id);
+			logm(d, DAEMON_LOG_INFO, "job %lld: cancel asked; its "
+			    "running engine is ended", (long long)id);
 			w->cancel = 1;
 			job_stop[i] = 1;
 			/* Its measurements on Slurm end now, not later; the
@@ -794,7 +794,7 @@ loop(struct daemon *d, struct err *e)
 		if (got_term && !d->stopping) {
 			d->stopping = 1;
 			logm(d, DAEMON_LOG_INFO, "stopping%s", d->nbusy ?
-			    " after the current run" : "");
+			    ": the running engines are ended" : "");
 		}
 		/* failed: a pass that met a locked store tries again soon. */
 		failed = ends_waiting(d) && retry_ends(d, e) < 0;

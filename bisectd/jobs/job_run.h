@@ -23,7 +23,8 @@ struct store_job;
 #define JOB_RUN_LOG_INFO		6
 
 struct job_run_opts {
-	/* Set asynchronously to stop after the current run; never NULL. */
+	/* Set asynchronously to stop: the running engine is ended; never
+	 * NULL. */
 	const atomic_int *stop;
 	void (*log)(void *arg, int level, const char *msg);	/* or NULL */
 	void (*progress)(void *arg, const struct bench_progress *p);

@@ -140,7 +140,8 @@ struct bench_ctx {
 	const char *hw_key;
 	void (*progress)(void *arg, const struct bench_progress *p);
 	void *progress_arg;
-	/* Set asynchronously (a signal) to stop after the current run. */
+	/* Set asynchronously (a signal) to stop: the running engine is
+	 * ended, its run measured again later. */
 	const atomic_int *stop;
 };
 

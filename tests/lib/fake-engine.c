@@ -16,6 +16,9 @@
  *   run_cv                every repetition of one process times the same
  *                         1 + cv * N(0,1), drawn once per process: the
  *                         offset a process start gives a real engine
+ *   outlier_p, outlier_x  with probability outlier_p a process is
+ *                         outlier_x times slower for its whole run (a
+ *                         burst: the host busy, a clock throttled)
  *   content_speedup       decode work divided by this for predictable
  *                         content (prose), a stand-in for speculative
  *                         decoding: --content FILE in bench mode, the
@@ -142,6 +145,7 @@ struct release {
 	double decode_us;	/* per generated token */
 	double noise_cv;
 	double run_cv;
+	double outlier_p, outlier_x;	/* a slow process: chance, factor */
 	double content_speedup;
 	double load_us;
 	int clock_cpu;		/* samples in thread CPU time, not wall */
@@ -258,8 +262,11 @@ run_factor(const struct release *rel)
 {
 	static double f;
 
-	if (f == 0)
+	if (f == 0) {
 		f = noise_factor(rel->run_cv);
+		if (rel->outlier_p > 0 && uniform01() < rel->outlier_p)
+			f *= rel->outlier_x;
+	}
 	return f;
 }
 
@@ -314,6 +321,10 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		rel->noise_cv = conf_number(path, line, key, val);
 	} else if (strcmp(key, "run_cv") == 0) {
 		rel->run_cv = conf_number(path, line, key, val);
+	} else if (strcmp(key, "outlier_p") == 0) {
+		rel->outlier_p = conf_number(path, line, key, val);
+	} else if (strcmp(key, "outlier_x") == 0) {
+		rel->outlier_x = conf_number(path, line, key, val);
 	} else if (strcmp(key, "content_speedup") == 0) {
 		rel->content_speedup = conf_number(path, line, key, val);
 		if (rel->content_speedup < 1)

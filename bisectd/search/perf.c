@@ -287,24 +287,38 @@ measure_interleaved(struct bisect_run *b, const struct range_data *d,
 	    confirm, e);
 }
 
-/* How many process runs (not confirmations) release i has in cell c,
- * under the cell's current definition. */
+/* How many process runs (not confirmations) release i has in each cell
+ * of cells, under its current definition, into n[]: as a report reads
+ * them, those of a release with the same archive included. */
 static int
-stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *c,
-    int *n, struct err *e)
+stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *cells,
+    size_t ncells, int *n, struct err *e)
 {
-	struct store_cell_query q;
-	struct store_points pts;
+	int64_t id = b->r.list.v[b->r.lo + i].id;
+	struct store_release_runs rr;
 
-	*n = 0;
-	if (bench_cell_query(b->eng, c->kind, c->prompt, c->gen, c->content,
-	    b->r.list.v[b->r.lo + i].id, b->w.sha256, b->hw_key, &q, e) < 0 ||
-	    store_cell_points(b->s, &q, &pts, e) < 0)
+	if (store_release_runs_read(b->s, b->w.sha256, b->hw_key, &id, 1, &rr,
+	    e) < 0)
 		return -1;
-	for (size_t k = 0; k < pts.n; k++)
-		*n += !pts.v[k].confirm && (k == 0 ||
-		    pts.v[k].run_id != pts.v[k - 1].run_id);
-	store_points_release(&pts);
+	for (size_t c = 0; c < ncells; c++) {
+		const struct bench_cell *bc = &cells[c];
+		const struct store_cell_runs *cell;
+		struct store_cell_query q;
+
+		n[c] = 0;
+		if (bench_cell_query(b->eng, bc->kind, bc->prompt, bc->gen,
+		    bc->content, id, b->w.sha256, b->hw_key, &q, e) < 0) {
+			store_release_runs_release(&rr);
+			return -1;
+		}
+		if ((cell = store_release_runs_cell(&rr, &q)) == NULL)
+			continue;
+		for (size_t k = 0; k < cell->points.n; k++)
+			n[c] += !cell->points.v[k].confirm && (k == 0 ||
+			    cell->points.v[k].run_id !=
+			    cell->points.v[k - 1].run_id);
+	}
+	store_release_runs_release(&rr);
 	return 0;
 }
 
@@ -352,12 +366,11 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 
 				reps = h > reps ? h : reps;
 			}
+			rc = stored_runs(b, idx[t], b->matrix, b->nmatrix,
+			    stored + t * b->nmatrix, e);
 			for (size_t c = 0; c < b->nmatrix && rc == 0; c++) {
-				int h;
+				int h = stored[t * b->nmatrix + c];
 
-				rc = stored_runs(b, idx[t], &b->matrix[c], &h,
-				    e);
-				stored[t * b->nmatrix + c] = h;
 				want[t * b->nmatrix + c] = h < reps ?
 				    reps - h : 0;
 				any |= h < reps;

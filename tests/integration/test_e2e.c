@@ -309,6 +309,21 @@ test_demo_bisect(void)
 		    "last good 0.2.3");
 		CHECK_CONTAINS(out, "\nconfirmation runs (interleaved with the "
 		    "other end; not in the table, no flags):\n  0.2.3 pp");
+		/* The field report's story: prefill per token +230% or so,
+		 * decode beside it, said to have moved or not. */
+		CHECK_CONTAINS(out, "\nwhat else changed (every metric of the "
+		    "matrix");
+		CHECK_CONTAINS(out, "prefill cost per token (per-token, "
+		    "searched)");
+		{
+			const char *d = strstr(out, "decode of 16 tokens (tg16)");
+
+			CHECK(d != NULL);
+			if (d != NULL)
+				CHECK(strncmp(strstr(d, "tok/s: ") ?
+				    strstr(d, "tok/s: ") + 7 : "", "unchanged",
+				    9) == 0);
+		}
 		/* Each cell's command line as run: the release's own path,
 		 * the weights and the cell expanded, no placeholder left. */
 		CHECK_CONTAINS(out, "  # 0.2.4 pp512\n  ");

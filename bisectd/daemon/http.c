@@ -38,6 +38,7 @@
 #include "config/conf.h"
 #include "http.h"
 #include "pages.h"
+#include "routes.h"
 #include "store/store.h"
 
 /* The largest answer: a report of thousands of releases fits. */
@@ -363,25 +364,14 @@ report_options(struct MHD_Connection *c, const struct conf_engine *g,
 {
 	struct bisect_params bp;
 	struct err e = ERR_INIT;
-	const char *m = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-	    "metric");
-	const char *t = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-	    "threshold");
-	const char *all = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
-	    "all");
-	int bad;
+	char why[512];
 
 	memset(o, 0, sizeof(*o));
-	bisect_request_init(&o->req);
-	bad = bisect_request_set(&o->req, m, t);
-	/* The canary's report is bisectctl's alone. */
-	if (bad == BISECT_REQUEST_BAD_METRIC || bisect_request_canary(&o->req))
-		return reply_text(r, 400, "metric: expected per-token, fixed, "
-		    "ppN or tgN, got '%s'", m), -1;
-	if (bad == BISECT_REQUEST_BAD_THRESHOLD)
-		return reply_text(r, 400, "threshold: expected a percentage "
-		    "such as 20%%, got '%s'", t), -1;
-	o->req.all = all != NULL && strcmp(all, "0") != 0;
+	if (route_report_request(MHD_lookup_connection_value(c,
+	    MHD_GET_ARGUMENT_KIND, "metric"), MHD_lookup_connection_value(c,
+	    MHD_GET_ARGUMENT_KIND, "threshold"), MHD_lookup_connection_value(c,
+	    MHD_GET_ARGUMENT_KIND, "all"), &o->req, why, sizeof(why)) < 0)
+		return reply_text(r, 400, "%s", why), -1;
 	if (range_params(g, &o->req, &bp, &e) < 0)
 		return reply_text(r, 400, "%s", e.msg), -1;
 	return 0;
@@ -455,39 +445,15 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 		reply_text(r, 500, "the report is too large");
 }
 
-/* "ENGINE/REST" after a prefix: the engine, and REST (NULL when there is
- * no slash; rest_wanted says whether one must be there). */
-static const struct conf_engine *
-path_engine(const struct conf *cf, const char *path, int rest_wanted,
-    const char **rest, struct reply *r)
-{
-	const char *slash = strchr(path, '/');
-	char name[256];
-	const struct conf_engine *g;
-
-	*rest = slash ? slash + 1 : NULL;
-	if ((rest_wanted && (slash == NULL || slash[1] == '\0')) ||
-	    (!rest_wanted && slash != NULL) || path[0] == '/' ||
-	    path[0] == '\0') {
-		reply_text(r, 404, "no such page");
-		return NULL;
-	}
-	snprintf(name, sizeof(name), "%.*s", slash ? (int)(slash - path) :
-	    (int)strlen(path), path);
-	if ((g = conf_engine(cf, name)) == NULL)
-		reply_text(r, 404, "no engine '%s' in the configuration", name);
-	return g;
-}
-
 static void
 route(struct http_server *h, struct MHD_Connection *c, const char *url,
     struct reply *r)
 {
 	const struct conf *cf = h->o.conf_hold(h->o.arg);
-	const struct conf_engine *g;
+	const struct conf_engine *g = NULL;
 	struct err e = ERR_INIT;
 	struct page_ctx p;
-	const char *rest;
+	struct route rt;
 	struct store *s;
 
 	if ((s = server_store(h, &e)) == NULL) {
@@ -500,9 +466,17 @@ route(struct http_server *h, struct MHD_Connection *c, const char *url,
 	    h->o.conf_generation(h->o.arg) : 0;
 	p.s = s;
 	p.metrics = &h->metrics;
-	if (strcmp(url, "/") == 0 || strcmp(url, "/metrics") == 0) {
+	route_parse(url, &rt);
+	if (rt.engine[0] && (g = conf_engine(cf, rt.engine)) == NULL) {
+		reply_text(r, 404, "no engine '%s' in the configuration",
+		    rt.engine);
+		goto out;
+	}
+	switch (rt.kind) {
+	case ROUTE_PAGE:
+	case ROUTE_METRICS: {
 		json_t *d = h->o.status ? h->o.status(h->o.arg) : NULL;
-		int html = url[1] == '\0';
+		int html = rt.kind == ROUTE_PAGE;
 
 		p.daemon = d;
 		r->status = 200;
@@ -512,24 +486,28 @@ route(struct http_server *h, struct MHD_Connection *c, const char *url,
 		    page_metrics(&p, &r->body, &e)) < 0)
 			reply_text(r, 500, "%s", e.msg);
 		json_decref(d);
-	} else if (strcmp(url, "/api/status") == 0)
+		break;
+	}
+	case ROUTE_API_STATUS:
 		route_status(h, cf, s, r);
-	else if (strcmp(url, "/api/alerts") == 0)
+		break;
+	case ROUTE_API_ALERTS:
 		route_alerts(s, r);
-	else if (strncmp(url, "/api/versions/", 14) == 0) {
-		if ((g = path_engine(cf, url + 14, 0, &rest, r)) != NULL)
-			route_versions(s, g, r);
-	} else if (strncmp(url, "/api/runs/", 10) == 0) {
-		if ((g = path_engine(cf, url + 10, 1, &rest, r)) != NULL)
-			route_runs(s, g, rest, r);
-	} else if (strncmp(url, "/api/report/", 12) == 0) {
-		if ((g = path_engine(cf, url + 12, 1, &rest, r)) != NULL)
-			route_report(c, cf, s, g, rest, 0, r);
-	} else if (strncmp(url, "/report/", 8) == 0) {
-		if ((g = path_engine(cf, url + 8, 1, &rest, r)) != NULL)
-			route_report(c, cf, s, g, rest, 1, r);
-	} else
+		break;
+	case ROUTE_API_VERSIONS:
+		route_versions(s, g, r);
+		break;
+	case ROUTE_API_RUNS:
+		route_runs(s, g, rt.rest, r);
+		break;
+	case ROUTE_API_REPORT:
+	case ROUTE_REPORT:
+		route_report(c, cf, s, g, rt.rest, rt.kind == ROUTE_REPORT, r);
+		break;
+	case ROUTE_NONE:
 		reply_text(r, 404, "no such page");
+		break;
+	}
 out:
 	h->o.conf_release(h->o.arg);
 }

@@ -22,22 +22,6 @@ find_version(const struct store_release_list *l, const char *v)
 }
 
 int
-range_split(const char *spec, char good[RANGE_END_MAX],
-    char bad[RANGE_END_MAX], struct err *e)
-{
-	const char *dots = strstr(spec, "..");
-
-	if (dots == NULL || dots == spec || dots[2] == '\0' ||
-	    (size_t)(dots - spec) >= RANGE_END_MAX || strlen(dots + 2) >=
-	    RANGE_END_MAX)
-		return err_usage(e, "expected a range GOOD..BAD such as "
-		    "0.2.0..0.2.6, got '%s'", spec);
-	snprintf(good, RANGE_END_MAX, "%.*s", (int)(dots - spec), spec);
-	snprintf(bad, RANGE_END_MAX, "%s", dots + 2);
-	return 0;
-}
-
-int
 range_resolve(struct store *s, int64_t engine_id, const char *spec,
     struct range *r, struct err *e)
 {

@@ -13,6 +13,7 @@
 
 #include "bisectd/analysis/bisect.h"
 #include "config/conf.h"
+#include "request.h"
 #include "store/store.h"
 
 struct bisect_request;
@@ -31,10 +32,6 @@ struct range {
  * source may bring it).  Both are err_usage() errors. */
 #define RANGE_UNKNOWN	(-3)
 
-/* Split "A..B" into its ends (each shorter than RANGE_END_MAX). */
-#define RANGE_END_MAX	256
-int range_split(const char *spec, char good[RANGE_END_MAX],
-    char bad[RANGE_END_MAX], struct err *e);
 
 /* Parse "A..B" and find both ends in the store's order.  Returns 0, -1
  * (the store failed), RANGE_BAD or RANGE_UNKNOWN (the error names the

@@ -34,7 +34,10 @@ bisect_request_set(struct bisect_request *r, const char *metric,
 		r->metric.n = 0;
 	} else if (metric && conf_parse_metric(metric, &r->metric) < 0)
 		return BISECT_REQUEST_BAD_METRIC;
-	if (threshold && conf_parse_percent(threshold, &r->threshold) < 0)
+	/* Above 0 and below 100 (10000%), as the bisection takes it: a
+	 * threshold of 0% would call any noise a regression. */
+	if (threshold && (conf_parse_percent(threshold, &r->threshold) < 0 ||
+	    !(r->threshold > 0 && r->threshold < 100)))
 		return BISECT_REQUEST_BAD_THRESHOLD;
 	return 0;
 }
@@ -103,5 +106,21 @@ bisect_request_from_json(const char *json, struct bisect_request *r,
 		return err_set(e, "out of memory");
 	}
 	json_decref(o);
+	return 0;
+}
+
+int
+range_split(const char *spec, char good[RANGE_END_MAX],
+    char bad[RANGE_END_MAX], struct err *e)
+{
+	const char *dots = strstr(spec, "..");
+
+	if (dots == NULL || dots == spec || dots[2] == '\0' ||
+	    (size_t)(dots - spec) >= RANGE_END_MAX || strlen(dots + 2) >=
+	    RANGE_END_MAX)
+		return err_usage(e, "expected a range GOOD..BAD such as "
+		    "0.2.0..0.2.6, got '%s'", spec);
+	snprintf(good, RANGE_END_MAX, "%.*s", (int)(dots - spec), spec);
+	snprintf(bad, RANGE_END_MAX, "%s", dots + 2);
 	return 0;
 }

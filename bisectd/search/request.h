@@ -55,4 +55,10 @@ char *bisect_request_json(const struct bisect_request *r, const char *range);
 int bisect_request_from_json(const char *json, struct bisect_request *r,
     char **range, struct err *e);
 
+/* Split "A..B" into its ends (each shorter than RANGE_END_MAX): 0, or
+ * -1 with an err_usage() error. */
+#define RANGE_END_MAX	256
+int range_split(const char *spec, char good[RANGE_END_MAX],
+    char bad[RANGE_END_MAX], struct err *e);
+
 #endif

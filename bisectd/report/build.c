@@ -423,8 +423,9 @@ add_run_line(json_t *runs, const char *version, const char *cell,
  */
 static int
 release_commands(const struct conf *conf, const struct conf_engine *eng,
-    const struct store_release *rel, const char *weights, int upstream,
-    int output, json_t *runs, struct err *e)
+    const struct store_release *rel, const struct release_figs *f,
+    const char *weights, int upstream, int output, json_t *runs,
+    struct err *e)
 {
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	size_t ncells = output ? 1 : eng->nprompts + eng->ngen * nk;
@@ -442,6 +443,11 @@ release_commands(const struct conf *conf, const struct conf_engine *eng,
 		v.version = rel->version;
 		v.weights = weights;
 		v.threads = eng->threads;
+		/* A cell that has no runs: no command that ran. */
+		if (!output && f != NULL && !(i < eng->nprompts ?
+		    i < f->npp && f->pp[i].ok : i - eng->nprompts < f->ntg &&
+		    f->tg[i - eng->nprompts].ok))
+			continue;
 		/* As bench_cells() makes them: the other length is 0. */
 		v.prompt = 0;
 		v.gen = 0;
@@ -478,8 +484,9 @@ release_commands(const struct conf *conf, const struct conf_engine *eng,
 
 static json_t *
 reproduce_json(const struct conf *conf, const struct conf_engine *eng,
-    const struct range *r, const char *spec, const struct report_opts *ro,
-    const char *wsha, json_t *verdict, struct err *e)
+    const struct range *r, const struct report_summaries *rs,
+    const char *spec, const struct report_opts *ro, const char *wsha,
+    json_t *verdict, struct err *e)
 {
 	json_t *o = json_object(), *archives = json_array();
 	json_t *commands = json_array(), *runs = json_array();
@@ -492,7 +499,9 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 
 	for (size_t i = r->lo; i <= r->hi; i++) {
 		const struct store_release *rel = &r->list.v[i];
+		struct release_figs f;
 		json_t *a;
+		int rc;
 
 		if (rel->archive_sha256 == NULL)
 			continue;
@@ -508,8 +517,16 @@ reproduce_json(const struct conf *conf, const struct conf_engine *eng,
 		json_object_set_new(a, "sha256",
 		    json_string(rel->archive_sha256));
 		json_array_append_new(archives, a);
-		if (release_commands(conf, eng, rel, weights ? weights : "",
-		    ro->upstream, bisect_request_canary(&ro->req), runs, e) < 0) {
+		if (summary_figs(rs, i - r->lo, eng, &f) < 0) {
+			err_set(e, "out of memory");
+			f.pp = NULL;
+		}
+		rc = f.pp == NULL ? -1 : release_commands(conf, eng, rel, &f,
+		    weights ? weights : "", ro->upstream,
+		    bisect_request_canary(&ro->req), runs, e);
+		if (f.pp != NULL)
+			summary_figs_release(&f);
+		if (rc < 0) {
 			free(weights);
 			json_decref(o);
 			json_decref(archives);
@@ -870,8 +887,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		*exit_code = j.exit_code;
 	}
 	json_object_set_new(rep, "verdict", verdict);
-	if ((w = reproduce_json(conf, eng, &r, spec, o, wsha, verdict, e)) ==
-	    NULL)
+	if ((w = reproduce_json(conf, eng, &r, &rs, spec, o, wsha, verdict,
+	    e)) == NULL)
 		goto fail;
 	json_object_set_new(rep, "reproduce", w);
 	if (o->upstream) {

@@ -348,6 +348,7 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 	/* Pair 0: the ends; then each change point's boundary. */
 	for (size_t k = 0; k <= j->v.nchanges && rc == 0; k++) {
 		size_t idx[2] = { 0, b->r.hi - b->r.lo };
+		const char *sha[2];
 		int any = 0, skip = 0;
 
 		if (k > 0) {
@@ -382,6 +383,17 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 		    (rc = ensure_release(b, idx[1], e)) != 0) {
 			/* One that cannot be fetched is judged without. */
 			rc = rc < 0 ? -1 : 0;
+			continue;
+		}
+		/* One archive is one binary: its runs serve both. */
+		sha[0] = b->r.list.v[b->r.lo + idx[0]].archive_sha256;
+		sha[1] = b->r.list.v[b->r.lo + idx[1]].archive_sha256;
+		if (sha[0] && sha[1] && strcmp(sha[0], sha[1]) == 0) {
+			note(b, "the whole matrix: %s (the archive of %s too), "
+			    "every cell to the searched cells' runs",
+			    version_of(b, idx[0]), version_of(b, idx[1]));
+			rc = measure_cells(b, b->matrix, b->nmatrix, idx, 1,
+			    want, stored, 0, e);
 			continue;
 		}
 		note(b, "the whole matrix: %s and %s, interleaved, every cell "

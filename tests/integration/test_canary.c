@@ -205,12 +205,12 @@ test_report_formats(void)
 		}
 	}
 	json_decref(rep);
-	/* The timing report keeps the cells' commands. */
+	/* The timing report lists a command for the cells that ran alone:
+	 * an output bisect ran none of them. */
 	rc = check_ctl_json(ctl_conf, "report gen 0.1.0..0.1.6 --format json",
 	    0, &rep);
-	CHECK_STR(json_string_value(json_object_get(json_array_get(
-	    json_object_get(json_object_get(rep, "reproduce"), "runs"), 0),
-	    "cell")), "pp128");
+	CHECK_INT(json_array_size(json_object_get(json_object_get(rep,
+	    "reproduce"), "runs")), 0);
 	json_decref(rep);
 
 	CHECK_INT(check_ctl_run(ctl_conf, "report gen 0.1.0..0.1.6 --metric "

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "bisectd/analysis/bisect.h"
+#include "bisectd/analysis/stats.h"
 #include "fields.h"
 #include "html.h"
 #include "page.h"
@@ -820,6 +821,113 @@ page_header(FILE *out, const json_t *rep)
 }
 
 /*
+ * Decode beside prefill: per decode cell, its tok/s across the range in
+ * version order, a dot and its 95% interval per release that measured
+ * it (the ends and the boundary pairs at least), a dashed line at every
+ * change point.  The field report's lesson: whoever watches one number
+ * misses the regression in the other.
+ */
+static void
+section_decode(FILE *out, const json_t *rep)
+{
+	const json_t *rels = json_object_get(rep, "releases"), *r, *cp;
+	const json_t *points = json_object_get(json_object_get(rep,
+	    "verdict"), "change_points");
+	json_t *keys = NULL, *c;
+	size_t i, n = json_array_size(rels), every = n > 10 ? (n + 9) / 10 : 1;
+	const char *key;
+
+	/* The decode cells of the first release that has any. */
+	json_array_foreach(rels, i, r)
+		if (json_object_size(json_object_get(r, "tg")) > 0) {
+			keys = json_object_get(r, "tg");
+			break;
+		}
+	if (keys == NULL)
+		return;
+	fputs("<section id=\"decode\">\n<h2>Decode across the range</h2>\n"
+	    "<p>Decode throughput beside the prefill figures, in version "
+	    "order: a dot and its 95% interval per release that measured it "
+	    "(the whole matrix is measured on the ends and each boundary "
+	    "pair), a dashed line at each change point.</p>\n", out);
+	json_object_foreach(keys, key, c) {
+		struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY,
+		    -INFINITY };
+		char id[128], title[160];
+
+		json_array_foreach(rels, i, r) {
+			const json_t *x = json_object_get(json_object_get(r,
+			    "tg"), key);
+			double t = rep_real(x, "tps"), sd = rep_real(x, "sd");
+			double k = (double)json_integer_value(json_object_get(x,
+			    "n"));
+			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
+			    sd / sqrt(k) : 0;
+
+			if (!isfinite(t))
+				continue;
+			a.y0 = fmin(a.y0, t - (isfinite(h) ? h : 0));
+			a.y1 = fmax(a.y1, t + (isfinite(h) ? h : 0));
+		}
+		if (a.y0 > 0 && a.y0 < a.y1 * 0.5)
+			a.y0 = 0;
+		svg_nice_range(&a.y0, &a.y1);
+		/* tg32/prose: an id of letters, digits and dashes. */
+		snprintf(id, sizeof(id), "decode-tg%s", key);
+		for (char *q = id; *q; q++)
+			if (*q == '/')
+				*q = '-';
+		snprintf(title, sizeof(title), "decode tg%s (tok/s)", key);
+		svg_open(out, id, title);
+		svg_axes(out, &a, 0, "release (version order)", title);
+		json_array_foreach(rels, i, r) {
+			const json_t *x = json_object_get(json_object_get(r,
+			    "tg"), key);
+			double px = svg_px(&a, (double)i), t = rep_real(x,
+			    "tps"), sd = rep_real(x, "sd");
+			double k = (double)json_integer_value(json_object_get(x,
+			    "n"));
+			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
+			    sd / sqrt(k) : NAN;
+
+			if (i % every == 0 || i == n - 1) {
+				fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
+				    "text-anchor=\"middle\">", px, PLOT_H -
+				    PAD_B + 16);
+				html_esc(out, rep_str(r, "version"));
+				fputs("</text>\n", out);
+			}
+			if (!isfinite(t))
+				continue;
+			if (isfinite(h))
+				fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
+				    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+				    px, px, svg_py(&a, t - h), svg_py(&a,
+				    t + h));
+			fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" "
+			    "cy=\"%.1f\" r=\"3\"><title>", px, svg_py(&a, t));
+			html_esc(out, rep_str(r, "version"));
+			fprintf(out, ": %.4g tok/s (%lld runs)</title></circle>"
+			    "\n", t, (long long)k);
+		}
+		json_array_foreach(points, i, cp) {
+			size_t g, b;
+
+			if (find_release(rels, rep_str(cp, "last_good"),
+			    &g) == NULL || find_release(rels, rep_str(cp,
+			    "first_bad"), &b) == NULL)
+				continue;
+			fprintf(out, "<line class=\"change\" x1=\"%.1f\" "
+			    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n",
+			    between(&a, g, b), between(&a, g, b), PAD_T,
+			    PLOT_H - PAD_B);
+		}
+		fputs("</svg>\n", out);
+	}
+	fputs("</section>\n", out);
+}
+
+/*
  * What else changed: a table per pair of releases (the ends, each
  * boundary), every metric of the matrix with its change, interval and
  * standing against half the threshold; slowdowns marked.
@@ -894,6 +1002,7 @@ report_html(const json_t *report, FILE *out)
 	if (!is_output(rep)) {
 		section_fit(out, rep);
 		section_metric(out, rep);
+		section_decode(out, rep);
 		section_ratios(out, rep);
 	}
 	section_canary(out, rep);

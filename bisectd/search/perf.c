@@ -386,8 +386,10 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 			continue;
 		}
 		/* One archive is one binary: its runs serve both. */
-		sha[0] = b->r.list.v[b->r.lo + idx[0]].archive_sha256;
-		sha[1] = b->r.list.v[b->r.lo + idx[1]].archive_sha256;
+		for (size_t t = 0; t < 2; t++)
+			sha[t] = b->got[idx[t]].sha256[0] ?
+			    b->got[idx[t]].sha256 :
+			    b->r.list.v[b->r.lo + idx[t]].archive_sha256;
 		if (sha[0] && sha[1] && strcmp(sha[0], sha[1]) == 0) {
 			note(b, "the whole matrix: %s (the archive of %s too), "
 			    "every cell to the searched cells' runs",

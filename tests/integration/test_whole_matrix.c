@@ -79,9 +79,13 @@ check_other_metric(const char *engine, const char *other, double lo_min)
 	/* Decode measured on the ends, though the search probes prefill. */
 	rel = check_release(rep, "1.0.4");
 	CHECK(json_object_size(json_object_get(rel, "tg")) == 1);
+	/* The searched metric did not move: unchanged, or (2% noise, 5
+	 * runs, a 6 ms fixed part beside 10 ms of prefill) unsure. */
 	x = change_of(rep, "1.0.0", "1.0.4", "per-token");
 	CHECK(x != NULL);
-	CHECK_STR(json_string_value(json_object_get(x, "moved")), "unchanged");
+	CHECK(x != NULL && (strcmp(json_string_value(json_object_get(x,
+	    "moved")), "unchanged") == 0 || strcmp(json_string_value(
+	    json_object_get(x, "moved")), "unsure") == 0));
 	CHECK(json_is_true(json_object_get(x, "searched")));
 	x = change_of(rep, "1.0.0", "1.0.4", other);
 	CHECK(x != NULL);
@@ -127,6 +131,13 @@ check_other_metric(const char *engine, const char *other, double lo_min)
 	out = check_xpath(args, "string(//*[@id=\"else-changed\"]//*[@class="
 	    "\"slower\"]/*[1])");
 	CHECK(out != NULL && strstr(out, other) != NULL);
+	free(out);
+	/* Decode plotted beside prefill: a dot per release measured on
+	 * it, the two ends at least. */
+	out = check_xpath(args, "count(//*[local-name()=\"svg\" and "
+	    "@id=\"decode-tg16\"]/*[local-name()=\"circle\" and "
+	    "@class=\"metric\"])");
+	CHECK(out != NULL && atoi(out) >= 2);
 	free(out);
 
 	/* The paste-ready command finds the release. */

@@ -43,6 +43,28 @@ int slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e);
  */
 int slurm_node_down(const char *node, char *why, size_t len, struct err *e);
 
+/*
+ * The readers of the tools' answers (slurm_parse.c), apart from the
+ * tools so that a fuzzer reaches them.
+ *
+ * The job id in out, what `sbatch --parsable` printed ("ID" or
+ * "ID;CLUSTER", then a newline): 0 with *id set, or -1 when out holds
+ * none.
+ */
+int slurm_parse_jobid(const char *out, int64_t *id);
+
+/* The job's state, node and reason from what `scontrol show job -o`
+ * printed; each field "" when absent. */
+void slurm_parse_job(const char *out, struct slurm_state *st);
+
+/*
+ * From what `scontrol show node -o node` printed, whether the node is
+ * out of service (its State holds DRAIN, DOWN or FAIL): 1 with why set
+ * as slurm_node_down() says, 0 when it takes jobs.
+ */
+int slurm_parse_node(const char *out, const char *node, char *why,
+    size_t len);
+
 /* scancel the job. */
 int slurm_cancel(int64_t slurm_id, struct err *e);
 

@@ -77,6 +77,16 @@ void gitrepo_commit_release(struct gitrepo_commit *c);
 int gitrepo_checkout(struct gitrepo *g, const char *id, const char *dir,
     struct err *e);
 
+/*
+ * What gitrepo_resolve() looks name up as, apart from the repository so
+ * that a fuzzer reaches it: refs[0] "refs/tags/NAME" and refs[1]
+ * "refs/tags/vNAME", each "" when it is not a reference name libgit2
+ * takes as valid or does not fit; 1 when name may also be a commit id
+ * (7 to 40 hex digits, either case), else 0.
+ */
+#define GITREPO_REF_MAX	512
+int gitrepo_name_refs(const char *name, char refs[2][GITREPO_REF_MAX]);
+
 /* 1 when s is 40 lowercase hex digits, a full commit id. */
 int gitrepo_is_id(const char *s);
 

@@ -53,9 +53,8 @@ is_remote(const char *s)
 	    colon < strchr(s, '/');
 }
 
-/* The pattern with every {tag} replaced by tag; malloced. */
-static char *
-expand_tag(const char *pattern, const char *tag)
+char *
+gitsrc_expand_tag(const char *pattern, const char *tag)
 {
 	size_t tl = strlen(tag), kl = strlen(TAG_TOKEN), n = 0;
 	const char *p;
@@ -88,7 +87,7 @@ archive_url(const struct conf_engine *eng, int remote, const char *tag,
 	*url = NULL;
 	if (eng->asset == NULL)
 		return 0;
-	tagged = expand_tag(eng->asset, tag);
+	tagged = gitsrc_expand_tag(eng->asset, tag);
 	expanded = tagged ? asset_expand(tagged, version) : NULL;
 	free(tagged);
 	if (expanded == NULL)
@@ -110,8 +109,8 @@ archive_url(const struct conf_engine *eng, int remote, const char *tag,
 	    eng->name);
 }
 
-static int
-add_tag(const struct conf_engine *eng, int remote, const char *tag,
+int
+gitsrc_add_tag(const struct conf_engine *eng, int remote, const char *tag,
     struct release_list *out, struct err *e)
 {
 	struct release_info r;
@@ -213,7 +212,7 @@ source_list_git(const struct conf_engine *eng, struct source_state *state,
 		    eng->name, git_msg());
 	rc = remote ? list_remote(eng, &tags, e) : list_local(eng, &tags, e);
 	for (size_t i = 0; rc == 0 && i < tags.n; i++)
-		rc = add_tag(eng, remote, tags.v[i], out, e);
+		rc = gitsrc_add_tag(eng, remote, tags.v[i], out, e);
 	strv_clear(&tags);
 	git_libgit2_shutdown();
 	return rc;

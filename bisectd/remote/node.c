@@ -269,8 +269,12 @@ node_cells(struct node_run *n, struct err *e)
 	}
 	if ((bad = remote_cells_pick(cells, all, nall, n->cells,
 	    &n->ncells)) != 0) {
-		err_set(e, "request %s: cell %d is not one of engine %s's in "
-		    "this configuration", n->id, bad, n->eng->name);
+		if (bad < 0)
+			err_set(e, "out of memory");
+		else
+			err_set(e, "request %s: cell %d is not one of engine "
+			    "%s's in this configuration", n->id, bad,
+			    n->eng->name);
 		goto done;
 	}
 	rc = 0;

@@ -119,12 +119,14 @@ int remote_cells_lengths(const struct json_t *cells, int *prompts,
 /*
  * Each of the request's cells as the one of all[0..nall) equal to it
  * (kind, prompt, gen and content), into out[0..*n) in the request's
- * order; out holds a slot for each.  A cell's content_path moves from
- * all to out.  0, or the number (from 1) of the first cell that is none
- * of all's.
+ * order; out holds a slot for each, and each out[i] its own copy of its
+ * content_path (bench_cells_free() them, all apart).  0, the number
+ * (from 1) of the first cell that is none of all's, or -1 when out of
+ * memory.
  */
-int remote_cells_pick(const struct json_t *cells, struct bench_cell *all,
-    size_t nall, struct bench_cell *out, size_t *n);
+int remote_cells_pick(const struct json_t *cells,
+    const struct bench_cell *all, size_t nall, struct bench_cell *out,
+    size_t *n);
 
 /* How an ingest ended. */
 enum remote_ingest {
@@ -153,7 +155,8 @@ int remote_result_parse(const char *text, size_t len, const char *path,
 void remote_run_from_json(const struct json_t *o, struct store_run *r);
 
 /* The samples of a result's run o: *v (malloced, free it even on -1)
- * and *n; -1 with e set when one is not 7 integers. */
+ * and *n; -1 with e set when one is not 7 integers, or its token counts
+ * are not from 0 to INT_MAX. */
 int remote_samples_from_json(const struct json_t *o,
     struct store_sample **v, size_t *n, struct err *e);
 

@@ -73,8 +73,8 @@ remote_cells_lengths(const json_t *cells, int *prompts, size_t *np,
 }
 
 int
-remote_cells_pick(const json_t *cells, struct bench_cell *all, size_t nall,
-    struct bench_cell *out, size_t *n)
+remote_cells_pick(const json_t *cells, const struct bench_cell *all,
+    size_t nall, struct bench_cell *out, size_t *n)
 {
 	*n = 0;
 	for (size_t i = 0; i < json_array_size(cells); i++) {
@@ -91,8 +91,12 @@ remote_cells_pick(const json_t *cells, struct bench_cell *all, size_t nall,
 				break;
 		if (k == nall)
 			return (int)i + 1;
+		/* Its own copy: a cell asked twice (contents = prose,prose)
+		 * is measured with its text both times. */
 		out[i] = all[k];
-		all[k].content_path = NULL;
+		if (all[k].content_path != NULL &&
+		    (out[i].content_path = strdup(all[k].content_path)) == NULL)
+			return -1;
 		(*n)++;
 	}
 	return 0;

@@ -4,6 +4,7 @@
  * the store's structs.  Pure, so a fuzzer reaches it without a spool or
  * a store.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,10 @@ remote_samples_from_json(const json_t *o, struct store_sample **v, size_t *n,
 		if (json_unpack(json_array_get(a, i), "[IIIIIII]", &x[0], &x[1],
 		    &x[2], &x[3], &x[4], &x[5], &x[6]) < 0)
 			return err_set(e, "a sample is not 7 integers");
+		/* Cut to an int, 4294967424 tokens would be stored as 128. */
+		if (x[0] < 0 || x[0] > INT_MAX || x[1] < 0 || x[1] > INT_MAX)
+			return err_set(e, "a sample of %lld and %lld tokens",
+			    (long long)x[0], (long long)x[1]);
 		(*v)[i].prompt_tokens = (int)x[0];
 		(*v)[i].gen_tokens = (int)x[1];
 		(*v)[i].wall_ns = x[2];

@@ -179,18 +179,24 @@ gitrepo_name_refs(const char *name, char refs[2][GITREPO_REF_MAX])
 {
 	size_t len = strlen(name);
 	char vtag[300];
-	int valid;
+	int valid, started = git_libgit2_init() >= 0;
 
 	refs[0][0] = refs[1][0] = '\0';
-	if (snprintf(refs[0], GITREPO_REF_MAX, "refs/tags/%s", name) >=
-	    GITREPO_REF_MAX || git_reference_name_is_valid(&valid,
-	    refs[0]) < 0 || !valid)
-		refs[0][0] = '\0';
-	if (snprintf(vtag, sizeof(vtag), "v%s", name) >= (int)sizeof(vtag) ||
-	    snprintf(refs[1], GITREPO_REF_MAX, "refs/tags/%s", vtag) >=
-	    GITREPO_REF_MAX || git_reference_name_is_valid(&valid,
-	    refs[1]) < 0 || !valid)
-		refs[1][0] = '\0';
+	/* libgit2 takes a DEL, which git refuses with the other control
+	 * bytes: a loose reference is a file named after it. */
+	if (started && strchr(name, 0x7f) == NULL) {
+		if (snprintf(refs[0], GITREPO_REF_MAX, "refs/tags/%s", name) >=
+		    GITREPO_REF_MAX || git_reference_name_is_valid(&valid,
+		    refs[0]) < 0 || !valid)
+			refs[0][0] = '\0';
+		if (snprintf(vtag, sizeof(vtag), "v%s", name) >=
+		    (int)sizeof(vtag) || snprintf(refs[1], GITREPO_REF_MAX,
+		    "refs/tags/%s", vtag) >= GITREPO_REF_MAX ||
+		    git_reference_name_is_valid(&valid, refs[1]) < 0 || !valid)
+			refs[1][0] = '\0';
+	}
+	if (started)
+		git_libgit2_shutdown();
 	return len >= 7 && len <= 40 && strspn(name,
 	    "0123456789abcdefABCDEF") == len;
 }

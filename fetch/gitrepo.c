@@ -174,19 +174,41 @@ fetch_all(struct gitrepo *g, struct err *e)
 	return fetch_into(g->repo, g->url, e);
 }
 
-/* The commit a tag name peels to; 1 when there is no such tag. */
-static int
-lookup_tag(git_repository *repo, const char *tag, git_oid *oid)
+int
+gitrepo_name_refs(const char *name, char refs[2][GITREPO_REF_MAX])
 {
-	char ref[512];
+	size_t len = strlen(name);
+	char vtag[300];
+	int valid, started = git_libgit2_init() >= 0;
+
+	refs[0][0] = refs[1][0] = '\0';
+	/* libgit2 takes a DEL, which git refuses with the other control
+	 * bytes: a loose reference is a file named after it. */
+	if (started && strchr(name, 0x7f) == NULL) {
+		if (snprintf(refs[0], GITREPO_REF_MAX, "refs/tags/%s", name) >=
+		    GITREPO_REF_MAX || git_reference_name_is_valid(&valid,
+		    refs[0]) < 0 || !valid)
+			refs[0][0] = '\0';
+		if (snprintf(vtag, sizeof(vtag), "v%s", name) >=
+		    (int)sizeof(vtag) || snprintf(refs[1], GITREPO_REF_MAX,
+		    "refs/tags/%s", vtag) >= GITREPO_REF_MAX ||
+		    git_reference_name_is_valid(&valid, refs[1]) < 0 || !valid)
+			refs[1][0] = '\0';
+	}
+	if (started)
+		git_libgit2_shutdown();
+	return len >= 7 && len <= 40 && strspn(name,
+	    "0123456789abcdefABCDEF") == len;
+}
+
+/* The commit the reference ref peels to; 1 when there is no such tag. */
+static int
+lookup_tag(git_repository *repo, const char *ref, git_oid *oid)
+{
 	git_reference *r = NULL;
 	git_object *obj = NULL;
-	int valid = 0, rc = 1;
+	int rc = 1;
 
-	if (snprintf(ref, sizeof(ref), "refs/tags/%s", tag) >=
-	    (int)sizeof(ref) || git_reference_name_is_valid(&valid, ref) < 0 ||
-	    !valid)
-		return 1;
 	if (git_reference_lookup(&r, repo, ref) == 0 &&
 	    git_reference_peel(&obj, r, GIT_OBJECT_COMMIT) == 0) {
 		git_oid_cpy(oid, git_object_id(obj));
@@ -201,16 +223,14 @@ lookup_tag(git_repository *repo, const char *tag, git_oid *oid)
 static int
 lookup_name(git_repository *repo, const char *name, git_oid *oid)
 {
-	size_t len = strlen(name);
-	char vtag[300];
+	char refs[2][GITREPO_REF_MAX];
+	int hex = gitrepo_name_refs(name, refs);
 
-	if (lookup_tag(repo, name, oid) == 0)
-		return 0;
-	if (snprintf(vtag, sizeof(vtag), "v%s", name) < (int)sizeof(vtag) &&
-	    lookup_tag(repo, vtag, oid) == 0)
-		return 0;
-	if (len >= 7 && len <= 40 && strspn(name, "0123456789abcdefABCDEF") ==
-	    len) {
+	for (size_t i = 0; i < 2; i++)
+		if (refs[i][0] != '\0' && lookup_tag(repo, refs[i], oid) == 0)
+			return 0;
+	if (hex) {
+		size_t len = strlen(name);
 		git_commit *c = NULL;
 		git_oid prefix;
 

@@ -7,8 +7,8 @@
  *
  * Everything from the repository is upstream text: a commit is named by
  * the 40 hex digits of its id only, a tag is only ever looked up as a
- * reference whose name libgit2 validates, and no path is made from
- * either.
+ * reference whose name passes git's rules (gitrepo_name_refs()), and no
+ * path is made from either.
  */
 #ifndef FETCH_GITREPO_H
 #define FETCH_GITREPO_H
@@ -76,6 +76,17 @@ void gitrepo_commit_release(struct gitrepo_commit *c);
  */
 int gitrepo_checkout(struct gitrepo *g, const char *id, const char *dir,
     struct err *e);
+
+/*
+ * What gitrepo_resolve() looks name up as, apart from the repository so
+ * that a fuzzer reaches it: refs[0] "refs/tags/NAME" and refs[1]
+ * "refs/tags/vNAME", each "" when it is not a reference name git would
+ * take (libgit2's check, and no DEL byte, which libgit2 lets by) or
+ * does not fit; 1 when name may also be a commit id (7 to 40 hex
+ * digits, either case), else 0.
+ */
+#define GITREPO_REF_MAX	512
+int gitrepo_name_refs(const char *name, char refs[2][GITREPO_REF_MAX]);
 
 /* 1 when s is 40 lowercase hex digits, a full commit id. */
 int gitrepo_is_id(const char *s);

@@ -3,20 +3,26 @@
  * libgit2 (a local repository is opened; a remote is asked with
  * git_remote_ls, nothing cloned or fetched), kept when they match the
  * engine's tag-pattern (an fnmatch glob over the whole tag name), and
- * each becomes a release:
+ * each becomes a release, or is listed as refused, with nothing made of
+ * it, when its version cannot name a release (release_version_refusal())
+ * or git would not take it as a tag name ("..", a leading '/', a
+ * component starting with '.', a control byte...), which a remote may
+ * still advertise:
  *
  *	version	the tag, without a leading 'v' when a digit follows it
  *		("v0.2.0" -> "0.2.0"; "version-1" stays as it is);
  *	url	the asset pattern with {version} and {tag} (the tag as
  *		written, for URLs such as .../releases/download/{tag}/...)
- *		replaced.  A URL ("scheme://...") or an absolute path is
- *		kept as it is; a relative one is taken below a local
- *		repository's folder and refused for a remote.  Without an
- *		asset, url and asset are NULL (the release can only be
- *		built from source);
+ *		replaced, in one pass.  A URL ("scheme://...") or an
+ *		absolute path is kept as it is; a relative one is taken
+ *		below a local repository's folder and refused for a
+ *		remote.  Without an asset, url and asset are NULL (the
+ *		release can only be built from source);
  *	asset	the last path component of url.
  */
 #include <fnmatch.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +37,9 @@
 
 #define TAG_PREFIX	"refs/tags/"
 #define TAG_TOKEN	"{tag}"
+#define TAG_TOKEN_LEN	(sizeof(TAG_TOKEN) - 1)
+#define VERSION_TOKEN	"{version}"
+#define VERSION_TOKEN_LEN	(sizeof(VERSION_TOKEN) - 1)
 
 static const char *
 git_msg(void)
@@ -53,23 +62,36 @@ is_remote(const char *s)
 	    colon < strchr(s, '/');
 }
 
-/* The pattern with every {tag} replaced by tag; malloced. */
-static char *
-expand_tag(const char *pattern, const char *tag)
+char *
+gitsrc_expand(const char *pattern, const char *tag, const char *version)
 {
-	size_t tl = strlen(tag), kl = strlen(TAG_TOKEN), n = 0;
+	size_t tl = strlen(tag), vl = strlen(version), n = 1;
 	const char *p;
 	char *out, *o;
 
-	for (p = pattern; (p = strstr(p, TAG_TOKEN)) != NULL; p += kl)
-		n++;
-	if ((out = malloc(strlen(pattern) + n * tl + 1)) == NULL)
+	/* One pass: a tag that holds "{version}" is not expanded again. */
+	for (p = pattern; *p; )
+		if (strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
+			n += tl;
+			p += TAG_TOKEN_LEN;
+		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
+			n += vl;
+			p += VERSION_TOKEN_LEN;
+		} else {
+			n++;
+			p++;
+		}
+	if ((out = malloc(n)) == NULL)
 		return NULL;
 	for (p = pattern, o = out; *p; ) {
-		if (strncmp(p, TAG_TOKEN, kl) == 0) {
+		if (strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
 			memcpy(o, tag, tl);
 			o += tl;
-			p += kl;
+			p += TAG_TOKEN_LEN;
+		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
+			memcpy(o, version, vl);
+			o += vl;
+			p += VERSION_TOKEN_LEN;
 		} else
 			*o++ = *p++;
 	}
@@ -83,15 +105,12 @@ static int
 archive_url(const struct conf_engine *eng, int remote, const char *tag,
     const char *version, char **url, struct err *e)
 {
-	char *tagged, *expanded;
+	char *expanded;
 
 	*url = NULL;
 	if (eng->asset == NULL)
 		return 0;
-	tagged = expand_tag(eng->asset, tag);
-	expanded = tagged ? asset_expand(tagged, version) : NULL;
-	free(tagged);
-	if (expanded == NULL)
+	if ((expanded = gitsrc_expand(eng->asset, tag, version)) == NULL)
 		return err_errno(e, "engine '%s': cannot expand asset", eng->name);
 	if (expanded[0] == '/' || strstr(expanded, "://") != NULL) {
 		*url = expanded;
@@ -110,18 +129,48 @@ archive_url(const struct conf_engine *eng, int remote, const char *tag,
 	    eng->name);
 }
 
+/* List version as refused, for why, and make nothing of it. */
 static int
-add_tag(const struct conf_engine *eng, int remote, const char *tag,
+add_refused(const struct conf_engine *eng, const char *version,
+    const char *why, struct release_list *out, struct err *e)
+{
+	struct release_info r;
+	int rc = 0;
+
+	memset(&r, 0, sizeof(r));
+	r.refused = (char *)(uintptr_t)why;
+	if ((r.version = release_version_escape(version,
+	    strlen(version))) == NULL || release_list_add(out, &r) < 0)
+		rc = err_errno(e, "engine '%s': cannot list tags", eng->name);
+	free(r.version);
+	return rc;
+}
+
+int
+gitsrc_add_tag(const struct conf_engine *eng, int remote, const char *tag,
     struct release_list *out, struct err *e)
 {
 	struct release_info r;
-	const char *version = tag;
-	int rc = 0;
+	const char *version = tag, *why;
+	char ref[512];
+	int rc = 0, valid = 0;
 
 	if (fnmatch(eng->tag_pattern ? eng->tag_pattern : "*", tag, 0) != 0)
 		return 0;
 	if (tag[0] == 'v' && tag[1] >= '0' && tag[1] <= '9')
 		version++;
+	if ((why = release_version_refusal(version, strlen(version))) != NULL)
+		return add_refused(eng, version, why, out, e);
+	/*
+	 * git never makes such a tag (check_refname_format), but a remote
+	 * advertises whatever names it likes, and git_remote_ls() passes
+	 * them on: "../../x" would lead the URL out of its folder.
+	 */
+	if (snprintf(ref, sizeof(ref), TAG_PREFIX "%s", tag) >=
+	    (int)sizeof(ref) || git_reference_name_is_valid(&valid, ref) < 0 ||
+	    !valid)
+		return add_refused(eng, version, "not a valid git tag name",
+		    out, e);
 	memset(&r, 0, sizeof(r));
 	if (archive_url(eng, remote, tag, version, &r.url, e) < 0)
 		return -1;
@@ -213,7 +262,7 @@ source_list_git(const struct conf_engine *eng, struct source_state *state,
 		    eng->name, git_msg());
 	rc = remote ? list_remote(eng, &tags, e) : list_local(eng, &tags, e);
 	for (size_t i = 0; rc == 0 && i < tags.n; i++)
-		rc = add_tag(eng, remote, tags.v[i], out, e);
+		rc = gitsrc_add_tag(eng, remote, tags.v[i], out, e);
 	strv_clear(&tags);
 	git_libgit2_shutdown();
 	return rc;

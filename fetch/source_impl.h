@@ -74,6 +74,23 @@ int sha256sums_find(const char *text, size_t len, const char *name,
 int source_list_git(const struct conf_engine *eng, struct source_state *state,
     struct release_list *out, struct err *e);
 
+/*
+ * What source_list_git() makes of one tag it listed, apart from libgit2's
+ * listing so that a fuzzer reaches it (libgit2 started, for its check
+ * of a reference name): nothing when the tag does not match the
+ * engine's tag-pattern, else a release, or a refused one, added to out
+ * as gitsrc.c's header says (remote: listed from a remote, where an
+ * asset that is neither a URL nor an absolute path is an error).  0, or
+ * -1 with e set.
+ */
+int gitsrc_add_tag(const struct conf_engine *eng, int remote,
+    const char *tag, struct release_list *out, struct err *e);
+
+/* pattern with every {tag} and {version} replaced in one pass; malloced,
+ * NULL when out of memory. */
+char *gitsrc_expand(const char *pattern, const char *tag,
+    const char *version);
+
 /* dir:PATH, archives whose names match asset (dirsrc.c). */
 int source_list_dir(const struct conf_engine *eng, struct source_state *state,
     struct release_list *out, struct err *e);

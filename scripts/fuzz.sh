@@ -4,8 +4,9 @@
 # and runs each for SECONDS (default 20, as many at once as there are
 # cores), or only the TARGETs named
 # (cron, version, template, sha256sums, http, github, parse, config,
-# unpack, text, canary, result, route).  Each starts from its seeds in tests/fuzz/corpus/TARGET and
-# from what earlier runs found, kept in build-fuzz/corpus/TARGET.
+# unpack, text, canary, result, route, slurm, node, git).  Each starts
+# from its seeds in tests/fuzz/corpus/TARGET and from what earlier runs
+# found, kept in build-fuzz/corpus/TARGET.
 #
 # A crash, a broken property, a leak, an input slower than 60 s or one
 # that takes more than 2 GB fails the run; the input is kept in
@@ -15,7 +16,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 [ $# -gt 0 ] && shift
-targets=${*:-cron version template sha256sums http github parse config unpack text canary result route}
+targets=${*:-cron version template sha256sums http github parse config unpack text canary result route slurm node git}
 dir=build-fuzz
 jobs=$(nproc 2>/dev/null || echo 2)
 

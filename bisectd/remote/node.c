@@ -253,23 +253,12 @@ node_cells(struct node_run *n, struct err *e)
 {
 	const json_t *cells = json_object_get(n->req, "cells");
 	int prompts[CONF_MAX_LENGTHS], gens[CONF_MAX_LENGTHS];
-	size_t np = 0, ng = 0, nall = 0;
+	size_t np, ng, nall = 0;
 	struct bench_cell *all = NULL;
-	int rc = -1;
+	int rc = -1, bad;
 
-	if (!json_is_array(cells) || json_array_size(cells) == 0 ||
-	    json_array_size(cells) > 2 * CONF_MAX_LENGTHS)
+	if (remote_cells_lengths(cells, prompts, &np, gens, &ng) < 0)
 		return err_set(e, "request %s: no cells", n->id);
-	for (size_t i = 0; i < json_array_size(cells); i++) {
-		const json_t *c = json_array_get(cells, i);
-		const char *kind = jstr(c, "kind");
-
-		if (kind && strcmp(kind, "pp") == 0 && np < CONF_MAX_LENGTHS)
-			prompts[np++] = (int)jint(c, "prompt", 0);
-		else if (kind && strcmp(kind, "tg") == 0 &&
-		    ng < CONF_MAX_LENGTHS)
-			gens[ng++] = (int)jint(c, "gen", 0);
-	}
 	if (bench_cells(n->conf, n->eng, prompts, np, gens, ng, 0, &all, &nall,
 	    e) < 0)
 		return -1;
@@ -278,27 +267,15 @@ node_cells(struct node_run *n, struct err *e)
 		err_set(e, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < json_array_size(cells); i++) {
-		const json_t *c = json_array_get(cells, i);
-		const char *kind = jstr(c, "kind"), *content = jstr(c,
-		    "content");
-		size_t k;
-
-		for (k = 0; k < nall; k++)
-			if (kind && content && strcmp(all[k].kind, kind) == 0 &&
-			    all[k].prompt == jint(c, "prompt", -1) &&
-			    all[k].gen == jint(c, "gen", -1) &&
-			    strcmp(all[k].content, content) == 0)
-				break;
-		if (k == nall) {
-			err_set(e, "request %s: cell %zu is not one of engine "
-			    "%s's in this configuration", n->id, i + 1,
+	if ((bad = remote_cells_pick(cells, all, nall, n->cells,
+	    &n->ncells)) != 0) {
+		if (bad < 0)
+			err_set(e, "out of memory");
+		else
+			err_set(e, "request %s: cell %d is not one of engine "
+			    "%s's in this configuration", n->id, bad,
 			    n->eng->name);
-			goto done;
-		}
-		n->cells[i] = all[k];
-		all[k].content_path = NULL;
-		n->ncells++;
+		goto done;
 	}
 	rc = 0;
 done:
@@ -465,7 +442,6 @@ remote_node_run(const struct conf *conf, const char *request_path,
 	struct buf text = BUF_INIT(REQUEST_MAX);
 	struct benchlock lock = BENCHLOCK_INIT;
 	struct err me = ERR_INIT;
-	json_error_t je;
 	char *dir = NULL, *slash, name[REMOTE_ID_LEN + 8], what[128];
 	int rc = -1;
 
@@ -486,36 +462,13 @@ remote_node_run(const struct conf *conf, const char *request_path,
 	rc = -1;
 	if (fs_read_file(request_path, &text, e) < 0)
 		return err_prefix(e, "measurement request");
-	n.req = json_loadb(text.data ? text.data : "", text.len, 0, &je);
+	rc = remote_request_parse(text.data ? text.data : "", text.len,
+	    request_path, &n.req, e);
 	buf_release(&text);
-	if (n.req == NULL)
-		return err_set(e, "measurement request '%s': line %d: %s",
-		    request_path, je.line, je.text);
+	if (rc < 0)
+		return -1;
+	rc = -1;
 	n.id = jstr(n.req, "id");
-	if (!valid_id(n.id) || jstr(n.req, "format") == NULL ||
-	    strcmp(jstr(n.req, "format"), REQUEST_FORMAT) != 0) {
-		json_decref(n.req);
-		return err_set(e, "'%s' is not a measurement request",
-		    request_path);
-	}
-	/* The plan the daemon will match: the request without its id. */
-	{
-		json_t *copy = json_deep_copy(n.req);
-		char *plan_text, plan[65];
-
-		json_object_del(copy, "id");
-		json_object_del(copy, "anchor");
-		plan_text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
-		json_decref(copy);
-		if (plan_text == NULL || sha256_buf(plan_text,
-		    strlen(plan_text), plan) < 0) {
-			free(plan_text);
-			json_decref(n.req);
-			return err_set(e, "out of memory");
-		}
-		free(plan_text);
-		json_object_set_new(n.req, "plan", json_string(plan));
-	}
 	if ((dir = strdup(request_path)) == NULL) {
 		json_decref(n.req);
 		return err_set(e, "out of memory");

@@ -24,6 +24,8 @@ struct err;
 struct json_t;
 struct store;
 struct store_release;
+struct store_run;
+struct store_sample;
 
 /* A request's id: 32 hex digits. */
 #define REMOTE_ID_LEN 32
@@ -92,6 +94,40 @@ int remote_trusted(const char *path, int dir, struct err *e);
 int remote_node_run(const struct conf *conf, const char *request_path,
     struct err *e);
 
+/*
+ * What remote_node_run() reads of a request (request.c), apart from the
+ * spool and the engine so that a fuzzer reaches it.
+ *
+ * A request file's text (len bytes; path names it in messages): its JSON
+ * (new reference) when it is an object with a valid id and the request
+ * format, "plan" set to the sha256 of its canonical text without its id
+ * and anchor (what the result must name).  0 with *out, or -1 with e
+ * set.
+ */
+int remote_request_parse(const char *text, size_t len, const char *path,
+    struct json_t **out, struct err *e);
+
+/*
+ * The prompt and gen lengths the request's cells (its "cells" array)
+ * ask, for bench_cells(): in the request's order, at most
+ * CONF_MAX_LENGTHS of each kind.  -1 when cells is no array, is empty or
+ * holds more than 2 * CONF_MAX_LENGTHS.
+ */
+int remote_cells_lengths(const struct json_t *cells, int *prompts,
+    size_t *np, int *gens, size_t *ng);
+
+/*
+ * Each of the request's cells as the one of all[0..nall) equal to it
+ * (kind, prompt, gen and content), into out[0..*n) in the request's
+ * order; out holds a slot for each, and each out[i] its own copy of its
+ * content_path (bench_cells_free() them, all apart).  0, the number
+ * (from 1) of the first cell that is none of all's, or -1 when out of
+ * memory.
+ */
+int remote_cells_pick(const struct json_t *cells,
+    const struct bench_cell *all, size_t nall, struct bench_cell *out,
+    size_t *n);
+
 /* How an ingest ended. */
 enum remote_ingest {
 	REMOTE_INGESTED,	/* the runs are in the store */
@@ -103,6 +139,28 @@ enum remote_ingest {
 };
 
 /*
+ * A result file's text (len bytes; path names it in messages) read: its
+ * JSON (new reference) when the body's sha256 is its last line's, it is
+ * a version 1 result, and it answers request id with plan.  0 with
+ * *out, or REMOTE_REFUSED with e saying which of those failed.
+ */
+int remote_result_parse(const char *text, size_t len, const char *path,
+    const char *id, const char *plan, struct json_t **out, struct err *e);
+
+/*
+ * A result's run object o read for store_run_insert(): *r filled, its
+ * strings pointing into o; a time, memory figure or exit code o lacks
+ * is -1.
+ */
+void remote_run_from_json(const struct json_t *o, struct store_run *r);
+
+/* The samples of a result's run o: *v (malloced, free it even on -1)
+ * and *n; -1 with e set when one is not 7 integers, or its token counts
+ * are not from 0 to INT_MAX. */
+int remote_samples_from_json(const struct json_t *o,
+    struct store_sample **v, size_t *n, struct err *e);
+
+/*
  * Take SPOOL/ID.result into the store for the slurm_job row of request
  * id, in one transaction with the row's mark: its runs and samples under
  * their definitions, the node as a machine, each release's archive hash
@@ -112,15 +170,6 @@ enum remote_ingest {
  * Returns an enum remote_ingest, or -1 with e set when the store failed.
  * *hw_key (65 bytes) gets the result's comparability key on INGESTED.
  */
-/*
- * A result file's text (len bytes; path names it in messages) read: its
- * JSON (new reference) when the body's sha256 is its last line's, it is
- * a version 1 result, and it answers request id with plan.  0 with
- * *out, or REMOTE_REFUSED with e saying which of those failed.
- */
-int remote_result_parse(const char *text, size_t len, const char *path,
-    const char *id, const char *plan, struct json_t **out, struct err *e);
-
 int remote_ingest(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *spool, const char *id, int64_t weights_id,
     const char *weights_sha256, char hw_key[65], struct err *e);

@@ -1,8 +1,11 @@
 /*
  * result.c: a result file's text judged (see remote.h): its checksum
- * line, its format, and the request it answers.  Pure, so a fuzzer
- * reaches it without a spool or a store.
+ * line, its format, and the request it answers; and its runs read into
+ * the store's structs.  Pure, so a fuzzer reaches it without a spool or
+ * a store.
  */
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -10,6 +13,7 @@
 #include "common/err.h"
 #include "fetch/sha256.h"
 #include "remote.h"
+#include "store/run.h"
 #include "wire.h"
 
 int
@@ -57,5 +61,77 @@ remote_result_parse(const char *text, size_t len, const char *path,
 		return REMOTE_REFUSED;
 	}
 	*out = o;
+	return 0;
+}
+
+void
+remote_run_from_json(const json_t *o, struct store_run *r)
+{
+	const json_t *v;
+
+	memset(r, 0, sizeof(*r));
+	r->kind = jstr(o, "kind");
+	r->prompt_tokens = (int)jint(o, "prompt", 0);
+	r->gen_tokens = (int)jint(o, "gen", 0);
+	r->content = jstr(o, "content");
+	r->rep = (int)jint(o, "rep", 0);
+	r->warmup = jint(o, "warmup", 0) != 0;
+	r->confirm = jint(o, "confirm", 0) != 0;
+	r->busy = jint(o, "busy", 0) != 0;
+	r->mode = jstr(o, "mode");
+	r->parser = jstr(o, "parser");
+	r->started = jint(o, "started", 0);
+	r->end.wall_ns = jint(o, "wall_ns", -1);
+	r->user_ns = jint(o, "user_ns", -1);
+	r->sys_ns = jint(o, "sys_ns", -1);
+	r->max_rss_kb = jint(o, "max_rss_kb", -1);
+	r->end.exit_code = (int)jint(o, "exit_code", -1);
+	r->end.signal = (int)jint(o, "signal", 0);
+	r->end.failure = jstr(o, "failure");
+	r->end.failure_detail = jstr(o, "failure_detail");
+	if ((v = json_object_get(o, "stdout")) && json_is_string(v)) {
+		r->out = json_string_value(v);
+		r->out_len = json_string_length(v);
+	}
+	r->out_truncated = jint(o, "stdout_truncated", 0) != 0;
+	if ((v = json_object_get(o, "stderr_tail")) && json_is_string(v)) {
+		r->end.err_tail = json_string_value(v);
+		r->end.err_len = json_string_length(v);
+	}
+	v = json_object_get(o, "busy_share");
+	r->busy_share = json_is_number(v) ? json_number_value(v) : -1;
+	v = json_object_get(o, "loadavg");
+	r->loadavg = json_is_number(v) ? json_number_value(v) : -1;
+	r->info = jstr(o, "info");
+}
+
+int
+remote_samples_from_json(const json_t *o, struct store_sample **v, size_t *n,
+    struct err *e)
+{
+	const json_t *a = json_object_get(o, "samples");
+
+	*n = json_array_size(a);
+	*v = calloc(*n ? *n : 1, sizeof(**v));
+	if (*v == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < *n; i++) {
+		json_int_t x[7];
+
+		if (json_unpack(json_array_get(a, i), "[IIIIIII]", &x[0], &x[1],
+		    &x[2], &x[3], &x[4], &x[5], &x[6]) < 0)
+			return err_set(e, "a sample is not 7 integers");
+		/* Cut to an int, 4294967424 tokens would be stored as 128. */
+		if (x[0] < 0 || x[0] > INT_MAX || x[1] < 0 || x[1] > INT_MAX)
+			return err_set(e, "a sample of %lld and %lld tokens",
+			    (long long)x[0], (long long)x[1]);
+		(*v)[i].prompt_tokens = (int)x[0];
+		(*v)[i].gen_tokens = (int)x[1];
+		(*v)[i].wall_ns = x[2];
+		(*v)[i].engine_ns = x[3];
+		(*v)[i].user_ns = x[4];
+		(*v)[i].sys_ns = x[5];
+		(*v)[i].max_rss_kb = x[6];
+	}
 	return 0;
 }

@@ -95,15 +95,6 @@ slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e)
 	char id[32];
 	const char *argv[] = { "scontrol", "show", "job", "-o", id, NULL };
 	struct run_result r;
-	const char *out;
-	static const struct {
-		const char *key;
-		size_t off, len;
-	} fields[] = {
-		{ " JobState=", offsetof(struct slurm_state, state), 32 },
-		{ " NodeList=", offsetof(struct slurm_state, node), 256 },
-		{ " Reason=", offsetof(struct slurm_state, reason), 256 },
-	};
 	int rc = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -119,20 +110,7 @@ slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e)
 		run_result_release(&r);
 		return rc;
 	}
-	out = r.out.data ? r.out.data : "";
-	for (size_t i = 0; i < sizeof(fields) / sizeof(*fields); i++) {
-		const char *p = strstr(out, fields[i].key);
-		char *dst = (char *)st + fields[i].off;
-		size_t n;
-
-		if (p == NULL)
-			continue;
-		p += strlen(fields[i].key);
-		n = strcspn(p, " \n");
-		snprintf(dst, fields[i].len, "%.*s", (int)n, p);
-		if (strcmp(dst, "(null)") == 0 || strcmp(dst, "None") == 0)
-			dst[0] = '\0';
-	}
+	slurm_parse_job(r.out.data ? r.out.data : "", st);
 	if (st->state[0] == '\0')
 		rc = err_set(e, "scontrol said nothing of job %s's state", id);
 	run_result_release(&r);
@@ -160,8 +138,6 @@ slurm_node_down(const char *node, char *why, size_t len, struct err *e)
 {
 	const char *argv[] = { "scontrol", "show", "node", "-o", node, NULL };
 	struct run_result r;
-	const char *out, *p;
-	char state[128];
 	int rc;
 
 	if (tool(argv, NULL, &r, e) < 0)
@@ -174,23 +150,7 @@ slurm_node_down(const char *node, char *why, size_t len, struct err *e)
 		run_result_release(&r);
 		return rc;
 	}
-	out = r.out.data ? r.out.data : "";
-	state[0] = '\0';
-	if ((p = strstr(out, " State=")) != NULL)
-		snprintf(state, sizeof(state), "%.*s", (int)strcspn(p + 7,
-		    " \n"), p + 7);
-	rc = strstr(state, "DRAIN") || strstr(state, "DOWN") ||
-	    strstr(state, "FAIL");
-	if (rc) {
-		const char *reason = strstr(out, " Reason=");
-
-		snprintf(why, len, "node %s is %s%s%.*s", node, state,
-		    reason ? ": " : "", reason ? (int)strcspn(reason + 8,
-		    "\n[") : 0, reason ? reason + 8 : "");
-		/* "Reason=text [root@...]": the text alone, trimmed */
-		while (strlen(why) > 0 && why[strlen(why) - 1] == ' ')
-			why[strlen(why) - 1] = '\0';
-	}
+	rc = slurm_parse_node(r.out.data ? r.out.data : "", node, why, len);
 	run_result_release(&r);
 	return rc;
 }
@@ -298,7 +258,7 @@ submit(const struct slurm_measure_ctx *c, const struct conf_runner *rn,
 	char ctl[PATH_MAX], ectl[PATH_MAX + 16], econf[PATH_MAX + 32],
 	    ereq[PATH_MAX + 32];
 	const char *env[4] = { ectl, econf, ereq, NULL };
-	char *script = fs_join(rn->spool, "node-run.sh"), *req, *end;
+	char *script = fs_join(rn->spool, "node-run.sh"), *req;
 	struct strv argv = STRV_INIT;
 	struct run_result r;
 	int rc;
@@ -328,15 +288,8 @@ submit(const struct slurm_measure_ctx *c, const struct conf_runner *rn,
 		return -1;
 	if (r.reason != RUN_OK)
 		rc = tool_failed("sbatch", &r, e);
-	else {
-		/* --parsable: "ID" or "ID;CLUSTER". */
-		long long v = strtoll(r.out.data ? r.out.data : "", &end, 10);
-
-		if (v <= 0 || (*end != '\n' && *end != ';' && *end != '\0'))
-			rc = err_set(e, "sbatch gave no job id");
-		else
-			*slurm_id = v;
-	}
+	else if (slurm_parse_jobid(r.out.data ? r.out.data : "", slurm_id) < 0)
+		rc = err_set(e, "sbatch gave no job id");
 	run_result_release(&r);
 	return rc;
 }

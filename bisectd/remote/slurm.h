@@ -43,6 +43,31 @@ int slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e);
  */
 int slurm_node_down(const char *node, char *why, size_t len, struct err *e);
 
+/*
+ * The readers of the tools' answers (slurm_parse.c), apart from the
+ * tools so that a fuzzer reaches them.  What they keep of the answers
+ * is text: a control byte, a C1 control or a byte that is not UTF-8 is
+ * written as \xHH, and a field too long for its buffer is cut at a
+ * character's end.
+ *
+ * The job id in out, what `sbatch --parsable` printed ("ID" or
+ * "ID;CLUSTER", then a newline, the ID 1 to 18 digits and nothing
+ * else): 0 with *id set, or -1 when out holds none.
+ */
+int slurm_parse_jobid(const char *out, int64_t *id);
+
+/* The job's state, node and reason from what `scontrol show job -o`
+ * printed; each field "" when absent, "(null)" or "None". */
+void slurm_parse_job(const char *out, struct slurm_state *st);
+
+/*
+ * From what `scontrol show node -o node` printed, whether the node is
+ * out of service (its State holds DRAIN, DOWN or FAIL): 1 with why set
+ * as slurm_node_down() says (len > 0), 0 when it takes jobs.
+ */
+int slurm_parse_node(const char *out, const char *node, char *why,
+    size_t len);
+
 /* scancel the job. */
 int slurm_cancel(int64_t slurm_id, struct err *e);
 

@@ -429,12 +429,51 @@ test_github_link(void)
 	    0);
 }
 
+/* The references a range's end is looked up as: only names git takes,
+ * a DEL byte included, which libgit2 lets by (found by fuzz_git). */
+static void
+test_name_refs(void)
+{
+	char refs[2][GITREPO_REF_MAX], huge[600];
+
+	CHECK_INT(gitrepo_name_refs("1.0", refs), 0);
+	CHECK_STR(refs[0], "refs/tags/1.0");
+	CHECK_STR(refs[1], "refs/tags/v1.0");
+	CHECK_INT(gitrepo_name_refs("abcdef1", refs), 1);
+	CHECK_STR(refs[0], "refs/tags/abcdef1");
+	CHECK_INT(gitrepo_name_refs("ABCDEF0123456789abcdef0123456789abcdef01",
+	    refs), 1);
+	CHECK_INT(gitrepo_name_refs("abcdef", refs), 0);
+	CHECK_INT(gitrepo_name_refs("abcdefg", refs), 0);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const bad[] = {
+			"../../x", "a..b", "a//b", "\x7f" "1",
+		};
+
+		CHECK_INT(gitrepo_name_refs(bad[i], refs), 0);
+		CHECK_STR(refs[0], "");
+		CHECK_STR(refs[1], "");
+	}
+	/* "vNAME" must fit as well as "NAME". */
+	memset(huge, 'a', 298);
+	huge[298] = '\0';
+	gitrepo_name_refs(huge, refs);
+	CHECK_INT(strlen(refs[0]), 308);
+	CHECK_INT(strlen(refs[1]), 309);
+	huge[298] = 'a';
+	huge[299] = '\0';
+	gitrepo_name_refs(huge, refs);
+	CHECK_INT(strlen(refs[0]), 309);
+	CHECK_STR(refs[1], "");
+}
+
 int
 main(void)
 {
 	check_env(&ctl, NULL, NULL);
 	check_tmpdir("commits");
 	CHECK_CASE(test_github_link);
+	CHECK_CASE(test_name_refs);
 	check_write_file("w.bin", "weights\n");
 	CHECK_INT(gitengine_make_repo(), 0);
 	write_config("c.conf", "c.db", "ccache", NULL);

@@ -2,7 +2,8 @@
  * test_gitsrc.c: the git: release source (fetch/gitsrc.c) on real
  * repositories made here with the git command: a working repository
  * opened directly, a bare clone asked through a file:// remote, tag
- * filtering, the leading 'v', asset expansion, and errors.
+ * filtering, the leading 'v', asset expansion, and errors; a remote
+ * on the loopback test server that advertises tags git would never make.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -15,6 +16,9 @@
 #include "fetch/source.h"
 #include "fetch/source_impl.h"
 #include "fetch/version.h"
+#include "testserver.h"
+
+#define OID	"7e68cf6baed899444f50b064a760fdab894586b5"
 
 static char eng_name[] = "basert";
 
@@ -199,6 +203,82 @@ test_not_utf8(const char *root)
 	release_list_release(&l);
 }
 
+/* The release of version in l, or NULL. */
+static const struct release_info *
+find(const struct release_list *l, const char *version)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].version, version) == 0)
+			return &l->v[i];
+	return NULL;
+}
+
+/*
+ * A remote advertises whatever names it likes, and git_remote_ls()
+ * passes them on.  Tags git would not make are listed as refused, with
+ * no URL, the others as usual: "../../../../tmp/evil" used to become a
+ * release whose archive path left the asset's folder.  A tag holding
+ * "{version}" is put in once, no longer expanded again.
+ */
+static void
+test_hostile_remote(void)
+{
+	static const char *const refused[] = {
+		"../../../../tmp/evil", "a..b", "/lead", ".hidden", "sp ace",
+		"x:y", "rc.lock", "trail/",
+	};
+	struct testserver ts;
+	struct conf_engine eng;
+	struct release_list l = RELEASE_LIST_INIT;
+	struct err e = ERR_INIT;
+	const struct release_info *r;
+	char src[128], refs[4096], asset[] = "/srv/rel/{tag}/b-{version}.tgz";
+	size_t o;
+
+	o = (size_t)snprintf(refs, sizeof(refs), "%s refs/tags/v1.0.0\n"
+	    "%s refs/tags/v1.1{version}\n%s refs/tags/x\001y\n", OID, OID,
+	    OID);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++)
+		o += (size_t)snprintf(refs + o, sizeof(refs) - o,
+		    "%s refs/tags/%s\n", OID, refused[i]);
+	CHECK_INT(check_run("mkdir -p srv", NULL), 0);
+	check_write_file("srv/hostile", refs);
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	snprintf(src, sizeof(src), "%s/git/hostile", ts.base);
+	engine(&eng, src, asset, NULL);
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), 0);
+	CHECK_STR(e.msg, "");
+	CHECK_INT(l.n, 11);
+	if ((r = find(&l, "1.0.0")) != NULL) {
+		CHECK(r->refused == NULL);
+		CHECK_STR(r->url, "/srv/rel/v1.0.0/b-1.0.0.tgz");
+	} else
+		CHECK(!"1.0.0 listed");
+	if ((r = find(&l, "1.1{version}")) != NULL) {
+		CHECK(r->refused == NULL);
+		CHECK_STR(r->url, "/srv/rel/v1.1{version}/b-1.1{version}.tgz");
+	} else
+		CHECK(!"1.1{version} listed");
+	if ((r = find(&l, "x\\x01y")) != NULL)
+		CHECK_STR(r->refused, "version holds a control byte");
+	else
+		CHECK(!"x\\x01y listed");
+	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+		if ((r = find(&l, refused[i])) == NULL) {
+			CHECK_STR(refused[i], "listed");
+			continue;
+		}
+		CHECK_STR(r->refused ? r->refused : "taken",
+		    "not a valid git tag name");
+		CHECK(r->url == NULL && r->asset == NULL);
+	}
+	release_list_release(&l);
+	testserver_stop(&ts);
+}
+
 static void
 test_local_errors(const char *root)
 {
@@ -232,5 +312,6 @@ main(void)
 	test_remote(root);
 	test_local_errors(root);
 	test_not_utf8(root);
+	test_hostile_remote();
 	return check_done();
 }

@@ -44,6 +44,11 @@
  *   POST /hook           body stored as --root/hooks/N.json (N = 1, 2...)
  *   /hook500             500
  *   /hookslow?ms=N       200 after N ms (3000), nothing stored
+ *   /git/NAME/info/refs  git's smart HTTP ref advertisement (what
+ *                        git_remote_ls() reads) of the refs in file NAME,
+ *                        one "ID REFNAME" a line, each name sent as it
+ *                        is, however git would judge it; nothing can be
+ *                        fetched
  *   /api/repos/OWNER/REPO/releases?per_page=P&page=K
  *                        GitHub's list-releases, from --root/api/OWNER/
  *                        REPO/releases.jsonl (one release object a line):
@@ -919,6 +924,61 @@ has_prefix(const char *s, const char *prefix, const char **rest)
 	return 1;
 }
 
+/* One pkt-line of git's protocol: its length in 4 hex digits, then it. */
+static void
+pkt_line(FILE *out, const char *s, size_t len)
+{
+	fprintf(out, "%04zx", len + 4);
+	fwrite(s, 1, len, out);
+}
+
+static void
+serve_git_refs(int fd, const struct req *rq, const char *rest)
+{
+	static const char caps[] = "multi_ack side-band-64k ofs-delta";
+	char name[PATH_MAX], path[2 * PATH_MAX], line[4096], pkt[4200];
+	const char *tail = strstr(rest, "/info/refs");
+	char *body = NULL;
+	size_t len = 0;
+	FILE *f, *out;
+	int first = 1;
+
+	if (tail == NULL || strcmp(tail, "/info/refs") != 0 ||
+	    tail - rest >= (long)sizeof(name)) {
+		respond_text(fd, rq, 404, "not found\n");
+		return;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)(tail - rest), rest);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	if (!safe_name(name) || (f = fopen(path, "r")) == NULL) {
+		respond_text(fd, rq, 404, "no such refs\n");
+		return;
+	}
+	if ((out = open_memstream(&body, &len)) == NULL) {
+		fclose(f);
+		respond_text(fd, rq, 500, "out of memory\n");
+		return;
+	}
+	pkt_line(out, "# service=git-upload-pack\n", 26);
+	fputs("0000", out);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		int n;
+
+		line[strcspn(line, "\n")] = '\0';
+		/* The first ref carries the capabilities after a NUL. */
+		n = first ? snprintf(pkt, sizeof(pkt), "%s%c%s\n", line, '\0',
+		    caps) : snprintf(pkt, sizeof(pkt), "%s\n", line);
+		pkt_line(out, pkt, (size_t)n);
+		first = 0;
+	}
+	fputs("0000", out);
+	fclose(f);
+	fclose(out);
+	respond(fd, rq, 200, "Content-Type: "
+	    "application/x-git-upload-pack-advertisement\r\n", body, len);
+	free(body);
+}
+
 static void
 handle_http(int fd)
 {
@@ -993,7 +1053,9 @@ handle_http(int fd)
 		sleep_ms(query_long(rq->query, "ms", 3000));
 		respond(fd, rq, 200, "Content-Type: application/json\r\n",
 		    "{}", 2);
-	} else if (has_prefix(rq->path, "/api/repos/", &rest))
+	} else if (has_prefix(rq->path, "/git/", &rest))
+		serve_git_refs(fd, rq, rest);
+	else if (has_prefix(rq->path, "/api/repos/", &rest))
 		serve_api(fd, rq);
 	else
 		respond_text(fd, rq, 404, "not found\n");

@@ -70,21 +70,27 @@ daemon_status(void)
 	return NULL;
 }
 
-/* bisectctl watch basert; the job's number, or 0. */
+/* bisectctl watch engine; the job's number, or 0. */
 static int64_t
-queue_watch(void)
+queue_watch_of(const char *engine)
 {
 	char cmd[4096], *out = NULL;
 	const char *p;
 	long long id = 0;
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch basert", ctl);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch %s", ctl, engine);
 	CHECK_INT(check_run(cmd, &out), 0);
 	if (out && (p = strstr(out, "as job ")) != NULL)
 		id = strtoll(p + 7, NULL, 10);
 	free(out);
 	CHECK(id > 0);
 	return id;
+}
+
+static int64_t
+queue_watch(void)
+{
+	return queue_watch_of("basert");
 }
 
 static struct store *
@@ -294,6 +300,77 @@ test_watch_alert(void)
 	fprintf(stderr, "watch and alert: %.1f s\n", check_now_s() - t0);
 }
 
+/*
+ * Every metric watched, through a running daemon: releases whose decode
+ * alone gets slower at 1.0.3 (tests/releases/dec-*).  The watch of 1.0.2
+ * posts nothing; the watch of 1.0.3 posts one alert naming tg16, though
+ * the engine's metric (per-token) did not move.
+ */
+static void
+test_watch_decode(void)
+{
+	struct testserver ts;
+	char eng[4096], extra[1024], buf[64], cmd[4200], *body, *log;
+	int64_t id;
+	json_t *hook, *st;
+	pid_t pid;
+	int code;
+
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	snprintf(eng, sizeof(eng), "[engine \"dec\"]\n\tsource = dir:rel\n"
+	    "\tasset = dec-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\treps = 5\n\tmax-reps = 40\n\twarmup = 0\n\ttimeout = 1m\n");
+	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
+	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
+	write_config(eng, extra);
+	for (int v = 0; v <= 2; v++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p rel && ln -sf %s/tests/"
+		    "releases/dec-1.0.%d.tar.gz rel/", build, v);
+		CHECK_INT(check_run(cmd, NULL), 0);
+	}
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	st = daemon_status();
+	CHECK(st != NULL);
+	json_decref(st);
+	id = queue_watch_of("dec");
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	CHECK_INT(count_hooks(ts.root), 0);
+	snprintf(cmd, sizeof(cmd), "ln -sf %s/tests/releases/dec-1.0.3.tar.gz "
+	    "rel/", build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	id = queue_watch_of("dec");
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 3);
+	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
+		check_sleep_ms(100);
+	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
+	CHECK_INT(count_hooks(ts.root), 1);
+	snprintf(cmd, sizeof(cmd), "%s/hooks/1.json", ts.root);
+	body = check_read_file(cmd);
+	hook = json_loads(body ? body : "", 0, NULL);
+	free(body);
+	CHECK(hook != NULL);
+	CHECK_STR(json_string_value(json_object_get(hook, "metric")), "tg16");
+	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
+	    "1.0.3");
+	CHECK_CONTAINS(json_string_value(json_object_get(hook, "text")),
+	    "dec 1.0.3");
+	json_decref(hook);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(&ts);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "regression 1.0.2..1.0.3 on tg16");
+	free(log);
+}
+
 /* Watch jobs of engine in the store (any state). */
 static int
 count_watches(const char *engine)
@@ -411,6 +488,15 @@ main(void)
 		snprintf(dir, sizeof(dir), "%s",
 		    check_tmpdir("test_daemon_e2e"));
 		test_missed_schedule();
+	}
+	if (check_failures == 0 && chdir("..") == 0) {
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		(void)check_run(cmd, NULL);
+		snprintf(dir, sizeof(dir), "%s",
+		    check_tmpdir("test_daemon_e2e"));
+		test_watch_decode();
 	}
 	return check_done();
 }

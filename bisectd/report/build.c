@@ -123,6 +123,33 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 }
 
 /*
+ * Whether a prefill cell measured faster than the fit's ceiling allows:
+ * 1000 / per-token ms is the throughput a line reaches at an endless
+ * prompt, so a measured throughput wholly above its interval says the
+ * cost of a token grows with the prompt (llama.cpp's attention) and the
+ * line's ceiling is no limit.  why gets the cell and both figures.
+ */
+static int
+ceiling_contradicted(const struct release_figs *fg,
+    const struct conf_engine *eng, char *why, size_t len)
+{
+	for (size_t i = 0; i < fg->npp; i++) {
+		struct throughput t;
+
+		if (!fg->pp[i].ok || stats_throughput(eng->prompts[i],
+		    &fg->pp[i].st, &t) < 0 || !(t.lo > fg->fit.ceiling_hi))
+			continue;
+		snprintf(why, len, "pp%d measured %.0f [%.0f, %.0f] tok/s, "
+		    "above the line's ceiling of %.0f [%.0f, %.0f]: the cost "
+		    "of a token grows with the prompt", eng->prompts[i], t.tps,
+		    t.lo, t.hi, fg->fit.ceiling_tps, fg->fit.ceiling_lo,
+		    fg->fit.ceiling_hi);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * A release's entry from its figures and its row (version, archive,
  * fetch failure); with plot, also its runs as plot points ([tokens,
  * ms] per process run of each prompt length) and the fitted line's
@@ -195,6 +222,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		add_flag(flags, "content-dependent-decode");
 	if (fg->has_fit) {
 		const struct fit *f = &fg->fit;
+		char why[256];
 
 		out_estimate_ms(&f->per_token_ns, "per_token_ms", o);
 		/* An interval reaching zero: too few runs for this noise. */
@@ -203,9 +231,20 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		out_fixed_ms(&f->fixed_ns, f->fixed_why, "fixed_ms", o);
 		if (!f->fixed_estimable)
 			add_flag(flags, "fixed-not-estimable");
-		json_object_set_new(o, "ceiling_tps", out_num(f->ceiling_tps));
-		json_object_set_new(o, "ceiling_ci",
-		    out_interval(f->ceiling_lo, f->ceiling_hi));
+		if (ceiling_contradicted(fg, eng, why, sizeof(why))) {
+			/* Measured faster than the line's limit: the cost of
+			 * a token is not one number here; no ceiling. */
+			add_flag(flags, "ceiling-contradicted");
+			json_object_set_new(o, "ceiling_tps", json_null());
+			json_object_set_new(o, "ceiling_ci", json_null());
+			json_object_set_new(o, "ceiling_contradicted",
+			    json_string(why));
+		} else {
+			json_object_set_new(o, "ceiling_tps",
+			    out_num(f->ceiling_tps));
+			json_object_set_new(o, "ceiling_ci",
+			    out_interval(f->ceiling_lo, f->ceiling_hi));
+		}
 		if (plot)
 			json_object_set_new(o, "fit_band", band_json(f, eng));
 	} else {

@@ -817,6 +817,11 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "sha256"));
 	print_not_estimable(rels, out, md);
 	print_unresolved(rels, out, md);
+	json_array_foreach(rels, i, r)
+		if (*rep_str(r, "ceiling_contradicted"))
+			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
+			    rep_str(r, "version"), rep_str(r,
+			    "ceiling_contradicted"));
 	print_confirm(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);

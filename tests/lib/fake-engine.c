@@ -11,6 +11,8 @@
  *   build_number          default 0
  *   fixed_us              work per repetition or request, whatever its size
  *   prefill_us_per_token  work per prompt token
+ *   prefill_us_per_token_sq  work per prompt token squared: a cost
+ *                         that grows with the prompt, as attention's
  *   decode_us_per_token   work per generated token
  *   noise_cv              each repetition's work times 1 + cv * N(0,1)
  *   run_cv                every repetition of one process times the same
@@ -142,6 +144,7 @@ struct release {
 	long build_number;
 	double fixed_us;
 	double prefill_us;	/* per prompt token */
+	double prefill_us2;	/* per prompt token squared */
 	double decode_us;	/* per generated token */
 	double noise_cv;
 	double run_cv;
@@ -315,6 +318,8 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		rel->fixed_us = conf_number(path, line, key, val);
 	} else if (strcmp(key, "prefill_us_per_token") == 0) {
 		rel->prefill_us = conf_number(path, line, key, val);
+	} else if (strcmp(key, "prefill_us_per_token_sq") == 0) {
+		rel->prefill_us2 = conf_number(path, line, key, val);
 	} else if (strcmp(key, "decode_us_per_token") == 0) {
 		rel->decode_us = conf_number(path, line, key, val);
 	} else if (strcmp(key, "noise_cv") == 0) {
@@ -691,6 +696,7 @@ bench_one(const struct release *rel, const struct opts *o,
 	int r, tokens = n_prompt + n_gen;
 
 	cost_us = rel->fixed_us + n_prompt * rel->prefill_us +
+	    (double)n_prompt * n_prompt * rel->prefill_us2 +
 	    n_gen * rel->decode_us / speedup;
 	samples_ns = json_array();
 	samples_ts = json_array();

@@ -863,6 +863,12 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	    (int)o->req.metric.kind >= 0 ? &o->req.metric : &eng->metric,
 	    metric, sizeof(metric))));
 	json_object_set_new(rep, "threshold", out_num(p.threshold));
+	/* A line through two points always fits: only a third length shows
+	 * a cost per token that grows with the prompt. */
+	if (eng->nfit < 3)
+		json_object_set_new(rep, "shape_unknown", json_string("two fit "
+		    "lengths cannot show whether the cost of a token grows with "
+		    "the prompt: fit over three or more (fit = 128,512,2048)"));
 	json_object_set_new(rep, "machine", machine_json(&m));
 	if (eng->runner && eng->runner->kind == RUNNER_SLURM) {
 		json_t *a = reanchored_json(s, eng->name,

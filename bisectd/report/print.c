@@ -817,6 +817,9 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "sha256"));
 	print_not_estimable(rels, out, md);
 	print_unresolved(rels, out, md);
+	if (*rep_str(rep, "shape_unknown"))
+		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",
+		    rep_str(rep, "shape_unknown"));
 	json_array_foreach(rels, i, r)
 		if (*rep_str(r, "ceiling_contradicted"))
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",

@@ -13,60 +13,12 @@
 
 #include "check.h"
 
-struct image {
-	int w, h;
-	unsigned char *rgb;	/* w * h * 3; malloced */
-};
-
-/* A binary PPM (P6, maxval 255), as pngtopnm writes it. */
-static int
-read_ppm(const char *path, struct image *im)
-{
-	FILE *f = fopen(path, "rb");
-	int maxval = 0;
-	size_t n;
-
-	im->rgb = NULL;
-	if (f == NULL)
-		return -1;
-	if (fscanf(f, "P6 %d %d %d", &im->w, &im->h, &maxval) != 3 ||
-	    maxval != 255 || im->w <= 0 || im->h <= 0 || im->w > 20000 ||
-	    im->h > 20000 || fgetc(f) == EOF) {
-		fclose(f);
-		return -1;
-	}
-	n = (size_t)im->w * (size_t)im->h * 3;
-	if ((im->rgb = malloc(n)) == NULL || fread(im->rgb, 1, n, f) != n) {
-		free(im->rgb);
-		im->rgb = NULL;
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Pixels within tol of (r, g, b) on every channel. */
-static long
-count_colour(const struct image *im, int r, int g, int b, int tol)
-{
-	long n = 0;
-
-	for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
-		const unsigned char *p = im->rgb + 3 * i;
-
-		n += abs(p[0] - r) <= tol && abs(p[1] - g) <= tol &&
-		    abs(p[2] - b) <= tol;
-	}
-	return n;
-}
-
 int
 main(void)
 {
 	const char *build = getenv("BISECTD_BUILD_DIR");
 	char page[4096], png[4096], cmd[16384], *out = NULL;
-	struct image im;
+	struct check_image im;
 	long ink, total, blue, red;
 
 	if (build == NULL) {
@@ -91,20 +43,20 @@ main(void)
 	snprintf(cmd, sizeof(cmd), "pngtopnm %s >shot.ppm", png);
 	CHECK_INT(check_run(cmd, &out), 0);
 	free(out);
-	if (read_ppm("shot.ppm", &im) < 0) {
+	if (check_read_ppm("shot.ppm", &im) < 0) {
 		CHECK(!"the screenshot is not a readable image");
 		return check_done();
 	}
 	CHECK_INT(im.w, 900);
 	CHECK_INT(im.h, 2000);
 	total = (long)im.w * im.h;
-	ink = total - count_colour(&im, 255, 255, 255, 8);
+	ink = total - check_count_colour(&im, 255, 255, 255, 8);
 	/* Text, the reproduce block's grey and the plots: well above a
 	 * blank page's none, well below a page painted over. */
 	CHECK(ink > total / 50);
 	CHECK(ink < total * 9 / 10);
-	blue = count_colour(&im, 0x1f, 0x5f, 0xa8, 40);
-	red = count_colour(&im, 0xc0, 0x26, 0x1b, 40);
+	blue = check_count_colour(&im, 0x1f, 0x5f, 0xa8, 40);
+	red = check_count_colour(&im, 0xc0, 0x26, 0x1b, 40);
 	/* Dozens of dots and a line across the plot each: hundreds of
 	 * pixels; a plot that failed to draw leaves none. */
 	CHECK(blue > 300);

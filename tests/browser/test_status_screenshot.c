@@ -47,19 +47,11 @@ write_config(void)
 	check_write_file("d.conf", text);
 }
 
-/* GET path with curl into file; the HTTP status, or -1. */
+/* GET path from the daemon into file; the HTTP status, or -1. */
 static int
 get(const char *path, const char *file)
 {
-	char cmd[4096], *out = NULL;
-	int code = -1;
-
-	snprintf(cmd, sizeof(cmd), "curl -sS --max-time 120 -o %s -w "
-	    "'%%{http_code}' 'http://127.0.0.1:%d%s'", file, port, path);
-	if (check_run(cmd, &out) == 0 && out)
-		code = atoi(out);
-	free(out);
-	return code;
+	return check_http_get(port, path, file);
 }
 
 /* bisectctl -c d.conf ARGS; its exit code, its output into *out. */
@@ -241,78 +233,30 @@ check_dom(const char *dom)
 	check_xpath_str(dom, "string(//tr[@id='job-2']/td[3])", "cancelled");
 }
 
-struct image {
-	int w, h;
-	unsigned char *rgb;	/* w * h * 3; malloced */
-};
-
-/* A binary PPM (P6, maxval 255), as pngtopnm writes it. */
-static int
-read_ppm(const char *path, struct image *im)
-{
-	FILE *f = fopen(path, "rb");
-	int maxval = 0;
-	size_t n;
-
-	im->rgb = NULL;
-	if (f == NULL)
-		return -1;
-	if (fscanf(f, "P6 %d %d %d", &im->w, &im->h, &maxval) != 3 ||
-	    maxval != 255 || im->w <= 0 || im->h <= 0 || im->w > 20000 ||
-	    im->h > 20000 || fgetc(f) == EOF) {
-		fclose(f);
-		return -1;
-	}
-	n = (size_t)im->w * (size_t)im->h * 3;
-	if ((im->rgb = malloc(n)) == NULL || fread(im->rgb, 1, n, f) != n) {
-		free(im->rgb);
-		im->rgb = NULL;
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	return 0;
-}
-
-/* Pixels within tol of (r, g, b) on every channel. */
-static long
-count_colour(const struct image *im, int r, int g, int b, int tol)
-{
-	long n = 0;
-
-	for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
-		const unsigned char *p = im->rgb + 3 * i;
-
-		n += abs(p[0] - r) <= tol && abs(p[1] - g) <= tol &&
-		    abs(p[2] - b) <= tol;
-	}
-	return n;
-}
-
 /* The screenshot: not blank, the plot's two figures drawn, the verdict
  * in its colour. */
 static void
 check_screenshot(const char *png)
 {
 	char cmd[8192];
-	struct image im;
+	struct check_image im;
 	long ink, total, blue, amber, pink;
 
 	snprintf(cmd, sizeof(cmd), "pngtopnm %s >shot.ppm", png);
 	CHECK_INT(check_run(cmd, NULL), 0);
-	if (read_ppm("shot.ppm", &im) < 0) {
+	if (check_read_ppm("shot.ppm", &im) < 0) {
 		CHECK(!"the screenshot is not a readable image");
 		return;
 	}
 	total = (long)im.w * im.h;
-	ink = total - count_colour(&im, 255, 255, 255, 8);
+	ink = total - check_count_colour(&im, 255, 255, 255, 8);
 	CHECK(ink > total / 50);
 	CHECK(ink < total * 9 / 10);
 	/* The prefill line and dots, the decode line and dots, the
 	 * regression's background: each a few hundred pixels at least. */
-	blue = count_colour(&im, 0x1f, 0x5f, 0xa8, 40);
-	amber = count_colour(&im, 0xb2, 0x6b, 0x00, 40);
-	pink = count_colour(&im, 0xfb, 0xd5, 0xd5, 6);
+	blue = check_count_colour(&im, 0x1f, 0x5f, 0xa8, 40);
+	amber = check_count_colour(&im, 0xb2, 0x6b, 0x00, 40);
+	pink = check_count_colour(&im, 0xfb, 0xd5, 0xd5, 6);
 	CHECK(blue > 300);
 	CHECK(amber > 300);
 	CHECK(pink > 300);

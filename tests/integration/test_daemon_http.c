@@ -51,21 +51,11 @@ write_config(void)
 	check_write_file("d.conf", text);
 }
 
-/* GET path with curl into file; the HTTP status, or -1. */
+/* GET path from the daemon into file; the HTTP status, or -1. */
 static int
 get(const char *path, const char *file)
 {
-	char cmd[4096], *out = NULL;
-	int code = -1;
-
-	snprintf(cmd, sizeof(cmd), "curl -sS --max-time 120 -o %s -w "
-	    "'%%{http_code}' 'http://127.0.0.1:%d%s'", file, port, path);
-	if (check_run(cmd, &out) == 0 && out)
-		code = atoi(out);
-	else
-		fprintf(stderr, "'%s': %s\n", cmd, out ? out : "");
-	free(out);
-	return code;
+	return check_http_get(port, path, file);
 }
 
 /* bisectctl -c d.conf --format json ARGS into file; its exit code. */

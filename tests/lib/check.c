@@ -345,3 +345,61 @@ check_http_port(const char *log)
 	}
 	return 0;
 }
+
+int
+check_http_get(int port, const char *path, const char *file)
+{
+	char cmd[4096], *out = NULL;
+	int code = -1;
+
+	snprintf(cmd, sizeof(cmd), "curl -sS --max-time 120 -o %s -w "
+	    "'%%{http_code}' 'http://127.0.0.1:%d%s'", file, port, path);
+	if (check_run(cmd, &out) == 0 && out)
+		code = atoi(out);
+	else
+		fprintf(stderr, "'%s': %s\n", cmd, out ? out : "");
+	free(out);
+	return code;
+}
+
+int
+check_read_ppm(const char *path, struct check_image *im)
+{
+	FILE *f = fopen(path, "rb");
+	int maxval = 0;
+	size_t n;
+
+	im->rgb = NULL;
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "P6 %d %d %d", &im->w, &im->h, &maxval) != 3 ||
+	    maxval != 255 || im->w <= 0 || im->h <= 0 || im->w > 20000 ||
+	    im->h > 20000 || fgetc(f) == EOF) {
+		fclose(f);
+		return -1;
+	}
+	n = (size_t)im->w * (size_t)im->h * 3;
+	if ((im->rgb = malloc(n)) == NULL || fread(im->rgb, 1, n, f) != n) {
+		free(im->rgb);
+		im->rgb = NULL;
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	return 0;
+}
+
+long
+check_count_colour(const struct check_image *im, int r, int g, int b,
+    int tol)
+{
+	long n = 0;
+
+	for (size_t i = 0; i < (size_t)im->w * (size_t)im->h; i++) {
+		const unsigned char *p = im->rgb + 3 * i;
+
+		n += abs(p[0] - r) <= tol && abs(p[1] - g) <= tol &&
+		    abs(p[2] - b) <= tol;
+	}
+	return n;
+}

@@ -135,6 +135,24 @@ int check_http_port(const char *log);
  * line (malloced), or NULL when xmllint fails. */
 char *check_xpath(const char *file, const char *expr);
 
+/* GET path from 127.0.0.1:port with curl into file: the HTTP status, or
+ * -1 (with curl's words on stderr). */
+int check_http_get(int port, const char *path, const char *file);
+
+/* A screenshot as pixels: a binary PPM (P6, maxval 255), as pngtopnm
+ * writes it. */
+struct check_image {
+	int w, h;
+	unsigned char *rgb;	/* w * h * 3; malloced */
+};
+
+/* Read path into *im: 0, or -1 (im->rgb NULL). */
+int check_read_ppm(const char *path, struct check_image *im);
+
+/* Pixels within tol of (r, g, b) on every channel. */
+long check_count_colour(const struct check_image *im, int r, int g, int b,
+    int tol);
+
 /*
  * Whether the program tool is on the PATH: 1, or 0 after a failed check
  * that names the Debian package it comes in (scripts/deps.sh installs

@@ -36,10 +36,6 @@
 #include "common/strv.h"
 
 #define TAG_PREFIX	"refs/tags/"
-#define TAG_TOKEN	"{tag}"
-#define TAG_TOKEN_LEN	(sizeof(TAG_TOKEN) - 1)
-#define VERSION_TOKEN	"{version}"
-#define VERSION_TOKEN_LEN	(sizeof(VERSION_TOKEN) - 1)
 
 static const char *
 git_msg(void)
@@ -62,43 +58,6 @@ is_remote(const char *s)
 	    colon < strchr(s, '/');
 }
 
-char *
-gitsrc_expand(const char *pattern, const char *tag, const char *version)
-{
-	size_t tl = strlen(tag), vl = strlen(version), n = 1;
-	const char *p;
-	char *out, *o;
-
-	/* One pass: a tag that holds "{version}" is not expanded again. */
-	for (p = pattern; *p; )
-		if (strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
-			n += tl;
-			p += TAG_TOKEN_LEN;
-		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
-			n += vl;
-			p += VERSION_TOKEN_LEN;
-		} else {
-			n++;
-			p++;
-		}
-	if ((out = malloc(n)) == NULL)
-		return NULL;
-	for (p = pattern, o = out; *p; ) {
-		if (strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
-			memcpy(o, tag, tl);
-			o += tl;
-			p += TAG_TOKEN_LEN;
-		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
-			memcpy(o, version, vl);
-			o += vl;
-			p += VERSION_TOKEN_LEN;
-		} else
-			*o++ = *p++;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The archive URL for one tag, as the file comment says; *url malloced
  * or NULL when the engine has no asset. */
 static int
@@ -110,7 +69,7 @@ archive_url(const struct conf_engine *eng, int remote, const char *tag,
 	*url = NULL;
 	if (eng->asset == NULL)
 		return 0;
-	if ((expanded = gitsrc_expand(eng->asset, tag, version)) == NULL)
+	if ((expanded = url_expand(eng->asset, tag, version)) == NULL)
 		return err_errno(e, "engine '%s': cannot expand asset", eng->name);
 	if (expanded[0] == '/' || strstr(expanded, "://") != NULL) {
 		*url = expanded;

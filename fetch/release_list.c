@@ -8,9 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/urlenc.h"
 #include "common/utf8.h"
 #include "release_list.h"
 
+#define TAG_TOKEN		"{tag}"
+#define TAG_TOKEN_LEN		(sizeof(TAG_TOKEN) - 1)
 #define VERSION_TOKEN		"{version}"
 #define VERSION_TOKEN_LEN	(sizeof(VERSION_TOKEN) - 1)
 
@@ -211,32 +214,62 @@ asset_match(const char *pattern, const char *name, char **version)
 	return 1;
 }
 
-char *
-asset_expand(const char *pattern, const char *version)
+/*
+ * pattern with each {version} (and, when tag is not NULL, each {tag})
+ * replaced in one pass, so that a tag holding "{version}" is not
+ * expanded again; with encode, what replaces a token is percent-encoded.
+ */
+static char *
+expand(const char *pattern, const char *tag, const char *version,
+    int encode)
 {
-	size_t vl = strlen(version), len = 0;
+	size_t tl, vl, n = 1;
 	const char *p;
 	char *out, *o;
 
-	for (p = pattern; *p; ) {
-		if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
-			len += vl;
+	tl = tag == NULL ? 0 : encode ? url_encoded_len(tag) : strlen(tag);
+	vl = encode ? url_encoded_len(version) : strlen(version);
+	for (p = pattern; *p; )
+		if (tag && strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
+			n += tl;
+			p += TAG_TOKEN_LEN;
+		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
+			n += vl;
 			p += VERSION_TOKEN_LEN;
 		} else {
-			len++;
+			n++;
 			p++;
 		}
-	}
-	if ((out = malloc(len + 1)) == NULL)
+	if ((out = malloc(n)) == NULL)
 		return NULL;
 	for (p = pattern, o = out; *p; ) {
-		if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
-			memcpy(o, version, vl);
-			o += vl;
+		const char *with = NULL;
+
+		if (tag && strncmp(p, TAG_TOKEN, TAG_TOKEN_LEN) == 0) {
+			with = tag;
+			p += TAG_TOKEN_LEN;
+		} else if (strncmp(p, VERSION_TOKEN, VERSION_TOKEN_LEN) == 0) {
+			with = version;
 			p += VERSION_TOKEN_LEN;
 		} else
 			*o++ = *p++;
+		if (with && encode)
+			o = url_encode_into(o, with);
+		else if (with)
+			o = stpcpy(o, with);
 	}
 	*o = '\0';
 	return out;
+}
+
+char *
+asset_expand(const char *pattern, const char *version)
+{
+	return expand(pattern, NULL, version, 0);
+}
+
+char *
+url_expand(const char *pattern, const char *tag, const char *version)
+{
+	return expand(pattern, tag, version, strstr(pattern, "://") != NULL);
 }

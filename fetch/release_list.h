@@ -64,7 +64,17 @@ void release_info_release(struct release_info *r);
  */
 int asset_match(const char *pattern, const char *name, char **version);
 
-/* The pattern with {version} replaced; malloced. */
+/* The pattern with {version} replaced: a name, as it is; malloced, NULL
+ * when out of memory. */
 char *asset_expand(const char *pattern, const char *version);
+
+/*
+ * A place to fetch from: pattern with every {version} and, when tag is
+ * not NULL, every {tag} replaced in one pass.  In a URL ("scheme://...")
+ * what replaces them is percent-encoded (common/urlenc.h): a tag "1.0#x"
+ * asks for ".../1.0%23x/...", never for ".../1.0" with a fragment.  A
+ * path keeps them as they are.  malloced, NULL when out of memory.
+ */
+char *url_expand(const char *pattern, const char *tag, const char *version);
 
 #endif

@@ -86,11 +86,6 @@ int source_list_git(const struct conf_engine *eng, struct source_state *state,
 int gitsrc_add_tag(const struct conf_engine *eng, int remote,
     const char *tag, struct release_list *out, struct err *e);
 
-/* pattern with every {tag} and {version} replaced in one pass; malloced,
- * NULL when out of memory. */
-char *gitsrc_expand(const char *pattern, const char *tag,
-    const char *version);
-
 /* dir:PATH, archives whose names match asset (dirsrc.c). */
 int source_list_dir(const struct conf_engine *eng, struct source_state *state,
     struct release_list *out, struct err *e);

@@ -225,7 +225,7 @@ source_list_url(const struct conf_engine *eng, struct source_state *state,
 
 		memset(&ri, 0, sizeof(ri));
 		ri.version = (char *)(uintptr_t)version;
-		ri.url = asset_expand(eng->source_arg, version);
+		ri.url = url_expand(eng->source_arg, NULL, version);
 		ri.asset = eng->asset ? asset_expand(eng->asset, version) :
 		    ri.url ? url_basename(ri.url) : NULL;
 		if (ri.url == NULL || ri.asset == NULL) {
@@ -237,7 +237,7 @@ source_list_url(const struct conf_engine *eng, struct source_state *state,
 		if (eng->sha256sums != NULL) {
 			int found;
 
-			if ((want = asset_expand(eng->sha256sums, version)) ==
+			if ((want = url_expand(eng->sha256sums, NULL, version)) ==
 			    NULL) {
 				err_set(e, "engine '%s': out of memory",
 				    eng->name);

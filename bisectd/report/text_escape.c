@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "common/utf8.h"
+#include "common/urlenc.h"
 #include "text_escape.h"
 
 /*
@@ -220,39 +221,22 @@ text_escape_json(const json_t *v)
 	return map_strings(v, NULL, escape_lines, nothing_to_escape);
 }
 
-/* Append s percent-encoded to out (room checked by the caller). */
-static char *
-url_part(char *out, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		    (*p >= '0' && *p <= '9') || strchr("-._~", *p))
-			*out++ = (char)*p;
-		else {
-			*out++ = '%';
-			*out++ = hex[*p >> 4];
-			*out++ = hex[*p & 15];
-		}
-	return out;
-}
-
 char *
 text_report_path(const char *engine, const char *from, const char *to)
 {
-	size_t n = 3 * (strlen(engine) + strlen(from) + strlen(to)) + 16;
+	size_t n = url_encoded_len(engine) + url_encoded_len(from) +
+	    url_encoded_len(to) + 16;
 	char *path = malloc(n), *p;
 
 	if (path == NULL)
 		return NULL;
 	memcpy(path, "/report/", 8);
-	p = url_part(path + 8, engine);
+	p = url_encode_into(path + 8, engine);
 	*p++ = '/';
-	p = url_part(p, from);
+	p = url_encode_into(p, from);
 	*p++ = '.';
 	*p++ = '.';
-	p = url_part(p, to);
+	p = url_encode_into(p, to);
 	*p = '\0';
 	return path;
 }

@@ -22,6 +22,7 @@
  * https://github.com/OWNER/REPO/commit/ID with nothing a URL or a page
  * reads apart.
  */
+#include <ctype.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,23 +92,39 @@ git_refusal(const char *name)
 	return NULL;
 }
 
-/* pattern with {tag} and {version} put in, in one pass. */
+/* s as it stands in a URL: every byte but A-Z a-z 0-9 - . _ ~ as %XX. */
+static char *
+put_encoded(char *o, const char *s)
+{
+	for (; *s; s++)
+		if (isalnum((unsigned char)*s) && (unsigned char)*s < 0x80)
+			*o++ = *s;
+		else if (strchr("-._~", *s))
+			*o++ = *s;
+		else
+			o += sprintf(o, "%%%02X", (unsigned char)*s);
+	return o;
+}
+
+/* pattern with {tag} and {version} put in, in one pass; percent-encoded
+ * in a URL. */
 static char *
 expand(const char *pattern, const char *tag, const char *version)
 {
+	int url = strstr(pattern, "://") != NULL;
 	size_t len = 1;
 	char *out, *o;
 
 	for (const char *p = pattern; *p; p++)
-		len += strlen(tag) + strlen(version) + 1;
+		len += 3 * (strlen(tag) + strlen(version)) + 1;
 	if ((out = malloc(len)) == NULL)
 		abort();
 	for (o = out; *pattern; ) {
 		if (strncmp(pattern, "{tag}", 5) == 0) {
-			o = stpcpy(o, tag);
+			o = url ? put_encoded(o, tag) : stpcpy(o, tag);
 			pattern += 5;
 		} else if (strncmp(pattern, "{version}", 9) == 0) {
-			o = stpcpy(o, version);
+			o = url ? put_encoded(o, version) : stpcpy(o, version);
 			pattern += 9;
 		} else
 			*o++ = *pattern++;
@@ -116,11 +133,22 @@ expand(const char *pattern, const char *tag, const char *version)
 	return out;
 }
 
+/* How many of c stand in s. */
+static size_t
+count_char(const char *s, char c)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
 /* The pattern with the item as both tag and version. */
 static void
 check_expand(const char *pattern, const char *tag)
 {
-	char *got = gitsrc_expand(pattern, tag, tag),
+	char *got = url_expand(pattern, tag, tag),
 	    *want = expand(pattern, tag, tag);
 
 	if (got == NULL || strcmp(got, want) != 0)
@@ -184,6 +212,13 @@ check_release(const struct conf_engine *eng, int remote, const char *tag,
 	if (printable(eng->asset) && (!printable(r->url) ||
 	    !printable(r->asset)))
 		fuzz_fail("tag '%s' makes URL '%s' unprintable", tag, r->url);
+	/* A tag is data in a URL: no fragment, query or path of its own. */
+	if (strstr(eng->asset, "://") != NULL && (count_char(r->url, '#') !=
+	    count_char(eng->asset, '#') || count_char(r->url, '?') !=
+	    count_char(eng->asset, '?') || count_char(r->url, '/') !=
+	    count_char(eng->asset, '/')))
+		fuzz_fail("tag '%s' changes the shape of URL '%s'", tag,
+		    r->url);
 	if (strstr(eng->asset, "..") == NULL && has_dotdot(r->url))
 		fuzz_fail("tag '%s' makes URL '%s' leave its folder", tag,
 		    r->url);

@@ -233,6 +233,7 @@ test_hostile_remote(void)
 	struct err e = ERR_INIT;
 	const struct release_info *r;
 	char src[128], refs[4096], asset[] = "/srv/rel/{tag}/b-{version}.tgz";
+	char url_asset[] = "https://example.org/dl/{tag}/b-{version}.tgz";
 	size_t o;
 
 	o = (size_t)snprintf(refs, sizeof(refs), "%s refs/tags/v1.0.0\n"
@@ -275,6 +276,40 @@ test_hostile_remote(void)
 		    "not a valid git tag name");
 		CHECK(r->url == NULL && r->asset == NULL);
 	}
+	release_list_release(&l);
+
+	/* In a URL a tag is data: '#', '%', '{' and UTF-8 percent-encoded,
+	 * never a fragment or an escape of their own. */
+	snprintf(refs, sizeof(refs), "%s refs/tags/v1.0#frag\n"
+	    "%s refs/tags/v1.0%%2F\n%s refs/tags/v1.1{version}\n"
+	    "%s refs/tags/v1.2-\xc3\xa9\n", OID, OID, OID, OID);
+	check_write_file("srv/hostile", refs);
+	engine(&eng, src, url_asset, NULL);
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(source_list_git(&eng, NULL, &l, &e), 0);
+	CHECK_STR(e.msg, "");
+	CHECK_INT(l.n, 4);
+	if ((r = find(&l, "1.0#frag")) != NULL) {
+		CHECK_STR(r->url, "https://example.org/dl/v1.0%23frag/"
+		    "b-1.0%23frag.tgz");
+		CHECK_STR(r->asset, "b-1.0%23frag.tgz");
+	} else
+		CHECK(!"1.0#frag listed");
+	if ((r = find(&l, "1.0%2F")) != NULL)
+		CHECK_STR(r->url, "https://example.org/dl/v1.0%252F/"
+		    "b-1.0%252F.tgz");
+	else
+		CHECK(!"1.0%2F listed");
+	if ((r = find(&l, "1.1{version}")) != NULL)
+		CHECK_STR(r->url, "https://example.org/dl/v1.1%7Bversion%7D/"
+		    "b-1.1%7Bversion%7D.tgz");
+	else
+		CHECK(!"1.1{version} listed");
+	if ((r = find(&l, "1.2-\xc3\xa9")) != NULL)
+		CHECK_STR(r->url, "https://example.org/dl/v1.2-%C3%A9/"
+		    "b-1.2-%C3%A9.tgz");
+	else
+		CHECK(!"1.2-\xc3\xa9 listed");
 	release_list_release(&l);
 	testserver_stop(&ts);
 }

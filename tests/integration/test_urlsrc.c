@@ -69,6 +69,17 @@ test_asset_patterns(void)
 	s = asset_expand("fixed.zip", "0.2.4");
 	CHECK_STR(s, "fixed.zip");
 	free(s);
+	/* A place to fetch from: encoded in a URL, as it is in a path. */
+	s = url_expand("https://h/d/{version}/e.zip?v={version}", NULL,
+	    "1.0#x y");
+	CHECK_STR(s, "https://h/d/1.0%23x%20y/e.zip?v=1.0%23x%20y");
+	free(s);
+	s = url_expand("https://h/{tag}/e-{version}.zip", "v1/2", "1/2");
+	CHECK_STR(s, "https://h/v1%2F2/e-1%2F2.zip");
+	free(s);
+	s = url_expand("/srv/{tag}/e-{version}.zip", "v1#2", "1#2");
+	CHECK_STR(s, "/srv/v1#2/e-1#2.zip");
+	free(s);
 }
 
 static void

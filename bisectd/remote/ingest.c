@@ -134,7 +134,8 @@ ingest_tx(struct store *s, int64_t engine_id, const struct store_slurm_job *row,
 
 		if (t < 0 || t >= (int64_t)json_array_size(releases))
 			return err_set(e, "a run of no release of the result");
-		remote_run_from_json(x, &run);
+		if (remote_run_from_json(x, &run, e) < 0)
+			return -1;
 		run.release_id = rel_ids[t];
 		run.weights_id = weights_id;
 		run.machine_id = machine_id;

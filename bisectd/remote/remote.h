@@ -110,8 +110,9 @@ int remote_request_parse(const char *text, size_t len, const char *path,
 /*
  * The prompt and gen lengths the request's cells (its "cells" array)
  * ask, for bench_cells(): in the request's order, at most
- * CONF_MAX_LENGTHS of each kind.  -1 when cells is no array, is empty or
- * holds more than 2 * CONF_MAX_LENGTHS.
+ * CONF_MAX_LENGTHS of each kind.  -1 when cells is no array, is empty,
+ * holds more than 2 * CONF_MAX_LENGTHS, or has a pp or tg cell whose
+ * length is not from 1 to INT_MAX.
  */
 int remote_cells_lengths(const struct json_t *cells, int *prompts,
     size_t *np, int *gens, size_t *ng);
@@ -150,9 +151,11 @@ int remote_result_parse(const char *text, size_t len, const char *path,
 /*
  * A result's run object o read for store_run_insert(): *r filled, its
  * strings pointing into o; a time, memory figure or exit code o lacks
- * is -1.
+ * is -1.  -1 with e set when its prompt, gen, rep or signal is not from
+ * 0 to INT_MAX or its exit code not from -1 to INT_MAX.
  */
-void remote_run_from_json(const struct json_t *o, struct store_run *r);
+int remote_run_from_json(const struct json_t *o, struct store_run *r,
+    struct err *e);
 
 /* The samples of a result's run o: *v (malloced, free it even on -1)
  * and *n; -1 with e set when one is not 7 integers, or its token counts

@@ -4,6 +4,8 @@
  * and its cells matched against the engine's.  Pure, so a fuzzer
  * reaches it without a spool, a store or an engine.
  */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,11 +65,17 @@ remote_cells_lengths(const json_t *cells, int *prompts, size_t *np,
 		const json_t *c = json_array_get(cells, i);
 		const char *kind = jstr(c, "kind");
 
-		if (kind && strcmp(kind, "pp") == 0 && *np < CONF_MAX_LENGTHS)
-			prompts[(*np)++] = (int)jint(c, "prompt", 0);
-		else if (kind && strcmp(kind, "tg") == 0 &&
-		    *ng < CONF_MAX_LENGTHS)
-			gens[(*ng)++] = (int)jint(c, "gen", 0);
+		int pp = kind && strcmp(kind, "pp") == 0;
+		int tg = kind && strcmp(kind, "tg") == 0;
+		int64_t len = jint(c, tg ? "gen" : "prompt", 0);
+
+		/* A length no int holds is refused, never cut to another. */
+		if ((pp || tg) && (len < 1 || len > INT_MAX))
+			return -1;
+		if (pp && *np < CONF_MAX_LENGTHS)
+			prompts[(*np)++] = (int)len;
+		else if (tg && *ng < CONF_MAX_LENGTHS)
+			gens[(*ng)++] = (int)len;
 	}
 	return 0;
 }

@@ -64,17 +64,36 @@ remote_result_parse(const char *text, size_t len, const char *path,
 	return 0;
 }
 
-void
-remote_run_from_json(const json_t *o, struct store_run *r)
+/* o[key] (dflt when missing) as an int from lo to INT_MAX; -1 with e set
+ * naming the key when it is out of that range: a run of 4294967424
+ * tokens is refused, never stored as 128. */
+static int
+int_field(const json_t *o, const char *key, int dflt, int lo, int *out,
+    struct err *e)
+{
+	int64_t v = jint(o, key, dflt);
+
+	if (v < lo || v > INT_MAX)
+		return err_set(e, "a run's %s of %lld is out of range", key,
+		    (long long)v);
+	*out = (int)v;
+	return 0;
+}
+
+int
+remote_run_from_json(const json_t *o, struct store_run *r, struct err *e)
 {
 	const json_t *v;
 
 	memset(r, 0, sizeof(*r));
+	if (int_field(o, "prompt", 0, 0, &r->prompt_tokens, e) < 0 ||
+	    int_field(o, "gen", 0, 0, &r->gen_tokens, e) < 0 ||
+	    int_field(o, "rep", 0, 0, &r->rep, e) < 0 ||
+	    int_field(o, "exit_code", -1, -1, &r->end.exit_code, e) < 0 ||
+	    int_field(o, "signal", 0, 0, &r->end.signal, e) < 0)
+		return -1;
 	r->kind = jstr(o, "kind");
-	r->prompt_tokens = (int)jint(o, "prompt", 0);
-	r->gen_tokens = (int)jint(o, "gen", 0);
 	r->content = jstr(o, "content");
-	r->rep = (int)jint(o, "rep", 0);
 	r->warmup = jint(o, "warmup", 0) != 0;
 	r->confirm = jint(o, "confirm", 0) != 0;
 	r->busy = jint(o, "busy", 0) != 0;
@@ -85,8 +104,6 @@ remote_run_from_json(const json_t *o, struct store_run *r)
 	r->user_ns = jint(o, "user_ns", -1);
 	r->sys_ns = jint(o, "sys_ns", -1);
 	r->max_rss_kb = jint(o, "max_rss_kb", -1);
-	r->end.exit_code = (int)jint(o, "exit_code", -1);
-	r->end.signal = (int)jint(o, "signal", 0);
 	r->end.failure = jstr(o, "failure");
 	r->end.failure_detail = jstr(o, "failure_detail");
 	if ((v = json_object_get(o, "stdout")) && json_is_string(v)) {
@@ -103,6 +120,7 @@ remote_run_from_json(const json_t *o, struct store_run *r)
 	v = json_object_get(o, "loadavg");
 	r->loadavg = json_is_number(v) ? json_number_value(v) : -1;
 	r->info = jstr(o, "info");
+	return 0;
 }
 
 int

@@ -175,13 +175,27 @@ check_cells(const json_t *cells, size_t size)
 	struct bench_cell *all, *out;
 	int bad;
 
+	int bad_len = 0;
+
+	/* A pp or tg cell of a length no int holds, or none, is refused. */
+	for (size_t i = 0; i < ncells; i++) {
+		const json_t *c = json_array_get(cells, i);
+		const char *k = str(c, "kind");
+		int is_pp = k && strcmp(k, "pp") == 0;
+		const json_t *len = json_object_get(c, is_pp ? "prompt" : "gen");
+
+		if ((is_pp || (k && strcmp(k, "tg") == 0)) &&
+		    (!json_is_integer(len) || json_integer_value(len) < 1 ||
+		    json_integer_value(len) > INT_MAX))
+			bad_len = 1;
+	}
 	if (remote_cells_lengths(cells, prompts, &np, gens, &ng) < 0) {
 		if (json_is_array(cells) && ncells > 0 &&
-		    ncells <= 2 * CONF_MAX_LENGTHS)
+		    ncells <= 2 * CONF_MAX_LENGTHS && !bad_len)
 			fuzz_fail("%zu cells refused", ncells);
 		return;
 	}
-	if (ncells == 0 || ncells > 2 * CONF_MAX_LENGTHS)
+	if (ncells == 0 || ncells > 2 * CONF_MAX_LENGTHS || bad_len)
 		fuzz_fail("%zu cells taken", ncells);
 	for (size_t i = 0; i < ncells; i++) {
 		const json_t *c = json_array_get(cells, i);
@@ -256,7 +270,18 @@ check_runs(const json_t *runs)
 		struct err e = ERR_INIT;
 		size_t n = 0;
 
-		remote_run_from_json(x, &r);
+		if (remote_run_from_json(x, &r, &e) < 0) {
+			if (e.msg[0] == '\0')
+				fuzz_fail("run %zu refused without a message", i);
+			continue;
+		}
+		/* What is taken is the file's, never cut to an int. */
+		if ((json_is_integer(json_object_get(x, "prompt")) &&
+		    json_integer_value(json_object_get(x, "prompt")) !=
+		    r.prompt_tokens) ||
+		    (json_is_integer(json_object_get(x, "rep")) &&
+		    json_integer_value(json_object_get(x, "rep")) != r.rep))
+			fuzz_fail("run %zu's prompt or rep is not the file's", i);
 		if (r.kind != str(x, "kind") || r.mode != str(x, "mode") ||
 		    r.parser != str(x, "parser"))
 			fuzz_fail("run %zu's strings are not its own", i);

@@ -118,6 +118,12 @@ test_cells_twice(void)
 	CHECK_INT(n, 1);
 	bench_cells_free(all, nall);
 	json_decref(cells);
+
+	/* A length past INT_MAX is refused, not cut to 128. */
+	cells = json_loads("[{\"kind\":\"pp\",\"prompt\":4294967424,"
+	    "\"gen\":0,\"content\":\"\"}]", 0, NULL);
+	CHECK_INT(remote_cells_lengths(cells, prompts, &np, gens, &ng), -1);
+	json_decref(cells);
 	conf_free(conf);
 }
 
@@ -154,6 +160,34 @@ test_samples(void)
 	json_decref(run);
 }
 
+/* A run's ints as the file has them, or refused: never cut to an int. */
+static void
+test_run_fields(void)
+{
+	struct err e = ERR_INIT;
+	struct store_run r;
+	json_t *run;
+
+	run = json_loads("{\"kind\":\"pp\",\"prompt\":2147483647,"
+	    "\"gen\":0,\"rep\":3,\"exit_code\":-1,\"signal\":9}", 0, NULL);
+	CHECK_INT(remote_run_from_json(run, &r, &e), 0);
+	CHECK_INT(r.prompt_tokens, 2147483647);
+	CHECK_INT(r.rep, 3);
+	CHECK_INT(r.end.exit_code, -1);
+	CHECK_INT(r.end.signal, 9);
+	json_decref(run);
+	run = json_loads("{\"kind\":\"pp\",\"prompt\":4294967424}", 0,
+	    NULL);
+	CHECK_INT(remote_run_from_json(run, &r, &e), -1);
+	CHECK_STR(e.msg, "a run's prompt of 4294967424 is out of range");
+	json_decref(run);
+	run = json_loads("{\"kind\":\"pp\",\"rep\":-2}", 0, NULL);
+	memset(&e, 0, sizeof(e));
+	CHECK_INT(remote_run_from_json(run, &r, &e), -1);
+	CHECK_STR(e.msg, "a run's rep of -2 is out of range");
+	json_decref(run);
+}
+
 int
 main(void)
 {
@@ -162,5 +196,6 @@ main(void)
 	CHECK_CASE(test_request);
 	CHECK_CASE(test_cells_twice);
 	CHECK_CASE(test_samples);
+	CHECK_CASE(test_run_fields);
 	return check_done();
 }

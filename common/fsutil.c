@@ -85,9 +85,11 @@ fs_sync_parent(const char *path, struct err *e)
 	return 0;
 }
 
-int
-fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
-    struct err *e)
+/* fs_write_atomic(), or with no_clobber fs_write_new(): the temporary
+ * linked to path, which fails when path exists. */
+static int
+write_whole(const char *path, const void *data, size_t len, mode_t mode,
+    int no_clobber, struct err *e)
 {
 	static atomic_ulong seq;	/* calls of this process */
 	char tmp[PATH_MAX];
@@ -128,6 +130,16 @@ fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
 		goto fail;
 	}
 	fd = -1;
+	if (no_clobber) {
+		int rc = link(tmp, path);
+
+		if (rc < 0 && errno == EEXIST)
+			err_set(e, "'%s' exists: not overwritten", path);
+		else if (rc < 0)
+			err_errno(e, "cannot create '%s'", path);
+		unlink(tmp);
+		return rc < 0 ? -1 : fs_sync_parent(path, e);
+	}
 	if (rename(tmp, path) < 0) {
 		err_errno(e, "cannot rename '%s' to '%s'", tmp, path);
 		goto fail;
@@ -138,6 +150,20 @@ fail:
 		close(fd);
 	unlink(tmp);
 	return -1;
+}
+
+int
+fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode,
+    struct err *e)
+{
+	return write_whole(path, data, len, mode, 0, e);
+}
+
+int
+fs_write_new(const char *path, const void *data, size_t len, mode_t mode,
+    struct err *e)
+{
+	return write_whole(path, data, len, mode, 1, e);
 }
 
 int

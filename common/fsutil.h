@@ -22,6 +22,12 @@ int fs_mkdirs(const char *path, mode_t mode, struct err *e);
 int fs_write_atomic(const char *path, const void *data, size_t len,
     mode_t mode, struct err *e);
 
+/* fs_write_atomic() for a file that must not exist yet: the whole file
+ * appears under path (a link, not a rename), or -1 with e saying "'PATH'
+ * exists: not overwritten" and path as it was. */
+int fs_write_new(const char *path, const void *data, size_t len,
+    mode_t mode, struct err *e);
+
 /* Read a whole file into out (whose limit bounds what may be read). */
 int fs_read_file(const char *path, struct buf *out, struct err *e);
 

@@ -51,6 +51,9 @@ struct ctl {
 	const char *before;	/* jobs prune: an age such as "90d" */
 	int upstream;		/* report --for-upstream */
 	int dry_run;		/* bisect --dry-run */
+	const char *dir;	/* init --dir */
+	const char *model;	/* init --model */
+	const char *api;	/* init --api */
 };
 
 /* One entry of bisectctl's command table (main.c). */
@@ -61,7 +64,8 @@ enum ctl_takes {
 	TAKES_THRESHOLD = 1u << 5, TAKES_PROMPTS = 1u << 6,
 	TAKES_REPS = 1u << 7, TAKES_LIMIT = 1u << 8, TAKES_BEFORE = 1u << 9,
 	TAKES_UPSTREAM = 1u << 10, TAKES_DRY_RUN = 1u << 11,
-	TAKES_LAST = 1u << 12,
+	TAKES_LAST = 1u << 12, TAKES_DIR = 1u << 17, TAKES_MODEL = 1u << 18,
+	TAKES_API = 1u << 19,
 	/* --format beyond text */
 	TAKES_JSON = 1u << 13, TAKES_MARKDOWN = 1u << 14, TAKES_CSV = 1u << 15,
 	TAKES_HTML = 1u << 16,
@@ -75,9 +79,13 @@ struct command {
 	const char *summary;
 	unsigned takes;		/* the options it takes (enum ctl_takes) */
 	int min_args, max_args;
-	int core;		/* needs only the [bisectd] section: runs,
-				 * with a warning, when the rest is broken */
+	/* NEEDS_CONFIG, or NEEDS_CORE: only the [bisectd] section, so it
+	 * runs, with a warning, when the rest is broken; or NEEDS_NOTHING:
+	 * it reads no configuration (init). */
+	int core;
 };
+
+enum { NEEDS_CONFIG = 0, NEEDS_CORE = 1, NEEDS_NOTHING = 2 };
 
 struct option;
 
@@ -140,6 +148,7 @@ int ctl_release_id(struct store *s, const char *engine, const char *version,
     int64_t *id);
 
 int cmd_check_config(struct ctl *c);
+int cmd_init(struct ctl *c);
 int cmd_versions(struct ctl *c);
 int cmd_refresh(struct ctl *c);
 int cmd_fetch(struct ctl *c);

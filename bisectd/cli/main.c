@@ -15,6 +15,11 @@
 #include "fetch/check.h"
 
 static const struct command commands[] = {
+	{ "init", cmd_init, "llama.cpp | dir:PATH | url:TEMPLATE VERSION... "
+	  "[--dir PATH] [--model FILE] [--api URL]",
+	  "write a first, commented bisectd.conf for llama.cpp's CPU builds "
+	  "on this machine (never over a file), check it, and print what "
+	  "to run next", TAKES_DIR | TAKES_MODEL | TAKES_API, 1, 64, NEEDS_NOTHING },
 	{ "check-config", cmd_check_config, "",
 	  "validate the configuration and print the resolved engines",
 	  TAKES_JSON, 0, 0, 0 },
@@ -73,7 +78,8 @@ static const struct command commands[] = {
 
 enum { OPT_FORMAT = 256, OPT_METRIC, OPT_THRESHOLD, OPT_PROMPTS, OPT_REPS,
 	OPT_NOW, OPT_ALL, OPT_LIMIT, OPT_BEFORE,
-OPT_UPSTREAM, OPT_DRY_RUN, OPT_COMMITS, OPT_LAST };
+OPT_UPSTREAM, OPT_DRY_RUN, OPT_COMMITS, OPT_LAST, OPT_DIR, OPT_MODEL,
+OPT_API };
 
 static const struct option long_options[] = {
 	{ "config", required_argument, NULL, 'c' },
@@ -93,6 +99,9 @@ static const struct option long_options[] = {
 	{ "for-upstream", no_argument, NULL, OPT_UPSTREAM },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "last", no_argument, NULL, OPT_LAST },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "model", required_argument, NULL, OPT_MODEL },
+	{ "api", required_argument, NULL, OPT_API },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -116,6 +125,9 @@ option_takes(int opt)
 	case OPT_UPSTREAM: return TAKES_UPSTREAM;
 	case OPT_DRY_RUN: return TAKES_DRY_RUN;
 	case OPT_LAST: return TAKES_LAST;
+	case OPT_DIR: return TAKES_DIR;
+	case OPT_MODEL: return TAKES_MODEL;
+	case OPT_API: return TAKES_API;
 	default: return 0;
 	}
 }
@@ -201,6 +213,12 @@ static const struct {
 	{ TAKES_REFRESH, "  --refresh        ask the source again first" },
 	{ TAKES_LIMIT, "  --limit N        the newest N jobs" },
 	{ TAKES_BEFORE, "  --before AGE     ended more than AGE ago (90d, 12h)" },
+	{ TAKES_DIR, "  --dir PATH       the folder of bisectd.conf, its store and "
+	  "cache (default: .)" },
+	{ TAKES_MODEL, "  --model FILE     the GGUF weights every release runs on "
+	  "(default: model.gguf\n                   beside the config)" },
+	{ TAKES_API, "  --api URL        the GitHub API to ask (GitHub Enterprise, "
+	  "a mirror)" },
 };
 
 static void
@@ -283,7 +301,7 @@ load_config(struct ctl *c, const struct command *cmd)
 	else
 		rc = conf_load(c->config_path, &c->conf, &problems);
 	print_lines("", &notes);
-	if (rc < 0 && cmd->core &&
+	if (rc < 0 && cmd->core == NEEDS_CORE &&
 	    conf_load_core(c->config_path, &c->conf, &core) == 0) {
 		print_lines("warning: ", &problems);
 		fprintf(stderr, "bisectctl: warning: '%s' has errors; %s reads "
@@ -404,6 +422,15 @@ main(int argc, char **argv)
 		case OPT_DRY_RUN:
 			c.dry_run = 1;
 			break;
+		case OPT_DIR:
+			c.dir = optarg;
+			break;
+		case OPT_MODEL:
+			c.model = optarg;
+			break;
+		case OPT_API:
+			c.api = optarg;
+			break;
 		case '?':
 			if (optopt)
 				return ctl_usage_error("unknown option '-%c'; "
@@ -445,7 +472,7 @@ main(int argc, char **argv)
 		free(c.argv);
 		return EXIT_USAGE;
 	}
-	if (load_config(&c, cmd) < 0) {
+	if (cmd->core != NEEDS_NOTHING && load_config(&c, cmd) < 0) {
 		free(c.argv);
 		return EXIT_USAGE;
 	}

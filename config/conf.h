@@ -197,16 +197,20 @@ struct conf_ablation {
 /* The default of control-min. */
 #define CONF_CONTROL_MIN 0.20
 
-enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL };
+enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL,
+	ALERT_GITHUB };
 
 struct conf_alert {
 	char *name;
 	int line;
 	enum conf_alert_kind kind;
-	char *target;		/* webhook URL, command, or address list */
+	char *target;		/* webhook URL, command, address list, or
+				 * github-issue's OWNER/REPO[#N] */
 	char *smtp;		/* email: smtp:// or smtps:// URL */
 	char *from;		/* email: sender */
 	int allow_http;		/* webhook over plain http (loopback tests) */
+	char *api;		/* github-issue: the GitHub API */
+	char *token_env;	/* github-issue: the variable of its token */
 };
 
 struct conf {
@@ -345,6 +349,14 @@ const char *conf_url_redact(const char *url, char *buf, size_t len);
  * redacted, a command or address list as written.  Returns buf. */
 const char *conf_alert_shown(const struct conf_alert *a, char *buf,
     size_t len);
+
+/*
+ * A github-issue target, OWNER/REPO or OWNER/REPO#NUMBER (owner and
+ * repository of [A-Za-z0-9._-], NUMBER from 1): 1 with "OWNER/REPO" in
+ * repo (when not NULL) and NUMBER, or 0, in *number (when not NULL);
+ * 0 when it is none.
+ */
+int conf_github_target(const char *s, char *repo, size_t len, long *number);
 
 const char *conf_source_name(enum conf_source s);
 const char *conf_parser_name(enum conf_parser p);

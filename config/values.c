@@ -273,6 +273,46 @@ conf_alert_shown(const struct conf_alert *a, char *buf, size_t len)
 	return buf;
 }
 
+/* One part of a GitHub owner or repository name: [A-Za-z0-9._-], not
+ * "." or "..", at most 100 bytes. */
+static size_t
+github_name_len(const char *s)
+{
+	size_t n = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789._-");
+
+	if (n == 0 || n > 100 || (n == 1 && s[0] == '.') ||
+	    (n == 2 && s[0] == '.' && s[1] == '.'))
+		return 0;
+	return n;
+}
+
+int
+conf_github_target(const char *s, char *repo, size_t len, long *number)
+{
+	size_t o = github_name_len(s), r;
+	const char *p;
+	char *end;
+	long n = 0;
+
+	if (o == 0 || s[o] != '/' || (r = github_name_len(s + o + 1)) == 0)
+		return 0;
+	p = s + o + 1 + r;
+	if (*p == '#') {
+		if (p[1] < '1' || p[1] > '9' || strlen(p + 1) > 9)
+			return 0;
+		n = strtol(p + 1, &end, 10);
+		if (*end != '\0')
+			return 0;
+	} else if (*p != '\0')
+		return 0;
+	if (repo != NULL)
+		snprintf(repo, len, "%.*s", (int)(o + 1 + r), s);
+	if (number != NULL)
+		*number = n;
+	return 1;
+}
+
 int
 conf_http_loopback(const struct conf *c)
 {

@@ -1,6 +1,6 @@
 /*
  * alert_sink.c: delivering recorded alerts to the configured sinks (webhook,
- * command, email), with every attempt stored and failures retried with
+ * command, email, github-issue: github.c), with every attempt stored and failures retried with
  * exponential backoff; and the regression alert's wording and dedup key.
  * It owns nothing but the temporary file a command sink reads.
  */
@@ -16,6 +16,7 @@
 
 #include "common/clock.h"
 #include "alert_sink.h"
+#include "sink.h"
 #include "config/conf.h"
 #include "common/err.h"
 #include "common/logto.h"
@@ -134,16 +135,9 @@ payload(const struct store_alert *a, const char *public_url, int pretty,
 	return text;
 }
 
-/* What one attempt found, for the store. */
-struct outcome {
-	int ok;
-	long http_status;	/* -1: none */
-	int exit_code;		/* -1: none */
-	struct err err;
-};
-
 static void
-send_webhook(const struct conf_alert *k, const char *doc, struct outcome *r)
+send_webhook(const struct conf_alert *k, const char *doc,
+    struct sink_outcome *r)
 {
 	struct http_opts ho = HTTP_OPTS_INIT;
 	struct http_response resp;
@@ -172,7 +166,8 @@ send_webhook(const struct conf_alert *k, const char *doc, struct outcome *r)
 }
 
 static void
-send_command(const struct conf_alert *k, const char *doc, struct outcome *r)
+send_command(const struct conf_alert *k, const char *doc,
+    struct sink_outcome *r)
 {
 	struct tmpl_vals v = TMPL_VALS_INIT;
 	struct child_spec cs = CHILD_SPEC_INIT;
@@ -253,7 +248,7 @@ put_crlf(struct buf *b, const char *s)
 
 static void
 send_email(const struct conf_alert *k, const struct store_alert *a,
-    const char *doc, struct outcome *r)
+    const char *doc, struct sink_outcome *r)
 {
 	struct http_opts ho = HTTP_OPTS_INIT;
 	struct strv to = STRV_INIT;
@@ -310,7 +305,8 @@ nomem:
 	strv_clear(&to);
 }
 
-static const char *const kind_names[] = { "webhook", "command", "email" };
+static const char *const kind_names[] = { "webhook", "command", "email",
+    "github-issue" };
 
 /*
  * Replace every copy of url in msg (libcurl's and our own messages quote
@@ -343,8 +339,9 @@ scrub_url(char *msg, size_t cap, const char *url)
 
 /* One attempt of one alert through one sink. */
 static void
-deliver_one(const struct conf *c, const struct conf_alert *k,
-    const struct store_alert *a, struct outcome *r)
+deliver_one(const struct conf *c, struct store *s,
+    const struct conf_alert *k, const struct store_alert *a,
+    struct sink_outcome *r)
 {
 	char *doc = payload(a, c->public_url, k->kind == ALERT_EMAIL,
 	    k->kind == ALERT_WEBHOOK);
@@ -367,6 +364,9 @@ deliver_one(const struct conf *c, const struct conf_alert *k,
 	case ALERT_EMAIL:
 		send_email(k, a, doc, r);
 		break;
+	case ALERT_GITHUB:
+		github_send(c, s, k, a, r);
+		break;
 	}
 	if (!r->ok && r->err.msg[0] == '\0')
 		err_set(&r->err, "%s '%s' failed", kind_names[k->kind],
@@ -385,7 +385,7 @@ alert_deliver_at(const struct conf *c, struct store *s,
 		struct store_alert_dues due;
 		char shown[512];
 
-		if ((int)k->kind < 0 || k->kind > ALERT_EMAIL || !k->target)
+		if ((int)k->kind < 0 || k->kind > ALERT_GITHUB || !k->target)
 			continue;
 		if (store_alert_enlist(s, k->name, conf_alert_shown(k, shown,
 		    sizeof(shown)), now - ALERT_BACKLOG_S, now, e) < 0 ||
@@ -394,11 +394,11 @@ alert_deliver_at(const struct conf *c, struct store *s,
 		for (size_t j = 0; j < due.n; j++) {
 			const struct store_alert *a = &due.v[j].alert;
 			struct store_alert_attempt at;
-			struct outcome r;
+			struct sink_outcome r;
 			int64_t t0 = clock_now_ms();
 			int tries = due.v[j].attempts + 1;
 
-			deliver_one(c, k, a, &r);
+			deliver_one(c, s, k, a, &r);
 			memset(&at, 0, sizeof(at));
 			at.alert_id = a->id;
 			at.sink = k->name;

@@ -566,6 +566,215 @@ test_email(void)
 	conf_free(c);
 }
 
+
+/* The delivery of the index-th newest alert: its state, its attempts,
+ * and the last one's HTTP status and error (when error is not NULL). */
+static void
+check_delivery(struct store *s, int index, const char *state, int tries,
+    long status, const char *error)
+{
+	struct store_alert_rows rows;
+	struct err e = ERR_INIT;
+
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	CHECK((size_t)index < rows.n);
+	if ((size_t)index < rows.n && rows.v[index].nsinks == 1) {
+		const struct store_alert_sink *d = &rows.v[index].sinks[0];
+
+		CHECK_STR(d->state, state);
+		CHECK_INT(d->ntries, tries);
+		if (d->ntries > 0) {
+			CHECK_INT(d->tries[d->ntries - 1].http_status, status);
+			if (error)
+				CHECK_CONTAINS(d->tries[d->ntries - 1].error,
+				    error);
+		}
+	} else
+		CHECK(!"one sink");
+	store_alert_rows_release(&rows);
+}
+
+/* How many N.json files DIR under the server's root holds. */
+static int
+count_posts(const char *dir)
+{
+	char p[8192];
+	int n = 0;
+
+	for (int k = 1; k < 100; k++) {
+		snprintf(p, sizeof(p), "%s/%s/%d.json", ts.root, dir, k);
+		if (file_exists(p))
+			n = k;
+	}
+	return n;
+}
+
+/*
+ * github-issue: a confirmed regression opens one issue, with its marker
+ * and the token in the Authorization header only; a 500, a 422 and a
+ * rate limit are attempts that failed, saying why; an answer lost after
+ * GitHub took the issue does not post it twice; an unconfirmed
+ * regression posts nothing; a comment goes to the issue named.
+ */
+static void
+test_github_issue(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	json_t *v = json_loads(verdict_json, 0, NULL), *doc;
+	char text[8192], *body;
+	const char *tok = "BISECTD_TEST_GH_TOKEN";
+	int64_t now;
+	size_t dblen;
+
+	check_tmpdir("test_alert_github");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"gh\"]\n\tgithub-issue = acme/engine\n\tapi = %s\n"
+	    "\ttoken-env = %s\n\tallow-http = yes\n",
+	    testserver_url(&ts, "/api"), tok);
+	c = check_conf_load(text);
+	CHECK(c != NULL);
+	if (c == NULL || store_open("t.db", &s, &e) < 0) {
+		CHECK(!"config and store");
+		conf_free(c);
+		return;
+	}
+	snprintf(text, sizeof(text), "mkdir -p %s/api/acme/engine", ts.root);
+	CHECK_INT(check_run(text, NULL), 0);
+	snprintf(text, sizeof(text), "%s/api/acme/engine/mode", ts.root);
+
+	/* No token: the attempt fails, naming the variable only. */
+	unsetenv(tok);
+	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
+	    "per-token", v, NULL, &e), 0);
+	now = (int64_t)time(NULL);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "pending", 1, -1, "$BISECTD_TEST_GH_TOKEN is "
+	    "not set");
+	setenv(tok, "SECRETXYZ-token", 1);
+
+	/* A 500 fails the attempt; the next one, after the backoff, opens
+	 * the issue. */
+	check_write_file(text, "post500-once\n");
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + ALERT_RETRY_BASE_S, &e),
+	    0);
+	check_delivery(s, 0, "pending", 2, 500, "GitHub answered HTTP 500 to "
+	    "the new issue: Server Error");
+	CHECK_INT(count_posts("api/acme/engine/issues"), 0);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + 3 * ALERT_RETRY_BASE_S,
+	    &e), 0);
+	check_delivery(s, 0, "delivered", 3, 201, NULL);
+	CHECK_INT(count_posts("api/acme/engine/issues"), 1);
+	snprintf(text, sizeof(text), "%s/api/acme/engine/issues/1.json",
+	    ts.root);
+	body = check_read_file(text);
+	doc = body ? json_loads(body, 0, NULL) : NULL;
+	CHECK_STR(json_string_value(json_object_get(doc, "title")),
+	    "basert 0.2.4: per-token slower since 0.2.3 (per-token change, "
+	    "found by bisectd)");
+	CHECK_CONTAINS(json_string_value(json_object_get(doc, "body")),
+	    "<!-- bisectd-alert ");
+	/* No engine of that name here: the report says so in its place. */
+	CHECK_CONTAINS(json_string_value(json_object_get(doc, "body")),
+	    "(the report of 0.2.0..0.2.6 could not be built: engine basert "
+	    "is no longer configured)");
+	json_decref(doc);
+	free(body);
+	snprintf(text, sizeof(text), "%s/api/acme/engine/auth", ts.root);
+	body = check_read_file(text);
+	CHECK_CONTAINS(body, "Bearer SECRETXYZ-token");
+	free(body);
+	/* Delivered once: another pass posts nothing. */
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + 7 * ALERT_RETRY_BASE_S,
+	    &e), 0);
+	CHECK_INT(count_posts("api/acme/engine/issues"), 1);
+
+	/* GitHub takes the issue and the answer is lost: the next attempt
+	 * finds the marker and posts nothing. */
+	snprintf(text, sizeof(text), "%s/api/acme/engine/mode", ts.root);
+	check_write_file(text, "lost-once\n");
+	json_object_set_new(v, "first_bad", json_string("0.3.1"));
+	CHECK_INT(alert_record_regression(s, "basert", "0.3.0..0.3.2",
+	    "fixed", v, NULL, &e), 0);
+	now = (int64_t)time(NULL);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "pending", 1, -1, NULL);
+	CHECK_INT(count_posts("api/acme/engine/issues"), 2);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + ALERT_RETRY_BASE_S, &e),
+	    0);
+	check_delivery(s, 0, "delivered", 2, -1, NULL);
+	CHECK_INT(count_posts("api/acme/engine/issues"), 2);
+
+	/* A 422 and a spent rate limit are said as GitHub said them. */
+	check_write_file(text, "post422\n");
+	json_object_set_new(v, "first_bad", json_string("0.4.1"));
+	CHECK_INT(alert_record_regression(s, "basert", "0.4.0..0.4.2",
+	    "fixed", v, NULL, &e), 0);
+	now = (int64_t)time(NULL);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "pending", 1, 422, "GitHub answered HTTP 422 to "
+	    "the new issue: Validation Failed");
+	check_write_file(text, "ratelimit403 600\n");
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + ALERT_RETRY_BASE_S, &e),
+	    0);
+	check_delivery(s, 0, "pending", 2, 403, "GitHub's rate limit is "
+	    "spent until ");
+	CHECK_INT(count_posts("api/acme/engine/issues"), 2);
+	check_write_file(text, "\n");
+
+	/* An unconfirmed regression is not for upstream: delivered by
+	 * posting nothing. */
+	json_object_set_new(v, "confirmed", json_false());
+	json_object_set_new(v, "first_bad", json_string("0.5.1"));
+	CHECK_INT(alert_record_regression(s, "basert", "0.5.0..0.5.2",
+	    "fixed", v, NULL, &e), 0);
+	now = (int64_t)time(NULL);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + 100000, &e), 0);
+	check_delivery(s, 0, "delivered", 1, -1, NULL);
+	/* ... while the one refused before, due again, is posted. */
+	check_delivery(s, 1, "delivered", 3, 201, NULL);
+	CHECK_INT(count_posts("api/acme/engine/issues"), 3);
+
+	/* The token reached no error, log or row of the store. */
+	body = check_read_bytes("t.db", &dblen);
+	CHECK(body != NULL && memmem(body, dblen, "SECRETXYZ", 9) == NULL);
+	free(body);
+	store_close(s);
+	conf_free(c);
+
+	/* A comment on issue 7 (quoted: an unquoted '#' starts a comment): the
+	 * body alone, under that issue. */
+	check_tmpdir("test_alert_github_comment");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"gh\"]\n\tgithub-issue = \"acme/engine#7\"\n\tapi = %s\n"
+	    "\ttoken-env = %s\n\tallow-http = yes\n",
+	    testserver_url(&ts, "/api"), tok);
+	c = check_conf_load(text);
+	json_object_set_new(v, "confirmed", json_true());
+	json_object_set_new(v, "first_bad", json_string("0.2.4"));
+	if (c != NULL && store_open("t.db", &s, &e) == 0) {
+		CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
+		    "per-token", v, NULL, &e), 0);
+		CHECK_INT(alert_deliver_pending(c, s, NULL, &e), 0);
+		check_delivery(s, 0, "delivered", 1, 201, NULL);
+		snprintf(text, sizeof(text), "%s/api/acme/engine/"
+		    "issue-7-comments/1.json", ts.root);
+		body = check_read_file(text);
+		doc = body ? json_loads(body, 0, NULL) : NULL;
+		CHECK(json_object_get(doc, "title") == NULL);
+		CHECK_CONTAINS(json_string_value(json_object_get(doc, "body")),
+		    "**basert 0.2.4: per-token slower since 0.2.3");
+		json_decref(doc);
+		free(body);
+		store_close(s);
+	} else
+		CHECK(!"config and store");
+	conf_free(c);
+	unsetenv(tok);
+	json_decref(v);
+}
+
 int
 main(void)
 {
@@ -587,6 +796,7 @@ main(void)
 	CHECK_CASE(test_command);
 	CHECK_CASE(test_report_link);
 	CHECK_CASE(test_email);
+	CHECK_CASE(test_github_issue);
 	testserver_stop(&ts);
 	return check_done();
 }

@@ -191,10 +191,17 @@ test_watch_alert(void)
 	snprintf(src, sizeof(src), "\tsource = github:demo/basert\n"
 	    "\tapi = %s\n\tallow-http = true\n", testserver_url(&ts, "/api"));
 	snprintf(eng, sizeof(eng), ENGINE_FMT, "basert", src);
+	/* And the verdict as an issue upstream, the token from the
+	 * daemon's environment. */
 	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
-	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
+	    "\tallow-http = true\n[alert \"upstream\"]\n"
+	    "\tgithub-issue = demo/basert\n\tapi = %s\n"
+	    "\ttoken-env = BISECTD_TEST_GH_TOKEN\n\tallow-http = true\n",
+	    testserver_url(&ts, "/hook"), testserver_url(&ts, "/api"));
 	write_config(eng, extra);
+	setenv("BISECTD_TEST_GH_TOKEN", "gh-e2e-token", 1);
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	unsetenv("BISECTD_TEST_GH_TOKEN");
 	st = daemon_status();
 	CHECK(st != NULL);
 	json_decref(st);
@@ -261,12 +268,42 @@ test_watch_alert(void)
 	    "regression");
 	CHECK_CONTAINS(json_string_value(json_object_get(a, "summary")),
 	    "basert 0.2.4");
-	CHECK_INT(json_array_size(json_object_get(a, "sinks")), 1);
-	sink = json_array_get(json_object_get(a, "sinks"), 0);
-	CHECK_STR(json_string_value(json_object_get(sink, "state")),
-	    "delivered");
-	CHECK_INT(json_integer_value(json_object_get(sink, "attempts")), 1);
+	CHECK_INT(json_array_size(json_object_get(a, "sinks")), 2);
+	for (size_t i = 0; i < 2; i++) {
+		sink = json_array_get(json_object_get(a, "sinks"), i);
+		CHECK_STR(json_string_value(json_object_get(sink, "state")),
+		    "delivered");
+		CHECK_INT(json_integer_value(json_object_get(sink, "attempts")),
+		    1);
+	}
 	json_decref(alerts);
+	/* The issue: the headline, then the report for upstream, with no
+	 * local path in it. */
+	{
+		char path[4200], here[4096];
+		char *body;
+		json_t *issue;
+		const char *md;
+
+		snprintf(path, sizeof(path), "%s/api/demo/basert/issues/1.json",
+		    ts.root);
+		body = check_read_file(path);
+		issue = json_loads(body ? body : "", 0, NULL);
+		free(body);
+		CHECK_CONTAINS(json_string_value(json_object_get(issue,
+		    "title")), "basert 0.2.4: per-token slower since 0.2.3");
+		md = json_string_value(json_object_get(issue, "body"));
+		CHECK_CONTAINS(md, "<!-- bisectd-alert ");
+		CHECK_CONTAINS(md, "### basert 0.2.3..0.2.4");
+		CHECK_CONTAINS(md, "| 0.2.4 | measured |");
+		CHECK_CONTAINS(md, "**Verdict: regression");
+		CHECK(getcwd(here, sizeof(here)) != NULL);
+		CHECK(md != NULL && strstr(md, here) == NULL);
+		json_decref(issue);
+		snprintf(path, sizeof(path), "%s/api/demo/basert/issues/2.json",
+		    ts.root);
+		CHECK(check_read_file(path) == NULL);
+	}
 
 	/* Nothing new: the watch runs, nothing more is posted. */
 	id = queue_watch();

@@ -64,6 +64,9 @@
  *                        A mode whose name ends in "-once" (ratelimit429-once
  *                        1) applies to one request, then the file is
  *                        renamed to mode.used.
+ *   /api/repos/OWNER/REPO/issues, /api/repos/OWNER/REPO/issues/N/comments
+ *                        GitHub's issues and an issue's comments (see
+ *                        testserver_github.c): POST stores, GET lists.
  *   anything else        404
  *
  * SMTP (with --smtp-port-file): EHLO/HELO, MAIL, RCPT, DATA, RSET, NOOP,
@@ -90,29 +93,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#define HEAD_MAX	65536
+#include "testserver_int.h"
+
 #define BODY_MAX	(16 << 20)
 #define LIFETIME_S	600
 
-struct req {
-	char method[16];
-	char target[4096];	/* path and query as sent */
-	char path[4096];
-	char query[4096];
-	char range[256];
-	char inm[256];		/* If-None-Match */
-	char if_range[256];	/* If-Range */
-	char auth[512];		/* Authorization */
-	char ctype[256];	/* Content-Type */
-	char head[HEAD_MAX];	/* the raw header block */
-	size_t head_len;
-	char *body;		/* malloced, NUL-terminated */
-	size_t body_len;
-};
-
-static const char *root = ".";
+const char *root = ".";
 static int log_fd = -1;
-static int http_port;
+int http_port;
 
 static void die(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
@@ -221,7 +209,7 @@ reason(int status)
 }
 
 /* Log, then send a whole response with a body of known length. */
-static void
+void
 respond(int fd, const struct req *rq, int status, const char *headers,
     const char *body, size_t len)
 {
@@ -241,7 +229,7 @@ respond(int fd, const struct req *rq, int status, const char *headers,
 		write_all(fd, body, len);
 }
 
-static void
+void
 respond_text(int fd, const struct req *rq, int status, const char *text)
 {
 	respond(fd, rq, status, "Content-Type: text/plain\r\n", text,
@@ -273,7 +261,7 @@ query_get(const char *query, const char *name, char *out, size_t outlen)
 	return 0;
 }
 
-static long
+long
 query_long(const char *query, const char *name, long def)
 {
 	char v[64];
@@ -284,7 +272,7 @@ query_long(const char *query, const char *name, long def)
 }
 
 /* A relative name that stays under the root. */
-static int
+int
 safe_name(const char *name)
 {
 	return name[0] != '\0' && name[0] != '/' && strstr(name, "..") == NULL;
@@ -642,7 +630,7 @@ redirect(int fd, const struct req *rq, const char *location)
 }
 
 /* Store data as DIR/N.EXT under the root, N the first free number. */
-static int
+int
 store_numbered(const char *dir, const char *ext, const char *data,
     size_t len)
 {
@@ -719,198 +707,6 @@ first_time(const char *name, const char *key)
 		return 0;
 	close(sfd);
 	return 1;
-}
-
-static uint64_t
-fnv1a(const char *p, size_t len)
-{
-	uint64_t h = 14695981039346656037ULL;
-
-	while (len-- > 0) {
-		h ^= (unsigned char)*p++;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-/* Read the repository's mode file into mode; consume it if "-once". */
-static void
-api_mode(const char *dir, char *mode, size_t len)
-{
-	char path[PATH_MAX + 8], used[PATH_MAX + 16];
-	FILE *f;
-
-	mode[0] = '\0';
-	snprintf(path, sizeof(path), "%s/mode", dir);
-	if ((f = fopen(path, "r")) == NULL)
-		return;
-	if (fgets(mode, (int)len, f) == NULL)
-		mode[0] = '\0';
-	fclose(f);
-	mode[strcspn(mode, "\r\n")] = '\0';
-	{
-		char word[64] = "";
-
-		sscanf(mode, "%63s", word);
-		if (strlen(word) > 5 &&
-		    strcmp(word + strlen(word) - 5, "-once") == 0) {
-			snprintf(used, sizeof(used), "%s.used", path);
-			/* rename is atomic: one request wins the mode. */
-			if (rename(path, used) < 0)
-				mode[0] = '\0';
-		}
-	}
-}
-
-static void
-serve_api(int fd, const struct req *rq)
-{
-	char owner[256], repo[256], dir[PATH_MAX], path[PATH_MAX + 32];
-	char mode[256], word[64] = "", headers[4096], etag[40];
-	const char *p = rq->path + strlen("/api/repos/"), *slash;
-	long arg = -1, per_page, page, nitems = 0, first, last_page;
-	char *data = NULL, *body = NULL, **lines = NULL;
-	size_t dlen = 0, blen = 0;
-	FILE *f;
-
-	if ((slash = strchr(p, '/')) == NULL || slash - p >= 256)
-		goto notfound;
-	snprintf(owner, sizeof(owner), "%.*s", (int)(slash - p), p);
-	p = slash + 1;
-	if ((slash = strchr(p, '/')) == NULL || slash - p >= 256 ||
-	    strcmp(slash, "/releases") != 0)
-		goto notfound;
-	snprintf(repo, sizeof(repo), "%.*s", (int)(slash - p), p);
-	if (!safe_name(owner) || !safe_name(repo))
-		goto notfound;
-	snprintf(dir, sizeof(dir), "%s/api/%s/%s", root, owner, repo);
-	snprintf(path, sizeof(path), "%s/releases.jsonl", dir);
-	if ((f = fopen(path, "r")) == NULL)
-		goto notfound;
-	{
-		char *line = NULL;
-		size_t cap = 0;
-		ssize_t n;
-
-		while ((n = getline(&line, &cap, f)) > 0) {
-			char **nl;
-
-			while (n > 0 && isspace((unsigned char)line[n - 1]))
-				line[--n] = '\0';
-			if (n == 0)
-				continue;
-			if ((nl = realloc(lines, (size_t)(nitems + 1) *
-			    sizeof(*lines))) == NULL)
-				break;
-			lines = nl;
-			lines[nitems++] = strdup(line);
-		}
-		free(line);
-		fclose(f);
-	}
-
-	api_mode(dir, mode, sizeof(mode));
-	sscanf(mode, "%63s %ld", word, &arg);
-	if (strncmp(word, "ratelimit403", 12) == 0) {
-		snprintf(headers, sizeof(headers),
-		    "Content-Type: application/json\r\nX-RateLimit-Limit: 60\r\n"
-		    "X-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: %lld\r\n",
-		    (long long)time(NULL) + (arg < 0 ? 3600 : arg));
-		respond(fd, rq, 403, headers,
-		    "{\"message\": \"API rate limit exceeded\"}", 38);
-		goto out;
-	}
-	if (strncmp(word, "ratelimit429", 12) == 0) {
-		snprintf(headers, sizeof(headers),
-		    "Content-Type: application/json\r\nRetry-After: %ld\r\n",
-		    arg < 0 ? 60 : arg);
-		respond(fd, rq, 429, headers,
-		    "{\"message\": \"secondary rate limit\"}", 35);
-		goto out;
-	}
-
-	per_page = query_long(rq->query, "per_page", 30);
-	if (per_page < 1)
-		per_page = 30;
-	if (per_page > 100)
-		per_page = 100;
-	page = query_long(rq->query, "page", 1);
-	if (page < 1)
-		page = 1;
-	last_page = nitems == 0 ? 1 : (nitems + per_page - 1) / per_page;
-
-	if (strncmp(word, "notjson", 7) == 0 && (arg < 0 || arg == page)) {
-		static const char html[] = "<html><body>Service moved"
-		    "</body></html>\n";
-
-		respond(fd, rq, 200, "Content-Type: text/html\r\n", html,
-		    sizeof(html) - 1);
-		goto out;
-	}
-
-	first = (page - 1) * per_page;
-	for (long i = first; i < nitems && i < first + per_page; i++)
-		dlen += strlen(lines[i]) + 1;
-	if ((body = malloc(dlen + 3)) == NULL)
-		goto out;
-	body[blen++] = '[';
-	for (long i = first; i < nitems && i < first + per_page; i++) {
-		size_t l = strlen(lines[i]);
-
-		if (i > first)
-			body[blen++] = ',';
-		memcpy(body + blen, lines[i], l);
-		blen += l;
-	}
-	body[blen++] = ']';
-	body[blen] = '\0';
-
-	snprintf(etag, sizeof(etag), "\"%016llx\"",
-	    (unsigned long long)fnv1a(body, blen));
-	snprintf(headers, sizeof(headers),
-	    "Content-Type: application/json; charset=utf-8\r\nETag: %s\r\n"
-	    "X-RateLimit-Remaining: 59\r\n", etag);
-	if (rq->inm[0] != '\0' && strstr(rq->inm, etag) != NULL) {
-		respond(fd, rq, 304, headers, NULL, 0);
-		goto out;
-	}
-	{
-		const char *host = strcmp(word, "foreignlink") == 0 ?
-		    "localhost" : "127.0.0.1";
-		char base[1024], link[3000] = "";
-		size_t ll;
-
-		snprintf(base, sizeof(base),
-		    "http://%s:%d/api/repos/%s/%s/releases?per_page=%ld&page=",
-		    host, http_port, owner, repo, per_page);
-		if (page > 1)
-			snprintf(link + strlen(link), sizeof(link) -
-			    strlen(link), "<%s%ld>; rel=\"prev\", ", base,
-			    page - 1);
-		if (page < last_page)
-			snprintf(link + strlen(link), sizeof(link) -
-			    strlen(link), "<%s%ld>; rel=\"next\", "
-			    "<%s%ld>; rel=\"last\", ", base, page + 1, base,
-			    last_page);
-		if (page > 1)
-			snprintf(link + strlen(link), sizeof(link) -
-			    strlen(link), "<%s1>; rel=\"first\", ", base);
-		if ((ll = strlen(link)) > 2) {
-			link[ll - 2] = '\0';
-			snprintf(headers + strlen(headers), sizeof(headers) -
-			    strlen(headers), "Link: %s\r\n", link);
-		}
-	}
-	respond(fd, rq, 200, headers, body, blen);
-out:
-	for (long i = 0; i < nitems; i++)
-		free(lines[i]);
-	free(lines);
-	free(body);
-	free(data);
-	return;
-notfound:
-	respond_text(fd, rq, 404, "{\"message\": \"Not Found\"}\n");
 }
 
 static int
@@ -1055,6 +851,9 @@ handle_http(int fd)
 		    "{}", 2);
 	} else if (has_prefix(rq->path, "/git/", &rest))
 		serve_git_refs(fd, rq, rest);
+	else if (has_prefix(rq->path, "/api/repos/", &rest) &&
+	    strstr(rest, "/issues") != NULL)
+		serve_issues(fd, rq);
 	else if (has_prefix(rq->path, "/api/repos/", &rest))
 		serve_api(fd, rq);
 	else

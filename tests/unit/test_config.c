@@ -121,7 +121,7 @@ test_every_key(void)
 	}
 	CHECK_INT(c->nengines, 4);
 	CHECK_INT(c->nweights, 2);
-	CHECK_INT(c->nalerts, 3);
+	CHECK_INT(c->nalerts, 4);
 	CHECK_STR(c->socket_group, "bisectd");
 	CHECK_INT(c->max_wait_ms, 60000);
 	g = conf_engine(c, "llama");
@@ -162,6 +162,9 @@ test_every_key(void)
 	CHECK_STR(c->yardstick_engine, "basert");
 	CHECK_STR(c->yardstick_version, "0.2.0");
 	CHECK(c->alerts[2].kind == ALERT_EMAIL);
+	CHECK(c->alerts[3].kind == ALERT_GITHUB);
+	CHECK_STR(c->alerts[3].target, "ggml-org/llama.cpp");
+	CHECK_STR(c->alerts[3].token_env, "BISECTD_GITHUB_TOKEN");
 	CHECK_INT(c->nablations, 3);
 	CHECK(conf_ablation_control(c, "basert") == &c->ablations[0]);
 	CHECK_STR(c->ablations[2].args.n ? c->ablations[2].args.v[0] : NULL,
@@ -532,6 +535,46 @@ test_structure_errors(void)
 	c = load("[alert \"x\"]\n\temail = a@b\n", &probs);
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "alert.x.smtp: missing");
+	free(probs);
+
+	/* github-issue: OWNER/REPO[#N], its token from the environment, and
+	 * never over plain http unless asked. */
+	c = load("[alert \"x\"]\n\tgithub-issue = acme\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.github-issue: expected OWNER/REPO or "
+	    "OWNER/REPO#NUMBER, got 'acme'");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-issue = \"a/b#0\"\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "got 'a/b#0'");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-issue = a/../b\n", &probs);
+	CHECK(c == NULL);
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-issue = a/b\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.token-env: missing");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-issue = \"a/b#12\"\n"
+	    "\ttoken-env = T\n\tapi = http://127.0.0.1:9/api\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.api: plain http would send the token "
+	    "in clear");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-issue = \"a/b#12\"\n"
+	    "\ttoken-env = T\n", &probs);
+	CHECK(c != NULL);
+	if (c != NULL) {
+		char repo[64];
+		long n = -1;
+
+		CHECK_STR(c->alerts[0].api, "https://api.github.com");
+		CHECK_INT(conf_github_target(c->alerts[0].target, repo,
+		    sizeof(repo), &n), 1);
+		CHECK_STR(repo, "a/b");
+		CHECK_INT(n, 12);
+		conf_free(c);
+	}
 	free(probs);
 
 	c = load("[weights \"w\"]\n\tpath = w\n[engine \"e\"]\n"

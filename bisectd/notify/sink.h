@@ -1,0 +1,35 @@
+/*
+ * sink.h: what one delivery attempt of an alert to one sink found, as
+ * alert_sink.c stores it, and the sinks that live in files of their own.
+ */
+#ifndef BISECTD_NOTIFY_SINK_H
+#define BISECTD_NOTIFY_SINK_H
+
+#include "common/err.h"
+
+struct conf;
+struct conf_alert;
+struct store;
+struct store_alert;
+
+struct sink_outcome {
+	int ok;
+	long http_status;	/* -1: none */
+	int exit_code;		/* -1: none */
+	struct err err;
+};
+
+/*
+ * github-issue (github.c): a confirmed regression alert posted as an
+ * issue of k's repository, or as a comment on its issue or pull request
+ * NUMBER, carrying the markdown of `bisectctl report --for-upstream` over
+ * the range the alert names.  Every other alert, and an unconfirmed
+ * regression, is delivered by posting nothing.  A post that carries the
+ * alert's marker is looked for first, so a verdict is never posted
+ * twice, even after an attempt whose answer was lost.
+ */
+void github_send(const struct conf *c, struct store *s,
+    const struct conf_alert *k, const struct store_alert *a,
+    struct sink_outcome *r);
+
+#endif

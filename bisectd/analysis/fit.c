@@ -1,21 +1,12 @@
 /*
- * fit.c: the fixed + per-token line through prefill times and the
- * comparison of two releases' lines (see fit.h).
+ * fit.c: the fixed + per-token line and the quadratic curve through
+ * prefill times, the choice between them, and the comparison of two
+ * releases (see fit.h).
  */
 #include <math.h>
 #include <stdlib.h>
 
 #include "fit.h"
-
-static void
-set_ceiling(struct fit *f)
-{
-	const struct estimate *p = &f->per_token_ns;
-
-	f->ceiling_tps = p->value > 0 ? 1e9 / p->value : NAN;
-	f->ceiling_lo = p->hi > 0 && isfinite(p->hi) ? 1e9 / p->hi : 0;
-	f->ceiling_hi = p->lo > 0 ? 1e9 / p->lo : INFINITY;
-}
 
 static int
 fit_two_point(const struct fit_cell *c, struct fit *out)
@@ -61,17 +52,19 @@ fit_two_point(const struct fit_cell *c, struct fit *out)
 }
 
 /*
- * The lack-of-fit F test: the cell means' distance from the line (k - 2
- * df) against the spread inside the cells (n - k df).  Returns its p, 0
- * for a bent line through noiseless cells, NAN when no cell has two
- * values.
+ * The lack-of-fit F test of a model of npar parameters: the cell means'
+ * distance from it (k - npar df) against the spread inside the cells
+ * (n - k df).  Returns its p, 0 for a bent model through noiseless
+ * cells, NAN when no cell has two values or the model passes through
+ * every mean.
  */
 static double
-lack_of_fit(const struct fit_cell *c, size_t ncells, size_t n, double rss)
+lack_of_fit(const struct fit_cell *c, size_t ncells, size_t n, double rss,
+    size_t npar)
 {
 	double pure = 0, lof;
 
-	if (n <= ncells)
+	if (n <= ncells || ncells <= npar)
 		return NAN;
 	for (size_t i = 0; i < ncells; i++) {
 		double m = 0;
@@ -87,8 +80,8 @@ lack_of_fit(const struct fit_cell *c, size_t ncells, size_t n, double rss)
 		return 1;
 	if (pure <= 0)
 		return 0;
-	return 1 - stats_f_cdf(lof / (double)(ncells - 2) /
-	    (pure / (double)(n - ncells)), (double)(ncells - 2),
+	return 1 - stats_f_cdf(lof / (double)(ncells - npar) /
+	    (pure / (double)(n - ncells)), (double)(ncells - npar),
 	    (double)(n - ncells));
 }
 
@@ -133,8 +126,142 @@ fit_least_squares(const struct fit_cell *c, size_t ncells, struct fit *out)
 	out->fixed_ns.df = (double)(n - 2);
 	out->cov_ns2 = -xbar * s2 / sxx;
 	out->nsamples = n;
-	out->lack_of_fit_p = lack_of_fit(c, ncells, n, rss);
+	out->lack_of_fit_p = lack_of_fit(c, ncells, n, rss, 2);
 	return 0;
+}
+
+/*
+ * The curve by least squares on every run value.  The lengths are
+ * scaled to at most 1 first, so that the normal equations hold numbers
+ * of one size whatever the prompt lengths; the 3 x 3 system is solved
+ * by its inverse, which is also the covariance up to s^2.  Returns 0,
+ * or -1 when fewer than 4 values leave no degree of freedom.
+ */
+static int
+fit_curve(const struct fit_cell *c, size_t ncells, struct fit *out)
+{
+	double m[3][3] = { { 0 } }, r[3] = { 0 }, inv[3][3], beta[3];
+	double scale = 0, det, rss = 0, s2, mean = 0, unit[3];
+	struct estimate *coef[3] = { &out->fixed_curve_ns, &out->linear_ns,
+	    &out->square_ns };
+	size_t n = 0;
+
+	for (size_t i = 0; i < ncells; i++)
+		scale = fmax(scale, c[i].tokens);
+	for (size_t i = 0; i < ncells; i++)
+		for (size_t j = 0; j < c[i].n; j++) {
+			double x = c[i].tokens / scale;
+			double p[3] = { 1, x, x * x };
+
+			for (int a = 0; a < 3; a++) {
+				for (int b = 0; b < 3; b++)
+					m[a][b] += p[a] * p[b];
+				r[a] += p[a] * c[i].time_ns[j];
+			}
+			mean += c[i].time_ns[j];
+			n++;
+		}
+	if (n < 4)
+		return -1;
+	mean /= (double)n;
+	/* The inverse of the symmetric m by its cofactors. */
+	inv[0][0] = m[1][1] * m[2][2] - m[1][2] * m[1][2];
+	inv[0][1] = m[0][2] * m[1][2] - m[0][1] * m[2][2];
+	inv[0][2] = m[0][1] * m[1][2] - m[0][2] * m[1][1];
+	inv[1][1] = m[0][0] * m[2][2] - m[0][2] * m[0][2];
+	inv[1][2] = m[0][1] * m[0][2] - m[0][0] * m[1][2];
+	inv[2][2] = m[0][0] * m[1][1] - m[0][1] * m[0][1];
+	det = m[0][0] * inv[0][0] + m[0][1] * inv[0][1] + m[0][2] * inv[0][2];
+	if (!(det > 0))
+		return -1;
+	inv[1][0] = inv[0][1];
+	inv[2][0] = inv[0][2];
+	inv[2][1] = inv[1][2];
+	for (int a = 0; a < 3; a++) {
+		beta[a] = 0;
+		for (int b = 0; b < 3; b++) {
+			inv[a][b] /= det;
+			beta[a] += inv[a][b] * r[b];
+		}
+	}
+	for (size_t i = 0; i < ncells; i++)
+		for (size_t j = 0; j < c[i].n; j++) {
+			double x = c[i].tokens / scale;
+			double e = c[i].time_ns[j] - (beta[0] + beta[1] * x +
+			    beta[2] * x * x);
+
+			rss += e * e;
+		}
+	s2 = rss / (double)(n - 3);
+	unit[0] = 1;
+	unit[1] = 1 / scale;
+	unit[2] = 1 / (scale * scale);
+	for (int a = 0; a < 3; a++) {
+		coef[a]->value = beta[a] * unit[a];
+		coef[a]->se = sqrt(s2 * inv[a][a]) * unit[a];
+		coef[a]->df = (double)(n - 3);
+		stats_interval(coef[a]);
+		for (int b = 0; b < 3; b++)
+			out->curve_cov[a][b] = s2 * inv[a][b] * unit[a] *
+			    unit[b];
+	}
+	/* A bend below a billionth of the times is the rounding of a
+	 * straight line, not a curve. */
+	if (!(beta[2] > 1e-9 * fabs(mean)))
+		out->curvature_p = 1;
+	else if (!(out->square_ns.se > 0))
+		out->curvature_p = 0;
+	else
+		out->curvature_p = 1 - stats_t_cdf(out->square_ns.value /
+		    out->square_ns.se, out->square_ns.df);
+	out->curve_lack_of_fit_p = lack_of_fit(c, ncells, n, rss, 3);
+	out->has_curve = 1;
+	return 0;
+}
+
+static int
+cmp_int(const void *x, const void *y)
+{
+	const int *a = x, *b = y;
+
+	return (*a > *b) - (*a < *b);
+}
+
+/* 1e9 / a cost per token and from its interval ends. */
+static void
+ceiling_of(const struct estimate *p, double *tps, double *lo, double *hi)
+{
+	*tps = p->value > 0 ? 1e9 / p->value : NAN;
+	*lo = p->hi > 0 && isfinite(p->hi) ? 1e9 / p->hi : 0;
+	*hi = p->lo > 0 ? 1e9 / p->lo : INFINITY;
+}
+
+/* Choose the model and fill its figures at the cells' lengths. */
+static void
+set_model(const struct fit_cell *c, size_t ncells, struct fit *f)
+{
+	int len[FIT_MAX_CELLS];
+	size_t k = ncells < FIT_MAX_CELLS ? ncells : FIT_MAX_CELLS;
+
+	f->model = f->has_curve && f->curvature_p < 1 - FIT_KIND_LEVEL ?
+	    FIT_MODEL_CURVE : FIT_MODEL_LINE;
+	for (size_t i = 0; i < k; i++)
+		len[i] = c[i].tokens;
+	qsort(len, k, sizeof(len[0]), cmp_int);
+	for (size_t i = 0; i < k; i++) {
+		f->per_token_at[i].tokens = len[i];
+		fit_cost_at(f, len[i], &f->per_token_at[i].cost_ns);
+	}
+	f->nper_token_at = k;
+	if (f->model == FIT_MODEL_LINE) {
+		f->model_fixed_ns = f->fixed_ns;
+		f->model_fixed_estimable = f->fixed_estimable;
+	} else {
+		f->model_fixed_ns = f->fixed_curve_ns;
+		f->model_fixed_estimable = fit_model_why(f) == NULL;
+	}
+	ceiling_of(&f->per_token_at[k - 1].cost_ns, &f->model_ceiling_tps,
+	    &f->model_ceiling_lo, &f->model_ceiling_hi);
 }
 
 int
@@ -143,7 +270,7 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 	struct fit f;
 	int rc;
 
-	if (ncells < 2)
+	if (ncells < 2 || ncells > FIT_MAX_CELLS)
 		return -1;
 	for (size_t i = 0; i < ncells; i++) {
 		if (cells[i].tokens <= 0 || cells[i].n == 0)
@@ -167,7 +294,8 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 		return -1;
 	stats_interval(&f.per_token_ns);
 	stats_interval(&f.fixed_ns);
-	set_ceiling(&f);
+	ceiling_of(&f.per_token_ns, &f.ceiling_tps, &f.ceiling_lo,
+	    &f.ceiling_hi);
 	f.fixed_estimable = 1;
 	f.fixed_why = NULL;
 	if (f.fixed_ns.value < 0) {
@@ -177,6 +305,19 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 		f.fixed_estimable = 0;
 		f.fixed_why = "the times do not lie on a line (lack of fit)";
 	}
+	f.has_curve = 0;
+	f.curvature_p = 1;
+	f.curve_lack_of_fit_p = NAN;
+	if (ncells < 3 || fit_curve(cells, ncells, &f) < 0) {
+		struct estimate none = { NAN, INFINITY, 1, -INFINITY,
+		    INFINITY };
+
+		f.fixed_curve_ns = f.linear_ns = f.square_ns = none;
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				f.curve_cov[a][b] = NAN;
+	}
+	set_model(cells, ncells, &f);
 	*out = f;
 	return 0;
 }
@@ -193,6 +334,75 @@ fit_at(const struct fit *f, double tokens, struct estimate *out)
 	out->se = isfinite(var) ? sqrt(fmax(var, 0)) : INFINITY;
 	out->df = f->per_token_ns.df;
 	stats_interval(out);
+}
+
+void
+fit_cost_at(const struct fit *f, double tokens, struct estimate *out)
+{
+	const double (*v)[3] = f->curve_cov;
+	double var;
+
+	if (f->model == FIT_MODEL_LINE) {
+		*out = f->per_token_ns;
+		return;
+	}
+	var = v[1][1] + 4 * tokens * v[1][2] + 4 * tokens * tokens * v[2][2];
+	out->value = f->linear_ns.value + 2 * f->square_ns.value * tokens;
+	out->se = sqrt(fmax(var, 0));
+	out->df = f->square_ns.df;
+	stats_interval(out);
+}
+
+void
+fit_model_at(const struct fit *f, double tokens, struct estimate *out)
+{
+	double g[3] = { 1, tokens, tokens * tokens }, var = 0;
+
+	if (f->model == FIT_MODEL_LINE) {
+		fit_at(f, tokens, out);
+		return;
+	}
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			var += g[a] * g[b] * f->curve_cov[a][b];
+	out->value = f->fixed_curve_ns.value + f->linear_ns.value * tokens +
+	    f->square_ns.value * tokens * tokens;
+	out->se = sqrt(fmax(var, 0));
+	out->df = f->square_ns.df;
+	stats_interval(out);
+}
+
+const char *
+fit_model_why(const struct fit *f)
+{
+	if (f->model == FIT_MODEL_LINE)
+		return f->fixed_why;
+	if (f->fixed_curve_ns.value < 0)
+		return "the curve's fixed overhead is negative";
+	if (f->curve_lack_of_fit_p < 1 - FIT_KIND_LEVEL)
+		return "the times lie on neither a line nor the curve "
+		    "(lack of fit)";
+	return NULL;
+}
+
+const char *
+fit_hint(const struct fit *f)
+{
+	if (f->model == FIT_MODEL_CURVE)
+		return f->model_fixed_estimable ? "the cost per token grows "
+		    "with length: fixed overhead from the curve's intercept" :
+		    "the cost per token grows with length, but not as the "
+		    "curve has it: fit over the lengths that matter";
+	if (f->fixed_estimable)
+		return NULL;
+	if (!f->has_curve)
+		return "two lengths cannot show whether the cost per token "
+		    "grows with length: measure three or more (e.g. 128, "
+		    "512, 2048)";
+	if (f->square_ns.value < 0)
+		return "the cost per token falls with length: measure longer "
+		    "prompts (fit lengths well above where the line bends)";
+	return "no curve stands out of the noise: more runs per cell";
 }
 
 int
@@ -241,14 +451,13 @@ cmp_ratio(const void *x, const void *y)
  */
 static int
 part_change(const struct estimate *delta, const struct estimate *rel,
-    double threshold)
+    double threshold, double level)
 {
 	double half;
 
 	if (!isfinite(delta->se))
 		return 0;
-	half = stats_t_quantile(0.5 + FIT_KIND_LEVEL / 2, delta->df) *
-	    delta->se;
+	half = stats_t_quantile(0.5 + level / 2, delta->df) * delta->se;
 	if (delta->value - half > 0 && rel->value >= threshold)
 		return 1;
 	if (delta->value + half < 0 && rel->value <= -threshold)
@@ -272,6 +481,50 @@ set_trend(struct fit_comparison *c)
 		c->trend = TREND_RISING;
 	else if (d.hi < 0)
 		c->trend = TREND_FALLING;
+}
+
+static void
+rel_or_unknown(const struct estimate *b, const struct estimate *a,
+    struct estimate *out)
+{
+	if (stats_rel_change(b, a, out) < 0)
+		*out = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
+		    INFINITY };
+}
+
+/*
+ * The cost per token of b against a at each fit length.  With a curve
+ * the per-token part is judged here: it changed where some length did,
+ * each held to FIT_KIND_LEVEL shared among the lengths (Bonferroni), so
+ * that a release whose costs did not move is named at most as often as
+ * with one slope; the delta reported is the longest length's.
+ */
+static void
+compare_costs(struct fit_comparison *c, double threshold)
+{
+	size_t k = c->a.nper_token_at;
+	double level = 1 - (1 - FIT_KIND_LEVEL) / (double)k;
+	int slower = 0, faster = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		struct fit_cost_change *x = &c->per_token_at[i];
+		const struct estimate *ca = &c->a.per_token_at[i].cost_ns;
+		const struct estimate *cb = &c->b.per_token_at[i].cost_ns;
+
+		x->tokens = c->a.per_token_at[i].tokens;
+		stats_diff(cb, ca, &x->delta_ns);
+		rel_or_unknown(cb, ca, &x->rel);
+		x->change = part_change(&x->delta_ns, &x->rel, threshold,
+		    c->curve ? level : FIT_KIND_LEVEL);
+		slower |= x->change > 0;
+		faster |= x->change < 0;
+	}
+	c->nper_token_at = k;
+	if (!c->curve)
+		return;
+	c->per_token_delta_ns = c->per_token_at[k - 1].delta_ns;
+	c->per_token_rel = c->per_token_at[k - 1].rel;
+	c->per_token_change = slower ? 1 : faster ? -1 : 0;
 }
 
 int
@@ -310,25 +563,28 @@ fit_compare(const struct fit_cell *a, size_t na,
 		return -1;
 	qsort(out->ratios, out->nratios, sizeof(out->ratios[0]), cmp_ratio);
 
-	stats_diff(&out->b.per_token_ns, &out->a.per_token_ns,
-	    &out->per_token_delta_ns);
-	stats_diff(&out->b.fixed_ns, &out->a.fixed_ns, &out->fixed_delta_ns);
-	if (stats_rel_change(&out->b.per_token_ns, &out->a.per_token_ns,
-	    &out->per_token_rel) < 0)
-		out->per_token_rel = (struct estimate){ NAN, INFINITY, 1,
-		    -INFINITY, INFINITY };
-	if (stats_rel_change(&out->b.fixed_ns, &out->a.fixed_ns,
-	    &out->fixed_rel) < 0)
-		out->fixed_rel = (struct estimate){ NAN, INFINITY, 1,
-		    -INFINITY, INFINITY };
-	out->per_token_change = part_change(&out->per_token_delta_ns,
-	    &out->per_token_rel, threshold);
+	out->curve = out->a.model == FIT_MODEL_CURVE ||
+	    out->b.model == FIT_MODEL_CURVE;
+	compare_costs(out, threshold);
+	if (!out->curve) {
+		stats_diff(&out->b.per_token_ns, &out->a.per_token_ns,
+		    &out->per_token_delta_ns);
+		rel_or_unknown(&out->b.per_token_ns, &out->a.per_token_ns,
+		    &out->per_token_rel);
+		out->per_token_change = part_change(&out->per_token_delta_ns,
+		    &out->per_token_rel, threshold, FIT_KIND_LEVEL);
+	}
+	stats_diff(&out->b.model_fixed_ns, &out->a.model_fixed_ns,
+	    &out->fixed_delta_ns);
+	rel_or_unknown(&out->b.model_fixed_ns, &out->a.model_fixed_ns,
+	    &out->fixed_rel);
 	out->fixed_change = part_change(&out->fixed_delta_ns,
-	    &out->fixed_rel, threshold);
-	out->fixed_estimable = out->a.fixed_estimable &&
-	    out->b.fixed_estimable;
-	out->fixed_why = out->a.fixed_why ? out->a.fixed_why :
-	    out->b.fixed_why;
+	    &out->fixed_rel, threshold, FIT_KIND_LEVEL);
+	out->fixed_estimable = out->a.model_fixed_estimable &&
+	    out->b.model_fixed_estimable;
+	out->fixed_why = fit_model_why(&out->a) ? fit_model_why(&out->a) :
+	    fit_model_why(&out->b);
+	out->hint = fit_hint(&out->a) ? fit_hint(&out->a) : fit_hint(&out->b);
 	set_trend(out);
 	if (!out->fixed_estimable) {
 		/* The intercept is an artefact of a bent line: the kind rests

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fit.h"
 
@@ -131,39 +132,83 @@ fit_least_squares(const struct fit_cell *c, size_t ncells, struct fit *out)
 }
 
 /*
- * The curve by least squares on every run value.  The lengths are
- * scaled to at most 1 first, so that the normal equations hold numbers
- * of one size whatever the prompt lengths; the 3 x 3 system is solved
- * by its inverse, which is also the covariance up to s^2.  Returns 0,
- * or -1 when fewer than 4 values leave no degree of freedom.
+ * A combination g of the curve's coefficients (fixed, linear, square)
+ * as an estimate: its variance summed over the cells it is made of, its
+ * df the pooled residuals' or by Welch-Satterthwaite over the cells.
+ */
+static void
+curve_combo(const struct fit *f, const double g[3], struct estimate *out)
+{
+	const struct estimate *coef[3] = { &f->fixed_curve_ns, &f->linear_ns,
+	    &f->square_ns };
+	double var[FIT_MAX_CELLS], df[FIT_MAX_CELLS], sum = 0, value = 0;
+
+	/* out may be one of the coefficients themselves. */
+	for (int a = 0; a < 3; a++)
+		value += g[a] * coef[a]->value;
+	out->value = value;
+	for (size_t i = 0; i < f->ncells; i++) {
+		const struct fit_curve_cell *cc = &f->curve_cell[i];
+		double d = 0;
+
+		for (int a = 0; a < 3; a++)
+			d += g[a] * cc->weight[a];
+		var[i] = d * d * cc->var;
+		df[i] = cc->df;
+		sum += var[i];
+	}
+	out->se = sqrt(sum);
+	out->df = f->curve_df > 0 ? f->curve_df :
+	    stats_welch_df(var, df, f->ncells);
+	stats_interval(out);
+}
+
+/*
+ * The curve by weighted least squares on the cell means, each weighted
+ * by its own spread (1 / se^2): real engines spread in proportion to
+ * the time, so the long prompts' spread would otherwise set the
+ * interval of the intercept, which the short ones decide.  Its se come
+ * from each cell's se and df by Welch-Satterthwaite, as the two-point
+ * line's do.  When a cell has one value or none of spread, that is not
+ * known: then the weights are the cells' values and the se come from
+ * the pooled residuals of every value, n - 3 df, as the line's least
+ * squares.  The lengths are scaled to at most 1 first, so that the
+ * normal equations hold numbers of one size whatever the prompt
+ * lengths.  Returns 0, or -1 when fewer than 4 values leave no degree
+ * of freedom.
  */
 static int
 fit_curve(const struct fit_cell *c, size_t ncells, struct fit *out)
 {
-	double m[3][3] = { { 0 } }, r[3] = { 0 }, inv[3][3], beta[3];
-	double scale = 0, det, rss = 0, s2, mean = 0, unit[3];
-	struct estimate *coef[3] = { &out->fixed_curve_ns, &out->linear_ns,
-	    &out->square_ns };
+	struct cell_stats cs[FIT_MAX_CELLS];
+	double m[3][3] = { { 0 } }, inv[3][3], p[FIT_MAX_CELLS][3], w[3];
+	double scale = 0, det, rss = 0, chi = 0, mean = 0;
+	double coef[3] = { 0, 0, 0 }, unit[3], wt[FIT_MAX_CELLS];
 	size_t n = 0;
+	int pooled = 0;
 
-	for (size_t i = 0; i < ncells; i++)
+	for (size_t i = 0; i < ncells; i++) {
+		if (stats_cell(c[i].time_ns, c[i].n, &cs[i]) < 0)
+			return -1;
 		scale = fmax(scale, c[i].tokens);
-	for (size_t i = 0; i < ncells; i++)
-		for (size_t j = 0; j < c[i].n; j++) {
-			double x = c[i].tokens / scale;
-			double p[3] = { 1, x, x * x };
-
-			for (int a = 0; a < 3; a++) {
-				for (int b = 0; b < 3; b++)
-					m[a][b] += p[a] * p[b];
-				r[a] += p[a] * c[i].time_ns[j];
-			}
-			mean += c[i].time_ns[j];
-			n++;
-		}
+		n += cs[i].n;
+		mean += cs[i].mean * (double)cs[i].n;
+		pooled |= !(cs[i].n > 1 && cs[i].se > 0);
+	}
 	if (n < 4)
 		return -1;
 	mean /= (double)n;
+	for (size_t i = 0; i < ncells; i++) {
+		double x = c[i].tokens / scale;
+
+		wt[i] = pooled ? (double)cs[i].n : 1 / (cs[i].se * cs[i].se);
+		p[i][0] = 1;
+		p[i][1] = x;
+		p[i][2] = x * x;
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				m[a][b] += wt[i] * p[i][a] * p[i][b];
+	}
 	/* The inverse of the symmetric m by its cofactors. */
 	inv[0][0] = m[1][1] * m[2][2] - m[1][2] * m[1][2];
 	inv[0][1] = m[0][2] * m[1][2] - m[0][1] * m[2][2];
@@ -177,44 +222,70 @@ fit_curve(const struct fit_cell *c, size_t ncells, struct fit *out)
 	inv[1][0] = inv[0][1];
 	inv[2][0] = inv[0][2];
 	inv[2][1] = inv[1][2];
-	for (int a = 0; a < 3; a++) {
-		beta[a] = 0;
-		for (int b = 0; b < 3; b++) {
-			inv[a][b] /= det;
-			beta[a] += inv[a][b] * r[b];
-		}
-	}
-	for (size_t i = 0; i < ncells; i++)
-		for (size_t j = 0; j < c[i].n; j++) {
-			double x = c[i].tokens / scale;
-			double e = c[i].time_ns[j] - (beta[0] + beta[1] * x +
-			    beta[2] * x * x);
-
-			rss += e * e;
-		}
-	s2 = rss / (double)(n - 3);
 	unit[0] = 1;
 	unit[1] = 1 / scale;
 	unit[2] = 1 / (scale * scale);
+	/* Each coefficient is a sum over the cells' means: inv p w. */
+	for (size_t i = 0; i < ncells; i++) {
+		struct fit_curve_cell *cc = &out->curve_cell[i];
+
+		for (int a = 0; a < 3; a++) {
+			w[a] = 0;
+			for (int b = 0; b < 3; b++)
+				w[a] += inv[a][b] * p[i][b];
+			cc->weight[a] = w[a] * wt[i] / det * unit[a];
+			coef[a] += cc->weight[a] * cs[i].mean;
+		}
+	}
+	for (size_t i = 0; i < ncells; i++) {
+		double x = c[i].tokens, e = cs[i].mean - (coef[0] +
+		    coef[1] * x + coef[2] * x * x);
+
+		rss += (double)(cs[i].n - 1) * cs[i].sd * cs[i].sd +
+		    (double)cs[i].n * e * e;
+		if (!pooled)
+			chi += e * e / (cs[i].se * cs[i].se);
+	}
+	out->curve_df = pooled ? (double)(n - 3) : 0;
+	for (size_t i = 0; i < ncells; i++) {
+		out->curve_cell[i].var = pooled ? rss / (double)(n - 3) /
+		    (double)cs[i].n : cs[i].se * cs[i].se;
+		out->curve_cell[i].df = (double)(cs[i].n - 1);
+	}
+	out->fixed_curve_ns.value = coef[0];
+	out->linear_ns.value = coef[1];
+	out->square_ns.value = coef[2];
 	for (int a = 0; a < 3; a++) {
-		coef[a]->value = beta[a] * unit[a];
-		coef[a]->se = sqrt(s2 * inv[a][a]) * unit[a];
-		coef[a]->df = (double)(n - 3);
-		stats_interval(coef[a]);
-		for (int b = 0; b < 3; b++)
-			out->curve_cov[a][b] = s2 * inv[a][b] * unit[a] *
-			    unit[b];
+		struct estimate *e = a == 0 ? &out->fixed_curve_ns :
+		    a == 1 ? &out->linear_ns : &out->square_ns;
+		double g[3] = { 0, 0, 0 };
+
+		g[a] = 1;
+		curve_combo(out, g, e);
+		for (int b = 0; b < 3; b++) {
+			out->curve_cov[a][b] = 0;
+			for (size_t i = 0; i < ncells; i++)
+				out->curve_cov[a][b] +=
+				    out->curve_cell[i].weight[a] *
+				    out->curve_cell[i].weight[b] *
+				    out->curve_cell[i].var;
+		}
 	}
 	/* A bend below a billionth of the times is the rounding of a
 	 * straight line, not a curve. */
-	if (!(beta[2] > 1e-9 * fabs(mean)))
+	if (!(coef[2] * scale * scale > 1e-9 * fabs(mean)))
 		out->curvature_p = 1;
 	else if (!(out->square_ns.se > 0))
 		out->curvature_p = 0;
 	else
 		out->curvature_p = 1 - stats_t_cdf(out->square_ns.value /
 		    out->square_ns.se, out->square_ns.df);
-	out->curve_lack_of_fit_p = lack_of_fit(c, ncells, n, rss, 3);
+	if (pooled)
+		out->curve_lack_of_fit_p = lack_of_fit(c, ncells, n, rss, 3);
+	else
+		out->curve_lack_of_fit_p = ncells > 3 ? 1 - stats_f_cdf(chi /
+		    (double)(ncells - 3), (double)(ncells - 3),
+		    (double)(n - ncells)) : NAN;
 	out->has_curve = 1;
 	return 0;
 }
@@ -234,6 +305,34 @@ ceiling_of(const struct estimate *p, double *tps, double *lo, double *hi)
 	*tps = p->value > 0 ? 1e9 / p->value : NAN;
 	*lo = p->hi > 0 && isfinite(p->hi) ? 1e9 / p->hi : 0;
 	*hi = p->lo > 0 ? 1e9 / p->lo : INFINITY;
+}
+
+/*
+ * The curve's highest throughput: n / (F + a n + b n^2) peaks at n* =
+ * sqrt(F / b), where it is 1 / (a + 2 sqrt(F b)); the interval from
+ * that cost's by the delta method.  None (NAN) when F or b is not
+ * positive.
+ */
+static void
+curve_peak(struct fit *f)
+{
+	double fx = f->fixed_curve_ns.value, b = f->square_ns.value, g[3];
+	struct estimate cost;
+
+	if (!(fx > 0 && b > 0)) {
+		f->model_ceiling_tps = NAN;
+		f->model_ceiling_lo = 0;
+		f->model_ceiling_hi = INFINITY;
+		f->model_ceiling_tokens = NAN;
+		return;
+	}
+	g[0] = sqrt(b / fx);
+	g[1] = 1;
+	g[2] = sqrt(fx / b);
+	curve_combo(f, g, &cost);
+	ceiling_of(&cost, &f->model_ceiling_tps, &f->model_ceiling_lo,
+	    &f->model_ceiling_hi);
+	f->model_ceiling_tokens = sqrt(fx / b);
 }
 
 /* Choose the model and fill its figures at the cells' lengths. */
@@ -260,8 +359,13 @@ set_model(const struct fit_cell *c, size_t ncells, struct fit *f)
 		f->model_fixed_ns = f->fixed_curve_ns;
 		f->model_fixed_estimable = fit_model_why(f) == NULL;
 	}
-	ceiling_of(&f->per_token_at[k - 1].cost_ns, &f->model_ceiling_tps,
-	    &f->model_ceiling_lo, &f->model_ceiling_hi);
+	if (f->model == FIT_MODEL_LINE) {
+		f->model_ceiling_tps = f->ceiling_tps;
+		f->model_ceiling_lo = f->ceiling_lo;
+		f->model_ceiling_hi = f->ceiling_hi;
+		f->model_ceiling_tokens = INFINITY;
+	} else
+		curve_peak(f);
 }
 
 int
@@ -282,6 +386,8 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 			if (cells[j].tokens == cells[i].tokens)
 				return -1;
 	}
+	/* Every byte set: a kept summary stores the struct as it is. */
+	memset(&f, 0, sizeof(f));
 	f.ncells = ncells;
 	if (ncells == 2) {
 		f.method = FIT_TWO_POINT;
@@ -339,37 +445,23 @@ fit_at(const struct fit *f, double tokens, struct estimate *out)
 void
 fit_cost_at(const struct fit *f, double tokens, struct estimate *out)
 {
-	const double (*v)[3] = f->curve_cov;
-	double var;
+	double g[3] = { 0, 1, 2 * tokens };
 
-	if (f->model == FIT_MODEL_LINE) {
+	if (f->model == FIT_MODEL_LINE)
 		*out = f->per_token_ns;
-		return;
-	}
-	var = v[1][1] + 4 * tokens * v[1][2] + 4 * tokens * tokens * v[2][2];
-	out->value = f->linear_ns.value + 2 * f->square_ns.value * tokens;
-	out->se = sqrt(fmax(var, 0));
-	out->df = f->square_ns.df;
-	stats_interval(out);
+	else
+		curve_combo(f, g, out);
 }
 
 void
 fit_model_at(const struct fit *f, double tokens, struct estimate *out)
 {
-	double g[3] = { 1, tokens, tokens * tokens }, var = 0;
+	double g[3] = { 1, tokens, tokens * tokens };
 
-	if (f->model == FIT_MODEL_LINE) {
+	if (f->model == FIT_MODEL_LINE)
 		fit_at(f, tokens, out);
-		return;
-	}
-	for (int a = 0; a < 3; a++)
-		for (int b = 0; b < 3; b++)
-			var += g[a] * g[b] * f->curve_cov[a][b];
-	out->value = f->fixed_curve_ns.value + f->linear_ns.value * tokens +
-	    f->square_ns.value * tokens * tokens;
-	out->se = sqrt(fmax(var, 0));
-	out->df = f->square_ns.df;
-	stats_interval(out);
+	else
+		curve_combo(f, g, out);
 }
 
 const char *

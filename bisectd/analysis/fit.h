@@ -37,6 +37,13 @@
  * changed; the intervals reported stay at STATS_LEVEL. */
 #define FIT_KIND_LEVEL 0.99
 
+/* One cell's share of the curve's coefficients. */
+struct fit_curve_cell {
+	double weight[3];	/* d (fixed, linear, square) / d the cell's mean */
+	double var;		/* the variance of that mean, as the fit has it */
+	double df;		/* runs - 1 */
+};
+
 /* One prompt length's samples (not owned). */
 struct fit_cell {
 	int tokens;		/* prompt length, > 0 */
@@ -84,11 +91,11 @@ struct fit {
 	double lack_of_fit_p;	/* the F test's p; NAN when it cannot be made */
 
 	/*
-	 * The curve, least squares over the same run values, when there are
-	 * three or more lengths and four or more values (has_curve): fixed
-	 * + linear * n + square * n^2, each with n - 3 df, and their
-	 * covariance (ns^2 per token^(i + j), in the order fixed, linear,
-	 * square).
+	 * The curve, least squares on the cell means each weighted by its
+	 * own spread (fit_line()), when there are three or more lengths and
+	 * four or more values (has_curve): fixed + linear * n + square *
+	 * n^2, and their covariance (ns^2 per token^(i + j), in the order
+	 * fixed, linear, square).
 	 */
 	int has_curve;
 	struct estimate fixed_curve_ns;	/* the curve's intercept, ns */
@@ -96,6 +103,11 @@ struct fit {
 	struct estimate square_ns;	/* ns per token^2: half the growth of
 					   the cost per token, per token */
 	double curve_cov[3][3];
+	/* What the curve's se are made of (fit_cost_at()): each cell's
+	 * weights and variance in the cells' order, and curve_df = n - 3
+	 * when the residuals are pooled, 0 for Welch over the cells. */
+	struct fit_curve_cell curve_cell[FIT_MAX_CELLS];
+	double curve_df;
 	/* One-sided p of "square > 0"; 1 without a curve. */
 	double curvature_p;
 	/* The curve's own lack-of-fit F test (four or more lengths); NAN
@@ -115,9 +127,18 @@ struct fit {
 	 * line's fixed_estimable, or for the curve a negative intercept or
 	 * a significant lack of fit of the curve itself (fit_model_why()). */
 	int model_fixed_estimable;
-	/* 1e9 / the cost per token at the longest length, and from its
-	 * interval (as ceiling_*). */
+	/*
+	 * The most tokens per second a prompt reaches, with its interval
+	 * (as ceiling_*): under the line 1e9 / slope, approached as prompts
+	 * grow (model_ceiling_tokens INFINITY); under the curve the peak of
+	 * tokens / time, at model_ceiling_tokens = sqrt(fixed / square),
+	 * beyond which each token costs more than the prompt's average
+	 * (NAN when the curve's fixed or square is not positive).  Not 1e9
+	 * over the cost at the longest length: where the cost grows, that
+	 * is the next token's rate, below what the prompt measured.
+	 */
 	double model_ceiling_tps, model_ceiling_lo, model_ceiling_hi;
+	double model_ceiling_tokens;
 };
 
 enum change_kind {

@@ -340,32 +340,28 @@ static void
 set_model(const struct fit_cell *c, size_t ncells, struct fit *f)
 {
 	int len[FIT_MAX_CELLS];
-	size_t k = ncells < FIT_MAX_CELLS ? ncells : FIT_MAX_CELLS;
 
 	f->model = f->has_curve && f->curvature_p < 1 - FIT_KIND_LEVEL ?
 	    FIT_MODEL_CURVE : FIT_MODEL_LINE;
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < ncells; i++)
 		len[i] = c[i].tokens;
-	qsort(len, k, sizeof(len[0]), cmp_int);
-	for (size_t i = 0; i < k; i++) {
+	qsort(len, ncells, sizeof(len[0]), cmp_int);
+	for (size_t i = 0; i < ncells; i++) {
 		f->per_token_at[i].tokens = len[i];
 		fit_cost_at(f, len[i], &f->per_token_at[i].cost_ns);
 	}
-	f->nper_token_at = k;
+	f->nper_token_at = ncells;
+	f->model_fixed_estimable = fit_model_why(f) == NULL;
 	if (f->model == FIT_MODEL_LINE) {
 		f->model_fixed_ns = f->fixed_ns;
-		f->model_fixed_estimable = f->fixed_estimable;
-	} else {
-		f->model_fixed_ns = f->fixed_curve_ns;
-		f->model_fixed_estimable = fit_model_why(f) == NULL;
-	}
-	if (f->model == FIT_MODEL_LINE) {
 		f->model_ceiling_tps = f->ceiling_tps;
 		f->model_ceiling_lo = f->ceiling_lo;
 		f->model_ceiling_hi = f->ceiling_hi;
 		f->model_ceiling_tokens = INFINITY;
-	} else
+	} else {
+		f->model_fixed_ns = f->fixed_curve_ns;
 		curve_peak(f);
+	}
 }
 
 int

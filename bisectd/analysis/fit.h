@@ -15,8 +15,8 @@
  * first segment carries that same bias (-square * n1 * n2), and they
  * leave the cost at a measured length undefined.  The curve is chosen
  * over the line when its square term is positive at FIT_KIND_LEVEL
- * (one-sided t test on the run values, n - 3 df): on a true line that
- * happens in 1% of fits.  A curve that bends the other way (the cost per
+ * (one-sided t test; the cells weighted by their spread, Welch df): on a
+ * true line that happens in about 1% of fits.  A curve that bends the other way (the cost per
  * token falling with length, short prompts underusing the machine) is
  * not chosen: its intercept says nothing about a fixed cost either, and
  * the line's lack-of-fit test already flags it.
@@ -177,7 +177,7 @@ struct fit_comparison {
 	struct fit a, b;			/* a: older (good), b: newer */
 	int curve;				/* a or b chose the curve */
 	/* b - a: the lines' slopes; with a curve, the cost per token at
-	 * the longest fit length (the ceiling's). */
+	 * the longest fit length. */
 	struct estimate per_token_delta_ns;
 	struct estimate fixed_delta_ns;		/* b - a, model intercepts */
 	struct estimate per_token_rel;		/* b / a - 1 */
@@ -219,8 +219,9 @@ struct fit_comparison {
  * one per process run (stats_run_values()).  A cell with a single
  * sample gives an unknown spread (se INFINITY) in the two-point fit.
  * Returns 0, or -1 when fewer than two cells, two cells share a length,
- * a length is <= 0, a cell is empty or holds a non-finite time, or the
- * least-squares fit has fewer than 3 samples.
+ * a length is <= 0, a cell is empty or holds a non-finite time, the
+ * least-squares fit has fewer than 3 samples, or more than FIT_MAX_CELLS
+ * cells are given.
  */
 int fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out);
 

@@ -111,7 +111,7 @@ test_field_report(void)
 	CHECK_INT(cmp.kind, KIND_PER_TOKEN);
 
 	/* From 128: 0.2.3 bends down, 0.2.4 slightly up (its cost per
-	 * token would grow from 3.17 to 3.34 ms, about twice its se at this
+	 * token would grow from 3.17 to 3.34 ms, two or three se at this
 	 * noise: not always the curve).  Either way the costs compared
 	 * length by length give per-token, and 0.2.3's intercept is no
 	 * fixed cost, so never "both". */
@@ -310,6 +310,85 @@ test_compare_curves(void)
 	}
 }
 
+/*
+ * Noiseless cells and single runs: the se pool the residuals (n - 3
+ * df); a straight line's rounding is not a curve; two lengths hint at a
+ * third; a curve that the times leave (a cubic term, four lengths) is
+ * chosen but gives no fixed overhead.
+ */
+static void
+test_curve_edges(void)
+{
+	static const int len4[4] = { 128, 512, 1024, 2048 };
+	double one[4], buf[4][16];
+	struct fit_cell c[4];
+	struct fit f;
+	struct estimate at, line_at;
+
+	for (size_t i = 0; i < 4; i++) {
+		one[i] = (40 + 0.2 * len4[i] + 0.00012 * len4[i] * len4[i]) *
+		    MS;
+		c[i] = (struct fit_cell){ len4[i], &one[i], 1 };
+	}
+	CHECK_INT(fit_line(c, 4, &f), 0);
+	CHECK_INT(f.has_curve, 1);
+	CHECK_NEAR(f.curve_df, 1, 0);
+	CHECK_INT(f.model, FIT_MODEL_CURVE);
+	CHECK_NEAR(f.model_fixed_ns.value / MS, 40, 1e-6);
+	CHECK_NEAR(f.per_token_at[3].cost_ns.value / MS, 0.2 + 0.00024 * 2048,
+	    1e-9);
+	CHECK_NEAR(f.per_token_at[3].cost_ns.se / MS, 0, 1e-9);
+	CHECK_INT(fit_line(c, 3, &f), 0);	/* 3 values: no df left */
+	CHECK_INT(f.has_curve, 0);
+	CHECK_INT(f.model, FIT_MODEL_LINE);
+
+	/* A straight line with replicates and no noise: the square term is
+	 * rounding, the line is kept and its figures are the model's. */
+	for (size_t i = 0; i < 4; i++) {
+		for (size_t k = 0; k < 3; k++)
+			buf[i][k] = (165 + 0.92 * len4[i]) * MS;
+		c[i] = (struct fit_cell){ len4[i], buf[i], 3 };
+	}
+	CHECK_INT(fit_line(c, 4, &f), 0);
+	CHECK_INT(f.has_curve, 1);
+	CHECK_INT(f.model, FIT_MODEL_LINE);
+	CHECK_NEAR(f.model_fixed_ns.value / MS, 165, 1e-6);
+	CHECK_NEAR(f.model_ceiling_tps, f.ceiling_tps, 1e-9);
+	CHECK(isinf(f.model_ceiling_tokens));
+	CHECK(fit_hint(&f) == NULL);
+	fit_cost_at(&f, 300, &at);
+	CHECK_NEAR(at.value, f.per_token_ns.value, 0);
+	fit_model_at(&f, 300, &at);
+	fit_at(&f, 300, &line_at);
+	CHECK_NEAR(at.value, line_at.value, 0);
+	CHECK_NEAR(at.se, line_at.se, 0);
+
+	/* Two lengths of the quadratic engine: the intercept falls below
+	 * zero and only a third length can show why. */
+	rng_state = 3;
+	synth(40, 0.2, 0.00012, 0.01, 0, len4, 4, RUNS, buf, c);
+	CHECK_INT(fit_line(&c[1], 2, &f), 0);
+	CHECK(f.fixed_ns.value < 0);
+	CHECK_CONTAINS(fit_hint(&f), "measure three or more");
+
+	/* A cubic term beyond the curve's reach: chosen for its growth, but
+	 * its intercept is no fixed cost. */
+	for (size_t i = 0; i < 4; i++) {
+		double n = len4[i], t = 40 + 0.2 * n + 0.00012 * n * n +
+		    1e-7 * n * n * n;
+
+		for (size_t k = 0; k < RUNS; k++)
+			buf[i][k] = t * MS * (1 + 0.002 *
+			    check_normal(&rng_state));
+	}
+	CHECK_INT(fit_line(c, 4, &f), 0);
+	CHECK_INT(f.model, FIT_MODEL_CURVE);
+	CHECK(f.curve_lack_of_fit_p < 0.01);
+	CHECK_INT(f.model_fixed_estimable, 0);
+	CHECK_CONTAINS(fit_model_why(&f), "neither");
+	CHECK_CONTAINS(fit_hint(&f), "not as the curve has it");
+}
+
 int
 main(void)
 {
@@ -318,5 +397,6 @@ main(void)
 	CHECK_CASE(test_quadratic_engine);
 	CHECK_CASE(test_line_kept);
 	CHECK_CASE(test_compare_curves);
+	CHECK_CASE(test_curve_edges);
 	return check_done();
 }

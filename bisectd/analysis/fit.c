@@ -575,13 +575,18 @@ set_trend(struct fit_comparison *c)
 		c->trend = TREND_FALLING;
 }
 
-static void
-rel_or_unknown(const struct estimate *b, const struct estimate *a,
-    struct estimate *out)
+/* b against a for one part: the delta, the relative change (unknown
+ * when a is 0) and part_change() at level. */
+static int
+judge_part(const struct estimate *b, const struct estimate *a,
+    double threshold, double level, struct estimate *delta,
+    struct estimate *rel)
 {
-	if (stats_rel_change(b, a, out) < 0)
-		*out = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
+	stats_diff(b, a, delta);
+	if (stats_rel_change(b, a, rel) < 0)
+		*rel = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
 		    INFINITY };
+	return part_change(delta, rel, threshold, level);
 }
 
 /*
@@ -604,10 +609,8 @@ compare_costs(struct fit_comparison *c, double threshold)
 		const struct estimate *cb = &c->b.per_token_at[i].cost_ns;
 
 		x->tokens = c->a.per_token_at[i].tokens;
-		stats_diff(cb, ca, &x->delta_ns);
-		rel_or_unknown(cb, ca, &x->rel);
-		x->change = part_change(&x->delta_ns, &x->rel, threshold,
-		    c->curve ? level : FIT_KIND_LEVEL);
+		x->change = judge_part(cb, ca, threshold, c->curve ? level :
+		    FIT_KIND_LEVEL, &x->delta_ns, &x->rel);
 		slower |= x->change > 0;
 		faster |= x->change < 0;
 	}
@@ -658,20 +661,13 @@ fit_compare(const struct fit_cell *a, size_t na,
 	out->curve = out->a.model == FIT_MODEL_CURVE ||
 	    out->b.model == FIT_MODEL_CURVE;
 	compare_costs(out, threshold);
-	if (!out->curve) {
-		stats_diff(&out->b.per_token_ns, &out->a.per_token_ns,
-		    &out->per_token_delta_ns);
-		rel_or_unknown(&out->b.per_token_ns, &out->a.per_token_ns,
-		    &out->per_token_rel);
-		out->per_token_change = part_change(&out->per_token_delta_ns,
-		    &out->per_token_rel, threshold, FIT_KIND_LEVEL);
-	}
-	stats_diff(&out->b.model_fixed_ns, &out->a.model_fixed_ns,
-	    &out->fixed_delta_ns);
-	rel_or_unknown(&out->b.model_fixed_ns, &out->a.model_fixed_ns,
-	    &out->fixed_rel);
-	out->fixed_change = part_change(&out->fixed_delta_ns,
-	    &out->fixed_rel, threshold, FIT_KIND_LEVEL);
+	if (!out->curve)
+		out->per_token_change = judge_part(&out->b.per_token_ns,
+		    &out->a.per_token_ns, threshold, FIT_KIND_LEVEL,
+		    &out->per_token_delta_ns, &out->per_token_rel);
+	out->fixed_change = judge_part(&out->b.model_fixed_ns,
+	    &out->a.model_fixed_ns, threshold, FIT_KIND_LEVEL,
+	    &out->fixed_delta_ns, &out->fixed_rel);
 	out->fixed_estimable = out->a.model_fixed_estimable &&
 	    out->b.model_fixed_estimable;
 	out->fixed_why = fit_model_why(&out->a) ? fit_model_why(&out->a) :

@@ -487,11 +487,11 @@ fit_hint(const struct fit *f)
 		    "curve has it: fit over the lengths that matter";
 	if (f->fixed_estimable)
 		return NULL;
-	if (!f->has_curve)
+	if (f->ncells == 2)
 		return "two lengths cannot show whether the cost per token "
 		    "grows with length: measure three or more (e.g. 128, "
 		    "512, 2048)";
-	if (f->square_ns.value < 0)
+	if (f->has_curve && f->square_ns.value < 0)
 		return "the cost per token falls with length: measure longer "
 		    "prompts (fit lengths well above where the line bends)";
 	return "no curve stands out of the noise: more runs per cell";

@@ -112,7 +112,7 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 		struct estimate at;
 		json_t *p = json_array();
 
-		fit_at(f, tokens, &at);
+		fit_model_at(f, tokens, &at);
 		json_array_append_new(p, json_real(tokens));
 		json_array_append_new(p, out_num(at.value / 1e6));
 		json_array_append_new(p, out_num(at.lo / 1e6));
@@ -120,6 +120,24 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 		json_array_append_new(band, p);
 	}
 	return band;
+}
+
+/* The chosen model's cost per token at each fit length: [{tokens, ms,
+ * ms_ci}], ascending; under the line each is its slope. */
+static json_t *
+cost_at_json(const struct fit *f)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < f->nper_token_at; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "tokens",
+		    json_integer(f->per_token_at[i].tokens));
+		out_estimate_ms(&f->per_token_at[i].cost_ns, "ms", c);
+		json_array_append_new(a, c);
+	}
+	return a;
 }
 
 /*
@@ -136,14 +154,17 @@ ceiling_contradicted(const struct release_figs *fg,
 	for (size_t i = 0; i < fg->npp; i++) {
 		struct throughput t;
 
+		const struct fit *f = &fg->fit;
+
 		if (!fg->pp[i].ok || stats_throughput(eng->prompts[i],
-		    &fg->pp[i].st, &t) < 0 || !(t.lo > fg->fit.ceiling_hi))
+		    &fg->pp[i].st, &t) < 0 || !(t.lo > f->model_ceiling_hi))
 			continue;
 		snprintf(why, len, "pp%d measured %.0f [%.0f, %.0f] tok/s, "
-		    "above the line's ceiling of %.0f [%.0f, %.0f]: the cost "
+		    "above the %s's ceiling of %.0f [%.0f, %.0f]: the cost "
 		    "of a token grows with the prompt", eng->prompts[i], t.tps,
-		    t.lo, t.hi, fg->fit.ceiling_tps, fg->fit.ceiling_lo,
-		    fg->fit.ceiling_hi);
+		    t.lo, t.hi, f->model == FIT_MODEL_CURVE ? "curve" : "line",
+		    f->model_ceiling_tps, f->model_ceiling_lo,
+		    f->model_ceiling_hi);
 		return 1;
 	}
 	return 0;
@@ -228,9 +249,16 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		/* An interval reaching zero: too few runs for this noise. */
 		if (!(f->per_token_ns.lo > 0))
 			add_flag(flags, "per-token-unresolved");
-		out_fixed_ms(&f->fixed_ns, f->fixed_why, "fixed_ms", o);
-		if (!f->fixed_estimable)
+		json_object_set_new(o, "model", json_string(f->model ==
+		    FIT_MODEL_CURVE ? "curve" : "line"));
+		json_object_set_new(o, "per_token_at", cost_at_json(f));
+		out_fixed_ms(&f->model_fixed_ns, fit_model_why(f), "fixed_ms",
+		    o);
+		if (!f->model_fixed_estimable)
 			add_flag(flags, "fixed-not-estimable");
+		if (fit_hint(f) != NULL)
+			json_object_set_new(o, "fit_hint",
+			    json_string(fit_hint(f)));
 		if (ceiling_contradicted(fg, eng, why, sizeof(why))) {
 			/* Measured faster than the line's limit: the cost of
 			 * a token is not one number here; no ceiling. */
@@ -241,9 +269,15 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 			    json_string(why));
 		} else {
 			json_object_set_new(o, "ceiling_tps",
-			    out_num(f->ceiling_tps));
+			    out_num(f->model_ceiling_tps));
 			json_object_set_new(o, "ceiling_ci",
-			    out_interval(f->ceiling_lo, f->ceiling_hi));
+			    out_interval(f->model_ceiling_lo,
+			    f->model_ceiling_hi));
+			/* The curve's peak is at a length, not at an endless
+			 * prompt. */
+			if (f->model == FIT_MODEL_CURVE)
+				json_object_set_new(o, "ceiling_tokens",
+				    out_num(f->model_ceiling_tokens));
 		}
 		if (plot)
 			json_object_set_new(o, "fit_band", band_json(f, eng));

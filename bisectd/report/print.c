@@ -634,6 +634,48 @@ print_not_estimable(const json_t *rels, FILE *out, int md)
 	}
 }
 
+/*
+ * The releases whose prefill is a curve, not a line: the cost of a
+ * token at each fit length with its interval, and where that leaves the
+ * fixed overhead.  The table's per-token column is the line's slope,
+ * an average over the lengths for them.
+ */
+static void
+print_curves(const json_t *rels, FILE *out, int md)
+{
+	const json_t *r, *c;
+	size_t i, k;
+	int any = 0;
+
+	json_array_foreach(rels, i, r) {
+		if (strcmp(rep_str(r, "model"), "curve") != 0)
+			continue;
+		if (!any)
+			fprintf(out, "%sthe cost per token grows with the prompt "
+			    "(a curve fits, the line does not; per-token ms in "
+			    "the table is the line's average):\n", md ? "\n" :
+			    "");
+		any = 1;
+		fprintf(out, "%s%s:", md ? "- " : "  ", rep_str(r, "version"));
+		json_array_foreach(json_object_get(r, "per_token_at"), k, c) {
+			char ci[96];
+
+			ci_text(ci, sizeof(ci), c, "ms", 0);
+			fprintf(out, "%s %s ms at %lld", k ? "," : "", ci,
+			    (long long)json_integer_value(json_object_get(c,
+			    "tokens")));
+		}
+		if (isfinite(rep_real(r, "fixed_ms")))
+			fprintf(out, "; fixed %.4g ms from the curve's intercept",
+			    rep_real(r, "fixed_ms"));
+		if (isfinite(rep_real(r, "ceiling_tokens")))
+			fprintf(out, "; at most %.0f tok/s, at %.0f tokens",
+			    rep_real(r, "ceiling_tps"),
+			    rep_real(r, "ceiling_tokens"));
+		fputc('\n', out);
+	}
+}
+
 static void
 print_confirm(const json_t *rels, FILE *out, int md)
 {
@@ -816,6 +858,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "same_archive_as"),
 			    rep_str(r, "sha256"));
 	print_not_estimable(rels, out, md);
+	print_curves(rels, out, md);
 	print_unresolved(rels, out, md);
 	if (*rep_str(rep, "shape_unknown"))
 		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",

@@ -7,6 +7,7 @@
  * bisects it; that command then finds 1.0.3.  The decode cells are
  * measured on the ends although the search probes prefill alone.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,22 +23,23 @@ static char ctl_conf[4096];	/* bisectctl -c m.conf */
 static void
 write_config(void)
 {
-	static const char *const names[] = { "dec", "fix", "attn" };
-	char text[4096];
+	static const char *const names[] = { "dec", "fix", "attn", "curve" };
+	char text[8192];
 	size_t len = 0;
 
 	len += (size_t)snprintf(text + len, sizeof(text) - len,
 	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
-	for (size_t i = 0; i < 3; i++)
+	for (size_t i = 0; i < 4; i++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
 		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
 		    "\tasset = %s-{version}.tar.gz\n"
 		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 		    "-n {gen} -t 1 -r 1 -o json\n"
-		    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-		    "\ttimeout = 1m\n", names[i], build, names[i]);
+		    "\tparser = llama-bench\n\tprompts = %s\n\tgen = 16\n"
+		    "\ttimeout = 1m\n", names[i], build, names[i], i == 3 ?
+		    "64,256,512\n\tfit = 64,256,512" : "64,256");
 	check_write_file("m.conf", text);
 }
 
@@ -181,6 +183,66 @@ test_ceiling_contradicted(void)
 	free(out);
 }
 
+/*
+ * Three lengths of a cost that grows with the prompt (5 ms + 20 us per
+ * token + 0.05 us per token squared, the square doubled at 1.0.1): the
+ * curve is chosen, gives the 5 ms back from its intercept with the cost
+ * of a token at each length (26.4, 45.6 and 71.2 us at 1.0.0), and the
+ * bisect calls the change per-token, never fixed.
+ */
+static void
+test_curve(void)
+{
+	static const int tokens[] = { 64, 256, 512 };
+	static const double cost_us[2][3] = { { 26.4, 45.6, 71.2 },
+	    { 32.8, 71.2, 122.4 } };
+	json_t *rep, *rel, *at, *v;
+	char *out = NULL;
+
+	CHECK_INT(check_ctl_run(ctl_conf, "bisect --now curve 1.0.0..1.0.1",
+	    NULL), 3);
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json report curve "
+	    "1.0.0..1.0.1", 0, &rep), 3);
+	for (int k = 0; k < 2; k++) {
+		double fixed, lo, hi;
+
+		rel = check_release(rep, k ? "1.0.1" : "1.0.0");
+		CHECK_STR(json_string_value(json_object_get(rel, "model")),
+		    "curve");
+		/* The intercept is the fixed overhead: 5 ms, and a process
+		 * start, within a millisecond. */
+		fixed = json_number_value(json_object_get(rel, "fixed_ms"));
+		lo = json_number_value(json_array_get(json_object_get(rel,
+		    "fixed_ms_ci"), 0));
+		hi = json_number_value(json_array_get(json_object_get(rel,
+		    "fixed_ms_ci"), 1));
+		CHECK(fixed > 4.5 && fixed < 6.0 && lo < fixed && hi > fixed);
+		at = json_object_get(rel, "per_token_at");
+		CHECK_INT(json_array_size(at), 3);
+		for (size_t i = 0; i < 3 && i < json_array_size(at); i++) {
+			double ms = json_number_value(json_object_get(
+			    json_array_get(at, i), "ms"));
+
+			CHECK_INT(json_integer_value(json_object_get(
+			    json_array_get(at, i), "tokens")), tokens[i]);
+			/* Within 10% of the engine's own cost. */
+			CHECK(fabs(ms * 1000 / cost_us[k][i] - 1) < 0.10);
+		}
+		/* Under the curve no measured length beats the ceiling. */
+		CHECK(json_is_number(json_object_get(rel, "ceiling_tps")));
+		CHECK(json_object_get(rel, "ceiling_contradicted") == NULL);
+	}
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "1.0.1");
+	CHECK_STR(json_string_value(json_object_get(v, "kind")), "per-token");
+	json_decref(rep);
+	CHECK_INT(check_ctl_run(ctl_conf, "report curve 1.0.0..1.0.1", &out),
+	    3);
+	CHECK_CONTAINS(out, "the cost per token grows with the prompt");
+	CHECK_CONTAINS(out, "ms at 512; fixed ");
+	free(out);
+}
+
 /* Decode 200 to 400 us per token: tg16 5.2 to 8.4 ms, -38% tok/s. */
 static void
 test_decode_only(void)
@@ -207,5 +269,6 @@ main(void)
 	CHECK_CASE(test_decode_only);
 	CHECK_CASE(test_fixed_only);
 	CHECK_CASE(test_ceiling_contradicted);
+	CHECK_CASE(test_curve);
 	return check_done();
 }

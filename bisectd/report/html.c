@@ -79,7 +79,9 @@ fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
 	fputs("\"/>\n", out);
 }
 
-/* "0.2.4: 0.3281 ms/token [0.31, 0.34], ceiling 3048 tok/s". */
+/* "0.2.4: 0.3281 ms/token [0.31, 0.34], ceiling 3048 tok/s", or for a
+ * curve "0.2.4: curve, 0.026 ms/token at 64 to 0.071 at 512, peak 9000
+ * tok/s". */
 static void
 fit_caption(FILE *out, const json_t *rel)
 {
@@ -89,11 +91,26 @@ fit_caption(FILE *out, const json_t *rel)
 		fputs("no fit", out);
 		return;
 	}
-	html_num_ci(out, rep_real(rel, "per_token_ms"),
-	    json_object_get(rel, "per_token_ms_ci"), 0, 1);
-	fputs(" ms/token", out);
+	if (strcmp(rep_str(rel, "model"), "curve") == 0) {
+		const json_t *at = json_object_get(rel, "per_token_at");
+		const json_t *first = json_array_get(at, 0);
+		const json_t *last = json_array_get(at,
+		    json_array_size(at) - 1);
+
+		/* The cost of a token grows along the curve: at its ends. */
+		fprintf(out, "curve, %.4g ms/token at %lld to %.4g at %lld",
+		    rep_real(first, "ms"), (long long)json_integer_value(
+		    json_object_get(first, "tokens")), rep_real(last, "ms"),
+		    (long long)json_integer_value(json_object_get(last,
+		    "tokens")));
+	} else {
+		html_num_ci(out, rep_real(rel, "per_token_ms"),
+		    json_object_get(rel, "per_token_ms_ci"), 0, 1);
+		fputs(" ms/token", out);
+	}
 	if (isfinite(rep_real(rel, "ceiling_tps")))
-		fprintf(out, ", ceiling %.0f tok/s",
+		fprintf(out, ", %s %.0f tok/s", isfinite(rep_real(rel,
+		    "ceiling_tokens")) ? "peak" : "ceiling",
 		    rep_real(rel, "ceiling_tps"));
 }
 

@@ -225,8 +225,17 @@ test_curve(void)
 
 			CHECK_INT(json_integer_value(json_object_get(
 			    json_array_get(at, i), "tokens")), tokens[i]);
-			/* Within 10% of the engine's own cost. */
-			CHECK(fabs(ms * 1000 / cost_us[k][i] - 1) < 0.10);
+			/*
+			 * Within 20% of the engine's own cost: about five
+			 * standard errors at 64 tokens from five runs a cell,
+			 * while the line's one slope is 82% off there and
+			 * 32% at 512.
+			 */
+			if (!(fabs(ms * 1000 / cost_us[k][i] - 1) < 0.20))
+				fprintf(stderr, "%s at %d: %.4g ms, not %.4g\n",
+				    k ? "1.0.1" : "1.0.0", tokens[i], ms,
+				    cost_us[k][i] / 1000);
+			CHECK(fabs(ms * 1000 / cost_us[k][i] - 1) < 0.20);
 		}
 		/* Under the curve no measured length beats the ceiling. */
 		CHECK(json_is_number(json_object_get(rel, "ceiling_tps")));
@@ -240,6 +249,11 @@ test_curve(void)
 	    3);
 	CHECK_CONTAINS(out, "the cost per token grows with the prompt");
 	CHECK_CONTAINS(out, "ms at 512; fixed ");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "report curve 1.0.0..1.0.1 --format "
+	    "html", &out), 3);
+	CHECK_CONTAINS(out, "1.0.1: curve, ");
+	CHECK_CONTAINS(out, " tok/s");
 	free(out);
 }
 

@@ -17,8 +17,12 @@
 # --pack copies bisectctl, the shared libraries ldd says it and the fake
 # engine load (all but the C library's own, and never libnvidia-ml, which
 # must be the machine's), the demo's weights and one release, and this
-# script.  Set BISECTD_NVML_LIBRARY to try another NVML file, and
-# CUDA_VISIBLE_DEVICES to pick the GPUs.
+# script.  Set BISECTD_NVML_LIBRARY to try another NVML file,
+# CUDA_VISIBLE_DEVICES to pick the GPUs, and GPU_LOAD to a command that
+# works the GPU (the demo's engine does not), run beside each run and
+# killed at its end, so that clocks, power and memory move; e.g.
+#   GPU_LOAD="python3 -c 'import torch; a = torch.rand(8192, 8192,
+#     device=\"cuda\"); [a @ a for _ in range(10**6)]'"
 set -eu
 
 if [ "${1:-}" = "--pack" ]; then
@@ -56,10 +60,20 @@ cat > wrap.sh <<'WRAP'
 n=$(cat count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > count
 nvidia-smi --query-gpu=index,clocks.sm,clocks.mem,temperature.gpu,power.draw,utilization.gpu,memory.used,clocks_event_reasons.active --format=csv,noheader -lms 100 > smi-run$n.csv 2>&1 &
 smi=$!
+load=
+if [ -s load.sh ]; then
+	sh load.sh >/dev/null 2>&1 &
+	load=$!
+fi
 sleep 1; "$@"; rc=$?
+if [ -n "$load" ]; then
+	pkill -P $load 2>/dev/null; kill $load 2>/dev/null; wait $load 2>/dev/null
+fi
 kill $smi 2>/dev/null; wait $smi 2>/dev/null
 exit $rc
 WRAP
+# The engine sees none of our environment but PATH, HOME and LANG.
+[ -z "${GPU_LOAD:-}" ] || printf '%s\n' "$GPU_LOAD" > load.sh
 cat > t.conf <<CONF
 [bisectd]
 	database = t.db
@@ -72,7 +86,6 @@ cat > t.conf <<CONF
 	asset = basert-{version}.tar.gz
 	command = /bin/sh $tmp/wrap.sh {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
 	env = LD_LIBRARY_PATH=$here/lib
-	env = PATH=/usr/bin:/bin
 	parser = llama-bench
 	prompts = 128,512
 	gen = 16

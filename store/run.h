@@ -94,7 +94,7 @@ struct store_run_gpu {
 	int64_t throttle;	/* OR of NVML's reasons */
 	int64_t mem_peak;	/* bytes above the memory in use before */
 	double energy_j;
-	int throttled;		/* thermal, power cap or HW slowdown seen */
+	int throttled;		/* thermal, power cap, HW slowdown seen */
 };
 
 struct store_run {

@@ -103,8 +103,8 @@ print_machine_gpus(struct store *s, const struct store_run_rows *rows,
 		if (store_machine_gpus(s, id, g, DEVICE_MAX, &n, e) < 0)
 			return -1;
 		for (k = 0; k < n; k++)
-			printf("machine %lld gpu %d: %s, %s, driver %s, CUDA %s,"
-			    " VBIOS %s, power limit %.0f W, persistence %s,"
+			printf("machine %lld gpu %d: %s, %s, driver %s,"
+			    " CUDA %s, VBIOS %s, power limit %.0f W, persistence %s,"
 			    " MIG %s, ECC %s, application clocks %d/%d MHz"
 			    " (default %d/%d), clocks locked %s\n",
 			    (long long)id, g[k].index, ctl_safe(g[k].model),

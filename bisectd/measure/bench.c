@@ -186,7 +186,8 @@ int
 bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
     struct err *e)
 {
-	static int said;	/* the hygiene lines, once a process */
+	static atomic_int said;	/* the hygiene lines, once a process (the
+				 * daemon's workers share it) */
 	struct machine m;
 	struct store_machine sm;
 	struct store_gpu g[DEVICE_MAX];
@@ -198,8 +199,7 @@ bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
 		store_gpu_of(&m.gpu[i], i, &g[i]);
 	sm.gpus = g;
 	sm.ngpus = m.ngpus;
-	if (!said) {
-		said = 1;
+	if (atomic_exchange(&said, 1) == 0) {
 		if (m.gpu_note[0] != '\0')
 			fprintf(stderr, "hygiene: no GPU state: %s\n",
 			    m.gpu_note);

@@ -123,7 +123,8 @@ struct machine {
 	char hw_key[SHA256_HEX_LEN + 1];	/* sha256 of the identity */
 	size_t ngpus;		/* the GPUs the engine can see */
 	struct device_identity gpu[DEVICE_MAX];
-	char gpu_note[ERR_MSG_MAX];	/* no GPU state: why ("" when there is) */
+	char gpu_note[ERR_MSG_MAX];	/* no GPU state: why; "" when
+					 * there is */
 };
 
 /* Where machine facts are read from; NULL fields mean the real files. */

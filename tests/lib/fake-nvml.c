@@ -15,9 +15,10 @@
  *   no-driver                    nvmlInit answers DRIVER_NOT_LOADED
  *
  * Values apply to every GPU.  The energy counters add up the power read
- * over the time between readings.  Built with FAKE_NVML_OLD it is a driver from before 535 (no
- * clock event reasons under their new name) that has no energy counter
- * and no MIG: those symbols are absent, as on such a machine.
+ * over the time between readings.  Built with FAKE_NVML_OLD it is a
+ * driver from before 535 (no clock event reasons under their new name)
+ * that has no energy counter and no MIG: those symbols are absent, as on
+ * such a machine.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -200,7 +201,8 @@ read_script(void)
 			struct step *s = &steps[nsteps++];
 			int by_time = w[0] == 'a';
 
-			memset(&s->set, 0xff, sizeof(s->set));	/* all -1 */
+			/* Every field -1: unchanged. */
+			memset(&s->set, 0xff, sizeof(s->set));
 			w = word(&p);
 			s->at = by_time && w ? strtod(w, NULL) : 0;
 			s->phase = by_time || w == NULL ? -1 : atoi(w);

@@ -90,6 +90,7 @@ print_machine_gpus(struct store *s, const struct store_run_rows *rows,
     struct err *e)
 {
 	struct store_gpu g[DEVICE_MAX];
+	char limit[32];
 	size_t n;
 
 	for (size_t i = 0; i < rows->n; i++) {
@@ -104,14 +105,15 @@ print_machine_gpus(struct store *s, const struct store_run_rows *rows,
 			return -1;
 		for (k = 0; k < n; k++)
 			printf("machine %lld gpu %d: %s, %s, driver %s,"
-			    " CUDA %s, VBIOS %s, power limit %.0f W, persistence %s,"
-			    " MIG %s, ECC %s, application clocks %d/%d MHz"
-			    " (default %d/%d), clocks locked %s\n",
-			    (long long)id, g[k].index, ctl_safe(g[k].model),
-			    ctl_safe(g[k].uuid), ctl_safe(g[k].driver),
-			    ctl_safe(g[k].cuda), ctl_safe(g[k].vbios),
+			    " CUDA %s, VBIOS %s, power limit %s W,"
+			    " persistence %s, MIG %s, ECC %s, application"
+			    " clocks %d/%d MHz (default %d/%d), clocks locked"
+			    " %s\n", (long long)id, g[k].index,
+			    ctl_safe(g[k].model), ctl_safe(g[k].uuid),
+			    ctl_safe(g[k].driver), ctl_safe(g[k].cuda),
+			    ctl_safe(g[k].vbios), fig(limit, sizeof(limit), 0,
 			    g[k].power_limit_mw >= 0 ?
-			    (double)g[k].power_limit_mw / 1000 : -1,
+			    (double)g[k].power_limit_mw / 1000 : -1),
 			    mode_name(g[k].persistence), mode_name(g[k].mig),
 			    mode_name(g[k].ecc), g[k].app_sm_mhz,
 			    g[k].app_mem_mhz, g[k].default_sm_mhz,

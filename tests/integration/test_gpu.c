@@ -141,6 +141,17 @@ test_devices(void)
 	device_close(&d);
 	unsetenv("CUDA_VISIBLE_DEVICES");
 
+	/* Values over time since nvmlInit: each reading is live. */
+	script("550.54.15", GPU_A, "at 0.3 sm=1500 reasons=0x8\n");
+	CHECK_INT(open_visible(NULL, &d), 1);
+	CHECK_INT(device_sample(&d, 0, &s), 0);
+	CHECK_INT(s.sm_mhz, 1980);
+	check_sleep_ms(400);
+	CHECK_INT(device_sample(&d, 0, &s), 0);
+	CHECK_INT(s.sm_mhz, 1500);
+	CHECK_INT(s.throttle, DEVICE_THR_HW_SLOWDOWN);
+	device_close(&d);
+
 	/* A field the device does not support, and an older driver's
 	 * library without the energy counter, MIG or the new name of the
 	 * clock event reasons: unknown, the rest still read. */

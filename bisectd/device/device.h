@@ -118,8 +118,8 @@ void device_close(struct device_set *d);
  * The devices CUDA_VISIBLE_DEVICES names, in its order, as CUDA reads
  * it: comma-separated indexes or UUIDs ("GPU-..."), up to the first entry
  * that is neither.  Fills up to max entries of idx (an index, or -1 for
- * a UUID, then in uuids[i], malloced by nobody: pointers into a copy in
- * buf).  Returns the count; 0 for "" (no device).
+ * a UUID, which uuids[i] then points at inside buf, where visible is
+ * copied).  Returns the count; 0 for "" (no device).
  */
 size_t device_parse_visible(const char *visible, char *buf, size_t len,
     int *idx, const char **uuids, size_t max);

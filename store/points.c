@@ -174,6 +174,31 @@ opt_int(sqlite3_stmt *st, int i)
 	    sqlite3_column_int64(st, i);
 }
 
+static double
+opt_double(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	    sqlite3_column_double(st, i);
+}
+
+/* A run's GPU figures from column i on, as bind_gpu() stored them. */
+static void
+read_gpu(sqlite3_stmt *st, int i, struct store_run_gpu *g)
+{
+	g->samples = (int)opt_int(st, i);
+	if (g->samples < 0)
+		g->samples = 0;
+	g->sm_mhz = opt_double(st, i + 1);
+	g->mem_mhz = opt_double(st, i + 2);
+	g->temp_max_c = (int)opt_int(st, i + 3);
+	g->power_w = opt_double(st, i + 4);
+	g->util_pct = opt_double(st, i + 5);
+	g->throttle = opt_int(st, i + 6);
+	g->mem_peak = opt_int(st, i + 7);
+	g->energy_j = opt_double(st, i + 8);
+	g->throttled = sqlite3_column_int(st, i + 9);
+}
+
 int
 store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
     struct err *e)
@@ -192,7 +217,10 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	    " (SELECT count(*) FROM sample x WHERE x.run_id = r.id),"
 	    " d.key, d.text, (SELECT avg(x.engine_ns) / 1e6 FROM sample x"
 	    " WHERE x.run_id = r.id), d.clock, r.info, r.loadavg,"
-	    " r.stdout_truncated FROM run r LEFT JOIN definition d"
+	    " r.stdout_truncated, r.machine_id, r.gpu_samples, r.gpu_sm_mhz,"
+	    " r.gpu_mem_mhz, r.gpu_temp_max_c, r.gpu_power_w, r.gpu_util_pct,"
+	    " r.gpu_throttle, r.gpu_mem_peak, r.gpu_energy_j, r.throttled"
+	    " FROM run r LEFT JOIN definition d"
 	    " ON d.id = r.definition_id WHERE r.release_id = ?1 ORDER BY r.id",
 	    &st, e) < 0)
 		return -1;
@@ -242,6 +270,8 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 		r->loadavg = sqlite3_column_type(st, 29) == SQLITE_NULL ?
 		    -1 : sqlite3_column_double(st, 29);
 		r->out_truncated = sqlite3_column_int(st, 30);
+		r->machine_id = sqlite3_column_int64(st, 31);
+		read_gpu(st, 32, &r->gpu);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

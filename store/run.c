@@ -2,6 +2,7 @@
  * run.c: the store's queries over weights, machines, measurement
  * definitions, benchmark runs with their samples, and recorded alerts.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,7 +81,98 @@ store_machine_ensure(struct store *s, const struct store_machine *m,
 	store_bind_text(st, 2, m->kernel);
 	store_bind_text(st, 3, m->os);
 	store_bind_text(st, 4, m->hostname);
-	return find_id(s, st, id, "look up the machine", e);
+	if (find_id(s, st, id, "look up the machine", e) < 0)
+		return -1;
+	for (size_t i = 0; i < m->ngpus; i++) {
+		const struct store_gpu *g = &m->gpus[i];
+
+		if (store_prepare(s, "INSERT INTO machine_gpu (machine_id,"
+		    " slot, idx, model, uuid, driver, cuda, vbios,"
+		    " power_limit_mw, persistence, mig, ecc, app_sm_mhz,"
+		    " app_mem_mhz, default_sm_mhz, default_mem_mhz,"
+		    " clocks_locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+		    " ON CONFLICT DO NOTHING", &st, e) < 0)
+			return -1;
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_int(st, 2, (int)i);
+		sqlite3_bind_int(st, 3, g->index);
+		store_bind_text(st, 4, g->model);
+		store_bind_text(st, 5, g->uuid);
+		store_bind_text(st, 6, g->driver);
+		store_bind_text(st, 7, g->cuda);
+		store_bind_text(st, 8, g->vbios);
+		store_bind_opt_int(st, 9, g->power_limit_mw);
+		store_bind_opt_int(st, 10, g->persistence);
+		store_bind_opt_int(st, 11, g->mig);
+		store_bind_opt_int(st, 12, g->ecc);
+		store_bind_opt_int(st, 13, g->app_sm_mhz);
+		store_bind_opt_int(st, 14, g->app_mem_mhz);
+		store_bind_opt_int(st, 15, g->default_sm_mhz);
+		store_bind_opt_int(st, 16, g->default_mem_mhz);
+		store_bind_opt_int(st, 17, g->clocks_locked);
+		if (store_step_done(s, st, "record the machine's GPU", e) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A column that may be NULL: its int, or -1. */
+static int
+opt_col(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int(st, i);
+}
+
+static void
+copy_col(sqlite3_stmt *st, int i, char *out, size_t len)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(out, len, "%s", t ? (const char *)t : "");
+}
+
+int
+store_machine_gpus(struct store *s, int64_t machine_id, struct store_gpu *out,
+    size_t max, size_t *n, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if (store_prepare(s, "SELECT slot, idx, model, uuid, driver, cuda,"
+	    " vbios, power_limit_mw, persistence, mig, ecc, app_sm_mhz,"
+	    " app_mem_mhz, default_sm_mhz, default_mem_mhz, clocks_locked"
+	    " FROM machine_gpu WHERE machine_id = ?1 ORDER BY slot", &st,
+	    e) < 0)
+		return -1;
+	sqlite3_bind_int64(st, 1, machine_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+		struct store_gpu *g = &out[(*n)++];
+
+		g->slot = sqlite3_column_int(st, 0);
+		g->index = sqlite3_column_int(st, 1);
+		copy_col(st, 2, g->model, sizeof(g->model));
+		copy_col(st, 3, g->uuid, sizeof(g->uuid));
+		copy_col(st, 4, g->driver, sizeof(g->driver));
+		copy_col(st, 5, g->cuda, sizeof(g->cuda));
+		copy_col(st, 6, g->vbios, sizeof(g->vbios));
+		g->power_limit_mw = sqlite3_column_type(st, 7) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 7);
+		g->persistence = opt_col(st, 8);
+		g->mig = opt_col(st, 9);
+		g->ecc = opt_col(st, 10);
+		g->app_sm_mhz = opt_col(st, 11);
+		g->app_mem_mhz = opt_col(st, 12);
+		g->default_sm_mhz = opt_col(st, 13);
+		g->default_mem_mhz = opt_col(st, 14);
+		g->clocks_locked = opt_col(st, 15);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(s, e, "read a machine's GPUs");
+	return 0;
 }
 
 int
@@ -178,6 +270,33 @@ bind_blob(sqlite3_stmt *st, int i, const char *p, size_t len)
 		sqlite3_bind_null(st, i);
 }
 
+static void
+bind_opt_double(sqlite3_stmt *st, int i, double v)
+{
+	if (v >= 0)
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/* A run's GPU figures from column i on: NULLs without readings. */
+static void
+bind_gpu(sqlite3_stmt *st, int i, const struct store_run_gpu *g)
+{
+	int none = g->samples <= 0;
+
+	store_bind_opt_int(st, i, none ? -1 : g->samples);
+	bind_opt_double(st, i + 1, none ? -1 : g->sm_mhz);
+	bind_opt_double(st, i + 2, none ? -1 : g->mem_mhz);
+	store_bind_opt_int(st, i + 3, none ? -1 : g->temp_max_c);
+	bind_opt_double(st, i + 4, none ? -1 : g->power_w);
+	bind_opt_double(st, i + 5, none ? -1 : g->util_pct);
+	store_bind_opt_int(st, i + 6, none ? -1 : g->throttle);
+	store_bind_opt_int(st, i + 7, none ? -1 : g->mem_peak);
+	bind_opt_double(st, i + 8, none ? -1 : g->energy_j);
+	sqlite3_bind_int(st, i + 9, !none && g->throttled);
+}
+
 static int
 insert_run(struct store *s, struct store_run *r, struct err *e)
 {
@@ -189,10 +308,13 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	    " mode, parser, started, wall_ns, user_ns, sys_ns, max_rss_kb,"
 	    " exit_code, signal, failure, failure_detail, stdout,"
 	    " stdout_truncated, stderr_tail, busy_share, loadavg, busy, info,"
-	    " confirm, definition_id)"
+	    " confirm, definition_id, gpu_samples, gpu_sm_mhz, gpu_mem_mhz,"
+	    " gpu_temp_max_c, gpu_power_w, gpu_util_pct, gpu_throttle,"
+	    " gpu_mem_peak, gpu_energy_j, throttled)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 	    " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-	    " ?27, ?28, ?29) RETURNING id", &st, e) < 0)
+	    " ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)"
+	    " RETURNING id", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, r->release_id);
 	sqlite3_bind_int64(st, 2, r->weights_id);
@@ -233,6 +355,7 @@ insert_run(struct store *s, struct store_run *r, struct err *e)
 	sqlite3_bind_int(st, 28, r->confirm);
 	store_bind_opt_int(st, 29, r->definition_id > 0 ? r->definition_id :
 	    -1);
+	bind_gpu(st, 30, &r->gpu);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		r->id = sqlite3_column_int64(st, 0);

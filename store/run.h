@@ -15,6 +15,17 @@ struct store;
 int store_weights_ensure(struct store *s, const char *name,
     const char *sha256, int64_t size, int64_t *id, struct err *e);
 
+/* A GPU of a machine, as its hardware key saw it; "" and -1 unknown. */
+struct store_gpu {
+	int slot;		/* order among the visible GPUs */
+	int index;		/* its index on the machine */
+	char model[96], uuid[96], driver[80], cuda[16], vbios[64];
+	int64_t power_limit_mw;
+	int persistence, mig, ecc;	/* 0 off, 1 on */
+	int app_sm_mhz, app_mem_mhz, default_sm_mhz, default_mem_mhz;
+	int clocks_locked;
+};
+
 struct store_machine {
 	char *hw_key;
 	char *cpu_model;
@@ -24,6 +35,8 @@ struct store_machine {
 	char *kernel;
 	char *os;
 	char *hostname;
+	const struct store_gpu *gpus;	/* recorded by ensure(), if any */
+	size_t ngpus;
 };
 
 int store_machine_ensure(struct store *s, const struct store_machine *m,
@@ -34,6 +47,11 @@ int store_machine_ensure(struct store *s, const struct store_machine *m,
 int store_machine_find(struct store *s, const char *hw_key,
     struct store_machine *out, struct err *e);
 void store_machine_release(struct store_machine *m);
+
+/* The GPUs recorded with machine id, in slot order, up to max: *n of
+ * them (0 for a machine without). */
+int store_machine_gpus(struct store *s, int64_t machine_id,
+    struct store_gpu *out, size_t max, size_t *n, struct err *e);
 
 /* The newest weights hash recorded under name; 1 if none (*sha malloced). */
 int store_weights_latest(struct store *s, const char *name, char **sha,
@@ -63,6 +81,22 @@ struct store_run_end {
 	size_t err_len;
 };
 
+/*
+ * What the GPUs did during a run (bisectd/measure/gpurun.c says how each
+ * is taken).  samples 0: no GPU state, every field stored as NULL; -1 a
+ * field unknown (NULL) although there were readings.
+ */
+struct store_run_gpu {
+	int samples;
+	double sm_mhz, mem_mhz;	/* medians */
+	int temp_max_c;
+	double power_w, util_pct;	/* means */
+	int64_t throttle;	/* OR of NVML's reasons */
+	int64_t mem_peak;	/* bytes above the memory in use before */
+	double energy_j;
+	int throttled;		/* thermal, power cap, HW slowdown seen */
+};
+
 struct store_run {
 	int64_t id;		/* out */
 	int64_t release_id, weights_id, machine_id;
@@ -86,6 +120,7 @@ struct store_run {
 	int64_t definition_id;	/* store_definition_ensure()'s; 0: none */
 	int64_t ablation_id;	/* store_ablation_open()'s; 0: none */
 	const char *variant;	/* with it: "" the baseline, else a switch */
+	struct store_run_gpu gpu;	/* zero: no GPU state */
 };
 
 /*
@@ -136,6 +171,8 @@ struct store_run_row {
 	char *info;		/* the parser's JSON, or NULL */
 	double loadavg;		/* -1 if not sampled */
 	int out_truncated;
+	int64_t machine_id;
+	struct store_run_gpu gpu;	/* samples 0: none stored */
 };
 
 struct store_run_rows {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bisectd/acquire/bench_release.h"
+#include "bisectd/device/device.h"
 #include "bisectd/measure/canary.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/report/listing_json.h"
@@ -36,6 +37,91 @@ print_definitions(const struct store_run_rows *rows)
 	if (legacy)
 		printf("definition -: stored before definitions were recorded; "
 		    "never reused\n");
+}
+
+/* A figure, or "-" where it is unknown (NULL in the store). */
+static const char *
+fig(char *buf, size_t len, int decimals, double v)
+{
+	if (v >= 0)
+		snprintf(buf, len, "%.*f", decimals, v);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+/* Under a run: what its GPUs did, if it has readings. */
+static void
+print_run_gpu(const struct store_run_gpu *g)
+{
+	char sm[32], mem[32], temp[32], power[32], util[32], peak[32];
+	char energy[32], why[160];
+
+	if (g->samples <= 0)
+		return;
+	if (g->throttle >= 0)
+		device_throttle_names((uint64_t)g->throttle, why,
+		    sizeof(why));
+	else
+		snprintf(why, sizeof(why), "-");
+	printf("        gpu: sm %s MHz, mem %s MHz, max %s C, %s W, util %s%%,"
+	    " mem peak %s GiB, %s J, reasons %s%s (%d readings)\n",
+	    fig(sm, sizeof(sm), 0, g->sm_mhz),
+	    fig(mem, sizeof(mem), 0, g->mem_mhz),
+	    fig(temp, sizeof(temp), 0, g->temp_max_c),
+	    fig(power, sizeof(power), 1, g->power_w),
+	    fig(util, sizeof(util), 0, g->util_pct),
+	    fig(peak, sizeof(peak), 2, g->mem_peak >= 0 ?
+	    (double)g->mem_peak / (1 << 30) : -1),
+	    fig(energy, sizeof(energy), 1, g->energy_j), why,
+	    g->throttled ? ", THROTTLED" : "", g->samples);
+}
+
+static const char *
+mode_name(int v)
+{
+	return v < 0 ? "unknown" : v ? "on" : "off";
+}
+
+/* Under the runs: the GPUs of each machine they ran on, once, which are
+ * what its hardware key was made of. */
+static int
+print_machine_gpus(struct store *s, const struct store_run_rows *rows,
+    struct err *e)
+{
+	struct store_gpu g[DEVICE_MAX];
+	char limit[32];
+	size_t n;
+
+	for (size_t i = 0; i < rows->n; i++) {
+		int64_t id = rows->v[i].machine_id;
+		size_t k;
+
+		for (k = 0; k < i && rows->v[k].machine_id != id; k++)
+			;
+		if (k < i)
+			continue;
+		if (store_machine_gpus(s, id, g, DEVICE_MAX, &n, e) < 0)
+			return -1;
+		for (k = 0; k < n; k++)
+			printf("machine %lld gpu %d: %s, %s, driver %s,"
+			    " CUDA %s, VBIOS %s, power limit %s W,"
+			    " persistence %s, MIG %s, ECC %s, application"
+			    " clocks %d/%d MHz (default %d/%d), clocks locked"
+			    " %s\n", (long long)id, g[k].index,
+			    ctl_safe(g[k].model), ctl_safe(g[k].uuid),
+			    ctl_safe(g[k].driver), ctl_safe(g[k].cuda),
+			    ctl_safe(g[k].vbios), fig(limit, sizeof(limit), 0,
+			    g[k].power_limit_mw >= 0 ?
+			    (double)g[k].power_limit_mw / 1000 : -1),
+			    mode_name(g[k].persistence), mode_name(g[k].mig),
+			    mode_name(g[k].ecc), g[k].app_sm_mhz,
+			    g[k].app_mem_mhz, g[k].default_sm_mhz,
+			    g[k].default_mem_mhz,
+			    g[k].clocks_locked < 0 ? "unknown" :
+			    g[k].clocks_locked ? "yes" : "no");
+	}
+	return 0;
 }
 
 /* A commit's build before its runs: how it went, and a failed build's
@@ -195,6 +281,7 @@ cmd_runs(struct ctl *c)
 			    ctl_safe(r->failure_detail) : "");
 			if (r->failure && r->err_len > 0)
 				print_stderr_tail(r->err_tail, r->err_len);
+			print_run_gpu(&r->gpu);
 		}
 		printf("WALL is the runner's clock for the whole process; "
 		    "ENGINE the mean of the\nengine's own figures in its "
@@ -202,6 +289,12 @@ cmd_runs(struct ctl *c)
 		    "definition's clock: engine, wall, or ttft, the time to "
 		    "the first token).\n");
 		print_definitions(&rows);
+		if (print_machine_gpus(s, &rows, &e) < 0) {
+			canary_runs_release(&canary);
+			store_run_rows_release(&rows);
+			store_close(s);
+			return ctl_failed(&e);
+		}
 		print_canary_runs(&canary);
 	}
 	canary_runs_release(&canary);

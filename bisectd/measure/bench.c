@@ -17,6 +17,7 @@
 #include "bench.h"
 #include "canary.h"
 #include "definition.h"
+#include "gpurun.h"
 #include "config/conf.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -157,15 +158,58 @@ bench_cells_free(struct bench_cell *cells, size_t n)
 	free(cells);
 }
 
+/* The store's row of a GPU's identity. */
+static void
+store_gpu_of(const struct device_identity *d, size_t slot,
+    struct store_gpu *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->slot = (int)slot;
+	g->index = d->index;
+	snprintf(g->model, sizeof(g->model), "%s", d->model);
+	snprintf(g->uuid, sizeof(g->uuid), "%s", d->uuid);
+	snprintf(g->driver, sizeof(g->driver), "%s", d->driver);
+	snprintf(g->cuda, sizeof(g->cuda), "%s", d->cuda);
+	snprintf(g->vbios, sizeof(g->vbios), "%s", d->vbios);
+	g->power_limit_mw = d->power_limit_mw;
+	g->persistence = d->persistence;
+	g->mig = d->mig;
+	g->ecc = d->ecc;
+	g->app_sm_mhz = d->app_sm_mhz;
+	g->app_mem_mhz = d->app_mem_mhz;
+	g->default_sm_mhz = d->default_sm_mhz;
+	g->default_mem_mhz = d->default_mem_mhz;
+	g->clocks_locked = d->clocks_locked;
+}
+
 int
 bench_machine(struct store *s, int64_t *machine_id, char hw_key[65],
     struct err *e)
 {
+	static atomic_int said;	/* the hygiene lines, once a process (the
+				 * daemon's workers share it) */
 	struct machine m;
 	struct store_machine sm;
+	struct store_gpu g[DEVICE_MAX];
+	char advice[2048];
 
 	if (hygiene_machine(NULL, &m, e) < 0)
 		return -1;
+	for (size_t i = 0; i < m.ngpus; i++)
+		store_gpu_of(&m.gpu[i], i, &g[i]);
+	sm.gpus = g;
+	sm.ngpus = m.ngpus;
+	if (atomic_exchange(&said, 1) == 0) {
+		if (m.gpu_note[0] != '\0')
+			fprintf(stderr, "hygiene: no GPU state: %s\n",
+			    m.gpu_note);
+		hygiene_gpu_advice(&m, advice, sizeof(advice));
+		for (char *l = advice, *nl; *l; l = nl + 1) {
+			if ((nl = strchr(l, '\n')) == NULL)
+				break;
+			fprintf(stderr, "hygiene: %.*s\n", (int)(nl - l), l);
+		}
+	}
 	sm.hw_key = m.hw_key;
 	sm.cpu_model = m.cpu_model;
 	sm.cores = m.cores;
@@ -505,7 +549,7 @@ static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
     const struct bench_cell *c, int64_t definition_id, int rep, int warmup,
     int confirm, struct bench_progress *p, struct hygiene_watch *hw,
-    struct bench_tally *tally, struct err *e)
+    struct device_set *dev, struct bench_tally *tally, struct err *e)
 {
 	const struct conf_engine *eng = t->eng ? t->eng : b->eng;
 	struct hygiene_sample hs = { -1, -1, 0 };
@@ -520,6 +564,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	struct store_run run;
 	struct store_sample *smp = NULL;
 	struct err pe = ERR_INIT;
+	struct gpu_watch *gw;
 	char detail[1100], parser[512];
 	size_t nsmp = 0;
 	int busy = 0, rc;
@@ -544,8 +589,11 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	if (eng->mode == MODE_SERVER) {
 		struct store_sample one;
 
+		/* Without its thread the run goes on, without figures. */
+		(void)gpu_watch_start(dev, &gw);
 		rc = server_run(eng, &v, c, b->stop, &run, &one, &nsmp,
 		    detail, sizeof(detail), &res, e);
+		gpu_watch_stop(gw, &run.gpu);
 		if (rc < 0 && b->stop && *b->stop)
 			return -1;	/* "interrupted" */
 		if (rc < 0)
@@ -557,7 +605,9 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 		run_result_release(&res);
 		return rc;
 	}
+	(void)gpu_watch_start(dev, &gw);
 	rc = run_template(eng->command, &v, &spec, &res, e);
+	gpu_watch_stop(gw, &run.gpu);
 	if (rc < 0)
 		return err_prefix(e, "%s %s", eng->name, t->version);
 	if (res.stopped) {
@@ -690,6 +740,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 {
 	struct bench_progress p;
 	struct hygiene_watch hw;
+	struct device_set dev;
+	struct err de = ERR_INIT;
 	double t0 = clock_now_ns() / 1e9;
 	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, spawn, rc = 0;
 	/* Targets whose run could not start in this cell. */
@@ -710,6 +762,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	if (ntargets > BENCH_MAX_TARGETS)
 		return err_set(e, "%zu targets to interleave, at most %d",
 		    ntargets, BENCH_MAX_TARGETS);
+	/* No GPU state (bench_machine() said why): runs without figures. */
+	(void)device_open(&dev, &de);
 	for (size_t c = 0; c < ncells && rc == 0; c++) {
 		int64_t definition_id[BENCH_MAX_TARGETS];
 		int most = 0;
@@ -759,7 +813,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				spawn = tally->spawn;
 				rc = one_run(b, &targets[t], &cells[c],
 				    definition_id[t], r < 0 ? r + warmup : r,
-				    r < 0, confirm, &p, &hw, tally, e);
+				    r < 0, confirm, &p, &hw, &dev, tally, e);
 				if (rc == 0 && tally->failed == failed &&
 				    t < BENCH_MAX_TARGETS)
 					ran_ok[t] = 1;
@@ -768,6 +822,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				p.done++;
 			}
 	}
+	device_close(&dev);
 	/* Each release that ran gets its canary pair, under the pre and
 	 * post commands as its benchmark runs. */
 	if (rc == 0 && b->eng->canary)

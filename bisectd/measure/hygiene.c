@@ -405,9 +405,70 @@ read_os(const char *path, char *out, size_t len)
 const char *
 hygiene_hw_text(const struct machine *m, char *buf, size_t len)
 {
-	snprintf(buf, len, "cpu=%s\ncores=%d\nmem_gib=%d\narch=%s\n",
-	    m->cpu_model, m->cores, m->mem_gib, m->arch);
+	size_t n;
+
+	n = (size_t)snprintf(buf, len, "cpu=%s\ncores=%d\nmem_gib=%d\n"
+	    "arch=%s\n", m->cpu_model, m->cores, m->mem_gib, m->arch);
+	for (size_t i = 0; i < m->ngpus && n < len; i++) {
+		const struct device_identity *g = &m->gpu[i];
+
+		/* Whether clocks are locked is left out: it is read from
+		 * what holds the clocks at the moment, which idling
+		 * changes; the clocks set are in. */
+		n += (size_t)snprintf(buf + n, len - n, "gpu%zu=index:%d "
+		    "model:%s uuid:%s driver:%s cuda:%s vbios:%s "
+		    "power_limit_mw:%lld persistence:%d mig:%d ecc:%d "
+		    "app_clocks:%d,%d default_clocks:%d,%d\n", i, g->index,
+		    g->model, g->uuid, g->driver, g->cuda, g->vbios,
+		    (long long)g->power_limit_mw, g->persistence, g->mig,
+		    g->ecc, g->app_sm_mhz, g->app_mem_mhz, g->default_sm_mhz,
+		    g->default_mem_mhz);
+	}
 	return buf;
+}
+
+const char *
+hygiene_gpu_advice(const struct machine *m, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < m->ngpus && n < len; i++) {
+		const struct device_identity *g = &m->gpu[i];
+
+		if (g->clocks_locked == 0)
+			n += (size_t)snprintf(buf + n, len - n, "GPU %d (%s): "
+			    "clocks are not locked, so they follow "
+			    "temperature and power: lock them with "
+			    "`nvidia-smi -i %d -lgc MIN,MAX` (MIN and MAX "
+			    "in MHz from `nvidia-smi -q -d SUPPORTED_CLOCKS`)"
+			    "\n", g->index, g->model, g->index);
+		if (g->persistence == 0 && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "GPU %d (%s): "
+			    "persistence mode is off, so the driver starts "
+			    "cold for every run: turn it on with "
+			    "`nvidia-smi -i %d -pm 1`\n", g->index, g->model,
+			    g->index);
+	}
+	return buf;
+}
+
+/* The GPUs the engine can see, or why there is no GPU state. */
+static void
+read_gpus(struct machine *m)
+{
+	struct device_set d;
+	struct err e = ERR_INIT;
+
+	if (device_open(&d, &e) != 0) {
+		snprintf(m->gpu_note, sizeof(m->gpu_note), "%s", e.msg);
+		return;
+	}
+	m->ngpus = d.n;
+	memcpy(m->gpu, d.id, d.n * sizeof(d.id[0]));
+	device_close(&d);
 }
 
 int
@@ -417,7 +478,7 @@ hygiene_machine(const struct machine_sources *src, struct machine *m,
 	static const struct machine_sources real = { NULL, NULL, NULL };
 	struct utsname u;
 	struct sha256_ctx c;
-	char text[1024];
+	char text[8192];
 	long cores;
 
 	if (src == NULL)
@@ -444,6 +505,7 @@ hygiene_machine(const struct machine_sources *src, struct machine *m,
 	} else if (read_os("/etc/os-release", m->os, sizeof(m->os)) < 0 &&
 	    read_os("/usr/lib/os-release", m->os, sizeof(m->os)) < 0)
 		snprintf(m->os, sizeof(m->os), "unknown");
+	read_gpus(m);
 
 	hygiene_hw_text(m, text, sizeof(text));
 	if (sha256_init(&c) < 0)

@@ -13,9 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bisectd/device/device.h"
+#include "common/err.h"
 #include "fetch/sha256.h"
 
-struct err;
 
 #define HYGIENE_WINDOW_MS 250
 
@@ -104,8 +105,10 @@ int hygiene_watch_run(struct hygiene_watch *w, double max_busy,
 
 /*
  * The machine.  cpu_model, cores, mem_gib and arch are its hardware
- * identity, hashed into hw_key; kernel, os and hostname are recorded
- * with each run and only flagged when they change.
+ * identity, hashed into hw_key, with every field of each GPU the engine
+ * can see (struct device_identity: a driver update or another power
+ * limit is another machine); kernel, os and hostname are recorded with
+ * each run and only flagged when they change.
  */
 struct machine {
 	char cpu_model[256];	/* "model name" or the architecture's
@@ -118,6 +121,10 @@ struct machine {
 	char os[256];		/* os-release PRETTY_NAME, or "unknown" */
 	char hostname[256];
 	char hw_key[SHA256_HEX_LEN + 1];	/* sha256 of the identity */
+	size_t ngpus;		/* the GPUs the engine can see */
+	struct device_identity gpu[DEVICE_MAX];
+	char gpu_note[ERR_MSG_MAX];	/* no GPU state: why; "" when
+					 * there is */
 };
 
 /* Where machine facts are read from; NULL fields mean the real files. */
@@ -143,9 +150,21 @@ int hygiene_cpu_flags(const char *cpuinfo, char *buf, size_t len);
 
 /*
  * The hardware identity as one canonical text, "cpu=...\ncores=...\n
- * mem_gib=...\narch=...\n", into buf; hw_key is its sha256.  Returns buf.
+ * mem_gib=...\narch=...\n", then a "gpuN=..." line per GPU (none on a
+ * machine without, whose key is therefore what it was before GPUs were
+ * known), into buf; hw_key is its sha256.  Returns buf.
  */
 const char *hygiene_hw_text(const struct machine *m, char *buf,
+    size_t len);
+
+/*
+ * The hygiene advice for the GPUs of m, one line each, "" when there is
+ * none: clocks that are not locked (they follow temperature and power,
+ * so the same release measures at other speeds), and persistence mode
+ * off (the driver state is torn down between runs and every run starts
+ * cold).  Returns buf.
+ */
+const char *hygiene_gpu_advice(const struct machine *m, char *buf,
     size_t len);
 
 #endif

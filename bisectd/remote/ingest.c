@@ -89,6 +89,8 @@ ingest_tx(struct store *s, int64_t engine_id, const struct store_slurm_job *row,
 	sm.kernel = jdup(m, "kernel", "");
 	sm.os = jdup(m, "os", "");
 	sm.hostname = jdup(m, "hostname", "");
+	sm.gpus = NULL;	/* the node's GPUs are in its hw_key, not sent */
+	sm.ngpus = 0;
 	rc = store_machine_ensure(s, &sm, &machine_id, e);
 	store_machine_release(&sm);
 	if (rc < 0)

@@ -370,6 +370,8 @@ node_measure(struct node_run *n, struct err *e)
 	sm.kernel = n->m.kernel;
 	sm.os = n->m.os;
 	sm.hostname = n->m.hostname;
+	sm.gpus = NULL;
+	sm.ngpus = 0;
 	if (store_machine_ensure(n->scratch, &sm, &machine_id, e) < 0)
 		return -1;
 	memset(t, 0, sizeof(t));

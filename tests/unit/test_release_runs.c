@@ -158,7 +158,7 @@ build_store(void)
 	char key[65], cpu[] = "other", arch[] = "x86_64", kernel[] = "6";
 	char os[] = "os", host[] = "h";
 	struct store_machine m = { key, cpu, 4, 1 << 30, arch, kernel, os,
-	    host };
+	    host, NULL, 0 };
 	struct err e = ERR_INIT;
 	int64_t engine_id;
 

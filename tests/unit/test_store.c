@@ -240,7 +240,7 @@ test_runs(void)
 	struct store_machine m = { (char *)(uintptr_t)"hw1",
 	    (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
 	    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
-	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box" };
+	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box", NULL, 0 };
 	struct store_run run;
 	struct store_sample smp[3];
 	int64_t eng, w1, w2, mach, mach2;
@@ -324,7 +324,7 @@ test_points_and_bisects(void)
 	struct store_machine m = { (char *)(uintptr_t)"hwA",
 	    (char *)(uintptr_t)"CPU", 2, 1LL << 30, (char *)(uintptr_t)"x86_64",
 	    (char *)(uintptr_t)"6.1", (char *)(uintptr_t)"os",
-	    (char *)(uintptr_t)"h" };
+	    (char *)(uintptr_t)"h", NULL, 0 };
 	struct store_run run;
 	struct store_sample smp = { 512, 0, 1000, 900, -1, -1, -1 };
 	struct store_points pts;

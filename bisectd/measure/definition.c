@@ -53,7 +53,8 @@ def_command_line(const struct conf_engine *eng, const char *tmpl,
 		if (tmpl_quote_argv(cd, out) < 0 || buf_addstr(out, " && ") < 0)
 			goto full;
 	}
-	/* The runner sets the engine's env on top of PATH, HOME and LANG. */
+	/* The runner sets the engine's env on top of PATH, HOME, LANG and
+	 * CUDA_VISIBLE_DEVICES (the GPUs, in the machine key). */
 	if (eng->env.n > 0 && (strv_push(&argv, "env") < 0 ||
 	    strv_extend(&argv, &eng->env) < 0)) {
 		err_set(e, "out of memory");

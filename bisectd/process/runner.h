@@ -6,8 +6,9 @@
  *
  * Isolation.  Each run gets its own process group, core dumps off,
  * stdin from /dev/null (or the file stdin_path names) and a minimal
- * environment: PATH, HOME and LANG of ours, then child_spec.env.  The
- * rest of ours (the token-env variable above all) never reaches a child.  When the
+ * environment: PATH, HOME, LANG and CUDA_VISIBLE_DEVICES of ours, then
+ * child_spec.env.  The rest of ours (the token-env variable above all)
+ * never reaches a child.  When the
  * machine allows it (cgroup v2 mounted, our own cgroup writable,
  * cgroup.kill present: Linux 5.14), each run also gets a cgroup of its
  * own under ours, which the child is started in (clone3 with
@@ -70,8 +71,9 @@ struct child_spec {
 	const char *const *argv;	/* argv[0]: a path, or a name looked
 					 * up in PATH; not owned */
 	const char *const *env;		/* NAME=VALUE set on top of PATH,
-					 * HOME and LANG, the only ones of
-					 * our environment a child gets;
+					 * HOME, LANG and CUDA_VISIBLE_DEVICES,
+					 * the only ones of our environment
+					 * a child gets;
 					 * NULL-terminated, or NULL; not
 					 * owned */
 	const char *workdir;		/* or NULL: ours; not owned */

@@ -46,11 +46,14 @@ same_name(const char *a, const char *b)
 
 /*
  * What a child inherits of our environment: only what finding programs
- * and reading text need.  Everything else of ours stays here: the
+ * and reading text need, and the GPUs it may use: CUDA_VISIBLE_DEVICES
+ * names those the machine key describes and the run samples, so the
+ * engine runs on the same.  Everything else of ours stays here: the
  * variable token-env names (a GitHub token), proxies, sockets.  The
  * configuration's env entries are how a run gets more.
  */
-static const char *const inherited[] = { "PATH", "HOME", "LANG" };
+static const char *const inherited[] = { "PATH", "HOME", "LANG",
+    "CUDA_VISIBLE_DEVICES" };
 
 static int
 inherits(const char *kv)
@@ -64,8 +67,8 @@ inherits(const char *kv)
 	return 0;
 }
 
-/* PATH, HOME and LANG from environ, unless add sets them; add; the run
- * marker. */
+/* PATH, HOME, LANG and CUDA_VISIBLE_DEVICES from environ, unless add
+ * sets them; add; the run marker. */
 static char **
 build_env(const char *const *add, const char *marker_kv, struct err *e)
 {

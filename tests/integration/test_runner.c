@@ -667,8 +667,10 @@ test_env_and_workdir(void)
 	setenv("BISECTD_TEST_B", "inherited", 1);
 	setenv("GITHUB_TOKEN", "ghp_secret", 1);
 	setenv("HOME", "/root-of-test", 1);
+	setenv("CUDA_VISIBLE_DEVICES", "1,GPU-abc", 1);
 	script("show.sh", "echo \"A=$BISECTD_TEST_A\"; "
-	    "echo \"B=$BISECTD_TEST_B\"; echo \"HOME=$HOME\"; pwd; "
+	    "echo \"B=$BISECTD_TEST_B\"; echo \"HOME=$HOME\"; "
+	    "echo \"GPUS=$CUDA_VISIBLE_DEVICES\"; pwd; "
 	    "env >&2; cat; echo \"args=$#\"");
 	/* Absolute path: workdir changes before exec. */
 	cwd = getcwd(NULL, 0);
@@ -686,6 +688,8 @@ test_env_and_workdir(void)
 	CHECK(strstr(r.errtail.data, "BISECTD_TEST_B") == NULL);
 	CHECK_CONTAINS(r.errtail.data, "PATH=");
 	CHECK_CONTAINS(r.out.data, "HOME=/nowhere\n");
+	/* The GPUs the machine key describes are the engine's too. */
+	CHECK_CONTAINS(r.out.data, "GPUS=1,GPU-abc\n");
 	snprintf(expect, sizeof(expect), "\n%s/wd\n", cwd);
 	CHECK_CONTAINS(r.out.data, expect);
 	CHECK_CONTAINS(r.out.data, "args=0\n");
@@ -693,6 +697,7 @@ test_env_and_workdir(void)
 	free(cwd);
 	unsetenv("BISECTD_TEST_B");
 	unsetenv("GITHUB_TOKEN");
+	unsetenv("CUDA_VISIBLE_DEVICES");
 
 	/* PATH from the additions is the one searched. */
 	{

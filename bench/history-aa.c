@@ -12,7 +12,8 @@
  *   power   histories of 30 releases with a +15% step at release 15:
  *           the share where a change point up lies within one release
  *           of it (goal: at least 95%; the bisect over the releases
- *           around a point settles which), and the share exactly on it.
+ *           around a point settles which), the share exactly on it, and
+ *           the share of those found that are marked a slide.
  *
  * usage: history-aa [-n trials] [-S seed] [-r releases] [-s step]
  * (bench/history-aa.sh runs it with the defaults: 200 trials.)
@@ -98,7 +99,7 @@ int
 main(int argc, char **argv)
 {
 	size_t trials = 200, releases = 200, found = 0, any = 0, near = 0;
-	size_t exact = 0, most = 0;
+	size_t exact = 0, most = 0, slid = 0;
 	double step = 0.15, lo, hi;
 	uint64_t seed = 2026, s;
 	struct cp_params p;
@@ -151,7 +152,7 @@ main(int argc, char **argv)
 	    100.0 * (double)any / (double)trials, 100 * lo, 100 * hi);
 	for (size_t t = 0; t < trials; t++) {
 		struct cp_result res;
-		int n1 = 0, n0 = 0;
+		int n1 = 0, n0 = 0, sl = 0;
 
 		simulate(30, 15, step, &s);
 		p.seed = next_u64(&s);
@@ -162,11 +163,15 @@ main(int argc, char **argv)
 		for (size_t i = 0; i < res.n; i++) {
 			if (!res.v[i].up)
 				continue;
-			n1 |= res.v[i].at + 1 >= 15 && res.v[i].at <= 16;
+			if (res.v[i].at + 1 >= 15 && res.v[i].at <= 16) {
+				n1 = 1;
+				sl |= res.v[i].slide != 0;
+			}
 			n0 |= res.v[i].at == 15;
 		}
 		near += n1;
 		exact += n0;
+		slid += sl;
 	}
 	wilson(near, trials, &lo, &hi);
 	printf("step %+.0f%%: %zu histories of 30 releases, step at 15: "
@@ -174,8 +179,12 @@ main(int argc, char **argv)
 	    "95%%)", 100 * step, trials, 100.0 * (double)near /
 	    (double)trials, 100 * lo, 100 * hi);
 	wilson(exact, trials, &lo, &hi);
-	printf(", exactly %.1f%% [%.1f%%, %.1f%%]\n", 100.0 * (double)exact /
+	printf(", exactly %.1f%% [%.1f%%, %.1f%%]", 100.0 * (double)exact /
 	    (double)trials, 100 * lo, 100 * hi);
+	wilson(slid, near ? near : 1, &lo, &hi);
+	printf("; of those found, marked a slide %.1f%% [%.1f%%, %.1f%%]\n",
+	    near ? 100.0 * (double)slid / (double)near : 0, 100 * lo,
+	    100 * hi);
 	return 0;
 usage:
 	fprintf(stderr, "usage: history-aa [-n trials] [-S seed] [-r releases] "

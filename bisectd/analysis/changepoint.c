@@ -14,7 +14,7 @@ cp_params_init(struct cp_params *p)
 	p->alpha = CP_ALPHA;
 	p->permutations = CP_PERMUTATIONS;
 	p->min_segment = CP_MIN_SEGMENT;
-	p->slide_gap = CP_SLIDE_GAP;
+	p->slide_window = CP_SLIDE_WINDOW;
 	p->seed = 1;
 }
 
@@ -216,6 +216,78 @@ refine(const double *x, size_t from, size_t to, size_t at, size_t m)
 	return best_at;
 }
 
+/* Each release's value and what its runs say of their own spread: the
+ * kept runs' number and the squared deviations of their logarithms. */
+struct levels {
+	double *x, *ss;
+	size_t *n;
+};
+
+/*
+ * Whether releases [lo, hi) sit at one level, as a step's segment does:
+ * the F test of their values' spread about their mean against the
+ * spread of the runs inside each release.  Its p, small when they do
+ * not; 1 when fewer than 3 releases or no spread within them.
+ */
+static double
+level_p(const struct levels *l, size_t lo, size_t hi)
+{
+	double mean = 0, ssb = 0, ssw = 0, runs = 0, dfw = 0;
+
+	if (hi < lo + 3)
+		return 1;
+	for (size_t i = lo; i < hi; i++) {
+		mean += (double)l->n[i] * l->x[i];
+		runs += (double)l->n[i];
+	}
+	mean /= runs;
+	for (size_t i = lo; i < hi; i++) {
+		ssb += (double)l->n[i] * (l->x[i] - mean) * (l->x[i] - mean);
+		ssw += l->ss[i];
+		dfw += (double)l->n[i] - 1;
+	}
+	if (!(ssw > 0) || dfw < 1)
+		return 1;
+	return 1 - stats_f_cdf(ssb / (double)(hi - lo - 1) / (ssw / dfw),
+	    (double)(hi - lo - 1), dfw);
+}
+
+/* The least-squares slope of x[lo..hi-1] against their index. */
+static double
+slope(const double *x, size_t lo, size_t hi)
+{
+	double m = (double)(hi - lo), ibar = (m - 1) / 2, xbar = 0, sxx = 0;
+	double sxy = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		xbar += x[i] / m;
+	for (size_t i = lo; i < hi; i++) {
+		sxx += ((double)(i - lo) - ibar) * ((double)(i - lo) - ibar);
+		sxy += ((double)(i - lo) - ibar) * (x[i] - xbar);
+	}
+	return sxx > 0 ? sxy / sxx : 0;
+}
+
+/*
+ * Whether the change at c is a slide: the releases beside it, up to w
+ * on each side within its segments, are not at one level (level_p() at
+ * CP_ALPHA / 2 a side, so at most CP_ALPHA beside a step, whose sides
+ * are flat) and move its way.  The release next to the cut on each side
+ * is left out: a step placed one release off would look like a slide.
+ */
+static int
+sliding(const struct levels *l, const struct cp_point *c, size_t w)
+{
+	size_t lo = c->at - c->from > w ? c->at - w : c->from;
+	size_t hi = c->to - c->at > w ? c->at + w : c->to;
+	double way = c->up ? 1 : -1;
+
+	return (level_p(l, lo, c->at - 1) <= CP_ALPHA / 2 &&
+	    way * slope(l->x, lo, c->at - 1) > 0) ||
+	    (level_p(l, c->at + 1, hi) <= CP_ALPHA / 2 &&
+	    way * slope(l->x, c->at + 1, hi) > 0);
+}
+
 /* Insert at into the sorted cuts c[0..*nc-1]. */
 static void
 add_cut(size_t *c, size_t *nc, size_t at)
@@ -237,6 +309,7 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 	/* cuts: 0, the change points found, n; sorted. */
 	size_t cuts[CP_MAX_POINTS + 2], ncuts = 0, maxruns, allruns;
 	double *x = NULL, *work = NULL, *buf = NULL, *ps = NULL;
+	struct levels lv = { NULL, NULL, NULL };
 	uint64_t state;
 	struct cp_result res;
 	int rc = -1;
@@ -250,7 +323,11 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 	buf = malloc((allruns > maxruns ? allruns : maxruns ? maxruns : 1) *
 	    sizeof(*buf));
 	ps = malloc((n + 1) * (n + 1) * sizeof(*ps));
-	if (x == NULL || work == NULL || buf == NULL || ps == NULL)
+	lv.ss = malloc((n ? n : 1) * sizeof(*lv.ss));
+	lv.n = malloc((n ? n : 1) * sizeof(*lv.n));
+	lv.x = x;
+	if (x == NULL || work == NULL || buf == NULL || ps == NULL ||
+	    lv.ss == NULL || lv.n == NULL)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		size_t k = kept_runs(&r[i], buf);
@@ -259,6 +336,10 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 		for (size_t j = 0; j < k; j++)
 			s += log(buf[j]);
 		x[i] = s / (double)k;
+		lv.n[i] = k;
+		lv.ss[i] = 0;
+		for (size_t j = 0; j < k; j++)
+			lv.ss[i] += (log(buf[j]) - x[i]) * (log(buf[j]) - x[i]);
 	}
 	state = p->seed;
 	cuts[ncuts++] = 0;
@@ -311,12 +392,17 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 		    stats_rel_change(&b, &a, &c->rel) < 0)
 			goto out;
 		c->up = c->rel.value > 0;
-		if (i > 0 && p->slide_gap > 0 && res.v[i - 1].up == c->up &&
-		    c->at - res.v[i - 1].at <= p->slide_gap) {
+		if (p->slide_window == 0)
+			continue;
+		/* Two points the same way close together are one slide cut
+		 * twice; a point alone, one whose sides still trend. */
+		if (i > 0 && res.v[i - 1].up == c->up && c->at -
+		    res.v[i - 1].at <= p->slide_window / 2 + 2) {
 			if (res.v[i - 1].slide == 0)
 				res.v[i - 1].slide = (int)++res.nslides;
 			c->slide = res.v[i - 1].slide;
-		}
+		} else if (sliding(&lv, c, p->slide_window))
+			c->slide = (int)++res.nslides;
 	}
 	*out = res;
 	rc = 0;
@@ -325,5 +411,7 @@ out:
 	free(work);
 	free(buf);
 	free(ps);
+	free(lv.ss);
+	free(lv.n);
 	return rc;
 }

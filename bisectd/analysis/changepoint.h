@@ -27,11 +27,17 @@
  * exactly about 85% of the time and within one release 95%: a bisect
  * over the releases around a point settles which.
  *
- * A slide (a run of small same-sign changes) is reported as change
- * points spread over it: each consecutive change point of the same
- * direction within CP_SLIDE_GAP releases of the one before joins its
- * slide, which is numbered (so two steps the same way within that
- * many releases read as one slide).  Pure: numbers in, a struct out; seeded,
+ * A slide (a run of small same-sign changes) is marked as such: the
+ * search cuts it once or at a few places.  Two change points the same
+ * way within CP_SLIDE_WINDOW / 2 + 2 releases are one slide cut twice;
+ * a point alone is part of a slide when the releases beside it (up to
+ * CP_SLIDE_WINDOW on each side within its segments, the one next to
+ * the cut left out) are not at one level, by an F test of their spread
+ * against that of the runs inside each (CP_ALPHA / 2 a side), and move
+ * its way; beside a step both sides are flat.  Slide points share their
+ * slide's number.
+ *
+ * Pure: numbers in, a struct out; seeded,
  * the same answer on every machine for the same seed.
  */
 #ifndef BISECTD_CHANGEPOINT_H
@@ -45,7 +51,7 @@
 #define CP_ALPHA		0.01	/* each permutation test's level */
 #define CP_PERMUTATIONS		499	/* p resolves to 1 / 500 */
 #define CP_MIN_SEGMENT		2	/* releases on each side of a split */
-#define CP_SLIDE_GAP		6	/* releases between a slide's points */
+#define CP_SLIDE_WINDOW		8	/* releases a slide's trend is read on */
 #define CP_REFINE		2	/* releases a point's place may move */
 #define CP_MAX_RELEASES		2000	/* the search's matrix is n^2 */
 #define CP_MAX_POINTS		64
@@ -60,7 +66,7 @@ struct cp_params {
 	double alpha;		/* (0, 1) */
 	size_t permutations;	/* >= 19 */
 	size_t min_segment;	/* >= 1 */
-	size_t slide_gap;	/* 0: no slides */
+	size_t slide_window;	/* 0: no slides */
 	uint64_t seed;		/* the permutations' stream */
 };
 
@@ -86,7 +92,7 @@ struct cp_result {
 	double last_p;
 };
 
-/* CP_ALPHA, CP_PERMUTATIONS, CP_MIN_SEGMENT, CP_SLIDE_GAP, seed 1. */
+/* CP_ALPHA, CP_PERMUTATIONS, CP_MIN_SEGMENT, CP_SLIDE_WINDOW, seed 1. */
 void cp_params_init(struct cp_params *p);
 
 /*

@@ -152,10 +152,11 @@ static const char exit_text[] =
 static const char history_text[] =
     "  Every stored release's runs under the current definitions,\n"
     "  weights and machine, in release order, one series per metric\n"
-    "  (--metric: that one alone).  A change point is the strongest\n"
-    "  split of the releases' values by E-divisive means that a\n"
-    "  permutation test finds at p <= 0.01, each side searched again;\n"
-    "  a run of change points the same way within six releases is a\n"
+    "  of the matrix (--metric: that one alone).  A change point is\n"
+    "  the strongest split of the releases' values by E-divisive\n"
+    "  means that a permutation test finds at p <= 0.01, each side\n"
+    "  searched again.  Points the same way within six releases, or\n"
+    "  a point whose neighbouring releases still move its way, are a\n"
     "  slide.  Each point prints the bisect (for a slowdown) and the\n"
     "  report over the releases around it.\n";
 

@@ -371,6 +371,95 @@ test_watch_decode(void)
 	free(log);
 }
 
+/*
+ * The history through a running daemon: releases 50% dearer per prompt
+ * token from 1.0.6 to 1.0.10 (tests/releases/bump-*), all benched.  A
+ * watch of the newest, 1.0.18, finds no regression between its ends,
+ * and its history the step up: one alert (kind history) naming 1.0.6,
+ * though per-token, pp64 and pp256 all show it; the step back down is
+ * not alerted.  The watch of 1.0.19 finds the same step again and
+ * alerts nothing more.
+ */
+static void
+test_watch_history(void)
+{
+	struct testserver ts;
+	char eng[4096], extra[1024], buf[64], cmd[4200], *body, *log;
+	int64_t id;
+	json_t *hook, *st;
+	pid_t pid;
+	int code;
+
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	snprintf(eng, sizeof(eng), "[engine \"bump\"]\n\tsource = dir:hrel\n"
+	    "\tasset = bump-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\treps = 5\n\tmax-reps = 20\n\twarmup = 0\n\ttimeout = 1m\n");
+	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
+	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
+	write_config(eng, extra);
+	for (int v = 0; v <= 18; v++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p hrel && ln -sf %s/tests/"
+		    "releases/bump-1.0.%d.tar.gz hrel/ && %s -c d.conf bench "
+		    "bump 1.0.%d >/dev/null", build, v, ctl, v);
+		CHECK_INT(check_run(cmd, NULL), 0);
+	}
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	st = daemon_status();
+	CHECK(st != NULL);
+	json_decref(st);
+	id = queue_watch_of("bump");
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
+		check_sleep_ms(100);
+	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
+	CHECK_INT(count_hooks(ts.root), 1);
+	snprintf(cmd, sizeof(cmd), "%s/hooks/1.json", ts.root);
+	body = check_read_file(cmd);
+	hook = json_loads(body ? body : "", 0, NULL);
+	free(body);
+	CHECK(hook != NULL);
+	CHECK_STR(json_string_value(json_object_get(hook, "kind")), "history");
+	CHECK_STR(json_string_value(json_object_get(hook, "metric")),
+	    "per-token");
+	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
+	    "1.0.6");
+	CHECK_STR(json_string_value(json_object_get(hook, "last_good")),
+	    "1.0.5");
+	CHECK_CONTAINS(json_string_value(json_object_get(hook, "text")),
+	    "bump 1.0.6: prefill cost per token slower by +");
+	CHECK_CONTAINS(json_string_value(json_object_get(hook, "bisect")),
+	    " bisect --metric per-token bump 1.0.4..1.0.7");
+	json_decref(hook);
+
+	/* A new release: the same step found again is not news. */
+	snprintf(cmd, sizeof(cmd), "ln -sf %s/tests/releases/bump-1.0.19.tar.gz "
+	    "hrel/", build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	id = queue_watch_of("bump");
+	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	check_sleep_ms(1000);
+	CHECK_INT(count_hooks(ts.root), 1);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(&ts);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "watch bump: history of per-token: slower at 1.0.6 "
+	    "since 1.0.5 (alert recorded)");
+	CHECK_CONTAINS(log, "watch bump: history of pp256: slower at 1.0.6 "
+	    "(alerted before)");
+	CHECK_CONTAINS(log, "watch bump: history of per-token: faster at "
+	    "1.0.11");
+	free(log);
+}
+
 /* Watch jobs of engine in the store (any state). */
 static int
 count_watches(const char *engine)
@@ -471,6 +560,22 @@ test_missed_schedule(void)
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 }
 
+/* A folder of its own for the next case: the last one is removed when
+ * every check passed (check_done removes the last folder only). */
+static int
+next_dir(void)
+{
+	char cmd[200];
+
+	if (chdir("..") != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (check_failures == 0)
+		(void)check_run(cmd, NULL);
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
+	return 0;
+}
+
 int
 main(void)
 {
@@ -478,25 +583,11 @@ main(void)
 	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
 	CHECK_CASE(test_watch_alert);
-	if (chdir("..") == 0) {
-		char cmd[200];
-
-		/* check_done removes the last folder only */
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (check_failures == 0)
-			(void)check_run(cmd, NULL);
-		snprintf(dir, sizeof(dir), "%s",
-		    check_tmpdir("test_daemon_e2e"));
+	if (next_dir() == 0)
 		test_missed_schedule();
-	}
-	if (check_failures == 0 && chdir("..") == 0) {
-		char cmd[200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		(void)check_run(cmd, NULL);
-		snprintf(dir, sizeof(dir), "%s",
-		    check_tmpdir("test_daemon_e2e"));
+	if (check_failures == 0 && next_dir() == 0)
 		test_watch_decode();
-	}
+	if (check_failures == 0 && next_dir() == 0)
+		CHECK_CASE(test_watch_history);
 	return check_done();
 }

@@ -370,8 +370,6 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 		res.v[res.n].p = res.last_p;
 		res.n++;
 	}
-	if (res.n == CP_MAX_POINTS)
-		res.last_p = 0;
 	/* In release order, each with the segments on its two sides. */
 	for (size_t i = 1; i < res.n; i++)
 		for (size_t j = i; j > 0 && res.v[j - 1].at > res.v[j].at; j--) {
@@ -380,13 +378,17 @@ cp_detect(const struct cp_release *r, size_t n, const struct cp_params *p,
 			res.v[j] = res.v[j - 1];
 			res.v[j - 1] = t;
 		}
+	/* Each placed between its neighbours (the one before placed
+	 * already), then measured between them as placed. */
+	for (size_t i = 0; i < res.n; i++)
+		res.v[i].at = refine(x, i > 0 ? res.v[i - 1].at : 0,
+		    cuts[i + 2], res.v[i].at, p->min_segment);
 	for (size_t i = 0; i < res.n; i++) {
 		struct cp_point *c = &res.v[i];
 		struct estimate a, b;
 
 		c->from = i > 0 ? res.v[i - 1].at : 0;
-		c->to = cuts[i + 2];
-		c->at = refine(x, c->from, c->to, c->at, p->min_segment);
+		c->to = i + 1 < res.n ? res.v[i + 1].at : n;
 		if (segment_estimate(r, c->from, c->at, buf, &a) < 0 ||
 		    segment_estimate(r, c->at, c->to, buf, &b) < 0 ||
 		    stats_rel_change(&b, &a, &c->rel) < 0)

@@ -88,7 +88,8 @@ struct cp_result {
 	size_t n;
 	size_t nslides;
 	/* The test that stopped the search: its p (1 when no segment
-	 * could be split), what a reader weighs "none found" by. */
+	 * could be split), what a reader weighs "none found" by; the last
+	 * point's when CP_MAX_POINTS stopped it. */
 	double last_p;
 };
 

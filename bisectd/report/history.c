@@ -295,7 +295,7 @@ history_build(const struct conf *c, const struct conf_engine *eng,
 		rc = -1;
 	}
 	if (want[0] && h->nseries == 0) {
-		err_set(e, "%s: no metric %s in its matrix", eng->name, want);
+		err_usage(e, "%s: no metric %s in its matrix", eng->name, want);
 		goto out;
 	}
 	rc = 0;

@@ -57,7 +57,7 @@ struct history {
  * pinned weights and this machine (a Slurm runner's node), and the
  * change points of each series.  only: one metric, or NULL for every
  * metric of the matrix.  Returns 0 (free with history_release()), or -1
- * with e set.
+ * with e set (an err_usage() one for a metric not in the matrix).
  */
 int history_build(const struct conf *c, const struct conf_engine *eng,
     struct store *s, const struct conf_metric *only, struct history *h,

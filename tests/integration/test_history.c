@@ -165,7 +165,7 @@ test_step_up_and_down(void)
 	    NULL), 2);
 	CHECK_INT(check_ctl_run(ctl_conf, "history nosuch", NULL), 2);
 	CHECK_INT(check_ctl_run(ctl_conf, "history bump --metric pp999",
-	    NULL), 1);
+	    NULL), 2);
 }
 
 static void

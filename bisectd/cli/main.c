@@ -160,6 +160,10 @@ static const char history_text[] =
     "  slide.  Each point prints the bisect (for a slowdown) and the\n"
     "  report over the releases around it.\n";
 
+static const char history_metric_text[] =
+    "  --metric M       one metric alone: per-token, fixed, ppN or tgN\n"
+    "                   (default: every metric of the matrix)";
+
 static const char history_exit_text[] =
     "  0  no change point in any series\n"
     "  1  the tool or the store failed\n"
@@ -239,6 +243,8 @@ command_usage(FILE *f, const struct command *cmd)
 			fprintf(f, "%s%s\n", any ? "" : "\noptions:\n",
 			    cmd->fn == cmd_status && option_help[i].takes ==
 			    TAKES_ALL ? "  --all            every job" :
+			    cmd->fn == cmd_history && option_help[i].takes ==
+			    TAKES_METRIC ? history_metric_text :
 			    option_help[i].text);
 			any = 1;
 		}

@@ -455,12 +455,12 @@ alert_history(struct store *s, const struct history *h,
 		return err_set(e, "out of memory");
 	snprintf(key, sizeof(key), "history:%s:%s..%s:%s", h->eng->name, good,
 	    bad, x->metric);
-	snprintf(text, sizeof(text), "%s %s: %s slower by %+.1f%% since %s "
-	    "(history change point, p %.2g%s); bisect: %s", h->eng->name, bad,
-	    x->what, 100 * (x->tokens ? -json_real_value(json_object_get(pe,
-	    "change")) : json_real_value(json_object_get(pe, "change"))), good,
-	    p->p, p->slide ? ", part of a slide" : "", json_string_value(
-	    json_object_get(pe, "bisect")));
+	snprintf(text, sizeof(text), "%s %s: %s slower, %+.1f%% %s since %s "
+	    "(a change point of the history, p %.2g%s); bisect: %s",
+	    h->eng->name, bad, x->what, 100 * json_real_value(json_object_get(
+	    pe, "change")), history_unit(x), good, p->p, p->slide ?
+	    ", part of a slide" : "", json_string_value(json_object_get(pe,
+	    "bisect")));
 	json_object_set_new(pe, "kind", json_string("history"));
 	json_object_set_new(pe, "text", json_string(text));
 	json_object_set_new(pe, "engine", json_string(h->eng->name));

@@ -326,6 +326,13 @@ history_release(struct history *h)
 	memset(h, 0, sizeof(*h));
 }
 
+const char *
+history_unit(const struct history_series *s)
+{
+	return s->tokens ? "tok/s" : strcmp(s->metric, "fixed") == 0 ? "ms" :
+	    "ms/token";
+}
+
 size_t
 history_changes(const struct history *h)
 {
@@ -420,9 +427,7 @@ history_json(const struct history *h)
 
 		json_object_set_new(x, "metric", json_string(s->metric));
 		json_object_set_new(x, "what", json_string(s->what));
-		json_object_set_new(x, "unit", json_string(s->tokens ?
-		    "tok/s" : strcmp(s->metric, "fixed") == 0 ? "ms" :
-		    "ms/token"));
+		json_object_set_new(x, "unit", json_string(history_unit(s)));
 		for (size_t k = 0; k < s->n; k++) {
 			const struct history_point *p = &s->v[k];
 			double lo = shown(s, s->tokens ? p->cost.hi :

@@ -64,6 +64,9 @@ int history_build(const struct conf *c, const struct conf_engine *eng,
     struct err *e);
 void history_release(struct history *h);
 
+/* The unit a series is shown in: "ms/token", "ms" or "tok/s". */
+const char *history_unit(const struct history_series *s);
+
 /* The change points over every series. */
 size_t history_changes(const struct history *h);
 

@@ -26,13 +26,6 @@ put_safe(FILE *out, const char *s)
 	free(t);
 }
 
-static const char *
-unit_of(const struct history_series *s)
-{
-	return s->tokens ? "tok/s" : strcmp(s->metric, "fixed") == 0 ? "ms" :
-	    "ms/token";
-}
-
 /* The JSON's entry of the series' point k (history_json() made it). */
 static const json_t *
 point_entry(const json_t *series, size_t k)
@@ -73,7 +66,7 @@ print_text(const struct history *h, const json_t *j, FILE *out)
 		const json_t *rel = json_object_get(js, "releases");
 
 		fprintf(out, "\n%s (%s, %s): %zu releases measured, ",
-		    s->metric, s->what, unit_of(s), s->n);
+		    s->metric, s->what, history_unit(s), s->n);
 		if (s->cp.n == 0)
 			fprintf(out, "no change point (the test's p %.2g)\n",
 			    s->cp.last_p);
@@ -109,7 +102,7 @@ print_text(const struct history *h, const json_t *j, FILE *out)
 			if (json_is_array(ci))
 				fprintf(out, " [%+.1f%%, %+.1f%%]", 100 *
 				    real_at(ci, 0), 100 * real_at(ci, 1));
-			fprintf(out, " %s, p %.2g", unit_of(s), p->p);
+			fprintf(out, " %s, p %.2g", history_unit(s), p->p);
 			if (p->slide)
 				fprintf(out, ", part of slide %d", p->slide);
 			fputc('\n', out);
@@ -153,7 +146,7 @@ print_csv(const struct history *h, const json_t *j, FILE *out)
 			text_csv_number(out, real_at(ci, 0));
 			text_csv_number(out, real_at(ci, 1));
 			fputc(',', out);
-			text_csv_field(out, unit_of(s));
+			text_csv_field(out, history_unit(s));
 			fputc(',', out);
 			if ((p = point_at(s, k, &w)) == NULL) {
 				fputs(",,,,,\n", out);
@@ -195,7 +188,7 @@ html_series(const struct history_series *s, const json_t *js, size_t idx,
 		a.y0 = 0;
 	svg_nice_range(&a.y0, &a.y1);
 	snprintf(id, sizeof(id), "history-%zu", idx);
-	snprintf(label, sizeof(label), "%s (%s)", s->what, unit_of(s));
+	snprintf(label, sizeof(label), "%s (%s)", s->what, history_unit(s));
 	svg_open(out, id, label);
 	svg_axes(out, &a, 0, "release (version order)", label);
 	for (size_t k = 0; k < s->n; k++) {
@@ -218,7 +211,7 @@ html_series(const struct history_series *s, const json_t *js, size_t idx,
 		    "r=\"3\"><title>", x, svg_py(&a, v));
 		html_esc(out, s->v[k].version);
 		fprintf(out, ": %.4g %s, %zu runs</title></circle>\n", v,
-		    unit_of(s), s->v[k].n);
+		    history_unit(s), s->v[k].n);
 	}
 	/* Each segment's level: the mean of its releases' values. */
 	for (size_t k = 0; k <= s->cp.n; k++) {

@@ -463,7 +463,9 @@ test_watch_history(void)
 	CHECK_STR(hook_str(hook, "first_bad"), "1.0.6");
 	CHECK_STR(hook_str(hook, "last_good"), "1.0.5");
 	CHECK_CONTAINS(hook_str(hook, "text"), "bump 1.0.6: prefill cost per "
-	    "token slower by +");
+	    "token slower, +");
+	CHECK_CONTAINS(hook_str(hook, "text"), "% ms/token since 1.0.5 (a "
+	    "change point of the history, p ");
 	CHECK_CONTAINS(hook_str(hook, "bisect"), " bisect --metric per-token "
 	    "bump 1.0.4..1.0.7");
 	json_decref(hook);

@@ -321,18 +321,15 @@ static int
 fake_watched(const char *name, int max_reps, int last, struct testserver *ts)
 {
 	char eng[4096], extra[1024];
+	size_t len = 0;
 
 	if (testserver_start("srv", ts) < 0) {
 		CHECK(0);
 		return -1;
 	}
-	snprintf(eng, sizeof(eng), "[engine \"%s\"]\n\tsource = dir:rel\n"
-	    "\tasset = %s-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-	    "\treps = 5\n\tmax-reps = %d\n\twarmup = 0\n\ttimeout = 1m\n",
-	    name, name, max_reps);
+	snprintf(extra, sizeof(extra), "\treps = 5\n\tmax-reps = %d\n"
+	    "\twarmup = 0\n\ttimeout = 1m\n", max_reps);
+	check_fake_engine(eng, sizeof(eng), &len, name, "dir:rel", extra);
 	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
 	    "\tallow-http = true\n", testserver_url(ts, "/hook"));
 	write_config(eng, extra);

@@ -25,22 +25,18 @@ static char ctl_conf[4096];	/* bisectctl -c h.conf */
 static void
 write_config(void)
 {
-	static const char *const names[] = { "bump", "slide" };
-	char text[4096];
-	size_t len = 0;
+	char text[4096], source[1024];
+	size_t len;
 
-	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	len = (size_t)snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = h.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
-	for (size_t i = 0; i < 2; i++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
-		    "\tasset = %s-{version}.tar.gz\n"
-		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-		    "-n {gen} -t 1 -r 1 -o json\n"
-		    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-		    "\ttimeout = 1m\n", names[i], build, names[i]);
+	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
+	check_fake_engine(text, sizeof(text), &len, "bump", source,
+	    "\ttimeout = 1m\n");
+	check_fake_engine(text, sizeof(text), &len, "slide", source,
+	    "\ttimeout = 1m\n");
 	check_write_file("h.conf", text);
 }
 

@@ -23,21 +23,17 @@ static void
 write_config(void)
 {
 	static const char *const names[] = { "dec", "fix", "attn" };
-	char text[4096];
-	size_t len = 0;
+	char text[4096], source[1024];
+	size_t len;
 
-	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	len = (size_t)snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
 	for (size_t i = 0; i < 3; i++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
-		    "\tasset = %s-{version}.tar.gz\n"
-		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-		    "-n {gen} -t 1 -r 1 -o json\n"
-		    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-		    "\ttimeout = 1m\n", names[i], build, names[i]);
+		check_fake_engine(text, sizeof(text), &len, names[i], source,
+		    "\ttimeout = 1m\n");
 	check_write_file("m.conf", text);
 }
 

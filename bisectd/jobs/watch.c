@@ -628,10 +628,14 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 			goto done;
 		}
 	}
-	/* Over every stored release: what no comparison of two ends sees. */
-	if (watch_history(c, eng, s, o, &list, e) < 0) {
-		wlog(o, ALERT_LOG_ERR, "%s", e->msg);
-		goto done;
+	/* Over every stored release: what no comparison of two ends sees.
+	 * A history that cannot be read costs its alerts, not the watch's
+	 * verdict. */
+	{
+		struct err he = ERR_INIT;
+
+		if (watch_history(c, eng, s, o, &list, &he) < 0)
+			wlog(o, ALERT_LOG_ERR, "%s", he.msg);
 	}
 	/* Good only when no metric regressed: the next watch compares from
 	 * here. */

@@ -158,6 +158,7 @@ int cmd_reparse(struct ctl *c);
 int cmd_bisect(struct ctl *c);
 int cmd_ablate(struct ctl *c);
 int cmd_report(struct ctl *c);
+int cmd_history(struct ctl *c);
 int cmd_gc(struct ctl *c);
 int cmd_alerts(struct ctl *c);
 int cmd_status(struct ctl *c);

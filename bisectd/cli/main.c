@@ -53,6 +53,11 @@ static const struct command commands[] = {
 	  "table, fit, verdict and how to reproduce",
 	  TAKES_METRIC | TAKES_THRESHOLD | TAKES_ALL | TAKES_UPSTREAM |
 	  TAKES_COMMITS | TAKES_FORMATS, 2, 2, 0 },
+	{ "history", cmd_history, "ENGINE [--metric M] "
+	  "[--format text|json|csv|html]",
+	  "change points, up and down, over every stored release, each "
+	  "with the bisect and the report around it",
+	  TAKES_METRIC | TAKES_JSON | TAKES_CSV | TAKES_HTML, 1, 1, 0 },
 	{ "gc", cmd_gc, "", "trim the unpacked releases to cache-max", 0,
 	  0, 0, 1 },
 	{ "status", cmd_status, "[--limit N] [--all] [--format text|json]",
@@ -156,6 +161,28 @@ static const char exit_text[] =
     "  130  interrupted (Ctrl-C; 143 for SIGTERM): the runs finished\n"
     "     before are stored; the same bisect or ablate resumes\n";
 
+static const char history_text[] =
+    "  Every stored release's runs under the current definitions,\n"
+    "  weights and machine, in release order, one series per metric\n"
+    "  of the matrix (--metric: that one alone).  A change point is\n"
+    "  the strongest split of the releases' values by E-divisive\n"
+    "  means that a permutation test finds at p <= 0.01, each side\n"
+    "  searched again.  Points the same way within six releases, or\n"
+    "  a point whose neighbouring releases still move its way, are a\n"
+    "  slide.  Each point prints the bisect (for a slowdown) and the\n"
+    "  report over the releases around it.\n";
+
+static const char history_metric_text[] =
+    "  --metric M       one metric alone: per-token, fixed, ppN or tgN\n"
+    "                   (default: every metric of the matrix)";
+
+static const char history_exit_text[] =
+    "  0  no change point in any series\n"
+    "  1  the tool or the store failed\n"
+    "  2  usage error: a bad option or --format, an unknown engine\n"
+    "     or metric\n"
+    "  3  change points found, up or down\n";
+
 static void
 usage(FILE *f)
 {
@@ -234,9 +261,16 @@ command_usage(FILE *f, const struct command *cmd)
 			fprintf(f, "%s%s\n", any ? "" : "\noptions:\n",
 			    cmd->fn == cmd_status && option_help[i].takes ==
 			    TAKES_ALL ? "  --all            every job" :
+			    cmd->fn == cmd_history && option_help[i].takes ==
+			    TAKES_METRIC ? history_metric_text :
 			    option_help[i].text);
 			any = 1;
 		}
+	if (cmd->fn == cmd_history) {
+		fprintf(f, "\nfinding:\n%s\nexit status:\n%s",
+		    history_text, history_exit_text);
+		return;
+	}
 	/* The commands that judge: how, and their answer's exit status. */
 	if (cmd->takes & TAKES_METRIC)
 		fprintf(f, "\ndeciding:\n%s", deciding_text);

@@ -22,6 +22,7 @@
 #include "bisectd/analysis/bisect.h"
 #include "bisectd/measure/hygiene.h"
 #include "bisectd/report/changes.h"
+#include "bisectd/report/history.h"
 #include "bisectd/report/summary.h"
 #include "config/conf.h"
 #include "bisectd/search/perf.h"
@@ -405,6 +406,136 @@ done:
 	return rc;
 }
 
+/*
+ * Whether an earlier alert of eng (a regression's, or the history's)
+ * named a first bad release from `from` to `to` in l's order: that
+ * alert covered the change point between them.
+ */
+static int
+covered(const struct store_alert_rows *rows, const struct store_release_list *l,
+    const char *from, const char *to)
+{
+	long a = find_version(l, from), b = find_version(l, to);
+
+	for (size_t i = 0; i < rows->n; i++) {
+		const struct store_alert *x = &rows->v[i].alert;
+		json_t *body;
+		long k;
+
+		if (strcmp(x->kind, "regression") != 0 &&
+		    strcmp(x->kind, "history") != 0)
+			continue;
+		if ((body = json_loads(x->body, 0, NULL)) == NULL)
+			continue;
+		k = find_version(l, json_string_value(json_object_get(body,
+		    "first_bad")));
+		json_decref(body);
+		if (k >= 0 && k >= a && k <= b)
+			return 1;
+	}
+	return 0;
+}
+
+/* Record the alert of slowdown p of series x; 0 new, 1 known, -1. */
+static int
+alert_history(struct store *s, const struct history *h,
+    const struct history_series *x, const struct cp_point *p, struct err *e)
+{
+	json_t *o = history_json(h), *pe;
+	char key[600], text[1024];
+	size_t si = (size_t)(x - h->series), pi = (size_t)(p - x->cp.v);
+	const char *good = x->v[p->at - 1].version, *bad = x->v[p->at].version;
+	char *body;
+	int rc;
+
+	pe = json_incref(json_array_get(json_object_get(json_array_get(
+	    json_object_get(o, "series"), si), "change_points"), pi));
+	json_decref(o);
+	if (pe == NULL)
+		return err_set(e, "out of memory");
+	snprintf(key, sizeof(key), "history:%s:%s..%s:%s", h->eng->name, good,
+	    bad, x->metric);
+	snprintf(text, sizeof(text), "%s %s: %s slower, %+.1f%% %s since %s "
+	    "(a change point of the history, p %.2g%s); bisect: %s",
+	    h->eng->name, bad, x->what, 100 * json_real_value(json_object_get(
+	    pe, "change")), history_unit(x), good, p->p, p->slide ?
+	    ", part of a slide" : "", json_string_value(json_object_get(pe,
+	    "bisect")));
+	json_object_set_new(pe, "kind", json_string("history"));
+	json_object_set_new(pe, "text", json_string(text));
+	json_object_set_new(pe, "engine", json_string(h->eng->name));
+	json_object_set_new(pe, "metric", json_string(x->metric));
+	json_object_set_new(pe, "first_bad", json_string(bad));
+	json_object_set_new(pe, "last_good", json_string(good));
+	body = json_dumps(pe, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(pe);
+	if (body == NULL)
+		return err_set(e, "cannot encode the alert for '%s'", key);
+	rc = store_alert_record(s, "history", h->eng->name, key, text, body, e);
+	free(body);
+	return rc;
+}
+
+/*
+ * The history of eng (every stored release, every metric): each
+ * slowdown it finds that no earlier alert covered (a regression alert
+ * or a history alert naming a first bad release among the releases
+ * around it) is alerted once, kind "history".  A slowdown the same
+ * releases show on several metrics is alerted once.  Changes for the
+ * better are logged, not alerted.
+ */
+static int
+watch_history(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const struct watch_opts *o,
+    const struct store_release_list *l, struct err *e)
+{
+	struct store_alert_rows rows = { NULL, 0 };
+	struct history h;
+	int rc = -1;
+
+	if (history_build(c, eng, s, NULL, &h, e) < 0)
+		return err_prefix(e, "watch %s: history", eng->name);
+	if (store_alert_list_engine(s, eng->name, 100000, &rows, e) < 0)
+		goto done;
+	for (size_t i = 0; i < h.nseries; i++) {
+		const struct history_series *x = &h.series[i];
+
+		for (size_t k = 0; k < x->cp.n; k++) {
+			const struct cp_point *p = &x->cp.v[k];
+			size_t a, b;
+			int fresh;
+
+			history_range(x, p, &a, &b);
+			if (!p->up || covered(&rows, l, x->v[a].version,
+			    x->v[b].version)) {
+				wlog(o, ALERT_LOG_INFO, "watch %s: history of "
+				    "%s: %s at %s%s", eng->name, x->metric,
+				    p->up ? "slower" : "faster",
+				    x->v[p->at].version, p->up ?
+				    " (alerted before)" : "");
+				continue;
+			}
+			if ((fresh = alert_history(s, &h, x, p, e)) < 0)
+				goto done;
+			wlog(o, ALERT_LOG_WARNING, "watch %s: history of %s: "
+			    "slower at %s since %s%s", eng->name, x->metric,
+			    x->v[p->at].version, x->v[p->at - 1].version,
+			    fresh == 0 ? " (alert recorded)" :
+			    " (alerted before)");
+			/* What is recorded now covers the other metrics. */
+			store_alert_rows_release(&rows);
+			if (store_alert_list_engine(s, eng->name, 100000, &rows,
+			    e) < 0)
+				goto done;
+		}
+	}
+	rc = 0;
+done:
+	store_alert_rows_release(&rows);
+	history_release(&h);
+	return rc;
+}
+
 int
 watch_run(const struct conf *c, const struct conf_engine *eng,
     struct store *s, const struct watch_opts *o, struct err *e)
@@ -496,6 +627,15 @@ watch_run(const struct conf *c, const struct conf_engine *eng,
 			wlog(o, ALERT_LOG_ERR, "%s", e->msg);
 			goto done;
 		}
+	}
+	/* Over every stored release: what no comparison of two ends sees.
+	 * A history that cannot be read costs its alerts, not the watch's
+	 * verdict. */
+	{
+		struct err he = ERR_INIT;
+
+		if (watch_history(c, eng, s, o, &list, &he) < 0)
+			wlog(o, ALERT_LOG_ERR, "%s", he.msg);
 	}
 	/* Good only when no metric regressed: the next watch compares from
 	 * here. */

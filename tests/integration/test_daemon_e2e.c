@@ -337,6 +337,103 @@ test_watch_alert(void)
 	fprintf(stderr, "watch and alert: %.1f s\n", check_now_s() - t0);
 }
 
+/* Link release 1.0.v of name into rel/. */
+static void
+add_release(const char *name, int v)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p rel && ln -sf %s/tests/releases/"
+	    "%s-1.0.%d.tar.gz rel/", build, name, v);
+	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/*
+ * The configuration of engine NAME on the fake-engine releases
+ * NAME-VERSION.tar.gz in rel/ (5 runs a cell, up to max_reps), alerts
+ * to a webhook of ts, started here; versions 1.0.0 to 1.0.last linked
+ * into rel/.  -1 when the server does not start.
+ */
+static int
+fake_watched(const char *name, int max_reps, int last, struct testserver *ts)
+{
+	char eng[4096], extra[1024];
+	size_t len = 0;
+
+	if (testserver_start("srv", ts) < 0) {
+		CHECK(0);
+		return -1;
+	}
+	snprintf(extra, sizeof(extra), "\treps = 5\n\tmax-reps = %d\n"
+	    "\twarmup = 0\n\ttimeout = 1m\n", max_reps);
+	check_fake_engine(eng, sizeof(eng), &len, name, "dir:rel", extra);
+	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
+	    "\tallow-http = true\n", testserver_url(ts, "/hook"));
+	write_config(eng, extra);
+	for (int v = 0; v <= last; v++)
+		add_release(name, v);
+	return 0;
+}
+
+/* Start the daemon and wait until it answers. */
+static pid_t
+start_daemon(void)
+{
+	pid_t pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	json_t *st = daemon_status();
+
+	CHECK(st != NULL);
+	json_decref(st);
+	return pid;
+}
+
+/* Queue a watch of engine and wait for it to end with exit code want. */
+static void
+watch_ends(const char *engine, int want)
+{
+	char buf[64];
+	int code;
+
+	CHECK_STR(wait_job(queue_watch_of(engine), 150, buf, sizeof(buf),
+	    &code), "done");
+	CHECK_INT(code, want);
+}
+
+/* The one alert the webhook got, once it came (and no second one). */
+static json_t *
+only_hook(const struct testserver *ts)
+{
+	char path[4200], *body;
+	json_t *hook;
+
+	for (int i = 0; i < 100 && count_hooks(ts->root) == 0; i++)
+		check_sleep_ms(100);
+	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
+	CHECK_INT(count_hooks(ts->root), 1);
+	snprintf(path, sizeof(path), "%s/hooks/1.json", ts->root);
+	body = check_read_file(path);
+	hook = json_loads(body ? body : "", 0, NULL);
+	free(body);
+	CHECK(hook != NULL);
+	return hook;
+}
+
+/* Stop the daemon and the server; the daemon's log (malloced). */
+static char *
+stop_all(pid_t pid, struct testserver *ts)
+{
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(ts);
+	return check_read_file("daemon.log");
+}
+
+static const char *
+hook_str(const json_t *hook, const char *key)
+{
+	return json_string_value(json_object_get(hook, key));
+}
+
 /*
  * Every metric watched, through a running daemon: releases whose decode
  * alone gets slower at 1.0.3 (tests/releases/dec-*).  The watch of 1.0.2
@@ -347,64 +444,78 @@ static void
 test_watch_decode(void)
 {
 	struct testserver ts;
-	char eng[4096], extra[1024], buf[64], cmd[4200], *body, *log;
-	int64_t id;
-	json_t *hook, *st;
+	json_t *hook;
+	char *log;
 	pid_t pid;
-	int code;
 
-	if (testserver_start("srv", &ts) < 0) {
-		CHECK(0);
+	if (fake_watched("dec", 40, 2, &ts) < 0)
 		return;
-	}
-	snprintf(eng, sizeof(eng), "[engine \"dec\"]\n\tsource = dir:rel\n"
-	    "\tasset = dec-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-	    "\treps = 5\n\tmax-reps = 40\n\twarmup = 0\n\ttimeout = 1m\n");
-	snprintf(extra, sizeof(extra), "[alert \"hook\"]\n\twebhook = %s\n"
-	    "\tallow-http = true\n", testserver_url(&ts, "/hook"));
-	write_config(eng, extra);
-	for (int v = 0; v <= 2; v++) {
-		snprintf(cmd, sizeof(cmd), "mkdir -p rel && ln -sf %s/tests/"
-		    "releases/dec-1.0.%d.tar.gz rel/", build, v);
+	pid = start_daemon();
+	watch_ends("dec", 0);
+	CHECK_INT(count_hooks(ts.root), 0);
+	add_release("dec", 3);
+	watch_ends("dec", 3);
+	hook = only_hook(&ts);
+	CHECK_STR(hook_str(hook, "metric"), "tg16");
+	CHECK_STR(hook_str(hook, "first_bad"), "1.0.3");
+	CHECK_CONTAINS(hook_str(hook, "text"), "dec 1.0.3");
+	json_decref(hook);
+	log = stop_all(pid, &ts);
+	CHECK_CONTAINS(log, "regression 1.0.2..1.0.3 on tg16");
+	free(log);
+}
+
+/*
+ * The history through a running daemon: releases 50% dearer per prompt
+ * token from 1.0.6 to 1.0.10 (tests/releases/bump-*), all benched.  A
+ * watch of the newest, 1.0.18, finds no regression between its ends,
+ * and its history the step up: one alert (kind history) naming 1.0.6,
+ * though per-token, pp64 and pp256 all show it; the step back down is
+ * not alerted.  The watch of 1.0.19 finds the same step again and
+ * alerts nothing more.
+ */
+static void
+test_watch_history(void)
+{
+	struct testserver ts;
+	char cmd[4200], *log;
+	json_t *hook;
+	pid_t pid;
+
+	if (fake_watched("bump", 20, 18, &ts) < 0)
+		return;
+	for (int v = 0; v <= 18; v++) {
+		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench bump 1.0.%d "
+		    ">/dev/null", ctl, v);
 		CHECK_INT(check_run(cmd, NULL), 0);
 	}
-	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
-	st = daemon_status();
-	CHECK(st != NULL);
-	json_decref(st);
-	id = queue_watch_of("dec");
-	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
-	CHECK_INT(code, 0);
-	CHECK_INT(count_hooks(ts.root), 0);
-	snprintf(cmd, sizeof(cmd), "ln -sf %s/tests/releases/dec-1.0.3.tar.gz "
-	    "rel/", build);
-	CHECK_INT(check_run(cmd, NULL), 0);
-	id = queue_watch_of("dec");
-	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
-	CHECK_INT(code, 3);
-	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
-		check_sleep_ms(100);
-	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
-	CHECK_INT(count_hooks(ts.root), 1);
-	snprintf(cmd, sizeof(cmd), "%s/hooks/1.json", ts.root);
-	body = check_read_file(cmd);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
-	CHECK(hook != NULL);
-	CHECK_STR(json_string_value(json_object_get(hook, "metric")), "tg16");
-	CHECK_STR(json_string_value(json_object_get(hook, "first_bad")),
-	    "1.0.3");
-	CHECK_CONTAINS(json_string_value(json_object_get(hook, "text")),
-	    "dec 1.0.3");
+	pid = start_daemon();
+	watch_ends("bump", 0);
+	hook = only_hook(&ts);
+	CHECK_STR(hook_str(hook, "kind"), "history");
+	CHECK_STR(hook_str(hook, "metric"), "per-token");
+	CHECK_STR(hook_str(hook, "first_bad"), "1.0.6");
+	CHECK_STR(hook_str(hook, "last_good"), "1.0.5");
+	CHECK_CONTAINS(hook_str(hook, "text"), "bump 1.0.6: prefill cost per "
+	    "token slower, +");
+	CHECK_CONTAINS(hook_str(hook, "text"), "% ms/token since 1.0.5 (a "
+	    "change point of the history, p ");
+	CHECK_CONTAINS(hook_str(hook, "bisect"), " bisect --metric per-token "
+	    "bump 1.0.4..1.0.7");
 	json_decref(hook);
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	testserver_stop(&ts);
-	log = check_read_file("daemon.log");
-	CHECK_CONTAINS(log, "regression 1.0.2..1.0.3 on tg16");
+
+	/* A new release: the same step found again is not news. */
+	add_release("bump", 19);
+	watch_ends("bump", 0);
+	check_sleep_ms(1000);
+	CHECK_INT(count_hooks(ts.root), 1);
+	log = stop_all(pid, &ts);
+	CHECK_CONTAINS(log, "watch bump: history of per-token: slower at 1.0.6 "
+	    "since 1.0.5 (alert recorded)");
+	CHECK_CONTAINS(log, "watch bump: history of pp256: slower at 1.0.6 "
+	    "(alerted before)");
+	CHECK_CONTAINS(log, "watch bump: history of per-token: faster at "
+	    "1.0.11");
 	free(log);
 }
 
@@ -508,6 +619,22 @@ test_missed_schedule(void)
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 }
 
+/* A folder of its own for the next case: the last one is removed when
+ * every check passed (check_done removes the last folder only). */
+static int
+next_dir(void)
+{
+	char cmd[200];
+
+	if (chdir("..") != 0)
+		return -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (check_failures == 0)
+		(void)check_run(cmd, NULL);
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
+	return 0;
+}
+
 int
 main(void)
 {
@@ -515,25 +642,11 @@ main(void)
 	snprintf(ctl_d, sizeof(ctl_d), "%s -c d.conf --format json", ctl);
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
 	CHECK_CASE(test_watch_alert);
-	if (chdir("..") == 0) {
-		char cmd[200];
-
-		/* check_done removes the last folder only */
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (check_failures == 0)
-			(void)check_run(cmd, NULL);
-		snprintf(dir, sizeof(dir), "%s",
-		    check_tmpdir("test_daemon_e2e"));
+	if (next_dir() == 0)
 		test_missed_schedule();
-	}
-	if (check_failures == 0 && chdir("..") == 0) {
-		char cmd[200];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		(void)check_run(cmd, NULL);
-		snprintf(dir, sizeof(dir), "%s",
-		    check_tmpdir("test_daemon_e2e"));
+	if (check_failures == 0 && next_dir() == 0)
 		test_watch_decode();
-	}
+	if (check_failures == 0 && next_dir() == 0)
+		CHECK_CASE(test_watch_history);
 	return check_done();
 }

@@ -23,23 +23,26 @@ static char ctl_conf[4096];	/* bisectctl -c m.conf */
 static void
 write_config(void)
 {
-	static const char *const names[] = { "dec", "fix", "attn", "curve" };
-	char text[8192];
-	size_t len = 0;
+	static const char *const names[] = { "dec", "fix", "attn" };
+	char text[8192], source[1024];
+	size_t len;
 
-	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	len = (size_t)snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
-	for (size_t i = 0; i < 4; i++)
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"
-		    "\tasset = %s-{version}.tar.gz\n"
-		    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-		    "-n {gen} -t 1 -r 1 -o json\n"
-		    "\tparser = llama-bench\n\tprompts = %s\n\tgen = 16\n"
-		    "\ttimeout = 1m\n", names[i], build, names[i], i == 3 ?
-		    "64,256,512\n\tfit = 64,256,512" : "64,256");
+	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
+	for (size_t i = 0; i < 3; i++)
+		check_fake_engine(text, sizeof(text), &len, names[i], source,
+		    "\ttimeout = 1m\n");
+	/* Three lengths, for the curve. */
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[engine \"curve\"]\n\tsource = %s\n"
+	    "\tasset = curve-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256,512\n"
+	    "\tfit = 64,256,512\n\tgen = 16\n\ttimeout = 1m\n", source);
 	check_write_file("m.conf", text);
 }
 

@@ -96,6 +96,24 @@ check_write_file(const char *path, const char *content)
 	}
 }
 
+void
+check_fake_engine(char *buf, size_t size, size_t *len, const char *name,
+    const char *source, const char *extra)
+{
+	int n;
+
+	if (*len >= size)
+		return;
+	n = snprintf(buf + *len, size - *len, "[engine \"%s\"]\n"
+	    "\tsource = %s\n\tasset = %s-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n%s",
+	    name, source, name, extra);
+	*len = n < 0 ? size : *len + (size_t)n > size ? size : *len +
+	    (size_t)n;
+}
+
 char *
 check_read_file(const char *path)
 {

@@ -95,6 +95,16 @@ const char *check_tmpdir(const char *test_name);
 /* Write a file (relative to the current directory); aborts on failure. */
 void check_write_file(const char *path, const char *content);
 
+/*
+ * An [engine "NAME"] section for the fake engine's releases
+ * NAME-VERSION.tar.gz found by source (a "dir:..." spec): its JSON
+ * output read as llama-bench's, prompts 64 and 256, decode of 16
+ * tokens, then the lines of extra (may be ""), appended at buf + *len
+ * (room for size); *len grows by what was written.
+ */
+void check_fake_engine(char *buf, size_t size, size_t *len, const char *name,
+    const char *source, const char *extra);
+
 /* Read a file into a malloced string; NULL if it cannot be read. */
 char *check_read_file(const char *path);
 /* The same, with its length in *len (0 when it cannot be read). */

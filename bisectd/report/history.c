@@ -18,44 +18,6 @@
 #include "changes.h"
 #include "summary.h"
 
-/* The run values of a cell's own runs (its confirmation runs left out),
- * malloced into *out; 0 with *n = 0 for a cell without any. */
-static int
-own_runs(const struct store_cell_runs *cell, double **out, size_t *n)
-{
-	const struct store_points *pts = cell ? &cell->points : NULL;
-	int64_t *run;
-	double *x;
-	size_t m = 0;
-	int rc;
-
-	*out = NULL;
-	*n = 0;
-	if (pts == NULL || pts->n == 0)
-		return 0;
-	x = malloc(pts->n * sizeof(*x));
-	run = malloc(pts->n * sizeof(*run));
-	if (x == NULL || run == NULL) {
-		free(x);
-		free(run);
-		return -1;
-	}
-	for (size_t i = 0; i < pts->n; i++)
-		if (!pts->v[i].confirm) {
-			x[m] = (double)pts->v[i].time_ns;
-			run[m++] = pts->v[i].run_id;
-		}
-	rc = m ? stats_run_values(x, run, m, RUN_MEAN, x, n) : 0;
-	free(run);
-	if (rc < 0 || *n == 0) {
-		free(x);
-		*n = 0;
-		return rc;
-	}
-	*out = x;
-	return 0;
-}
-
 /*
  * The fit's runs of a release: the k-th run of every fit length makes
  * the k-th line (least squares over the lengths), whose slope (fixed: 0)
@@ -77,7 +39,7 @@ fit_runs(const struct conf_engine *eng, const struct store_release_runs *rr,
 	if (eng->nfit < 2)
 		return 0;
 	for (size_t j = 0; j < eng->nfit; j++) {
-		if (own_runs(store_release_runs_cell(rr, &qc->fit[j]), &v[j],
+		if (report_own_run_values(store_release_runs_cell(rr, &qc->fit[j]), &v[j],
 		    &nv[j]) < 0)
 			goto out;
 		if (nv[j] < k)
@@ -179,7 +141,7 @@ series_point(const struct conf_engine *eng, const struct series_def *d,
 
 	memset(p, 0, sizeof(*p));
 	if ((d->fit ? fit_runs(eng, rr, qc, d->fit == 2, &p->runs, &p->n) :
-	    own_runs(store_release_runs_cell(rr, d->q), &p->runs, &p->n)) < 0)
+	    report_own_run_values(store_release_runs_cell(rr, d->q), &p->runs, &p->n)) < 0)
 		return -1;
 	if (p->n == 0)
 		return 0;

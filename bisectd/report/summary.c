@@ -15,29 +15,45 @@
 #include "summary.h"
 #include "bisectd/search/verdict.h"
 
-/* One value per process run of a cell, for the fit (caller frees *out). */
+/* One value per process run of pts (with own, the confirmation runs
+ * left out): *out malloced, NULL when *n is 0. */
 static int
-fit_values(const struct store_points *pts, double **out, size_t *n)
+run_values(const struct store_points *pts, int own, double **out, size_t *n)
 {
-	double *x = malloc(pts->n * sizeof(*x));
-	int64_t *run = malloc(pts->n * sizeof(*run));
+	double *x = malloc((pts->n ? pts->n : 1) * sizeof(*x));
+	int64_t *run = malloc((pts->n ? pts->n : 1) * sizeof(*run));
+	size_t m = 0;
 	int rc = -1;
 
 	*out = NULL;
+	*n = 0;
 	if (x != NULL && run != NULL) {
-		for (size_t k = 0; k < pts->n; k++) {
-			x[k] = (double)pts->v[k].time_ns;
-			run[k] = pts->v[k].run_id;
-		}
-		rc = stats_run_values(x, run, pts->n, RUN_MEAN, x, n);
+		for (size_t k = 0; k < pts->n; k++)
+			if (!own || !pts->v[k].confirm) {
+				x[m] = (double)pts->v[k].time_ns;
+				run[m++] = pts->v[k].run_id;
+			}
+		rc = m ? stats_run_values(x, run, m, RUN_MEAN, x, n) : 0;
 	}
 	free(run);
-	if (rc < 0) {
+	if (rc < 0 || *n == 0) {
 		free(x);
-		return -1;
+		*n = 0;
+		return rc;
 	}
 	*out = x;
 	return 0;
+}
+
+int
+report_own_run_values(const struct store_cell_runs *cell, double **out,
+    size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (cell == NULL || cell->points.n == 0)
+		return 0;
+	return run_values(&cell->points, 1, out, n);
 }
 
 /* The cell's summary of its first runs and its confirmation runs apart.
@@ -160,7 +176,7 @@ figs_compute(const struct store_release_runs *rr,
 		if (load_cell(cell, &f->pp[i], e) < 0)
 			goto out;
 		if ((f->pp[i].ok || f->pp[i].confirm_ok) &&
-		    fit_values(&cell->points, &f->points[i],
+		    run_values(&cell->points, 0, &f->points[i],
 		    &f->npoints[i]) < 0) {
 			err_set(e, "out of memory");
 			goto out;
@@ -171,32 +187,14 @@ figs_compute(const struct store_release_runs *rr,
 		    &f->tg[i], e) < 0)
 			goto out;
 	for (size_t i = 0; i < eng->nfit; i++) {
-		const struct store_cell_runs *cell =
-		    store_release_runs_cell(rr, &qc->fit[i]);
-		struct store_points own = { NULL, 0 };
-		int frc;
-
-		if (cell == NULL || cell->points.n == 0)
-			continue;
 		/* The release's own first runs, as its table shows them. */
-		own.v = malloc(cell->points.n * sizeof(*own.v));
-		if (own.v == NULL) {
+		if (report_own_run_values(store_release_runs_cell(rr,
+		    &qc->fit[i]), &fit_x[nfc], &fc[nfc].n) < 0) {
 			err_set(e, "out of memory");
 			goto out;
 		}
-		for (size_t m = 0; m < cell->points.n; m++)
-			if (!cell->points.v[m].confirm)
-				own.v[own.n++] = cell->points.v[m];
-		if (own.n == 0) {
-			store_points_release(&own);
+		if (fc[nfc].n == 0)
 			continue;
-		}
-		frc = fit_values(&own, &fit_x[nfc], &fc[nfc].n);
-		store_points_release(&own);
-		if (frc < 0) {
-			err_set(e, "out of memory");
-			goto out;
-		}
 		fc[nfc].tokens = eng->fit[i];
 		fc[nfc].time_ns = fit_x[nfc];
 		nfc++;

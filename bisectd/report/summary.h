@@ -115,6 +115,13 @@ void summary_release(struct report_summaries *x, size_t n);
  */
 int summary_figs(const struct report_summaries *x, size_t i,
     const struct conf_engine *eng, struct release_figs *f);
+/* The process runs of a release's cell, its own (its confirmation runs
+ * left out), one value each (stats_run_values(), the mean of a run's
+ * samples): *out malloced, NULL with *n 0 when it has none, cell NULL
+ * included.  -1 when memory runs out. */
+int report_own_run_values(const struct store_cell_runs *cell, double **out,
+    size_t *n);
+
 void summary_figs_release(struct release_figs *f);
 
 /*

@@ -33,8 +33,10 @@
  * wrong; the runs spent (processes); and on A/A ranges (no change), the
  * share reporting a regression or unknown, alone and in --all mode.
  * Right is the step's release (step); gradual with the slide's span
- * within L / 4 releases of the true one at each end (slide); and
- * stepslide both: gradual and a confirmed change point at the step.
+ * within L / 2 releases of the true one at each end (slide: the first
+ * and last few releases of a slide are within the noise of its ends'
+ * levels); and stepslide both: gradual and a confirmed change point at
+ * the step.
  *
  * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap]
  *                   [-S seed] [-t threshold] [-v cv] [-w cvw]
@@ -228,10 +230,21 @@ struct outcome_counts {
 static int
 named_right(const struct world *w, const struct bisect_verdict *v)
 {
-	if (w->shape != SHAPE_STEP)
+	size_t lo = w->first_bad - 1, hi = w->first_bad + w->len - 1;
+	size_t tol = w->len / 2, step = w->first_bad + w->len / 2;
+	int span_ok, step_ok = 0;
+
+	if (w->shape == SHAPE_STEP)
+		return v->status == BISECT_REGRESSION && v->nchanges > 0 &&
+		    v->changes[v->main].first_bad == w->first_bad;
+	if (v->status != BISECT_GRADUAL)
 		return 0;
-	return v->nchanges > 0 && v->changes[v->main].first_bad ==
-	    w->first_bad;
+	span_ok = v->slide.lo + tol >= lo && v->slide.lo <= lo + tol &&
+	    v->slide.hi + tol >= hi && v->slide.hi <= hi + tol;
+	for (size_t i = 0; i < v->nchanges; i++)
+		step_ok |= v->changes[i].confirmed &&
+		    v->changes[i].first_bad == step;
+	return span_ok && (w->shape == SHAPE_SLIDE || step_ok);
 }
 
 /* Run one bisection to its verdict, the driver's way for the estimator. */
@@ -275,6 +288,7 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 	}
 	switch (v.status) {
 	case BISECT_REGRESSION:
+	case BISECT_GRADUAL:
 		oc->regression++;
 		oc->right += named_right(w, &v);
 		break;

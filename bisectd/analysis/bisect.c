@@ -13,8 +13,17 @@
 
 enum step { STEP_ERR = -1, STEP_GO = 0, STEP_ACT = 1 };
 
+/*
+ * A range to examine; its ends are compared first.  SPAN_TOP: a probe
+ * found between its sides makes a slide of it (slide_edges()).
+ * SPAN_UNDER: a range inside a slide (`all`), searched for a step of its
+ * own; a probe between its sides there is a part of the slide.
+ */
+enum span_kind { SPAN_TOP, SPAN_UNDER };
+
 struct span {
 	size_t a, b;
+	enum span_kind kind;
 };
 
 struct walk {
@@ -23,12 +32,14 @@ struct walk {
 	const struct bisect_params *p;
 	struct bisect_action *act;
 	struct bisect_verdict *v;
-	int *reps;		/* usable search samples per cell, per release */
+	int *reps;		/* usable search runs per cell, per release: the
+				   range's ends on the ladder, a probe every
+				   run it has (the sequential test) */
 	int *creps;		/* usable confirmation samples */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
-	struct span *todo;	/* `all`: ranges still to examine */
-	size_t ntodo;
+	struct span *todo;	/* ranges still to examine */
+	size_t ntodo, maxtodo;
 };
 
 void
@@ -414,34 +425,28 @@ pick_probe(const struct walk *w, size_t lo, size_t hi)
 }
 
 /*
- * Where the probe m lies between lo (good) and hi (bad): the difference
- * m - (lo + hi) / 2, whose interval lies below 0 (closer to good), above
- * 0 (closer to bad), or across it.
+ * Where the probe m lies between lo (good) and hi (bad), by the midpoint
+ * test: the difference m - (lo + hi) / 2, whose interval lies below 0
+ * (closer to good), above 0 (closer to bad), or across it.  Only its
+ * estimate is used now: the figure an undecided probe is reported with.
  */
-static enum outcome
-classify(const struct estimate *m, const struct estimate *lo,
-    const struct estimate *hi, int *bad, struct estimate *side)
+static void
+probe_side(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, struct estimate *side)
 {
-	struct estimate s;
 	double var[3], df[3] = { m->df, lo->df, hi->df };
 
 	var[0] = m->se * m->se;
 	var[1] = lo->se * lo->se / 4;
 	var[2] = hi->se * hi->se / 4;
-	s.value = m->value - (lo->value + hi->value) / 2;
-	s.se = sqrt(var[0] + var[1] + var[2]);
-	s.df = isfinite(s.se) ? stats_welch_df(var, df, 3) : 1;
-	stats_interval(&s);
-	*side = s;
-	if (s.lo > 0 || s.hi < 0) {
-		*bad = s.lo > 0;
-		return OUTCOME_DIFFERENT;
-	}
-	return OUTCOME_UNKNOWN;
+	side->value = m->value - (lo->value + hi->value) / 2;
+	side->se = sqrt(var[0] + var[1] + var[2]);
+	side->df = isfinite(side->se) ? stats_welch_df(var, df, 3) : 1;
+	stats_interval(side);
 }
 
 static int
-add_change(struct walk *w, size_t lo, size_t hi)
+add_change(struct walk *w, size_t lo, size_t hi, int in_slide)
 {
 	struct bisect_change *c;
 
@@ -455,20 +460,325 @@ add_change(struct walk *w, size_t lo, size_t hi)
 	memset(c, 0, sizeof(*c));
 	c->last_good = lo;
 	c->first_bad = hi;
+	c->in_slide = in_slide;
+	return STEP_GO;
+}
+
+static int
+push(struct walk *w, size_t a, size_t b, enum span_kind kind)
+{
+	if (w->ntodo == w->maxtodo) {
+		w->act->error = "too many ranges to examine";
+		return STEP_ERR;
+	}
+	w->todo[w->ntodo++] = (struct span){ a, b, kind };
 	return STEP_GO;
 }
 
 /*
- * Examine the range a..b: are its ends different, and if so, where is
- * the boundary.  Found boundaries are appended to the verdict's changes;
- * in `all` mode the two sides of a boundary are queued as new ranges.
+ * One side of the probes of a range: every release the search placed
+ * there, the range's end first.  Within a range the releases placed on
+ * one side are taken as equal (that is what placing them says), so the
+ * side's value is all their runs pooled: the weighted mean of the logs,
+ * and the per-run spread pooled by df.
+ */
+struct pool {
+	double sx, sv, sdf;
+	int runs;
+	size_t last;		/* the release placed there last */
+	struct estimate est;
+};
+
+static void
+pool_add(struct pool *p, size_t i, const struct estimate *e, int runs)
+{
+	double r = e->se / e->value;
+
+	if (!(e->value > 0))
+		return;
+	p->last = i;
+	p->sx += runs * log(e->value);
+	p->runs += runs;
+	if (isfinite(r) && e->df > 0) {
+		p->sv += e->df * r * r * runs;
+		p->sdf += e->df;
+	}
+	p->est.value = exp(p->sx / p->runs);
+	p->est.df = p->sdf > 0 ? p->sdf : 1;
+	p->est.se = p->sdf > 0 ? p->est.value * sqrt(p->sv / p->sdf /
+	    p->runs) : INFINITY;
+}
+
+/*
+ * An undecided probe m: one more run of it, until it has as many as the
+ * side with fewer; then that side's latest release climbs the ladder,
+ * since the side's uncertainty is what the test lacks.  STEP_GO when
+ * all are at the cap.
  */
 static int
-examine(struct walk *w, size_t a, size_t b, int top)
+more_probe(struct walk *w, size_t m, const struct pool *g,
+    const struct pool *b)
 {
-	struct estimate *ea, *eb, *em, rel, side;
-	size_t lo = a, hi = b, m, idx[3];
-	int rc, bad;
+	const struct pool *few = g->runs <= b->runs ? g : b;
+	int cap = w->p->reps_cap;
+
+	if (w->reps[m] < cap && (w->reps[m] < few->runs ||
+	    w->reps[few->last] >= cap))
+		return ask_measure(w, m, w->reps[m] + 1);
+	if (w->reps[few->last] < cap)
+		return ask_measure(w, few->last, ladder_next(w->p,
+		    w->reps[few->last]));
+	return STEP_GO;
+}
+
+/*
+ * Narrow *lo..*hi by probes, each placed by the sequential test against
+ * the pooled sides.  STEP_GO when no probe is left (*lo and *hi adjacent
+ * but for skipped releases), with *between set to a probe found between
+ * the sides (else SIZE_MAX), or with *stuck set when a probe is still
+ * undecided at the cap (noted as the unknown).
+ */
+static int
+bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
+    struct pool *pb, size_t *between, int *stuck)
+{
+	size_t m, idx[3];
+	int rc;
+
+	*between = SIZE_MAX;
+	*stuck = 0;
+	while ((m = pick_probe(w, *lo, *hi)) != SIZE_MAX) {
+		struct estimate *em, *elo, *ehi, side, rel;
+		struct seq_arm arm[3];
+
+		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
+		    (rc = metric(w, m, &em)) != STEP_GO ||
+		    (rc = metric(w, *lo, &elo)) != STEP_GO ||
+		    (rc = metric(w, *hi, &ehi)) != STEP_GO)
+			return rc;
+		arm[0] = (struct seq_arm){ em, w->reps[m] };
+		arm[1] = (struct seq_arm){ &pg->est, pg->runs };
+		arm[2] = (struct seq_arm){ &pb->est, pb->runs };
+		switch (stats_seq_classify(&arm[0], &arm[1], &arm[2],
+		    BISECT_SEQ_ALPHA, NULL)) {
+		case SEQ_GOOD:
+			pool_add(pg, m, em, w->reps[m]);
+			*lo = m;
+			continue;
+		case SEQ_BAD:
+			pool_add(pb, m, em, w->reps[m]);
+			*hi = m;
+			continue;
+		case SEQ_NEITHER:
+			*between = m;
+			return STEP_GO;
+		case SEQ_MORE:
+			break;
+		}
+		if ((rc = more_probe(w, m, pg, pb)) != STEP_GO)
+			return rc;
+		probe_side(em, elo, ehi, &side);
+		idx[0] = m;
+		idx[1] = *lo;
+		idx[2] = *hi;
+		rel_or_unknown(ehi, elo, &rel);
+		note_unknown(w, *lo, *hi, m, &rel, fabs(side.value), side.se,
+		    side.df, min_reps(w, idx, 3));
+		*stuck = 1;
+		return STEP_GO;
+	}
+	return STEP_GO;
+}
+
+/*
+ * Whether b is off a's level, slower: STEP_GO with *yes set when its
+ * slowdown's interval lies above zero, not set when it lies below half
+ * the threshold, or the action that measures them further.  At a
+ * slide's edge the change is small by nature, so only a few ladder
+ * steps are spent (4 x the initial runs): a change still undecided then
+ * is taken as at the level.
+ */
+static int
+known_slower(struct walk *w, size_t a, size_t b, int *yes)
+{
+	struct estimate *ea, *eb, rel;
+	size_t idx[2] = { a, b };
+	int rc;
+
+	*yes = 0;
+	if (a == b)
+		return STEP_GO;
+	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
+	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
+	    (rc = metric(w, a, &ea)) != STEP_GO ||
+	    (rc = metric(w, b, &eb)) != STEP_GO)
+		return rc;
+	rel_or_unknown(eb, ea, &rel);
+	if (rel.lo > 0) {
+		*yes = 1;
+		return STEP_GO;
+	}
+	if (rel.hi < w->p->threshold / 2 ||
+	    min_reps(w, idx, 2) >= 4 * w->p->reps_initial)
+		return STEP_GO;
+	return more_reps(w, idx, 2);
+}
+
+/*
+ * Whether b is slower than a on the runs they have now, one-sided at the
+ * sequential test's bound: an end still off the level of the pair the
+ * search arrived at, so the pair holds only a part of the change.
+ */
+static int
+slower_now(struct walk *w, size_t a, size_t b)
+{
+	struct estimate *ea, *eb, rel;
+
+	if (a == b || metric(w, a, &ea) != STEP_GO ||
+	    metric(w, b, &eb) != STEP_GO)
+		return 0;
+	rel_or_unknown(eb, ea, &rel);
+	return rel.se > 0 && rel.value / rel.se > stats_t_quantile(1 -
+	    BISECT_SEQ_ALPHA, rel.df);
+}
+
+/* Whether the pair's change on its search samples is the threshold or
+ * more: a step of its own beside a slide. */
+static int
+step_counts(struct walk *w, size_t lo, size_t hi)
+{
+	struct estimate *elo, *ehi, rel;
+
+	if (metric(w, lo, &elo) != STEP_GO || metric(w, hi, &ehi) != STEP_GO)
+		return 0;
+	rel_or_unknown(ehi, elo, &rel);
+	return rel.value >= w->p->threshold;
+}
+
+/* Widen the slide's span to take in lo..hi. */
+static void
+widen_slide(struct walk *w, size_t lo, size_t hi)
+{
+	struct bisect_gradual *g = &w->v->slide;
+
+	if (!w->v->gradual || lo < g->lo)
+		g->lo = lo;
+	if (!w->v->gradual || hi > g->hi)
+		g->hi = hi;
+	w->v->gradual = 1;
+}
+
+/*
+ * One edge of a slide in the range a..b (down: the lower edge, against
+ * a's level; else the upper, against b's): from out, the release where
+ * the search stopped on that side, outward to the first measured
+ * release not known off the end's level, then bisected between it and
+ * the last one off it (at first `in`, the slide's inside).  *edge gets
+ * the release at the end's level nearest the slide.
+ */
+static int
+slide_edge(struct walk *w, size_t a, size_t b, size_t out, size_t in,
+    int down, size_t *edge)
+{
+	size_t end = down ? a : b, m;
+	int rc, off;
+
+	for (;;) {
+		if (w->reps[out] >= w->p->reps_initial || out == end) {
+			if ((rc = known_slower(w, down ? a : out, down ? out :
+			    b, &off)) != STEP_GO)
+				return rc;
+			if (!off)
+				break;
+			in = out;
+		}
+		out = down ? out - 1 : out + 1;
+	}
+	while ((m = pick_probe(w, down ? out : in, down ? in : out)) !=
+	    SIZE_MAX) {
+		if ((rc = known_slower(w, down ? a : m, down ? m : b, &off)) !=
+		    STEP_GO)
+			return rc;
+		if (off)
+			in = m;
+		else
+			out = m;
+	}
+	*edge = out;
+	return STEP_GO;
+}
+
+/*
+ * The slide in the range a..b around the search's last bracket lo..hi:
+ * around the probe m found between (or, SIZE_MAX, the pair lo, hi).
+ */
+static int
+slide_span(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
+    size_t b)
+{
+	size_t i, j;
+	int rc;
+
+	if ((rc = slide_edge(w, a, b, lo, m == SIZE_MAX ? hi : m, 1, &i)) !=
+	    STEP_GO ||
+	    (rc = slide_edge(w, a, b, hi, m == SIZE_MAX ? lo : m, 0, &j)) !=
+	    STEP_GO)
+		return rc;
+	widen_slide(w, i, j);
+	return STEP_GO;
+}
+
+/*
+ * With `all`, around a probe between its sides: the ranges beside the
+ * slide, and inside it each range between consecutive measured releases
+ * whose change on its search samples is the threshold or more, searched
+ * for a step of its own.
+ */
+static int
+push_inside(struct walk *w, const struct span *r)
+{
+	const struct bisect_gradual *g = &w->v->slide;
+	size_t prev = g->hi;
+	int rc;
+
+	/* A stack: the rightmost first, so the left is examined first. */
+	if (g->hi < r->b && (rc = push(w, g->hi, r->b, r->kind)) != STEP_GO)
+		return rc;
+	for (size_t i = g->hi; i-- > g->lo;) {
+		if (i > g->lo && w->reps[i] < w->p->reps_initial)
+			continue;
+		if (prev - i > 1 && step_counts(w, i, prev) &&
+		    (rc = push(w, i, prev, SPAN_UNDER)) != STEP_GO)
+			return rc;
+		prev = i;
+	}
+	if (g->lo > r->a && (rc = push(w, r->a, g->lo, r->kind)) != STEP_GO)
+		return rc;
+	return STEP_GO;
+}
+
+/*
+ * Examine the range r: are its ends different, and if so, where is the
+ * boundary.  Found boundaries are appended to the verdict's changes; in
+ * `all` mode the two sides of a boundary are queued as new ranges.
+ *
+ * A slide shows in two ways.  A probe lands between its sides (the
+ * sequential test's third outcome): the slide lies within the bracket
+ * around it.  Or the search ends at an adjacent pair that holds only a
+ * part of the change: an end is known slower than the pair's bad
+ * release, or the pair's good release known slower than the good end;
+ * the probes on the way were then placed between the ends, each on the
+ * nearer side.  The slide then lies within the measured releases around
+ * the pair still near an end's level (slide_span()).
+ */
+static int
+examine(struct walk *w, const struct span *r)
+{
+	struct estimate *ea, *eb, rel;
+	struct pool pg, pb;
+	size_t a = r->a, b = r->b, lo = a, hi = b, m, idx[2];
+	int rc, stuck, top = r->kind == SPAN_TOP && a == 0 && b == w->n - 1;
+	int spread;
 
 	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
 	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
@@ -491,6 +801,11 @@ examine(struct walk *w, size_t a, size_t b, int top)
 		}
 		return STEP_GO;
 	case OUTCOME_UNKNOWN:
+		/* Beside a slide, a range whose change stays undecided
+		 * after a few ladder steps is a part of the slide. */
+		if (r->kind == SPAN_UNDER &&
+		    min_reps(w, idx, 2) >= 4 * w->p->reps_initial)
+			return STEP_GO;
 		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
 			note_unknown(w, a, b, SIZE_MAX, &rel, fabs(log1p(
 			    rel.value) - log1p(w->p->threshold / 2)),
@@ -500,40 +815,37 @@ examine(struct walk *w, size_t a, size_t b, int top)
 		break;
 	}
 
-	while ((m = pick_probe(w, lo, hi)) != SIZE_MAX) {
-		struct estimate *elo, *ehi;
-
-		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
-		    (rc = metric(w, m, &em)) != STEP_GO ||
-		    (rc = metric(w, lo, &elo)) != STEP_GO ||
-		    (rc = metric(w, hi, &ehi)) != STEP_GO)
+	memset(&pg, 0, sizeof(pg));
+	memset(&pb, 0, sizeof(pb));
+	pool_add(&pg, a, ea, w->reps[a]);
+	pool_add(&pb, b, eb, w->reps[b]);
+	if ((rc = bracket(w, &lo, &hi, &pg, &pb, &m, &stuck)) != STEP_GO ||
+	    stuck)
+		return rc;
+	if (m != SIZE_MAX) {
+		if ((rc = slide_span(w, a, lo, m, hi, b)) != STEP_GO)
 			return rc;
-		if (classify(em, elo, ehi, &bad, &side) == OUTCOME_DIFFERENT) {
-			if (bad)
-				hi = m;
-			else
-				lo = m;
-			continue;
-		}
-		idx[0] = m;
-		idx[1] = lo;
-		idx[2] = hi;
-		if ((rc = more_reps(w, idx, 3)) == STEP_GO) {
-			rel_or_unknown(ehi, elo, &rel);
-			note_unknown(w, lo, hi, m, &rel, fabs(side.value),
-			    side.se, side.df, min_reps(w, idx, 3));
-		}
-		return rc;
+		return w->p->all ? push_inside(w, r) : STEP_GO;
 	}
-	if ((rc = add_change(w, lo, hi)) != STEP_GO)
+	/* The pair holds the whole change unless an end is known further
+	 * from it; asked on the runs the search left (no more taken). */
+	spread = slower_now(w, hi, b) || slower_now(w, a, lo);
+	if (spread && (rc = slide_span(w, a, lo, SIZE_MAX, hi, b)) !=
+	    STEP_GO)
 		return rc;
-	if (w->p->all) {
+	if ((rc = add_change(w, lo, hi, spread)) != STEP_GO)
+		return rc;
+	/* With `all`, the sides of a step; beside a slide only of a step
+	 * of the threshold or more, found by its search samples. */
+	if (w->p->all && (!spread || step_counts(w, lo, hi))) {
+		enum span_kind k = spread ? SPAN_UNDER : r->kind;
+
 		/* A stack: the right side goes first so the left one is
 		 * examined first. */
-		if (hi < b)
-			w->todo[w->ntodo++] = (struct span){ hi, b };
-		if (lo > a)
-			w->todo[w->ntodo++] = (struct span){ a, lo };
+		if (hi < b && (rc = push(w, hi, b, k)) != STEP_GO)
+			return rc;
+		if (lo > a && (rc = push(w, a, lo, k)) != STEP_GO)
+			return rc;
 	}
 	return STEP_GO;
 }
@@ -553,6 +865,10 @@ confirm(struct walk *w, struct bisect_change *c)
 
 	c->confirm_rel = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
 	    INFINITY };
+	/* A step of a slide below the threshold is a part of it, not a
+	 * regression to confirm on its own. */
+	if (c->in_slide && !step_counts(w, c->last_good, c->first_bad))
+		return STEP_GO;
 	if (k < p->reps_initial) {
 		w->act->kind = BISECT_CONFIRM;
 		w->act->good = c->last_good;
@@ -697,24 +1013,40 @@ cmp_change(const void *x, const void *y)
 	return (a->last_good > b->last_good) - (a->last_good < b->last_good);
 }
 
+/* The change with the largest slowdown (only confirmed ones when asked),
+ * or SIZE_MAX. */
+static size_t
+largest_change(const struct bisect_verdict *v, int confirmed)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < v->nchanges; i++)
+		if ((v->changes[i].confirmed || !confirmed) &&
+		    (best == SIZE_MAX || v->changes[i].metric_rel.value >
+		    v->changes[best].metric_rel.value))
+			best = i;
+	return best;
+}
+
 static void
 decide(struct walk *w)
 {
 	struct bisect_verdict *v = w->v;
-	int any_confirmed = 0;
+	int any_confirmed;
 
-	v->main = 0;
-	for (size_t i = 0; i < v->nchanges; i++) {
-		const struct bisect_change *c = &v->changes[i];
-
-		if (!c->confirmed)
-			continue;
-		if (!any_confirmed || c->metric_rel.value >
-		    v->changes[v->main].metric_rel.value)
-			v->main = i;
-		any_confirmed = 1;
-	}
-	if (any_confirmed) {
+	v->main = largest_change(v, 1);
+	any_confirmed = v->main != SIZE_MAX;
+	/* A slide names its largest step when none confirmed. */
+	if (!any_confirmed)
+		v->main = v->gradual ? largest_change(v, 0) : 0;
+	if (v->main == SIZE_MAX)
+		v->main = 0;
+	if (v->gradual) {
+		v->status = BISECT_GRADUAL;
+		v->reason = "probes lie strictly between their sides, both "
+		    "differing, again and again: the slowdown is spread "
+		    "over releases";
+	} else if (any_confirmed) {
 		v->status = BISECT_REGRESSION;
 		v->reason = v->nchanges > 1 ? "change points found; each "
 		    "slowdown's 95% interval lies above half the threshold "
@@ -742,8 +1074,39 @@ decide(struct walk *w)
 		v->detectable_rel = NAN;
 	if (v->status != BISECT_UNKNOWN)
 		v->more_runs = -1;
-	if (v->status == BISECT_REGRESSION)
+	if (v->status == BISECT_REGRESSION || v->status == BISECT_GRADUAL)
 		v->runs_used = -1;
+}
+
+/* The slide's total change and its change per release. */
+static int
+describe_slide(struct walk *w)
+{
+	struct bisect_gradual *g = &w->v->slide;
+	struct estimate *elo, *ehi, *t = &g->total_rel, *r = &g->per_release_rel;
+	double k = 1.0 / (double)(g->hi - g->lo);
+	int rc;
+
+	if ((rc = metric(w, g->lo, &elo)) != STEP_GO ||
+	    (rc = metric(w, g->hi, &ehi)) != STEP_GO)
+		return rc;
+	g->between = malloc((g->hi - g->lo + 1) * sizeof(*g->between));
+	if (g->between == NULL) {
+		w->act->error = "out of memory";
+		return STEP_ERR;
+	}
+	for (size_t i = g->lo + 1; i < g->hi; i++)
+		if (w->reps[i] >= w->p->reps_initial)
+			g->between[g->nbetween++] = i;
+	rel_or_unknown(ehi, elo, t);
+	/* Each end of the interval maps through the same monotone
+	 * function; the se by the delta method. */
+	r->value = 1 + t->value > 0 ? pow(1 + t->value, k) - 1 : NAN;
+	r->lo = 1 + t->lo > 0 ? pow(1 + t->lo, k) - 1 : -1;
+	r->hi = 1 + t->hi > 0 ? pow(1 + t->hi, k) - 1 : NAN;
+	r->se = t->se * k * (1 + r->value) / (1 + t->value);
+	r->df = t->df;
+	return STEP_GO;
 }
 
 static int
@@ -751,14 +1114,15 @@ walk_all(struct walk *w)
 {
 	int rc;
 
-	if ((rc = examine(w, 0, w->n - 1, 1)) != STEP_GO)
-		return rc;
+	w->todo[w->ntodo++] = (struct span){ 0, w->n - 1, SPAN_TOP };
 	while (w->ntodo > 0) {
 		struct span r = w->todo[--w->ntodo];
 
-		if ((rc = examine(w, r.a, r.b, 0)) != STEP_GO)
+		if ((rc = examine(w, &r)) != STEP_GO)
 			return rc;
 	}
+	if (w->v->gradual && (rc = describe_slide(w)) != STEP_GO)
+		return rc;
 	if (w->v->nchanges > 1)
 		qsort(w->v->changes, w->v->nchanges,
 		    sizeof(w->v->changes[0]), cmp_change);
@@ -809,7 +1173,10 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
-	w.todo = calloc(2 * n, sizeof(*w.todo));
+	/* Each range queued is the side of a change or the half around a
+	 * probe between: a release at most twice, and the first range. */
+	w.maxtodo = 4 * n + 1;
+	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
 	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
 		act->error = "out of memory";
 		goto out;
@@ -824,7 +1191,15 @@ bisect_next(const struct bisect_release *releases, size_t n,
 			s = ks < s ? ks : s;
 			c = kc < c ? kc : c;
 		}
-		w.reps[i] = releases[i].skipped ? 0 : ladder_floor(p, s);
+		/* The ends climb the ladder; a probe counts every run (the
+		 * sequential test looks after each). */
+		if (i > 0 && i < n - 1)
+			w.reps[i] = s < (size_t)p->reps_cap ? (int)s :
+			    p->reps_cap;
+		else
+			w.reps[i] = ladder_floor(p, s);
+		if (releases[i].skipped)
+			w.reps[i] = 0;
 		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
 	}
 	rc = walk_all(&w);
@@ -852,6 +1227,7 @@ bisect_verdict_release(struct bisect_verdict *v)
 	for (size_t i = 0; i < v->nchanges; i++)
 		free(v->changes[i].candidates);
 	free(v->changes);
+	free(v->slide.between);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -863,6 +1239,8 @@ bisect_status_name(enum bisect_status s)
 		return "regression";
 	case BISECT_NO_REGRESSION:
 		return "no-regression";
+	case BISECT_GRADUAL:
+		return "gradual";
 	case BISECT_UNKNOWN:
 		break;
 	}

@@ -98,7 +98,9 @@ struct bisect_action {
 enum bisect_status {
 	BISECT_NO_REGRESSION,
 	BISECT_REGRESSION,	/* also when the culprit is a range */
-	BISECT_UNKNOWN		/* inconclusive, or did not confirm */
+	BISECT_UNKNOWN,		/* inconclusive, or did not confirm */
+	BISECT_GRADUAL		/* a regression spread over releases (a
+				   slide); exit code 3 as a regression */
 };
 
 /* One change point: the pair of adjacent measured releases around it. */
@@ -109,6 +111,8 @@ struct bisect_change {
 	size_t *candidates;		/* malloced */
 	size_t ncandidates;
 	int confirmed;
+	int in_slide;			/* found inside a slide's range (see
+					   struct bisect_gradual) */
 	struct estimate metric_rel;	/* first_bad / last_good - 1, search samples */
 	struct estimate confirm_rel;	/* the same from confirmation samples;
 					   value NAN when none were taken */
@@ -127,6 +131,24 @@ struct bisect_change {
 	enum ratio_trend trend;
 };
 
+/*
+ * A slide: probes that the sequential test (stats_seq_classify()) found
+ * strictly between their sides, both sides differing, twice or more.
+ * After the first such probe m between lo and hi, the walk probes the
+ * halves lo..m and m..hi once more each, to a probe between again or to
+ * an adjacent pair; the slide lies within releases lo + 1 .. hi of the
+ * hull of those halves' findings.
+ */
+struct bisect_gradual {
+	size_t lo, hi;			/* the slide's span: lo is before it */
+	size_t *between;		/* the probes found between; malloced */
+	size_t nbetween;
+	struct estimate total_rel;	/* hi / lo - 1, search samples */
+	/* (1 + total)^(1 / (hi - lo)) - 1 with its interval mapped the
+	 * same way: the change per release if it is spread evenly. */
+	struct estimate per_release_rel;
+};
+
 struct bisect_verdict {
 	enum bisect_status status;
 	const char *reason;		/* static, one line */
@@ -136,6 +158,13 @@ struct bisect_verdict {
 	size_t nchanges;
 	size_t main;	/* changes[main] is the one the verdict names: the
 			   largest confirmed change (or the first one) */
+	/* GRADUAL: the slide.  Its steps are the changes with in_slide set;
+	 * a step below the threshold is not confirmed (it is a part of the
+	 * slide, not a regression of its own).  A confirmed step of the
+	 * threshold or more (--all: a big step inside a slide) is listed
+	 * among the changes apart from the slide. */
+	int gradual;
+	struct bisect_gradual slide;
 	/* Where an inconclusive comparison stopped the search (the first
 	 * such range in `all` mode): releases lo..hi, the probe inside or
 	 * SIZE_MAX when it was the endpoints themselves, and the change
@@ -157,6 +186,9 @@ struct bisect_verdict {
 	int runs_used;
 	long more_runs;
 };
+
+/* The sequential probe test's error bound (see stats_seq_classify()). */
+#define BISECT_SEQ_ALPHA 0.001
 
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80
@@ -194,7 +226,8 @@ int bisect_next(const struct bisect_release *releases, size_t n,
 
 void bisect_verdict_release(struct bisect_verdict *v);
 
-/* The report's words: "regression", "no-regression", "unknown". */
+/* The report's words: "regression", "no-regression", "unknown",
+ * "gradual". */
 const char *bisect_status_name(enum bisect_status s);
 
 /*

@@ -575,3 +575,54 @@ stats_outcome_name(enum outcome o)
 	}
 	return "unknown";
 }
+
+/* ln of a normal density of x around c with variance v, less its constant. */
+static double
+log_normal(double x, double c, double v)
+{
+	return -(x - c) * (x - c) / (2 * v) - log(v) / 2;
+}
+
+enum seq_side
+stats_seq_classify(const struct seq_arm *probe, const struct seq_arm *good,
+    const struct seq_arm *bad, double alpha, double *llr)
+{
+	const struct seq_arm *arm[3] = { probe, good, bad };
+	double x[3], num = 0, den = 0, s2, k, ig, ib, lg, lb, ln, cut;
+
+	for (int i = 0; i < 3; i++) {
+		const struct estimate *e = arm[i]->est;
+		double r;
+
+		if (!(e->value > 0) || arm[i]->runs < 1)
+			return SEQ_MORE;
+		x[i] = log(e->value);
+		r = e->se / e->value;
+		if (!isfinite(r) || !(e->df > 0))
+			continue;	/* no spread of its own yet */
+		num += e->df * r * r * arm[i]->runs;
+		den += e->df;
+	}
+	if (!(den > 0) || !(num > 0) || !(alpha > 0 && alpha < 0.5))
+		return SEQ_MORE;
+	s2 = num / den;
+	k = 1.0 / probe->runs;
+	ig = 1.0 / good->runs;
+	ib = 1.0 / bad->runs;
+	lg = log_normal(x[0], x[1], s2 * (k + ig));
+	lb = log_normal(x[0], x[2], s2 * (k + ib));
+	ln = log_normal(x[0], (x[1] + x[2]) / 2, s2 * (k + (ig + ib) / 4));
+	if (llr != NULL) {
+		llr[0] = lb - lg;
+		llr[1] = ln - lg;
+		llr[2] = ln - lb;
+	}
+	cut = log(1 / alpha);
+	if (ln - lg >= cut && ln - lb >= cut)
+		return SEQ_NEITHER;
+	if (lg - lb >= cut && ln - lg < cut)
+		return SEQ_GOOD;
+	if (lb - lg >= cut && ln - lb < cut)
+		return SEQ_BAD;
+	return SEQ_MORE;
+}

@@ -212,6 +212,51 @@ double stats_slower_p(const struct estimate *rel, double cut);
  */
 void stats_holm(const double *p, size_t n, double alpha, int *reject);
 
+/*
+ * A sequential test of where one release (the probe) lies between two
+ * measured ones, after Wald's sequential probability ratio test.  Three
+ * simple hypotheses on the log of the probe's true value: G, it equals
+ * the good side's; B, the bad side's; N, the midpoint of the two (a
+ * release strictly between, as on a slide).  The probe's runs arrive one
+ * at a time; after each, the log likelihood ratios of the three from the
+ * probe's mean so far, the sides' uncertainty included, decide:
+ *   SEQ_GOOD     G over B by ln(1 / alpha), and G over N at all;
+ *   SEQ_BAD      B over G by ln(1 / alpha), and B over N at all;
+ *   SEQ_NEITHER  N over both G and B by ln(1 / alpha);
+ *   SEQ_MORE     none yet: another run of the probe (or of a side).
+ * A probe beyond a side (slower than the bad one) is that side's.  The
+ * per-run spread is pooled over the three estimates (each se * sqrt(runs)
+ * relative to its value, weighted by its df): releases of one engine
+ * share the machine's noise, so the probe's first few runs need no
+ * spread of their own.
+ *
+ * The bound: a ratio that is a martingale under the truth exceeds
+ * 1 / alpha with probability at most alpha (Ville's inequality), so a
+ * probe that is like one side is called the other side with probability
+ * at most alpha, and called neither with at most alpha.  The second
+ * condition of GOOD and BAD (over N at all) is loose on purpose: a probe
+ * between the sides placed on one of them costs runs later, never a
+ * wrong release.  The bound is exact for a known spread and sides; with
+ * both estimated from few runs it holds approximately, which
+ * tests/unit/test_bisect_seq.c checks on seeded trials.
+ */
+enum seq_side { SEQ_MORE, SEQ_GOOD, SEQ_BAD, SEQ_NEITHER };
+
+struct seq_arm {
+	const struct estimate *est;	/* the metric at runs runs */
+	int runs;
+};
+
+/*
+ * Classify probe between good and bad at error bound alpha (0 < alpha
+ * < 0.5).  llr[] (may be NULL) gets ln L(B)/L(G), ln L(N)/L(G) and
+ * ln L(N)/L(B).  SEQ_MORE when a value is not above zero or no spread is
+ * known.
+ */
+enum seq_side stats_seq_classify(const struct seq_arm *probe,
+    const struct seq_arm *good, const struct seq_arm *bad, double alpha,
+    double *llr);
+
 /* "unchanged", "slower", "faster", "unsure". */
 const char *stats_move_name(enum move m);
 

@@ -1087,9 +1087,6 @@ describe_slide(struct walk *w)
 	double k = 1.0 / (double)(g->hi - g->lo);
 	int rc;
 
-	if ((rc = metric(w, g->lo, &elo)) != STEP_GO ||
-	    (rc = metric(w, g->hi, &ehi)) != STEP_GO)
-		return rc;
 	g->between = malloc((g->hi - g->lo + 1) * sizeof(*g->between));
 	if (g->between == NULL) {
 		w->act->error = "out of memory";
@@ -1098,6 +1095,29 @@ describe_slide(struct walk *w)
 	for (size_t i = g->lo + 1; i < g->hi; i++)
 		if (w->reps[i] >= w->p->reps_initial)
 			g->between[g->nbetween++] = i;
+	for (size_t i = 0; i <= g->nbetween; i++) {
+		struct bisect_slide_step st;
+		size_t j;
+
+		st.lo = i == 0 ? g->lo : g->between[i - 1];
+		st.hi = i == g->nbetween ? g->hi : g->between[i];
+		if ((rc = metric(w, st.lo, &elo)) != STEP_GO ||
+		    (rc = metric(w, st.hi, &ehi)) != STEP_GO)
+			return rc;
+		rel_or_unknown(ehi, elo, &st.rel);
+		/* Insert, largest first, keeping BISECT_SLIDE_STEPS. */
+		for (j = g->nsteps; j > 0 && !(g->steps[j - 1].rel.value >=
+		    st.rel.value); j--)
+			if (j < BISECT_SLIDE_STEPS)
+				g->steps[j] = g->steps[j - 1];
+		if (j < BISECT_SLIDE_STEPS)
+			g->steps[j] = st;
+		if (g->nsteps < BISECT_SLIDE_STEPS)
+			g->nsteps++;
+	}
+	if ((rc = metric(w, g->lo, &elo)) != STEP_GO ||
+	    (rc = metric(w, g->hi, &ehi)) != STEP_GO)
+		return rc;
 	rel_or_unknown(ehi, elo, t);
 	/* Each end of the interval maps through the same monotone
 	 * function; the se by the delta method. */

@@ -132,17 +132,33 @@ struct bisect_change {
 };
 
 /*
- * A slide: probes that the sequential test (stats_seq_classify()) found
- * strictly between their sides, both sides differing, twice or more.
- * After the first such probe m between lo and hi, the walk probes the
- * halves lo..m and m..hi once more each, to a probe between again or to
- * an adjacent pair; the slide lies within releases lo + 1 .. hi of the
- * hull of those halves' findings.
+ * A slide: a change spread over releases.  The walk finds one when a
+ * probe lands between its sides (the sequential test's third outcome,
+ * see stats_seq_classify()), or when the adjacent pair it arrives at
+ * holds only a part of the change (an end is still known slower than
+ * the pair's bad release, or the pair's good release slower than the
+ * good end, one-sided at BISECT_SEQ_ALPHA).  Its edges are then
+ * bisected: the last release at the good end's level (not known slower
+ * than it: the interval of the slowdown reaches zero) and the first at
+ * the bad end's.  The slide spreads over releases lo + 1 .. hi.
  */
+#define BISECT_SLIDE_STEPS 3
+
+/* A step between consecutive measured releases of a slide. */
+struct bisect_slide_step {
+	size_t lo, hi;			/* release indices */
+	struct estimate rel;		/* hi / lo - 1, search samples */
+};
+
 struct bisect_gradual {
 	size_t lo, hi;			/* the slide's span: lo is before it */
-	size_t *between;		/* the probes found between; malloced */
+	size_t *between;		/* the releases measured inside it,
+					   ascending; malloced */
 	size_t nbetween;
+	/* The largest steps between consecutive measured releases of
+	 * lo, between[], hi: largest first, at most BISECT_SLIDE_STEPS. */
+	struct bisect_slide_step steps[BISECT_SLIDE_STEPS];
+	size_t nsteps;
 	struct estimate total_rel;	/* hi / lo - 1, search samples */
 	/* (1 + total)^(1 / (hi - lo)) - 1 with its interval mapped the
 	 * same way: the change per release if it is spread evenly. */
@@ -188,7 +204,7 @@ struct bisect_verdict {
 };
 
 /* The sequential probe test's error bound (see stats_seq_classify()). */
-#define BISECT_SEQ_ALPHA 0.001
+#define BISECT_SEQ_ALPHA 0.0003
 
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80

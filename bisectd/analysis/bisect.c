@@ -40,6 +40,13 @@ struct walk {
 	unsigned char *have;	/* est[i] is computed */
 	struct span *todo;	/* ranges still to examine */
 	size_t ntodo, maxtodo;
+	/*
+	 * The first sign of a slide, in search order: the range a..b and
+	 * its bracket lo..hi around the probe m found between its sides
+	 * (m SIZE_MAX: the pair lo, hi holding only a part of the change).
+	 */
+	int sign, nbetween, npartial;
+	size_t sa, sb, slo, sm, shi;
 };
 
 void
@@ -728,6 +735,20 @@ slide_span(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
 	return STEP_GO;
 }
 
+static void
+note_sign(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
+    size_t b)
+{
+	if (w->sign)
+		return;
+	w->sign = 1;
+	w->sa = a;
+	w->sb = b;
+	w->slo = lo;
+	w->sm = m;
+	w->shi = hi;
+}
+
 /*
  * With `all`, around a probe between its sides: the ranges beside the
  * slide, and inside it each range between consecutive measured releases
@@ -778,7 +799,7 @@ examine(struct walk *w, const struct span *r)
 	struct pool pg, pb;
 	size_t a = r->a, b = r->b, lo = a, hi = b, m, idx[2];
 	int rc, stuck, top = r->kind == SPAN_TOP && a == 0 && b == w->n - 1;
-	int spread;
+	int off_hi, off_lo, more_hi, more_lo;
 
 	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
 	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
@@ -823,30 +844,33 @@ examine(struct walk *w, const struct span *r)
 	    stuck)
 		return rc;
 	if (m != SIZE_MAX) {
-		if ((rc = slide_span(w, a, lo, m, hi, b)) != STEP_GO)
-			return rc;
-		return w->p->all ? push_inside(w, r) : STEP_GO;
+		w->nbetween++;
+		note_sign(w, a, lo, m, hi, b);
+		return STEP_GO;
 	}
 	/* The pair holds the whole change unless an end is known further
-	 * from it; asked on the runs the search left (no more taken). */
-	spread = slower_now(w, hi, b) || slower_now(w, a, lo);
-	if (spread && (rc = slide_span(w, a, lo, SIZE_MAX, hi, b)) !=
+	 * from it, on the runs the search left. */
+	off_hi = slower_now(w, hi, b);
+	off_lo = slower_now(w, a, lo);
+	if (off_hi || off_lo) {
+		w->npartial++;
+		note_sign(w, a, lo, SIZE_MAX, hi, b);
+	}
+	if ((rc = add_change(w, lo, hi, off_hi || off_lo)) != STEP_GO)
+		return rc;
+	/* The rest of the change is searched too, for another step or a
+	 * slide (not again beside a slide: that is the slide itself); with
+	 * `all`, the sides of every step. */
+	more_hi = hi < b && ((off_hi && r->kind == SPAN_TOP) || w->p->all);
+	more_lo = lo > a && ((off_lo && r->kind == SPAN_TOP) || w->p->all);
+	/* A stack: the right side goes first so the left one is examined
+	 * first. */
+	if (more_hi && (rc = push(w, hi, b, off_hi ? SPAN_UNDER : r->kind)) !=
 	    STEP_GO)
 		return rc;
-	if ((rc = add_change(w, lo, hi, spread)) != STEP_GO)
+	if (more_lo && (rc = push(w, a, lo, off_lo ? SPAN_UNDER : r->kind)) !=
+	    STEP_GO)
 		return rc;
-	/* With `all`, the sides of a step; beside a slide only of a step
-	 * of the threshold or more, found by its search samples. */
-	if (w->p->all && (!spread || step_counts(w, lo, hi))) {
-		enum span_kind k = spread ? SPAN_UNDER : r->kind;
-
-		/* A stack: the right side goes first so the left one is
-		 * examined first. */
-		if (hi < b && (rc = push(w, hi, b, k)) != STEP_GO)
-			return rc;
-		if (lo > a && (rc = push(w, a, lo, k)) != STEP_GO)
-			return rc;
-	}
 	return STEP_GO;
 }
 
@@ -867,7 +891,8 @@ confirm(struct walk *w, struct bisect_change *c)
 	    INFINITY };
 	/* A step of a slide below the threshold is a part of it, not a
 	 * regression to confirm on its own. */
-	if (c->in_slide && !step_counts(w, c->last_good, c->first_bad))
+	if (c->in_slide && w->v->gradual &&
+	    !step_counts(w, c->last_good, c->first_bad))
 		return STEP_GO;
 	if (k < p->reps_initial) {
 		w->act->kind = BISECT_CONFIRM;
@@ -1135,12 +1160,29 @@ walk_all(struct walk *w)
 	int rc;
 
 	w->todo[w->ntodo++] = (struct span){ 0, w->n - 1, SPAN_TOP };
-	while (w->ntodo > 0) {
-		struct span r = w->todo[--w->ntodo];
+	for (;;) {
+		while (w->ntodo > 0) {
+			struct span r = w->todo[--w->ntodo];
 
-		if ((rc = examine(w, &r)) != STEP_GO)
+			if ((rc = examine(w, &r)) != STEP_GO)
+				return rc;
+		}
+		/* A slide: a probe between its sides, or again and again a
+		 * pair that holds only a part of the change.  Its edges
+		 * once; with `all`, then the ranges around and inside it. */
+		if (w->v->gradual || !(w->nbetween > 0 || w->npartial >= 2))
+			break;
+		if ((rc = slide_span(w, w->sa, w->slo, w->sm, w->shi,
+		    w->sb)) != STEP_GO)
+			return rc;
+		if (w->p->all && w->sm != SIZE_MAX &&
+		    (rc = push_inside(w, &(struct span){ w->sa, w->sb,
+		    SPAN_TOP })) != STEP_GO)
 			return rc;
 	}
+	/* One part of the change elsewhere is another step, not a slide. */
+	for (size_t i = 0; i < w->v->nchanges; i++)
+		w->v->changes[i].in_slide &= w->v->gradual;
 	if (w->v->gradual && (rc = describe_slide(w)) != STEP_GO)
 		return rc;
 	if (w->v->nchanges > 1)

@@ -750,20 +750,22 @@ note_sign(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
 }
 
 /*
- * With `all`, around a probe between its sides: the ranges beside the
- * slide, and inside it each range between consecutive measured releases
- * whose change on its search samples is the threshold or more, searched
- * for a step of its own.
+ * With `all`, once a slide is found: inside it each range between
+ * consecutive measured releases whose change on its search samples is
+ * the threshold or more, searched for a step of its own; and when the
+ * sign was a probe between (beside set), the ranges beside the slide in
+ * r, which no search has seen yet.
  */
 static int
-push_inside(struct walk *w, const struct span *r)
+push_inside(struct walk *w, const struct span *r, int beside)
 {
 	const struct bisect_gradual *g = &w->v->slide;
 	size_t prev = g->hi;
 	int rc;
 
 	/* A stack: the rightmost first, so the left is examined first. */
-	if (g->hi < r->b && (rc = push(w, g->hi, r->b, r->kind)) != STEP_GO)
+	if (beside && g->hi < r->b &&
+	    (rc = push(w, g->hi, r->b, r->kind)) != STEP_GO)
 		return rc;
 	for (size_t i = g->hi; i-- > g->lo;) {
 		if (i > g->lo && w->reps[i] < w->p->reps_initial)
@@ -773,7 +775,8 @@ push_inside(struct walk *w, const struct span *r)
 			return rc;
 		prev = i;
 	}
-	if (g->lo > r->a && (rc = push(w, r->a, g->lo, r->kind)) != STEP_GO)
+	if (beside && g->lo > r->a &&
+	    (rc = push(w, r->a, g->lo, r->kind)) != STEP_GO)
 		return rc;
 	return STEP_GO;
 }
@@ -1175,9 +1178,8 @@ walk_all(struct walk *w)
 		if ((rc = slide_span(w, w->sa, w->slo, w->sm, w->shi,
 		    w->sb)) != STEP_GO)
 			return rc;
-		if (w->p->all && w->sm != SIZE_MAX &&
-		    (rc = push_inside(w, &(struct span){ w->sa, w->sb,
-		    SPAN_TOP })) != STEP_GO)
+		if (w->p->all && (rc = push_inside(w, &(struct span){ w->sa,
+		    w->sb, SPAN_TOP }, w->sm != SIZE_MAX)) != STEP_GO)
 			return rc;
 	}
 	/* One part of the change elsewhere is another step, not a slide. */

@@ -617,7 +617,8 @@ stats_seq_classify(const struct seq_arm *probe, const struct seq_arm *good,
 		llr[1] = ln - lg;
 		llr[2] = ln - lb;
 	}
-	cut = log(1 / alpha);
+	/* Two wrong outcomes for each truth, alpha / 2 each. */
+	cut = log(2 / alpha);
 	if (ln - lg >= cut && ln - lb >= cut)
 		return SEQ_NEITHER;
 	if (lg - lb >= cut && ln - lg < cut)

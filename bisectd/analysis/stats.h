@@ -220,9 +220,9 @@ void stats_holm(const double *p, size_t n, double alpha, int *reject);
  * release strictly between, as on a slide).  The probe's runs arrive one
  * at a time; after each, the log likelihood ratios of the three from the
  * probe's mean so far, the sides' uncertainty included, decide:
- *   SEQ_GOOD     G over B by ln(1 / alpha), and G over N at all;
- *   SEQ_BAD      B over G by ln(1 / alpha), and B over N at all;
- *   SEQ_NEITHER  N over both G and B by ln(1 / alpha);
+ *   SEQ_GOOD     G over B by ln(2 / alpha), and N not over G by as much;
+ *   SEQ_BAD      B over G by ln(2 / alpha), and N not over B by as much;
+ *   SEQ_NEITHER  N over both G and B by ln(2 / alpha);
  *   SEQ_MORE     none yet: another run of the probe (or of a side).
  * A probe beyond a side (slower than the bad one) is that side's.  The
  * per-run spread is pooled over the three estimates (each se * sqrt(runs)
@@ -230,15 +230,16 @@ void stats_holm(const double *p, size_t n, double alpha, int *reject);
  * share the machine's noise, so the probe's first few runs need no
  * spread of their own.
  *
- * The bound: a ratio that is a martingale under the truth exceeds
- * 1 / alpha with probability at most alpha (Ville's inequality), so a
- * probe that is like one side is called the other side with probability
- * at most alpha, and called neither with at most alpha.  The second
- * condition of GOOD and BAD (over N at all) is loose on purpose: a probe
- * between the sides placed on one of them costs runs later, never a
- * wrong release.  The bound is exact for a known spread and sides; with
- * both estimated from few runs it holds approximately, which
- * tests/unit/test_bisect_seq.c checks on seeded trials.
+ * The bound: a likelihood ratio against the truth, a martingale under
+ * it, ever exceeds 2 / alpha with probability at most alpha / 2 (Ville's
+ * inequality), so a probe that is like one side is called the other or
+ * neither with probability at most alpha.  The second condition of GOOD
+ * and BAD is loose on purpose: a probe between the sides placed on one
+ * of them is not a wrong release (the walk then finds the slide by the
+ * pair it arrives at, see bisect.h).  The bound is exact for a known
+ * spread and known sides; with both estimated from runs it holds
+ * approximately, which tests/unit/test_bisect_seq.c measures on seeded
+ * trials.
  */
 enum seq_side { SEQ_MORE, SEQ_GOOD, SEQ_BAD, SEQ_NEITHER };
 

@@ -297,48 +297,6 @@ more_reps(struct walk *w, const size_t *idx, size_t k)
 	return ask_measure(w, best, ladder_next(w->p, w->reps[best]));
 }
 
-/* The standard error of ln(b / a); INFINITY when it cannot be known. */
-static double
-log_se(const struct estimate *a, const struct estimate *b)
-{
-	double ra, rb;
-
-	if (!(a->value > 0 && b->value > 0))
-		return INFINITY;
-	ra = a->se / a->value;
-	rb = b->se / b->value;
-	return sqrt(ra * ra + rb * rb);
-}
-
-/* t at 95% two-sided plus t at the power: the distance, in standard
- * errors, between a true effect and the cut that the interval clears
- * with probability BISECT_POWER. */
-static double
-power_quantiles(double df)
-{
-	return stats_t_quantile(0.5 + STATS_LEVEL / 2, df) +
-	    stats_t_quantile(BISECT_POWER, df);
-}
-
-/*
- * The further runs per release after which a comparison whose estimate
- * lies dist from its cut, with standard error se at runs runs, would
- * likely clear the cut: the se shrinks as 1 / sqrt(runs).  -1 when no
- * number would (dist 0, or more than a million runs).
- */
-static long
-runs_to_decide(double dist, double se, double df, int runs)
-{
-	double want;
-
-	if (!(dist > 0) || !isfinite(se) || runs <= 0)
-		return -1;
-	want = runs * pow(power_quantiles(df) * se / dist, 2);
-	if (!(want < 1e6))
-		return -1;
-	return want > runs + 1 ? (long)ceil(want - runs) : 1;
-}
-
 static void
 note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
     const struct estimate *rel, double dist, double se, double df,
@@ -352,7 +310,7 @@ note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
 	w->v->unknown_probe = probe;
 	w->v->unknown_rel = *rel;
 	w->v->runs_used = runs;
-	w->v->more_runs = runs_to_decide(dist, se, df, runs);
+	w->v->more_runs = bisect_runs_to_decide(dist, se, df, runs);
 }
 
 static int
@@ -380,40 +338,6 @@ rel_or_unknown(const struct estimate *b, const struct estimate *a,
 		    INFINITY };
 }
 
-double
-bisect_detectable(const struct estimate *a, const struct estimate *b,
-    double threshold, double df)
-{
-	double c = 1 + threshold / 2, q = power_quantiles(df), ra, lo, hi;
-
-	if (!(a->value > 0) || !isfinite(a->se) || !isfinite(b->se))
-		return INFINITY;
-	if (b->value > 0)
-		return c * exp(q * log_se(a, b)) - 1;
-	/*
-	 * b at or below zero has no spread on the log scale; a slowdown d
-	 * would put it at a (1 + d) with its own standard error, so d
-	 * solves d = f(d) = c exp(q sqrt(ra^2 + rb(d)^2)) - 1 with
-	 * rb(d) = b.se / (a (1 + d)).  f falls as d grows, so the root is
-	 * between threshold / 2 (f is never below it) and f(threshold / 2).
-	 */
-	ra = a->se / a->value;
-	lo = threshold / 2;
-	hi = c * exp(q * hypot(ra, b->se / (a->value * c))) - 1;
-	if (!isfinite(hi))
-		return INFINITY;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
-		double d = lo + (hi - lo) / 2;
-
-		if (c * exp(q * hypot(ra, b->se / (a->value * (1 + d)))) -
-		    1 > d)
-			lo = d;
-		else
-			hi = d;
-	}
-	return lo + (hi - lo) / 2;
-}
-
 /* The measured release nearest the middle of (lo, hi), or SIZE_MAX. */
 static size_t
 pick_probe(const struct walk *w, size_t lo, size_t hi)
@@ -429,27 +353,6 @@ pick_probe(const struct walk *w, size_t lo, size_t hi)
 			return mid + d + 1;
 	}
 	return SIZE_MAX;
-}
-
-/*
- * Where the probe m lies between lo (good) and hi (bad), by the midpoint
- * test: the difference m - (lo + hi) / 2, whose interval lies below 0
- * (closer to good), above 0 (closer to bad), or across it.  Only its
- * estimate is used now: the figure an undecided probe is reported with.
- */
-static void
-probe_side(const struct estimate *m, const struct estimate *lo,
-    const struct estimate *hi, struct estimate *side)
-{
-	double var[3], df[3] = { m->df, lo->df, hi->df };
-
-	var[0] = m->se * m->se;
-	var[1] = lo->se * lo->se / 4;
-	var[2] = hi->se * hi->se / 4;
-	side->value = m->value - (lo->value + hi->value) / 2;
-	side->se = sqrt(var[0] + var[1] + var[2]);
-	side->df = isfinite(side->se) ? stats_welch_df(var, df, 3) : 1;
-	stats_interval(side);
 }
 
 static int
@@ -482,38 +385,18 @@ push(struct walk *w, size_t a, size_t b, enum span_kind kind)
 	return STEP_GO;
 }
 
-/*
- * One side of the probes of a range: every release the search placed
- * there, the range's end first.  Within a range the releases placed on
- * one side are taken as equal (that is what placing them says), so the
- * side's value is all their runs pooled: the weighted mean of the logs,
- * and the per-run spread pooled by df.
- */
+/* One side of the probes of a range (see stats_pool_add()), and the
+ * release placed there last. */
 struct pool {
-	double sx, sv, sdf;
-	int runs;
-	size_t last;		/* the release placed there last */
-	struct estimate est;
+	struct stats_pool s;
+	size_t last;
 };
 
 static void
 pool_add(struct pool *p, size_t i, const struct estimate *e, int runs)
 {
-	double r = e->se / e->value;
-
-	if (!(e->value > 0))
-		return;
 	p->last = i;
-	p->sx += runs * log(e->value);
-	p->runs += runs;
-	if (isfinite(r) && e->df > 0) {
-		p->sv += e->df * r * r * runs;
-		p->sdf += e->df;
-	}
-	p->est.value = exp(p->sx / p->runs);
-	p->est.df = p->sdf > 0 ? p->sdf : 1;
-	p->est.se = p->sdf > 0 ? p->est.value * sqrt(p->sv / p->sdf /
-	    p->runs) : INFINITY;
+	stats_pool_add(&p->s, e, runs);
 }
 
 /*
@@ -526,10 +409,10 @@ static int
 more_probe(struct walk *w, size_t m, const struct pool *g,
     const struct pool *b)
 {
-	const struct pool *few = g->runs <= b->runs ? g : b;
+	const struct pool *few = g->s.runs <= b->s.runs ? g : b;
 	int cap = w->p->reps_cap;
 
-	if (w->reps[m] < cap && (w->reps[m] < few->runs ||
+	if (w->reps[m] < cap && (w->reps[m] < few->s.runs ||
 	    w->reps[few->last] >= cap))
 		return ask_measure(w, m, w->reps[m] + 1);
 	if (w->reps[few->last] < cap)
@@ -564,8 +447,8 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		    (rc = metric(w, *hi, &ehi)) != STEP_GO)
 			return rc;
 		arm[0] = (struct seq_arm){ em, w->reps[m] };
-		arm[1] = (struct seq_arm){ &pg->est, pg->runs };
-		arm[2] = (struct seq_arm){ &pb->est, pb->runs };
+		arm[1] = (struct seq_arm){ &pg->s.est, pg->s.runs };
+		arm[2] = (struct seq_arm){ &pb->s.est, pb->s.runs };
 		switch (stats_seq_classify(&arm[0], &arm[1], &arm[2],
 		    BISECT_SEQ_ALPHA, NULL)) {
 		case SEQ_GOOD:
@@ -584,7 +467,7 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		}
 		if ((rc = more_probe(w, m, pg, pb)) != STEP_GO)
 			return rc;
-		probe_side(em, elo, ehi, &side);
+		stats_mid_diff(em, elo, ehi, &side);
 		idx[0] = m;
 		idx[1] = *lo;
 		idx[2] = *hi;
@@ -833,7 +716,7 @@ examine(struct walk *w, const struct span *r)
 		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
 			note_unknown(w, a, b, SIZE_MAX, &rel, fabs(log1p(
 			    rel.value) - log1p(w->p->threshold / 2)),
-			    log_se(ea, eb), rel.df, min_reps(w, idx, 2));
+			    stats_log_se(ea, eb), rel.df, min_reps(w, idx, 2));
 		return rc;
 	case OUTCOME_DIFFERENT:
 		break;
@@ -923,9 +806,9 @@ confirm(struct walk *w, struct bisect_change *c)
 	if (k >= p->reps_cap) {
 		if (w->v->more_runs < 0 && !w->v->has_unknown) {
 			w->v->runs_used = k;
-			w->v->more_runs = runs_to_decide(fabs(log1p(
+			w->v->more_runs = bisect_runs_to_decide(fabs(log1p(
 			    c->confirm_rel.value) - log1p(p->threshold / 2)),
-			    log_se(&eg, &eb), c->confirm_rel.df, k);
+			    stats_log_se(&eg, &eb), c->confirm_rel.df, k);
 		}
 		return STEP_GO;
 	}
@@ -1311,59 +1194,3 @@ bisect_status_name(enum bisect_status s)
 	return "unknown";
 }
 
-int
-bisect_flag_next(const enum flag_state *states, size_t n,
-    struct flag_step *out, const char **why)
-{
-	size_t lo = 0, hi, mid, best = SIZE_MAX, dist, best_dist = SIZE_MAX;
-
-	memset(out, 0, sizeof(*out));
-	*why = NULL;
-	if (n < 2) {
-		*why = "a range needs two releases";
-		return -1;
-	}
-	if (states[0] != FLAG_GOOD) {
-		*why = "the good end of the range is not good";
-		return -1;
-	}
-	if (states[n - 1] == FLAG_SKIP) {
-		*why = "the bad end of the range cannot be judged";
-		return -1;
-	}
-	if (states[n - 1] == FLAG_UNKNOWN) {
-		out->probe = n - 1;
-		return 0;
-	}
-	if (states[n - 1] == FLAG_GOOD) {
-		out->done = 1;
-		out->last_good = n - 1;
-		out->first_bad = SIZE_MAX;
-		out->first_candidate = SIZE_MAX;
-		return 0;
-	}
-	for (hi = 1; states[hi] != FLAG_BAD; hi++)
-		;
-	for (size_t i = 0; i < hi; i++)
-		if (states[i] == FLAG_GOOD)
-			lo = i;
-	mid = lo + (hi - lo) / 2;
-	for (size_t i = lo + 1; i < hi; i++) {
-		if (states[i] != FLAG_UNKNOWN)
-			continue;
-		dist = i > mid ? i - mid : mid - i;
-		if (dist < best_dist) {
-			best = i;
-			best_dist = dist;
-		}
-	}
-	if (best != SIZE_MAX) {
-		out->probe = best;
-		return 0;
-	}
-	out->done = 1;
-	out->last_good = lo;
-	out->first_bad = hi;
-	out->first_candidate = lo + 1;
-	return 0;
-}

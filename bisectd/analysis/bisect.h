@@ -221,6 +221,15 @@ struct bisect_verdict {
 double bisect_detectable(const struct estimate *a, const struct estimate *b,
     double threshold, double df);
 
+/*
+ * The further runs per release after which a comparison whose estimate
+ * lies dist from its cut (on the log scale), with standard error se at
+ * runs runs and df degrees of freedom, would likely (BISECT_POWER) clear
+ * the cut: the se shrinks as 1 / sqrt(runs).  -1 when no number would
+ * (dist 0, or more than a million runs).
+ */
+long bisect_runs_to_decide(double dist, double se, double df, int runs);
+
 /* Defaults: per-token, 20%, 5 runs up to 320, run means, no lengths,
  * not `all`. */
 void bisect_params_init(struct bisect_params *p);
@@ -228,9 +237,13 @@ void bisect_params_init(struct bisect_params *p);
 /*
  * Decide the next action for releases[0..n-1], ordered oldest first,
  * releases[0] the known-good end and releases[n-1] the bad end.
- * Runs beyond the last full step of the repetition ladder
- * (5, 10, 20, ... 320) are ignored until the step is complete, so a
- * measurement interrupted half-way gives the same action again.
+ * For the two ends, runs beyond the last full step of the repetition
+ * ladder (5, 10, 20, ... 320) are ignored until the step is complete, so
+ * a measurement interrupted half-way gives the same action again.  A
+ * probe counts every run: it is placed by the sequential test
+ * (stats_seq_classify() at BISECT_SEQ_ALPHA against the pooled sides),
+ * one run at a time after its first 5, and a probe between its sides is
+ * a slide (struct bisect_gradual).
  * On DONE *v is filled and the caller frees it with
  * bisect_verdict_release(); otherwise *v is left empty (releasing it is
  * harmless).  Returns 0, or -1 with act->error set when the parameters

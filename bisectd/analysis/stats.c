@@ -627,3 +627,49 @@ stats_seq_classify(const struct seq_arm *probe, const struct seq_arm *good,
 		return SEQ_BAD;
 	return SEQ_MORE;
 }
+
+double
+stats_log_se(const struct estimate *a, const struct estimate *b)
+{
+	double ra, rb;
+
+	if (!(a->value > 0 && b->value > 0))
+		return INFINITY;
+	ra = a->se / a->value;
+	rb = b->se / b->value;
+	return sqrt(ra * ra + rb * rb);
+}
+
+void
+stats_pool_add(struct stats_pool *p, const struct estimate *e, int runs)
+{
+	double r = e->se / e->value;
+
+	if (!(e->value > 0) || runs < 1)
+		return;
+	p->sx += runs * log(e->value);
+	p->runs += runs;
+	if (isfinite(r) && e->df > 0) {
+		p->sv += e->df * r * r * runs;
+		p->sdf += e->df;
+	}
+	p->est.value = exp(p->sx / p->runs);
+	p->est.df = p->sdf > 0 ? p->sdf : 1;
+	p->est.se = p->sdf > 0 ? p->est.value * sqrt(p->sv / p->sdf /
+	    p->runs) : INFINITY;
+}
+
+void
+stats_mid_diff(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, struct estimate *out)
+{
+	double var[3], df[3] = { m->df, lo->df, hi->df };
+
+	var[0] = m->se * m->se;
+	var[1] = lo->se * lo->se / 4;
+	var[2] = hi->se * hi->se / 4;
+	out->value = m->value - (lo->value + hi->value) / 2;
+	out->se = sqrt(var[0] + var[1] + var[2]);
+	out->df = isfinite(out->se) ? stats_welch_df(var, df, 3) : 1;
+	stats_interval(out);
+}

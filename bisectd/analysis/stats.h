@@ -258,6 +258,31 @@ enum seq_side stats_seq_classify(const struct seq_arm *probe,
     const struct seq_arm *good, const struct seq_arm *bad, double alpha,
     double *llr);
 
+/* The standard error of ln(b / a) for independent estimates; INFINITY
+ * when a value is not above zero. */
+double stats_log_se(const struct estimate *a, const struct estimate *b);
+
+/*
+ * Estimates of one value pooled on the log scale, as the sequential test
+ * takes a side: releases taken as equal, each est at runs runs; the
+ * pooled est is the runs-weighted mean of the logs, its se from the
+ * per-run relative spread pooled by df.  Start from all zeros; an
+ * estimate not above zero is left out.
+ */
+struct stats_pool {
+	double sx, sv, sdf;
+	int runs;
+	struct estimate est;
+};
+
+void stats_pool_add(struct stats_pool *p, const struct estimate *e,
+    int runs);
+
+/* m - (lo + hi) / 2 for independent estimates, Welch df: where m lies
+ * against the midpoint of lo and hi. */
+void stats_mid_diff(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, struct estimate *out);
+
 /* "unchanged", "slower", "faster", "unsure". */
 const char *stats_move_name(enum move m);
 

@@ -434,14 +434,13 @@ test_resume(void)
 					    part.smp[r][c];
 			execute(&part, &w, &p, &full.act[k], &budget);
 			CHECK_INT(bisect_next(part.rel, w.n, &p, &a, &v), 0);
-			/* The ends and confirmations climb the ladder; a
-			 * probe counts every run it has (the sequential
-			 * test), so half its runs may already decide. */
+			/* The ends climb the ladder; half a probe's runs
+			 * may already decide it (the sequential test). */
 			if (full.act[k].kind == BISECT_CONFIRM ||
 			    full.act[k].release == 0 ||
 			    full.act[k].release == w.n - 1)
 				same &= same_action(&a, &full.act[k]);
-			else
+			else	/* the verdict, if any, is the same */
 				same &= a.kind != BISECT_DONE ||
 				    v.status == full.v.status;
 			halves++;
@@ -585,11 +584,8 @@ test_not_confirmed(void)
 	bisect_verdict_release(&r.v);
 }
 
-/*
- * A probe exactly half-way between good and bad is neither side: the
- * sequential test says so at its first runs, and the verdict is a slide
- * over both releases (it once climbed to the cap and ended unknown).
- */
+/* A probe exactly half-way between good and bad is neither side, at its
+ * first runs: a slide over both releases (once: unknown at the cap). */
 static void
 test_probe_unknown(void)
 {

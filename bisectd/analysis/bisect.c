@@ -480,6 +480,23 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 	return STEP_GO;
 }
 
+/* a and b measured to the first rung, their metrics, and b's change
+ * relative to a; or the action that measures them. */
+static int
+pair_rel(struct walk *w, size_t a, size_t b, struct estimate **ea,
+    struct estimate **eb, struct estimate *rel)
+{
+	int rc;
+
+	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
+	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
+	    (rc = metric(w, a, ea)) != STEP_GO ||
+	    (rc = metric(w, b, eb)) != STEP_GO)
+		return rc;
+	rel_or_unknown(*eb, *ea, rel);
+	return STEP_GO;
+}
+
 /*
  * Whether b is off a's level, slower: STEP_GO with *yes set when its
  * slowdown's interval lies above zero, not set when it lies below half
@@ -498,12 +515,8 @@ known_slower(struct walk *w, size_t a, size_t b, int *yes)
 	*yes = 0;
 	if (a == b)
 		return STEP_GO;
-	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
-	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
-	    (rc = metric(w, a, &ea)) != STEP_GO ||
-	    (rc = metric(w, b, &eb)) != STEP_GO)
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
 		return rc;
-	rel_or_unknown(eb, ea, &rel);
 	if (rel.lo > 0) {
 		*yes = 1;
 		return STEP_GO;
@@ -524,11 +537,8 @@ slower_now(struct walk *w, size_t a, size_t b)
 {
 	struct estimate *ea, *eb, rel;
 
-	if (a == b || metric(w, a, &ea) != STEP_GO ||
-	    metric(w, b, &eb) != STEP_GO)
-		return 0;
-	rel_or_unknown(eb, ea, &rel);
-	return rel.se > 0 && rel.value / rel.se > stats_t_quantile(1 -
+	return a != b && pair_rel(w, a, b, &ea, &eb, &rel) == STEP_GO &&
+	    rel.se > 0 && rel.value / rel.se > stats_t_quantile(1 -
 	    BISECT_SEQ_ALPHA, rel.df);
 }
 
@@ -539,10 +549,8 @@ step_counts(struct walk *w, size_t lo, size_t hi)
 {
 	struct estimate *elo, *ehi, rel;
 
-	if (metric(w, lo, &elo) != STEP_GO || metric(w, hi, &ehi) != STEP_GO)
-		return 0;
-	rel_or_unknown(ehi, elo, &rel);
-	return rel.value >= w->p->threshold;
+	return pair_rel(w, lo, hi, &elo, &ehi, &rel) == STEP_GO &&
+	    rel.value >= w->p->threshold;
 }
 
 /* Widen the slide's span to take in lo..hi. */
@@ -687,12 +695,8 @@ examine(struct walk *w, const struct span *r)
 	int rc, stuck, top = r->kind == SPAN_TOP && a == 0 && b == w->n - 1;
 	int off_hi, off_lo, more_hi, more_lo;
 
-	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
-	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
-	    (rc = metric(w, a, &ea)) != STEP_GO ||
-	    (rc = metric(w, b, &eb)) != STEP_GO)
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
 		return rc;
-	rel_or_unknown(eb, ea, &rel);
 	idx[0] = a;
 	idx[1] = b;
 	if (top)

@@ -14,10 +14,11 @@
 enum step { STEP_ERR = -1, STEP_GO = 0, STEP_ACT = 1 };
 
 /*
- * A range to examine; its ends are compared first.  SPAN_TOP: a probe
- * found between its sides makes a slide of it (slide_edges()).
- * SPAN_UNDER: a range inside a slide (`all`), searched for a step of its
- * own; a probe between its sides there is a part of the slide.
+ * A range to examine; its ends are compared first.  SPAN_UNDER: a range
+ * beside a pair that holds only a part of the change, or inside a slide
+ * (`all`), searched for another step: its ends' change still undecided
+ * after a few ladder steps is a part of the slide, and a pair there that
+ * again holds only a part searches no further.
  */
 enum span_kind { SPAN_TOP, SPAN_UNDER };
 
@@ -958,9 +959,9 @@ decide(struct walk *w)
 		v->main = 0;
 	if (v->gradual) {
 		v->status = BISECT_GRADUAL;
-		v->reason = "probes lie strictly between their sides, both "
-		    "differing, again and again: the slowdown is spread "
-		    "over releases";
+		v->reason = "the slowdown is spread over releases: probes "
+		    "lie between their sides, or again and again the pair "
+		    "the search arrives at holds only a part of it";
 	} else if (any_confirmed) {
 		v->status = BISECT_REGRESSION;
 		v->reason = v->nchanges > 1 ? "change points found; each "
@@ -1124,8 +1125,8 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
-	/* Each range queued is the side of a change or the half around a
-	 * probe between: a release at most twice, and the first range. */
+	/* Each range queued is a side of a change (two a change) or a
+	 * range inside a slide (one a release), and the first range. */
 	w.maxtodo = 4 * n + 1;
 	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
 	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {

@@ -137,7 +137,9 @@ struct bisect_change {
  * see stats_seq_classify()), or when the adjacent pair it arrives at
  * holds only a part of the change (an end is still known slower than
  * the pair's bad release, or the pair's good release slower than the
- * good end, one-sided at BISECT_SEQ_ALPHA).  Its edges are then
+ * good end, one-sided at BISECT_SEQ_ALPHA) and so does the pair found
+ * when the rest of the range is searched (once only: another step, a
+ * change of its own).  Its edges are then
  * bisected: the last release at the good end's level (not known slower
  * than it: the interval of the slowdown reaches zero) and the first at
  * the bad end's.  The slide spreads over releases lo + 1 .. hi.

@@ -1125,8 +1125,7 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
-	/* Each range queued is a side of a change (two a change) or a
-	 * range inside a slide (one a release), and the first range. */
+	/* Two sides a change, one range a release inside a slide. */
 	w.maxtodo = 4 * n + 1;
 	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
 	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {

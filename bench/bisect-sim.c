@@ -21,14 +21,27 @@
  *            bisect (linear in the runs taken; the end is the mean runs
  *            of the same bisect under offset).
  *
- * For each: the share of bisects naming the right release, unknown and
+ * Shapes of the change (-p), the per-token factor over the releases:
+ *   step       x step from a random release on (the default);
+ *   slide      from 1 to 1 + 2 (step - 1) over L releases (-l, default
+ *              16) from a random one, each adding 2 (step - 1) / L
+ *              (+50% in all, 3.1% a release, at the defaults);
+ *   stepslide  that slide with one more step of (step - 1) in its
+ *              middle (+75% in all), bisected with --all.
+ *
+ * For each: the share of bisects naming the right answer, unknown and
  * wrong; the runs spent (processes); and on A/A ranges (no change), the
  * share reporting a regression or unknown, alone and in --all mode.
+ * Right is the step's release (step); gradual with the slide's span
+ * within L / 2 releases of the true one at each end (slide: the first
+ * and last few releases of a slide are within the noise of its ends'
+ * levels); and stepslide both: gradual and a confirmed change point at
+ * the step.
  *
  * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap]
  *                   [-S seed] [-t threshold] [-v cv] [-w cvw]
  *                   [-k samples-per-run] [-m model,...] [-e mean|median]
- *                   [-o (keep outlier runs)]
+ *                   [-o (keep outlier runs)] [-p shape,...] [-l L]
  */
 #include <math.h>
 #include <stdint.h>
@@ -49,11 +62,16 @@ enum model { MODEL_NORMAL, MODEL_OFFSET, MODEL_HEAVY, MODEL_DRIFT };
 static const char *const model_names[] = { "normal", "offset", "heavy",
     "drift" };
 
+enum shape { SHAPE_STEP, SHAPE_SLIDE, SHAPE_STEPSLIDE };
+static const char *const shape_names[] = { "step", "slide", "stepslide" };
+
 /* The world of one trial: the true line per release and the noise. */
 struct world {
 	size_t n;
 	size_t first_bad;	/* SIZE_MAX: no change */
 	double step;		/* per-token factor from first_bad on */
+	enum shape shape;
+	size_t len;		/* slide: releases first_bad .. + len - 1 */
 	enum model model;
 	double cv, cvw;		/* between-run, within-run */
 	size_t spr;		/* samples per run */
@@ -93,6 +111,24 @@ gauss(uint64_t h)
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
+/* The true per-token factor of release rel. */
+static double
+factor(const struct world *w, size_t rel)
+{
+	double d = 2 * (w->step - 1), done;
+
+	if (w->first_bad == SIZE_MAX || rel < w->first_bad)
+		return 1;
+	if (w->shape == SHAPE_STEP)
+		return w->step;
+	done = rel - w->first_bad + 1 > w->len ? (double)w->len :
+	    (double)(rel - w->first_bad + 1);
+	if (w->shape == SHAPE_SLIDE)
+		return 1 + d * done / (double)w->len;
+	return 1 + d * done / (double)w->len +
+	    (rel >= w->first_bad + w->len / 2 ? w->step - 1 : 0);
+}
+
 /*
  * Sample j of run k of a release's cell: counter-based, so both
  * estimators see identical numbers; only drift depends on when it is
@@ -104,7 +140,7 @@ sample_ns(const struct world *w, size_t rel, int cell, int confirm,
 {
 	uint64_t h = splitmix64(w->seed ^ splitmix64(rel * 1000003 +
 	    (uint64_t)cell * 7919 + (uint64_t)confirm * 104729 + k * 31));
-	double p = PER_TOKEN_NS * (rel >= w->first_bad ? w->step : 1);
+	double p = PER_TOKEN_NS * factor(w, rel);
 	double t = FIXED_NS + p * lengths[cell];
 	double zs = gauss(splitmix64(h ^ (0x51ed27ULL + j)));
 
@@ -190,6 +226,27 @@ struct outcome_counts {
 	double runs;
 };
 
+/* Whether verdict v names the world's change (see the top). */
+static int
+named_right(const struct world *w, const struct bisect_verdict *v)
+{
+	size_t lo = w->first_bad - 1, hi = w->first_bad + w->len - 1;
+	size_t tol = w->len / 2, step = w->first_bad + w->len / 2;
+	int span_ok, step_ok = 0;
+
+	if (w->shape == SHAPE_STEP)
+		return v->status == BISECT_REGRESSION && v->nchanges > 0 &&
+		    v->changes[v->main].first_bad == w->first_bad;
+	if (v->status != BISECT_GRADUAL)
+		return 0;
+	span_ok = v->slide.lo + tol >= lo && v->slide.lo <= lo + tol &&
+	    v->slide.hi + tol >= hi && v->slide.hi <= hi + tol;
+	for (size_t i = 0; i < v->nchanges; i++)
+		step_ok |= v->changes[i].confirmed &&
+		    v->changes[i].first_bad == step;
+	return span_ok && (w->shape == SHAPE_SLIDE || step_ok);
+}
+
 /* Run one bisection to its verdict, the driver's way for the estimator. */
 static void
 run_bisect(const struct world *w, const struct bisect_params *p, int old,
@@ -231,8 +288,9 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 	}
 	switch (v.status) {
 	case BISECT_REGRESSION:
+	case BISECT_GRADUAL:
 		oc->regression++;
-		oc->right += v.changes[v.main].first_bad == w->first_bad;
+		oc->right += named_right(w, &v);
 		break;
 	case BISECT_UNKNOWN:
 		oc->unknown++;
@@ -251,18 +309,24 @@ usage(void)
 {
 	fprintf(stderr, "usage: bisect-sim [-n trials] [-r releases] "
 	    "[-s step] [-c cap] [-S seed] [-t threshold] [-v cv] [-w cvw] "
-	    "[-k samples-per-run] [-m model,...] [-e mean|median] [-o]\n");
+	    "[-k samples-per-run] [-m model,...] [-e mean|median] [-o] "
+	    "[-p shape,...] [-l L]\n");
 	exit(2);
 }
 
-/* One model, one estimator: the bisect, A/A and A/A --all rows. */
+/*
+ * One shape, model and estimator: the bisect, A/A and A/A --all rows.
+ * The A/A rows do not depend on the shape: *aa and *aall are measured
+ * once (when aa->runs is 0) and reused for the other shapes.
+ */
 static void
 run_setting(struct bisect_params *p, struct world *proto, int old,
-    size_t trials, uint64_t seed, double *runs_bis, double *runs_aa)
+    size_t trials, uint64_t seed, double *runs_bis, double *runs_aa,
+    struct outcome_counts *aa, struct outcome_counts *aall)
 {
-	struct outcome_counts bis = { 0 }, aa = { 0 }, aall = { 0 };
+	struct outcome_counts bis = { 0 };
 	double t = (double)trials;
-	int keep = p->keep_outliers;
+	int keep = p->keep_outliers, do_aa = aa->runs == 0;
 
 	if (old)	/* the old estimator as it was: no outlier rule */
 		p->keep_outliers = 1;
@@ -271,32 +335,38 @@ run_setting(struct bisect_params *p, struct world *proto, int old,
 		struct world w = *proto;
 
 		w.seed = s;
-		w.first_bad = 1 + s % (w.n - 1);
+		w.first_bad = w.shape == SHAPE_STEP ? 1 + s % (w.n - 1) :
+		    1 + s % (w.n - w.len);
 		if (w.model == MODEL_DRIFT)
 			w.horizon = runs_bis[old];
-		p->all = 0;
+		p->all = w.shape == SHAPE_STEPSLIDE;
 		run_bisect(&w, p, old, &bis);
+		p->all = 0;
+		if (!do_aa)
+			continue;
 
 		w.first_bad = SIZE_MAX;
 		w.seed = splitmix64(s);
 		if (w.model == MODEL_DRIFT)
 			w.horizon = runs_aa[old];
-		run_bisect(&w, p, old, &aa);
+		run_bisect(&w, p, old, aa);
 		p->all = 1;
-		run_bisect(&w, p, old, &aall);
+		run_bisect(&w, p, old, aall);
 		p->all = 0;
 	}
 	p->keep_outliers = keep;
 	if (proto->model == MODEL_OFFSET) {
 		runs_bis[old] = bis.runs / t;
-		runs_aa[old] = aa.runs / t;
+		runs_aa[old] = aa->runs / t;
 	}
-	printf("%-7s %-8s %6.1f%% %6.1f%% %6.1f%% %7.0f  %6.1f%% %6.1f%% "
-	    "%6.1f%% %6.1f%% %7.0f\n", model_names[proto->model],
-	    old ? "samples" : "runs", 100 * bis.right / t,
-	    100 * bis.unknown / t, 100 * (t - bis.right - bis.unknown) / t,
-	    bis.runs / t, 100 * aa.regression / t, 100 * aa.unknown / t,
-	    100 * aall.regression / t, 100 * aall.unknown / t, aa.runs / t);
+	printf("%-9s %-7s %-8s %6.1f%% %6.1f%% %6.1f%% %7.0f  %6.1f%% "
+	    "%6.1f%% %6.1f%% %6.1f%% %7.0f\n", shape_names[proto->shape],
+	    model_names[proto->model], old ? "samples" : "runs",
+	    100 * bis.right / t, 100 * bis.unknown / t,
+	    100 * (t - bis.right - bis.unknown) / t, bis.runs / t,
+	    100 * aa->regression / t, 100 * aa->unknown / t,
+	    100 * aall->regression / t, 100 * aall->unknown / t,
+	    aa->runs / t);
 	fflush(stdout);
 }
 
@@ -305,8 +375,8 @@ main(int argc, char **argv)
 {
 	struct bisect_params p;
 	struct world proto;
-	int models[8], nmodels = 0;
-	double runs_bis[2] = { 1000, 1000 }, runs_aa[2] = { 1000, 1000 };
+	int models[8], nmodels = 0, shapes[3] = { SHAPE_STEP }, nshapes = 0;
+	struct outcome_counts aa[4][2], aall[4][2];
 	size_t trials = 1000;
 	uint64_t seed = 20260;
 	char *tok;
@@ -319,7 +389,9 @@ main(int argc, char **argv)
 	proto.cv = 0.10;
 	proto.cvw = 0.01;
 	proto.spr = 5;
-	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:w:k:m:e:o")) != -1) {
+	proto.len = 16;
+	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:w:k:m:e:op:l:")) !=
+	    -1) {
 		switch (opt) {
 		case 'n':
 			trials = strtoul(optarg, NULL, 10);
@@ -364,6 +436,22 @@ main(int argc, char **argv)
 		case 'o':
 			p.keep_outliers = 1;
 			break;
+		case 'p':
+			for (tok = strtok(optarg, ","); tok && nshapes < 3;
+			    tok = strtok(NULL, ",")) {
+				int m;
+
+				for (m = 0; m < 3; m++)
+					if (strcmp(tok, shape_names[m]) == 0)
+						break;
+				if (m == 3)
+					usage();
+				shapes[nshapes++] = m;
+			}
+			break;
+		case 'l':
+			proto.len = strtoul(optarg, NULL, 10);
+			break;
 		case 'e':
 			if (strcmp(optarg, "median") == 0)
 				p.summary = RUN_MEDIAN;
@@ -375,8 +463,11 @@ main(int argc, char **argv)
 		}
 	}
 	if (trials == 0 || proto.n < 2 || proto.spr == 0 ||
-	    p.reps_cap < p.reps_initial)
+	    p.reps_cap < p.reps_initial || proto.len < 2 ||
+	    proto.len + 1 >= proto.n)
 		usage();
+	if (nshapes == 0)
+		nshapes = 1;
 	if (nmodels == 0)
 		for (nmodels = 0; nmodels < 4; nmodels++)
 			models[nmodels] = nmodels;
@@ -384,29 +475,41 @@ main(int argc, char **argv)
 	memcpy(p.lengths, lengths, sizeof(lengths));
 
 	printf("bisect-sim: %zu releases, per-token x%.2f from a random "
-	    "release on, fit 512/2048, threshold %.0f%%, runs %d..%d, "
+	    "release on (slides over %zu), fit 512/2048, threshold %.0f%%, runs %d..%d, "
 	    "between-run cv %.0f%%, within-run cv %.0f%%, %zu samples per "
 	    "run (normal: 1), run %s, %zu trials, seed %llu\n", proto.n,
-	    proto.step, p.threshold * 100, p.reps_initial, p.reps_cap,
+	    proto.step, proto.len, p.threshold * 100, p.reps_initial, p.reps_cap,
 	    proto.cv * 100, proto.cvw * 100, proto.spr,
 	    p.summary == RUN_MEDIAN ? "median" : "mean", trials,
 	    (unsigned long long)seed);
 	printf("goal: >= 99%% right at cv 10%%; A/A regression <= 1%% "
 	    "(also --all)\n\n");
-	printf("%-7s %-8s %7s %7s %7s %7s  %7s %7s %7s %7s %7s\n", "model",
-	    "unit", "right", "unknown", "wrong", "runs", "A/A reg", "A/A unk",
+	printf("%-9s %-7s %-8s %7s %7s %7s %7s  %7s %7s %7s %7s %7s\n",
+	    "shape", "model", "unit", "right", "unknown", "wrong", "runs", "A/A reg", "A/A unk",
 	    "all reg", "all unk", "A/A run");
-	for (int i = 0; i < nmodels; i++) {
-		struct world w = proto;
+	memset(aa, 0, sizeof(aa));
+	memset(aall, 0, sizeof(aall));
+	for (int k = 0; k < nshapes; k++) {
+		double runs_bis[2] = { 1000, 1000 };
+		double runs_aa[2] = { 1000, 1000 };
 
-		w.model = (enum model)models[i];
-		if (w.model == MODEL_NORMAL)
-			w.spr = 1;
-		for (int old = 0; old <= 1; old++) {
-			if (w.model == MODEL_NORMAL && old)
-				continue;	/* one sample per run: the same */
-			run_setting(&p, &w, old, trials, seed + (uint64_t)i *
-			    1000003, runs_bis, runs_aa);
+		for (int i = 0; i < nmodels; i++) {
+			struct world w = proto;
+
+			w.shape = (enum shape)shapes[k];
+			w.model = (enum model)models[i];
+			if (w.model == MODEL_NORMAL)
+				w.spr = 1;
+			for (int old = 0; old <= 1; old++) {
+				/* normal: one sample per run, the same; the
+				 * old estimator only on the step */
+				if ((w.model == MODEL_NORMAL ||
+				    w.shape != SHAPE_STEP) && old)
+					continue;
+				run_setting(&p, &w, old, trials, seed +
+				    (uint64_t)i * 1000003, runs_bis, runs_aa,
+				    &aa[w.model][old], &aall[w.model][old]);
+			}
 		}
 	}
 	return 0;

@@ -13,8 +13,18 @@
 
 enum step { STEP_ERR = -1, STEP_GO = 0, STEP_ACT = 1 };
 
+/*
+ * A range to examine; its ends are compared first.  SPAN_UNDER: a range
+ * beside a pair that holds only a part of the change, or inside a slide
+ * (`all`), searched for another step: its ends' change still undecided
+ * after a few ladder steps is a part of the slide, and a pair there that
+ * again holds only a part searches no further.
+ */
+enum span_kind { SPAN_TOP, SPAN_UNDER };
+
 struct span {
 	size_t a, b;
+	enum span_kind kind;
 };
 
 struct walk {
@@ -23,12 +33,21 @@ struct walk {
 	const struct bisect_params *p;
 	struct bisect_action *act;
 	struct bisect_verdict *v;
-	int *reps;		/* usable search samples per cell, per release */
+	int *reps;		/* usable search runs per cell, per release: the
+				   range's ends on the ladder, a probe every
+				   run it has (the sequential test) */
 	int *creps;		/* usable confirmation samples */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
-	struct span *todo;	/* `all`: ranges still to examine */
-	size_t ntodo;
+	struct span *todo;	/* ranges still to examine */
+	size_t ntodo, maxtodo;
+	/*
+	 * The first sign of a slide, in search order: the range a..b and
+	 * its bracket lo..hi around the probe m found between its sides
+	 * (m SIZE_MAX: the pair lo, hi holding only a part of the change).
+	 */
+	int sign, nbetween, npartial;
+	size_t sa, sb, slo, sm, shi;
 };
 
 void
@@ -279,48 +298,6 @@ more_reps(struct walk *w, const size_t *idx, size_t k)
 	return ask_measure(w, best, ladder_next(w->p, w->reps[best]));
 }
 
-/* The standard error of ln(b / a); INFINITY when it cannot be known. */
-static double
-log_se(const struct estimate *a, const struct estimate *b)
-{
-	double ra, rb;
-
-	if (!(a->value > 0 && b->value > 0))
-		return INFINITY;
-	ra = a->se / a->value;
-	rb = b->se / b->value;
-	return sqrt(ra * ra + rb * rb);
-}
-
-/* t at 95% two-sided plus t at the power: the distance, in standard
- * errors, between a true effect and the cut that the interval clears
- * with probability BISECT_POWER. */
-static double
-power_quantiles(double df)
-{
-	return stats_t_quantile(0.5 + STATS_LEVEL / 2, df) +
-	    stats_t_quantile(BISECT_POWER, df);
-}
-
-/*
- * The further runs per release after which a comparison whose estimate
- * lies dist from its cut, with standard error se at runs runs, would
- * likely clear the cut: the se shrinks as 1 / sqrt(runs).  -1 when no
- * number would (dist 0, or more than a million runs).
- */
-static long
-runs_to_decide(double dist, double se, double df, int runs)
-{
-	double want;
-
-	if (!(dist > 0) || !isfinite(se) || runs <= 0)
-		return -1;
-	want = runs * pow(power_quantiles(df) * se / dist, 2);
-	if (!(want < 1e6))
-		return -1;
-	return want > runs + 1 ? (long)ceil(want - runs) : 1;
-}
-
 static void
 note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
     const struct estimate *rel, double dist, double se, double df,
@@ -334,7 +311,7 @@ note_unknown(struct walk *w, size_t lo, size_t hi, size_t probe,
 	w->v->unknown_probe = probe;
 	w->v->unknown_rel = *rel;
 	w->v->runs_used = runs;
-	w->v->more_runs = runs_to_decide(dist, se, df, runs);
+	w->v->more_runs = bisect_runs_to_decide(dist, se, df, runs);
 }
 
 static int
@@ -362,40 +339,6 @@ rel_or_unknown(const struct estimate *b, const struct estimate *a,
 		    INFINITY };
 }
 
-double
-bisect_detectable(const struct estimate *a, const struct estimate *b,
-    double threshold, double df)
-{
-	double c = 1 + threshold / 2, q = power_quantiles(df), ra, lo, hi;
-
-	if (!(a->value > 0) || !isfinite(a->se) || !isfinite(b->se))
-		return INFINITY;
-	if (b->value > 0)
-		return c * exp(q * log_se(a, b)) - 1;
-	/*
-	 * b at or below zero has no spread on the log scale; a slowdown d
-	 * would put it at a (1 + d) with its own standard error, so d
-	 * solves d = f(d) = c exp(q sqrt(ra^2 + rb(d)^2)) - 1 with
-	 * rb(d) = b.se / (a (1 + d)).  f falls as d grows, so the root is
-	 * between threshold / 2 (f is never below it) and f(threshold / 2).
-	 */
-	ra = a->se / a->value;
-	lo = threshold / 2;
-	hi = c * exp(q * hypot(ra, b->se / (a->value * c))) - 1;
-	if (!isfinite(hi))
-		return INFINITY;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
-		double d = lo + (hi - lo) / 2;
-
-		if (c * exp(q * hypot(ra, b->se / (a->value * (1 + d)))) -
-		    1 > d)
-			lo = d;
-		else
-			hi = d;
-	}
-	return lo + (hi - lo) / 2;
-}
-
 /* The measured release nearest the middle of (lo, hi), or SIZE_MAX. */
 static size_t
 pick_probe(const struct walk *w, size_t lo, size_t hi)
@@ -413,35 +356,8 @@ pick_probe(const struct walk *w, size_t lo, size_t hi)
 	return SIZE_MAX;
 }
 
-/*
- * Where the probe m lies between lo (good) and hi (bad): the difference
- * m - (lo + hi) / 2, whose interval lies below 0 (closer to good), above
- * 0 (closer to bad), or across it.
- */
-static enum outcome
-classify(const struct estimate *m, const struct estimate *lo,
-    const struct estimate *hi, int *bad, struct estimate *side)
-{
-	struct estimate s;
-	double var[3], df[3] = { m->df, lo->df, hi->df };
-
-	var[0] = m->se * m->se;
-	var[1] = lo->se * lo->se / 4;
-	var[2] = hi->se * hi->se / 4;
-	s.value = m->value - (lo->value + hi->value) / 2;
-	s.se = sqrt(var[0] + var[1] + var[2]);
-	s.df = isfinite(s.se) ? stats_welch_df(var, df, 3) : 1;
-	stats_interval(&s);
-	*side = s;
-	if (s.lo > 0 || s.hi < 0) {
-		*bad = s.lo > 0;
-		return OUTCOME_DIFFERENT;
-	}
-	return OUTCOME_UNKNOWN;
-}
-
 static int
-add_change(struct walk *w, size_t lo, size_t hi)
+add_change(struct walk *w, size_t lo, size_t hi, int in_slide)
 {
 	struct bisect_change *c;
 
@@ -455,27 +371,333 @@ add_change(struct walk *w, size_t lo, size_t hi)
 	memset(c, 0, sizeof(*c));
 	c->last_good = lo;
 	c->first_bad = hi;
+	c->in_slide = in_slide;
+	return STEP_GO;
+}
+
+static int
+push(struct walk *w, size_t a, size_t b, enum span_kind kind)
+{
+	if (w->ntodo == w->maxtodo) {
+		w->act->error = "too many ranges to examine";
+		return STEP_ERR;
+	}
+	w->todo[w->ntodo++] = (struct span){ a, b, kind };
+	return STEP_GO;
+}
+
+/* One side of the probes of a range (see stats_pool_add()), and the
+ * release placed there last. */
+struct pool {
+	struct stats_pool s;
+	size_t last;
+};
+
+static void
+pool_add(struct pool *p, size_t i, const struct estimate *e, int runs)
+{
+	p->last = i;
+	stats_pool_add(&p->s, e, runs);
+}
+
+/*
+ * An undecided probe m: one more run of it, until it has as many as the
+ * side with fewer; then that side's latest release climbs the ladder,
+ * since the side's uncertainty is what the test lacks.  STEP_GO when
+ * all are at the cap.
+ */
+static int
+more_probe(struct walk *w, size_t m, const struct pool *g,
+    const struct pool *b)
+{
+	const struct pool *few = g->s.runs <= b->s.runs ? g : b;
+	int cap = w->p->reps_cap;
+
+	if (w->reps[m] < cap && (w->reps[m] < few->s.runs ||
+	    w->reps[few->last] >= cap))
+		return ask_measure(w, m, w->reps[m] + 1);
+	if (w->reps[few->last] < cap)
+		return ask_measure(w, few->last, ladder_next(w->p,
+		    w->reps[few->last]));
 	return STEP_GO;
 }
 
 /*
- * Examine the range a..b: are its ends different, and if so, where is
- * the boundary.  Found boundaries are appended to the verdict's changes;
- * in `all` mode the two sides of a boundary are queued as new ranges.
+ * Narrow *lo..*hi by probes, each placed by the sequential test against
+ * the pooled sides.  STEP_GO when no probe is left (*lo and *hi adjacent
+ * but for skipped releases), with *between set to a probe found between
+ * the sides (else SIZE_MAX), or with *stuck set when a probe is still
+ * undecided at the cap (noted as the unknown).
  */
 static int
-examine(struct walk *w, size_t a, size_t b, int top)
+bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
+    struct pool *pb, size_t *between, int *stuck)
 {
-	struct estimate *ea, *eb, *em, rel, side;
-	size_t lo = a, hi = b, m, idx[3];
-	int rc, bad;
+	size_t m, idx[3];
+	int rc;
+
+	*between = SIZE_MAX;
+	*stuck = 0;
+	while ((m = pick_probe(w, *lo, *hi)) != SIZE_MAX) {
+		struct estimate *em, *elo, *ehi, side, rel;
+		struct seq_arm arm[3];
+
+		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
+		    (rc = metric(w, m, &em)) != STEP_GO ||
+		    (rc = metric(w, *lo, &elo)) != STEP_GO ||
+		    (rc = metric(w, *hi, &ehi)) != STEP_GO)
+			return rc;
+		arm[0] = (struct seq_arm){ em, w->reps[m] };
+		arm[1] = (struct seq_arm){ &pg->s.est, pg->s.runs };
+		arm[2] = (struct seq_arm){ &pb->s.est, pb->s.runs };
+		switch (stats_seq_classify(&arm[0], &arm[1], &arm[2],
+		    BISECT_SEQ_ALPHA, NULL)) {
+		case SEQ_GOOD:
+			pool_add(pg, m, em, w->reps[m]);
+			*lo = m;
+			continue;
+		case SEQ_BAD:
+			pool_add(pb, m, em, w->reps[m]);
+			*hi = m;
+			continue;
+		case SEQ_NEITHER:
+			*between = m;
+			return STEP_GO;
+		case SEQ_MORE:
+			break;
+		}
+		if ((rc = more_probe(w, m, pg, pb)) != STEP_GO)
+			return rc;
+		stats_mid_diff(em, elo, ehi, &side);
+		idx[0] = m;
+		idx[1] = *lo;
+		idx[2] = *hi;
+		rel_or_unknown(ehi, elo, &rel);
+		note_unknown(w, *lo, *hi, m, &rel, fabs(side.value), side.se,
+		    side.df, min_reps(w, idx, 3));
+		*stuck = 1;
+		return STEP_GO;
+	}
+	return STEP_GO;
+}
+
+/* a and b measured to the first rung, their metrics, and b's change
+ * relative to a; or the action that measures them. */
+static int
+pair_rel(struct walk *w, size_t a, size_t b, struct estimate **ea,
+    struct estimate **eb, struct estimate *rel)
+{
+	int rc;
 
 	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
 	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
-	    (rc = metric(w, a, &ea)) != STEP_GO ||
-	    (rc = metric(w, b, &eb)) != STEP_GO)
+	    (rc = metric(w, a, ea)) != STEP_GO ||
+	    (rc = metric(w, b, eb)) != STEP_GO)
 		return rc;
-	rel_or_unknown(eb, ea, &rel);
+	rel_or_unknown(*eb, *ea, rel);
+	return STEP_GO;
+}
+
+/*
+ * Whether b is off a's level, slower: STEP_GO with *yes set when its
+ * slowdown's interval lies above zero, not set when it lies below half
+ * the threshold, or the action that measures them further.  At a
+ * slide's edge the change is small by nature, so only a few ladder
+ * steps are spent (4 x the initial runs): a change still undecided then
+ * is taken as at the level.
+ */
+static int
+known_slower(struct walk *w, size_t a, size_t b, int *yes)
+{
+	struct estimate *ea, *eb, rel;
+	size_t idx[2] = { a, b };
+	int rc;
+
+	*yes = 0;
+	if (a == b)
+		return STEP_GO;
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
+		return rc;
+	if (rel.lo > 0) {
+		*yes = 1;
+		return STEP_GO;
+	}
+	if (rel.hi < w->p->threshold / 2 ||
+	    min_reps(w, idx, 2) >= 4 * w->p->reps_initial)
+		return STEP_GO;
+	return more_reps(w, idx, 2);
+}
+
+/*
+ * Whether b is slower than a on the runs they have now, one-sided at the
+ * sequential test's bound: an end still off the level of the pair the
+ * search arrived at, so the pair holds only a part of the change.
+ */
+static int
+slower_now(struct walk *w, size_t a, size_t b)
+{
+	struct estimate *ea, *eb, rel;
+
+	return a != b && pair_rel(w, a, b, &ea, &eb, &rel) == STEP_GO &&
+	    rel.se > 0 && rel.value / rel.se > stats_t_quantile(1 -
+	    BISECT_SEQ_ALPHA, rel.df);
+}
+
+/* Whether the pair's change on its search samples is the threshold or
+ * more: a step of its own beside a slide. */
+static int
+step_counts(struct walk *w, size_t lo, size_t hi)
+{
+	struct estimate *elo, *ehi, rel;
+
+	return pair_rel(w, lo, hi, &elo, &ehi, &rel) == STEP_GO &&
+	    rel.value >= w->p->threshold;
+}
+
+/* Widen the slide's span to take in lo..hi. */
+static void
+widen_slide(struct walk *w, size_t lo, size_t hi)
+{
+	struct bisect_gradual *g = &w->v->slide;
+
+	if (!w->v->gradual || lo < g->lo)
+		g->lo = lo;
+	if (!w->v->gradual || hi > g->hi)
+		g->hi = hi;
+	w->v->gradual = 1;
+}
+
+/*
+ * One edge of a slide in the range a..b (down: the lower edge, against
+ * a's level; else the upper, against b's): from out, the release where
+ * the search stopped on that side, outward to the first measured
+ * release not known off the end's level, then bisected between it and
+ * the last one off it (at first `in`, the slide's inside).  *edge gets
+ * the release at the end's level nearest the slide.
+ */
+static int
+slide_edge(struct walk *w, size_t a, size_t b, size_t out, size_t in,
+    int down, size_t *edge)
+{
+	size_t end = down ? a : b, m;
+	int rc, off;
+
+	for (;;) {
+		if (w->reps[out] >= w->p->reps_initial || out == end) {
+			if ((rc = known_slower(w, down ? a : out, down ? out :
+			    b, &off)) != STEP_GO)
+				return rc;
+			if (!off)
+				break;
+			in = out;
+		}
+		out = down ? out - 1 : out + 1;
+	}
+	while ((m = pick_probe(w, down ? out : in, down ? in : out)) !=
+	    SIZE_MAX) {
+		if ((rc = known_slower(w, down ? a : m, down ? m : b, &off)) !=
+		    STEP_GO)
+			return rc;
+		if (off)
+			in = m;
+		else
+			out = m;
+	}
+	*edge = out;
+	return STEP_GO;
+}
+
+/*
+ * The slide in the range a..b around the search's last bracket lo..hi:
+ * around the probe m found between (or, SIZE_MAX, the pair lo, hi).
+ */
+static int
+slide_span(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
+    size_t b)
+{
+	size_t i, j;
+	int rc;
+
+	if ((rc = slide_edge(w, a, b, lo, m == SIZE_MAX ? hi : m, 1, &i)) !=
+	    STEP_GO ||
+	    (rc = slide_edge(w, a, b, hi, m == SIZE_MAX ? lo : m, 0, &j)) !=
+	    STEP_GO)
+		return rc;
+	widen_slide(w, i, j);
+	return STEP_GO;
+}
+
+static void
+note_sign(struct walk *w, size_t a, size_t lo, size_t m, size_t hi,
+    size_t b)
+{
+	if (w->sign)
+		return;
+	w->sign = 1;
+	w->sa = a;
+	w->sb = b;
+	w->slo = lo;
+	w->sm = m;
+	w->shi = hi;
+}
+
+/*
+ * With `all`, once a slide is found: inside it each range between
+ * consecutive measured releases whose change on its search samples is
+ * the threshold or more, searched for a step of its own; and when the
+ * sign was a probe between (beside set), the ranges beside the slide in
+ * r, which no search has seen yet.
+ */
+static int
+push_inside(struct walk *w, const struct span *r, int beside)
+{
+	const struct bisect_gradual *g = &w->v->slide;
+	size_t prev = g->hi;
+	int rc;
+
+	/* A stack: the rightmost first, so the left is examined first. */
+	if (beside && g->hi < r->b &&
+	    (rc = push(w, g->hi, r->b, r->kind)) != STEP_GO)
+		return rc;
+	for (size_t i = g->hi; i-- > g->lo;) {
+		if (i > g->lo && w->reps[i] < w->p->reps_initial)
+			continue;
+		if (prev - i > 1 && step_counts(w, i, prev) &&
+		    (rc = push(w, i, prev, SPAN_UNDER)) != STEP_GO)
+			return rc;
+		prev = i;
+	}
+	if (beside && g->lo > r->a &&
+	    (rc = push(w, r->a, g->lo, r->kind)) != STEP_GO)
+		return rc;
+	return STEP_GO;
+}
+
+/*
+ * Examine the range r: are its ends different, and if so, where is the
+ * boundary.  Found boundaries are appended to the verdict's changes; in
+ * `all` mode the two sides of a boundary are queued as new ranges.
+ *
+ * A slide shows in two ways.  A probe lands between its sides (the
+ * sequential test's third outcome): the slide lies within the bracket
+ * around it.  Or the search ends at an adjacent pair that holds only a
+ * part of the change: an end is known slower than the pair's bad
+ * release, or the pair's good release known slower than the good end;
+ * the probes on the way were then placed between the ends, each on the
+ * nearer side.  The slide then lies within the measured releases around
+ * the pair still near an end's level (slide_span()).
+ */
+static int
+examine(struct walk *w, const struct span *r)
+{
+	struct estimate *ea, *eb, rel;
+	struct pool pg, pb;
+	size_t a = r->a, b = r->b, lo = a, hi = b, m, idx[2];
+	int rc, stuck, top = r->kind == SPAN_TOP && a == 0 && b == w->n - 1;
+	int off_hi, off_lo, more_hi, more_lo;
+
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
+		return rc;
 	idx[0] = a;
 	idx[1] = b;
 	if (top)
@@ -491,50 +713,55 @@ examine(struct walk *w, size_t a, size_t b, int top)
 		}
 		return STEP_GO;
 	case OUTCOME_UNKNOWN:
+		/* Beside a slide, a range whose change stays undecided
+		 * after a few ladder steps is a part of the slide. */
+		if (r->kind == SPAN_UNDER &&
+		    min_reps(w, idx, 2) >= 4 * w->p->reps_initial)
+			return STEP_GO;
 		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
 			note_unknown(w, a, b, SIZE_MAX, &rel, fabs(log1p(
 			    rel.value) - log1p(w->p->threshold / 2)),
-			    log_se(ea, eb), rel.df, min_reps(w, idx, 2));
+			    stats_log_se(ea, eb), rel.df, min_reps(w, idx, 2));
 		return rc;
 	case OUTCOME_DIFFERENT:
 		break;
 	}
 
-	while ((m = pick_probe(w, lo, hi)) != SIZE_MAX) {
-		struct estimate *elo, *ehi;
-
-		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
-		    (rc = metric(w, m, &em)) != STEP_GO ||
-		    (rc = metric(w, lo, &elo)) != STEP_GO ||
-		    (rc = metric(w, hi, &ehi)) != STEP_GO)
-			return rc;
-		if (classify(em, elo, ehi, &bad, &side) == OUTCOME_DIFFERENT) {
-			if (bad)
-				hi = m;
-			else
-				lo = m;
-			continue;
-		}
-		idx[0] = m;
-		idx[1] = lo;
-		idx[2] = hi;
-		if ((rc = more_reps(w, idx, 3)) == STEP_GO) {
-			rel_or_unknown(ehi, elo, &rel);
-			note_unknown(w, lo, hi, m, &rel, fabs(side.value),
-			    side.se, side.df, min_reps(w, idx, 3));
-		}
+	memset(&pg, 0, sizeof(pg));
+	memset(&pb, 0, sizeof(pb));
+	pool_add(&pg, a, ea, w->reps[a]);
+	pool_add(&pb, b, eb, w->reps[b]);
+	if ((rc = bracket(w, &lo, &hi, &pg, &pb, &m, &stuck)) != STEP_GO ||
+	    stuck)
 		return rc;
+	if (m != SIZE_MAX) {
+		w->nbetween++;
+		note_sign(w, a, lo, m, hi, b);
+		return STEP_GO;
 	}
-	if ((rc = add_change(w, lo, hi)) != STEP_GO)
+	/* The pair holds the whole change unless an end is known further
+	 * from it, on the runs the search left. */
+	off_hi = slower_now(w, hi, b);
+	off_lo = slower_now(w, a, lo);
+	if (off_hi || off_lo) {
+		w->npartial++;
+		note_sign(w, a, lo, SIZE_MAX, hi, b);
+	}
+	if ((rc = add_change(w, lo, hi, off_hi || off_lo)) != STEP_GO)
 		return rc;
-	if (w->p->all) {
-		/* A stack: the right side goes first so the left one is
-		 * examined first. */
-		if (hi < b)
-			w->todo[w->ntodo++] = (struct span){ hi, b };
-		if (lo > a)
-			w->todo[w->ntodo++] = (struct span){ a, lo };
-	}
+	/* The rest of the change is searched too, for another step or a
+	 * slide (not again beside a slide: that is the slide itself); with
+	 * `all`, the sides of every step. */
+	more_hi = hi < b && ((off_hi && r->kind == SPAN_TOP) || w->p->all);
+	more_lo = lo > a && ((off_lo && r->kind == SPAN_TOP) || w->p->all);
+	/* A stack: the right side goes first so the left one is examined
+	 * first. */
+	if (more_hi && (rc = push(w, hi, b, off_hi ? SPAN_UNDER : r->kind)) !=
+	    STEP_GO)
+		return rc;
+	if (more_lo && (rc = push(w, a, lo, off_lo ? SPAN_UNDER : r->kind)) !=
+	    STEP_GO)
+		return rc;
 	return STEP_GO;
 }
 
@@ -553,6 +780,11 @@ confirm(struct walk *w, struct bisect_change *c)
 
 	c->confirm_rel = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
 	    INFINITY };
+	/* A step of a slide below the threshold is a part of it, not a
+	 * regression to confirm on its own. */
+	if (c->in_slide && w->v->gradual &&
+	    !step_counts(w, c->last_good, c->first_bad))
+		return STEP_GO;
 	if (k < p->reps_initial) {
 		w->act->kind = BISECT_CONFIRM;
 		w->act->good = c->last_good;
@@ -579,9 +811,9 @@ confirm(struct walk *w, struct bisect_change *c)
 	if (k >= p->reps_cap) {
 		if (w->v->more_runs < 0 && !w->v->has_unknown) {
 			w->v->runs_used = k;
-			w->v->more_runs = runs_to_decide(fabs(log1p(
+			w->v->more_runs = bisect_runs_to_decide(fabs(log1p(
 			    c->confirm_rel.value) - log1p(p->threshold / 2)),
-			    log_se(&eg, &eb), c->confirm_rel.df, k);
+			    stats_log_se(&eg, &eb), c->confirm_rel.df, k);
 		}
 		return STEP_GO;
 	}
@@ -697,24 +929,40 @@ cmp_change(const void *x, const void *y)
 	return (a->last_good > b->last_good) - (a->last_good < b->last_good);
 }
 
+/* The change with the largest slowdown (only confirmed ones when asked),
+ * or SIZE_MAX. */
+static size_t
+largest_change(const struct bisect_verdict *v, int confirmed)
+{
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < v->nchanges; i++)
+		if ((v->changes[i].confirmed || !confirmed) &&
+		    (best == SIZE_MAX || v->changes[i].metric_rel.value >
+		    v->changes[best].metric_rel.value))
+			best = i;
+	return best;
+}
+
 static void
 decide(struct walk *w)
 {
 	struct bisect_verdict *v = w->v;
-	int any_confirmed = 0;
+	int any_confirmed;
 
-	v->main = 0;
-	for (size_t i = 0; i < v->nchanges; i++) {
-		const struct bisect_change *c = &v->changes[i];
-
-		if (!c->confirmed)
-			continue;
-		if (!any_confirmed || c->metric_rel.value >
-		    v->changes[v->main].metric_rel.value)
-			v->main = i;
-		any_confirmed = 1;
-	}
-	if (any_confirmed) {
+	v->main = largest_change(v, 1);
+	any_confirmed = v->main != SIZE_MAX;
+	/* A slide names its largest step when none confirmed. */
+	if (!any_confirmed)
+		v->main = v->gradual ? largest_change(v, 0) : 0;
+	if (v->main == SIZE_MAX)
+		v->main = 0;
+	if (v->gradual) {
+		v->status = BISECT_GRADUAL;
+		v->reason = "the slowdown is spread over releases: probes "
+		    "lie between their sides, or again and again the pair "
+		    "the search arrives at holds only a part of it";
+	} else if (any_confirmed) {
 		v->status = BISECT_REGRESSION;
 		v->reason = v->nchanges > 1 ? "change points found; each "
 		    "slowdown's 95% interval lies above half the threshold "
@@ -742,8 +990,59 @@ decide(struct walk *w)
 		v->detectable_rel = NAN;
 	if (v->status != BISECT_UNKNOWN)
 		v->more_runs = -1;
-	if (v->status == BISECT_REGRESSION)
+	if (v->status == BISECT_REGRESSION || v->status == BISECT_GRADUAL)
 		v->runs_used = -1;
+}
+
+/* The slide's total change and its change per release. */
+static int
+describe_slide(struct walk *w)
+{
+	struct bisect_gradual *g = &w->v->slide;
+	struct estimate *elo, *ehi, *t = &g->total_rel, *r = &g->per_release_rel;
+	double k = 1.0 / (double)(g->hi - g->lo);
+	int rc;
+
+	g->between = malloc((g->hi - g->lo + 1) * sizeof(*g->between));
+	if (g->between == NULL) {
+		w->act->error = "out of memory";
+		return STEP_ERR;
+	}
+	for (size_t i = g->lo + 1; i < g->hi; i++)
+		if (w->reps[i] >= w->p->reps_initial)
+			g->between[g->nbetween++] = i;
+	for (size_t i = 0; i <= g->nbetween; i++) {
+		struct bisect_slide_step st;
+		size_t j;
+
+		st.lo = i == 0 ? g->lo : g->between[i - 1];
+		st.hi = i == g->nbetween ? g->hi : g->between[i];
+		if ((rc = metric(w, st.lo, &elo)) != STEP_GO ||
+		    (rc = metric(w, st.hi, &ehi)) != STEP_GO)
+			return rc;
+		rel_or_unknown(ehi, elo, &st.rel);
+		/* Insert, largest first, keeping BISECT_SLIDE_STEPS. */
+		for (j = g->nsteps; j > 0 && !(g->steps[j - 1].rel.value >=
+		    st.rel.value); j--)
+			if (j < BISECT_SLIDE_STEPS)
+				g->steps[j] = g->steps[j - 1];
+		if (j < BISECT_SLIDE_STEPS)
+			g->steps[j] = st;
+		if (g->nsteps < BISECT_SLIDE_STEPS)
+			g->nsteps++;
+	}
+	if ((rc = metric(w, g->lo, &elo)) != STEP_GO ||
+	    (rc = metric(w, g->hi, &ehi)) != STEP_GO)
+		return rc;
+	rel_or_unknown(ehi, elo, t);
+	/* Each end of the interval maps through the same monotone
+	 * function; the se by the delta method. */
+	r->value = 1 + t->value > 0 ? pow(1 + t->value, k) - 1 : NAN;
+	r->lo = 1 + t->lo > 0 ? pow(1 + t->lo, k) - 1 : -1;
+	r->hi = 1 + t->hi > 0 ? pow(1 + t->hi, k) - 1 : NAN;
+	r->se = t->se * k * (1 + r->value) / (1 + t->value);
+	r->df = t->df;
+	return STEP_GO;
 }
 
 static int
@@ -751,14 +1050,31 @@ walk_all(struct walk *w)
 {
 	int rc;
 
-	if ((rc = examine(w, 0, w->n - 1, 1)) != STEP_GO)
-		return rc;
-	while (w->ntodo > 0) {
-		struct span r = w->todo[--w->ntodo];
+	w->todo[w->ntodo++] = (struct span){ 0, w->n - 1, SPAN_TOP };
+	for (;;) {
+		while (w->ntodo > 0) {
+			struct span r = w->todo[--w->ntodo];
 
-		if ((rc = examine(w, r.a, r.b, 0)) != STEP_GO)
+			if ((rc = examine(w, &r)) != STEP_GO)
+				return rc;
+		}
+		/* A slide: a probe between its sides, or again and again a
+		 * pair that holds only a part of the change.  Its edges
+		 * once; with `all`, then the ranges around and inside it. */
+		if (w->v->gradual || !(w->nbetween > 0 || w->npartial >= 2))
+			break;
+		if ((rc = slide_span(w, w->sa, w->slo, w->sm, w->shi,
+		    w->sb)) != STEP_GO)
+			return rc;
+		if (w->p->all && (rc = push_inside(w, &(struct span){ w->sa,
+		    w->sb, SPAN_TOP }, w->sm != SIZE_MAX)) != STEP_GO)
 			return rc;
 	}
+	/* One part of the change elsewhere is another step, not a slide. */
+	for (size_t i = 0; i < w->v->nchanges; i++)
+		w->v->changes[i].in_slide &= w->v->gradual;
+	if (w->v->gradual && (rc = describe_slide(w)) != STEP_GO)
+		return rc;
 	if (w->v->nchanges > 1)
 		qsort(w->v->changes, w->v->nchanges,
 		    sizeof(w->v->changes[0]), cmp_change);
@@ -809,7 +1125,9 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
-	w.todo = calloc(2 * n, sizeof(*w.todo));
+	/* Two sides a change, one range a release inside a slide. */
+	w.maxtodo = 4 * n + 1;
+	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
 	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
 		act->error = "out of memory";
 		goto out;
@@ -824,7 +1142,15 @@ bisect_next(const struct bisect_release *releases, size_t n,
 			s = ks < s ? ks : s;
 			c = kc < c ? kc : c;
 		}
-		w.reps[i] = releases[i].skipped ? 0 : ladder_floor(p, s);
+		/* The ends climb the ladder; a probe counts every run (the
+		 * sequential test looks after each). */
+		if (i > 0 && i < n - 1)
+			w.reps[i] = s < (size_t)p->reps_cap ? (int)s :
+			    p->reps_cap;
+		else
+			w.reps[i] = ladder_floor(p, s);
+		if (releases[i].skipped)
+			w.reps[i] = 0;
 		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
 	}
 	rc = walk_all(&w);
@@ -852,6 +1178,7 @@ bisect_verdict_release(struct bisect_verdict *v)
 	for (size_t i = 0; i < v->nchanges; i++)
 		free(v->changes[i].candidates);
 	free(v->changes);
+	free(v->slide.between);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -863,65 +1190,11 @@ bisect_status_name(enum bisect_status s)
 		return "regression";
 	case BISECT_NO_REGRESSION:
 		return "no-regression";
+	case BISECT_GRADUAL:
+		return "gradual";
 	case BISECT_UNKNOWN:
 		break;
 	}
 	return "unknown";
 }
 
-int
-bisect_flag_next(const enum flag_state *states, size_t n,
-    struct flag_step *out, const char **why)
-{
-	size_t lo = 0, hi, mid, best = SIZE_MAX, dist, best_dist = SIZE_MAX;
-
-	memset(out, 0, sizeof(*out));
-	*why = NULL;
-	if (n < 2) {
-		*why = "a range needs two releases";
-		return -1;
-	}
-	if (states[0] != FLAG_GOOD) {
-		*why = "the good end of the range is not good";
-		return -1;
-	}
-	if (states[n - 1] == FLAG_SKIP) {
-		*why = "the bad end of the range cannot be judged";
-		return -1;
-	}
-	if (states[n - 1] == FLAG_UNKNOWN) {
-		out->probe = n - 1;
-		return 0;
-	}
-	if (states[n - 1] == FLAG_GOOD) {
-		out->done = 1;
-		out->last_good = n - 1;
-		out->first_bad = SIZE_MAX;
-		out->first_candidate = SIZE_MAX;
-		return 0;
-	}
-	for (hi = 1; states[hi] != FLAG_BAD; hi++)
-		;
-	for (size_t i = 0; i < hi; i++)
-		if (states[i] == FLAG_GOOD)
-			lo = i;
-	mid = lo + (hi - lo) / 2;
-	for (size_t i = lo + 1; i < hi; i++) {
-		if (states[i] != FLAG_UNKNOWN)
-			continue;
-		dist = i > mid ? i - mid : mid - i;
-		if (dist < best_dist) {
-			best = i;
-			best_dist = dist;
-		}
-	}
-	if (best != SIZE_MAX) {
-		out->probe = best;
-		return 0;
-	}
-	out->done = 1;
-	out->last_good = lo;
-	out->first_bad = hi;
-	out->first_candidate = lo + 1;
-	return 0;
-}

@@ -98,7 +98,9 @@ struct bisect_action {
 enum bisect_status {
 	BISECT_NO_REGRESSION,
 	BISECT_REGRESSION,	/* also when the culprit is a range */
-	BISECT_UNKNOWN		/* inconclusive, or did not confirm */
+	BISECT_UNKNOWN,		/* inconclusive, or did not confirm */
+	BISECT_GRADUAL		/* a regression spread over releases (a
+				   slide); exit code 3 as a regression */
 };
 
 /* One change point: the pair of adjacent measured releases around it. */
@@ -109,6 +111,8 @@ struct bisect_change {
 	size_t *candidates;		/* malloced */
 	size_t ncandidates;
 	int confirmed;
+	int in_slide;			/* found inside a slide's range (see
+					   struct bisect_gradual) */
 	struct estimate metric_rel;	/* first_bad / last_good - 1, search samples */
 	struct estimate confirm_rel;	/* the same from confirmation samples;
 					   value NAN when none were taken */
@@ -127,6 +131,42 @@ struct bisect_change {
 	enum ratio_trend trend;
 };
 
+/*
+ * A slide: a change spread over releases.  The walk finds one when a
+ * probe lands between its sides (the sequential test's third outcome,
+ * see stats_seq_classify()), or when the adjacent pair it arrives at
+ * holds only a part of the change (an end is still known slower than
+ * the pair's bad release, or the pair's good release slower than the
+ * good end, one-sided at BISECT_SEQ_ALPHA) and so does the pair found
+ * when the rest of the range is searched (once only: another step, a
+ * change of its own).  Its edges are then
+ * bisected: the last release at the good end's level (not known slower
+ * than it: the interval of the slowdown reaches zero) and the first at
+ * the bad end's.  The slide spreads over releases lo + 1 .. hi.
+ */
+#define BISECT_SLIDE_STEPS 3
+
+/* A step between consecutive measured releases of a slide. */
+struct bisect_slide_step {
+	size_t lo, hi;			/* release indices */
+	struct estimate rel;		/* hi / lo - 1, search samples */
+};
+
+struct bisect_gradual {
+	size_t lo, hi;			/* the slide's span: lo is before it */
+	size_t *between;		/* the releases measured inside it,
+					   ascending; malloced */
+	size_t nbetween;
+	/* The largest steps between consecutive measured releases of
+	 * lo, between[], hi: largest first, at most BISECT_SLIDE_STEPS. */
+	struct bisect_slide_step steps[BISECT_SLIDE_STEPS];
+	size_t nsteps;
+	struct estimate total_rel;	/* hi / lo - 1, search samples */
+	/* (1 + total)^(1 / (hi - lo)) - 1 with its interval mapped the
+	 * same way: the change per release if it is spread evenly. */
+	struct estimate per_release_rel;
+};
+
 struct bisect_verdict {
 	enum bisect_status status;
 	const char *reason;		/* static, one line */
@@ -136,6 +176,13 @@ struct bisect_verdict {
 	size_t nchanges;
 	size_t main;	/* changes[main] is the one the verdict names: the
 			   largest confirmed change (or the first one) */
+	/* GRADUAL: the slide.  Its steps are the changes with in_slide set;
+	 * a step below the threshold is not confirmed (it is a part of the
+	 * slide, not a regression of its own).  A confirmed step of the
+	 * threshold or more (--all: a big step inside a slide) is listed
+	 * among the changes apart from the slide. */
+	int gradual;
+	struct bisect_gradual slide;
 	/* Where an inconclusive comparison stopped the search (the first
 	 * such range in `all` mode): releases lo..hi, the probe inside or
 	 * SIZE_MAX when it was the endpoints themselves, and the change
@@ -158,6 +205,9 @@ struct bisect_verdict {
 	long more_runs;
 };
 
+/* The sequential probe test's error bound (see stats_seq_classify()). */
+#define BISECT_SEQ_ALPHA 0.0003
+
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80
 
@@ -173,6 +223,15 @@ struct bisect_verdict {
 double bisect_detectable(const struct estimate *a, const struct estimate *b,
     double threshold, double df);
 
+/*
+ * The further runs per release after which a comparison whose estimate
+ * lies dist from its cut (on the log scale), with standard error se at
+ * runs runs and df degrees of freedom, would likely (BISECT_POWER) clear
+ * the cut: the se shrinks as 1 / sqrt(runs).  -1 when no number would
+ * (dist 0, or more than a million runs).
+ */
+long bisect_runs_to_decide(double dist, double se, double df, int runs);
+
 /* Defaults: per-token, 20%, 5 runs up to 320, run means, no lengths,
  * not `all`. */
 void bisect_params_init(struct bisect_params *p);
@@ -180,9 +239,13 @@ void bisect_params_init(struct bisect_params *p);
 /*
  * Decide the next action for releases[0..n-1], ordered oldest first,
  * releases[0] the known-good end and releases[n-1] the bad end.
- * Runs beyond the last full step of the repetition ladder
- * (5, 10, 20, ... 320) are ignored until the step is complete, so a
- * measurement interrupted half-way gives the same action again.
+ * For the two ends, runs beyond the last full step of the repetition
+ * ladder (5, 10, 20, ... 320) are ignored until the step is complete, so
+ * a measurement interrupted half-way gives the same action again.  A
+ * probe counts every run: it is placed by the sequential test
+ * (stats_seq_classify() at BISECT_SEQ_ALPHA against the pooled sides),
+ * one run at a time after its first 5, and a probe between its sides is
+ * a slide (struct bisect_gradual).
  * On DONE *v is filled and the caller frees it with
  * bisect_verdict_release(); otherwise *v is left empty (releasing it is
  * harmless).  Returns 0, or -1 with act->error set when the parameters
@@ -194,7 +257,8 @@ int bisect_next(const struct bisect_release *releases, size_t n,
 
 void bisect_verdict_release(struct bisect_verdict *v);
 
-/* The report's words: "regression", "no-regression", "unknown". */
+/* The report's words: "regression", "no-regression", "unknown",
+ * "gradual". */
 const char *bisect_status_name(enum bisect_status s);
 
 /*

@@ -575,3 +575,101 @@ stats_outcome_name(enum outcome o)
 	}
 	return "unknown";
 }
+
+/* ln of a normal density of x around c with variance v, less its constant. */
+static double
+log_normal(double x, double c, double v)
+{
+	return -(x - c) * (x - c) / (2 * v) - log(v) / 2;
+}
+
+enum seq_side
+stats_seq_classify(const struct seq_arm *probe, const struct seq_arm *good,
+    const struct seq_arm *bad, double alpha, double *llr)
+{
+	const struct seq_arm *arm[3] = { probe, good, bad };
+	double x[3], num = 0, den = 0, s2, k, ig, ib, lg, lb, ln, cut;
+
+	for (int i = 0; i < 3; i++) {
+		const struct estimate *e = arm[i]->est;
+		double r;
+
+		if (!(e->value > 0) || arm[i]->runs < 1)
+			return SEQ_MORE;
+		x[i] = log(e->value);
+		r = e->se / e->value;
+		if (!isfinite(r) || !(e->df > 0))
+			continue;	/* no spread of its own yet */
+		num += e->df * r * r * arm[i]->runs;
+		den += e->df;
+	}
+	if (!(den > 0) || !(num > 0) || !(alpha > 0 && alpha < 0.5))
+		return SEQ_MORE;
+	s2 = num / den;
+	k = 1.0 / probe->runs;
+	ig = 1.0 / good->runs;
+	ib = 1.0 / bad->runs;
+	lg = log_normal(x[0], x[1], s2 * (k + ig));
+	lb = log_normal(x[0], x[2], s2 * (k + ib));
+	ln = log_normal(x[0], (x[1] + x[2]) / 2, s2 * (k + (ig + ib) / 4));
+	if (llr != NULL) {
+		llr[0] = lb - lg;
+		llr[1] = ln - lg;
+		llr[2] = ln - lb;
+	}
+	/* Two wrong outcomes for each truth, alpha / 2 each. */
+	cut = log(2 / alpha);
+	if (ln - lg >= cut && ln - lb >= cut)
+		return SEQ_NEITHER;
+	if (lg - lb >= cut && ln - lg < cut)
+		return SEQ_GOOD;
+	if (lb - lg >= cut && ln - lb < cut)
+		return SEQ_BAD;
+	return SEQ_MORE;
+}
+
+double
+stats_log_se(const struct estimate *a, const struct estimate *b)
+{
+	double ra, rb;
+
+	if (!(a->value > 0 && b->value > 0))
+		return INFINITY;
+	ra = a->se / a->value;
+	rb = b->se / b->value;
+	return sqrt(ra * ra + rb * rb);
+}
+
+void
+stats_pool_add(struct stats_pool *p, const struct estimate *e, int runs)
+{
+	double r = e->se / e->value;
+
+	if (!(e->value > 0) || runs < 1)
+		return;
+	p->sx += runs * log(e->value);
+	p->runs += runs;
+	if (isfinite(r) && e->df > 0) {
+		p->sv += e->df * r * r * runs;
+		p->sdf += e->df;
+	}
+	p->est.value = exp(p->sx / p->runs);
+	p->est.df = p->sdf > 0 ? p->sdf : 1;
+	p->est.se = p->sdf > 0 ? p->est.value * sqrt(p->sv / p->sdf /
+	    p->runs) : INFINITY;
+}
+
+void
+stats_mid_diff(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, struct estimate *out)
+{
+	double var[3], df[3] = { m->df, lo->df, hi->df };
+
+	var[0] = m->se * m->se;
+	var[1] = lo->se * lo->se / 4;
+	var[2] = hi->se * hi->se / 4;
+	out->value = m->value - (lo->value + hi->value) / 2;
+	out->se = sqrt(var[0] + var[1] + var[2]);
+	out->df = isfinite(out->se) ? stats_welch_df(var, df, 3) : 1;
+	stats_interval(out);
+}

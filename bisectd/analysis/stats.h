@@ -212,6 +212,77 @@ double stats_slower_p(const struct estimate *rel, double cut);
  */
 void stats_holm(const double *p, size_t n, double alpha, int *reject);
 
+/*
+ * A sequential test of where one release (the probe) lies between two
+ * measured ones, after Wald's sequential probability ratio test.  Three
+ * simple hypotheses on the log of the probe's true value: G, it equals
+ * the good side's; B, the bad side's; N, the midpoint of the two (a
+ * release strictly between, as on a slide).  The probe's runs arrive one
+ * at a time; after each, the log likelihood ratios of the three from the
+ * probe's mean so far, the sides' uncertainty included, decide:
+ *   SEQ_GOOD     G over B by ln(2 / alpha), and N not over G by as much;
+ *   SEQ_BAD      B over G by ln(2 / alpha), and N not over B by as much;
+ *   SEQ_NEITHER  N over both G and B by ln(2 / alpha);
+ *   SEQ_MORE     none yet: another run of the probe (or of a side).
+ * A probe beyond a side (slower than the bad one) is that side's.  The
+ * per-run spread is pooled over the three estimates (each se * sqrt(runs)
+ * relative to its value, weighted by its df): releases of one engine
+ * share the machine's noise, so the probe's first few runs need no
+ * spread of their own.
+ *
+ * The bound: a likelihood ratio against the truth, a martingale under
+ * it, ever exceeds 2 / alpha with probability at most alpha / 2 (Ville's
+ * inequality), so a probe that is like one side is called the other or
+ * neither with probability at most alpha.  The second condition of GOOD
+ * and BAD is loose on purpose: a probe between the sides placed on one
+ * of them is not a wrong release (the walk then finds the slide by the
+ * pair it arrives at, see bisect.h).  The bound is exact for a known
+ * spread and known sides; with both estimated from runs it holds
+ * approximately, which tests/unit/test_bisect_seq.c measures on seeded
+ * trials.
+ */
+enum seq_side { SEQ_MORE, SEQ_GOOD, SEQ_BAD, SEQ_NEITHER };
+
+struct seq_arm {
+	const struct estimate *est;	/* the metric at runs runs */
+	int runs;
+};
+
+/*
+ * Classify probe between good and bad at error bound alpha (0 < alpha
+ * < 0.5).  llr[] (may be NULL) gets ln L(B)/L(G), ln L(N)/L(G) and
+ * ln L(N)/L(B).  SEQ_MORE when a value is not above zero or no spread is
+ * known.
+ */
+enum seq_side stats_seq_classify(const struct seq_arm *probe,
+    const struct seq_arm *good, const struct seq_arm *bad, double alpha,
+    double *llr);
+
+/* The standard error of ln(b / a) for independent estimates; INFINITY
+ * when a value is not above zero. */
+double stats_log_se(const struct estimate *a, const struct estimate *b);
+
+/*
+ * Estimates of one value pooled on the log scale, as the sequential test
+ * takes a side: releases taken as equal, each est at runs runs; the
+ * pooled est is the runs-weighted mean of the logs, its se from the
+ * per-run relative spread pooled by df.  Start from all zeros; an
+ * estimate not above zero is left out.
+ */
+struct stats_pool {
+	double sx, sv, sdf;
+	int runs;
+	struct estimate est;
+};
+
+void stats_pool_add(struct stats_pool *p, const struct estimate *e,
+    int runs);
+
+/* m - (lo + hi) / 2 for independent estimates, Welch df: where m lies
+ * against the midpoint of lo and hi. */
+void stats_mid_diff(const struct estimate *m, const struct estimate *lo,
+    const struct estimate *hi, struct estimate *out);
+
 /* "unchanged", "slower", "faster", "unsure". */
 const char *stats_move_name(enum move m);
 

@@ -16,6 +16,7 @@ verdict_exit_code(enum bisect_status s)
 {
 	switch (s) {
 	case BISECT_REGRESSION:
+	case BISECT_GRADUAL:	/* a regression, spread over releases */
 		return 3;
 	case BISECT_UNKNOWN:
 		return 4;

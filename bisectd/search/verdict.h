@@ -34,7 +34,7 @@ struct judgement {
 	char why[512];		/* when not done: one line saying why */
 };
 
-/* The exit code of a verdict's status: 0, 3 or 4. */
+/* The exit code of a verdict's status: 0, 3 (also gradual) or 4. */
 int verdict_exit_code(enum bisect_status s);
 
 /*

@@ -58,6 +58,17 @@ out_fixed_ms(const struct estimate *x, const char *why, const char *name,
 	return o;
 }
 
+/* A relative change and its interval under name and name_ci. */
+static void
+out_change(const struct estimate *x, const char *name, json_t *o)
+{
+	char key[64];
+
+	json_object_set_new(o, name, out_num(x->value));
+	snprintf(key, sizeof(key), "%s_ci", name);
+	json_object_set_new(o, key, out_interval(x->lo, x->hi));
+}
+
 static const char *
 version_at(const struct store_release *rel, size_t i)
 {
@@ -78,15 +89,10 @@ change_json(const struct bisect_change *c, const struct store_release *r)
 		    c->candidates[i])));
 	json_object_set_new(o, "candidates", cand);
 	json_object_set_new(o, "confirmed", json_boolean(c->confirmed));
-	json_object_set_new(o, "metric_change", out_num(c->metric_rel.value));
-	json_object_set_new(o, "metric_change_ci", out_interval(c->metric_rel.lo,
-	    c->metric_rel.hi));
-	if (isfinite(c->confirm_rel.value)) {
-		json_object_set_new(o, "confirm_change",
-		    out_num(c->confirm_rel.value));
-		json_object_set_new(o, "confirm_change_ci",
-		    out_interval(c->confirm_rel.lo, c->confirm_rel.hi));
-	}
+	json_object_set_new(o, "in_slide", json_boolean(c->in_slide));
+	out_change(&c->metric_rel, "metric_change", o);
+	if (isfinite(c->confirm_rel.value))
+		out_change(&c->confirm_rel, "confirm_change", o);
 	if (!c->has_fit) {
 		json_object_set_new(o, "kind", json_null());
 		return o;
@@ -113,6 +119,38 @@ change_json(const struct bisect_change *c, const struct store_release *r)
 	return o;
 }
 
+/* The slide of a gradual verdict. */
+static json_t *
+gradual_json(const struct bisect_gradual *g, const struct store_release *r)
+{
+	json_t *o = json_object(), *rel = json_array(), *btw = json_array();
+	json_t *steps = json_array();
+
+	json_object_set_new(o, "from", json_string(version_at(r, g->lo)));
+	json_object_set_new(o, "to", json_string(version_at(r, g->hi)));
+	for (size_t i = g->lo + 1; i <= g->hi; i++)
+		json_array_append_new(rel, json_string(version_at(r, i)));
+	json_object_set_new(o, "releases", rel);
+	out_change(&g->total_rel, "total_change", o);
+	out_change(&g->per_release_rel, "per_release_change", o);
+	for (size_t i = 0; i < g->nbetween; i++)
+		json_array_append_new(btw, json_string(version_at(r,
+		    g->between[i])));
+	json_object_set_new(o, "measured_between", btw);
+	for (size_t i = 0; i < g->nsteps; i++) {
+		json_t *st = json_object();
+
+		json_object_set_new(st, "from", json_string(version_at(r,
+		    g->steps[i].lo)));
+		json_object_set_new(st, "to", json_string(version_at(r,
+		    g->steps[i].hi)));
+		out_change(&g->steps[i].rel, "change", st);
+		json_array_append_new(steps, st);
+	}
+	json_object_set_new(o, "largest_steps", steps);
+	return o;
+}
+
 json_t *
 verdict_json(const struct bisect_verdict *v, const struct store_release *r)
 {
@@ -122,9 +160,7 @@ verdict_json(const struct bisect_verdict *v, const struct store_release *r)
 	    json_string(bisect_status_name(v->status)));
 	json_object_set_new(o, "reason", json_string(v->reason ? v->reason :
 	    ""));
-	json_object_set_new(o, "endpoints_change", out_num(v->endpoints_rel.value));
-	json_object_set_new(o, "endpoints_change_ci",
-	    out_interval(v->endpoints_rel.lo, v->endpoints_rel.hi));
+	out_change(&v->endpoints_rel, "endpoints_change", o);
 	for (size_t i = 0; i < v->nchanges; i++)
 		json_array_append_new(points, change_json(&v->changes[i], r));
 	if (v->nchanges > 0) {
@@ -141,6 +177,8 @@ verdict_json(const struct bisect_verdict *v, const struct store_release *r)
 		    v->status == BISECT_NO_REGRESSION ? "none" : "unknown"));
 		json_object_set_new(o, "confirmed", json_false());
 	}
+	if (v->status == BISECT_GRADUAL)
+		json_object_set_new(o, "gradual", gradual_json(&v->slide, r));
 	if (v->has_unknown) {
 		json_t *u = json_object();
 
@@ -221,6 +259,19 @@ verdict_words(const json_t *v, char *buf, size_t len)
 	} else if (strcmp(status, "regression") == 0) {
 		change_words(v, 1, one, sizeof(one));
 		snprintf(buf, len, "regression %s", one);
+	} else if (strcmp(status, "gradual") == 0) {
+		const json_t *g = json_object_get(v, "gradual");
+		const json_t *t = json_object_get(g, "total_change");
+		const json_t *pr = json_object_get(g, "per_release_change");
+		const char *from = json_string_value(json_object_get(g,
+		    "from"));
+		const char *to = json_string_value(json_object_get(g, "to"));
+
+		snprintf(buf, len, "gradual regression from %s to %s, %+.1f%% "
+		    "over %zu releases (%+.1f%% a release)", from ? from : "?",
+		    to ? to : "?", 100 * json_number_value(t),
+		    json_array_size(json_object_get(g, "releases")),
+		    100 * json_number_value(pr));
 	} else if (strcmp(status, "no-regression") == 0) {
 		if (json_is_number(ch))
 			snprintf(buf, len, "no regression (%+.1f%% end to "

@@ -185,8 +185,11 @@ bisect_metric_estimate(const struct bisect_release *r,
 	case BISECT_METRIC_FIXED:
 		if (fit_line(cells, p->nlengths, &f) < 0)
 			goto out;
+		/* The line's slope, the cost of a token averaged over the
+		 * lengths; the chosen model's intercept, which under a
+		 * curve is the fixed cost the line's is not. */
 		*out = p->metric.kind == BISECT_METRIC_PER_TOKEN ?
-		    f.per_token_ns : f.fixed_ns;
+		    f.per_token_ns : f.model_fixed_ns;
 		rc = 0;
 		break;
 	case BISECT_METRIC_PP:
@@ -897,6 +900,7 @@ describe(struct walk *w, struct bisect_change *c)
 		c->kind = cmp.kind;
 		c->fixed_estimable = cmp.fixed_estimable;
 		c->fixed_why = cmp.fixed_why;
+		c->fit_hint = cmp.hint;
 		c->per_token_delta_ns = cmp.per_token_delta_ns;
 		c->fixed_delta_ns = cmp.fixed_delta_ns;
 		memcpy(c->ratios, cmp.ratios, sizeof(c->ratios));

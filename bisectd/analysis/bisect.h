@@ -124,6 +124,8 @@ struct bisect_change {
 	 * delta is then not reported and the kind ignores it. */
 	int fixed_estimable;
 	const char *fixed_why;		/* static, when not estimable */
+	const char *fit_hint;		/* static: what to make of the fixed
+					 * part (fit.h's fit_hint()), or NULL */
 	struct estimate per_token_delta_ns;
 	struct estimate fixed_delta_ns;
 	struct length_ratio ratios[BISECT_MAX_CELLS];

@@ -252,8 +252,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		json_object_set_new(o, "model", json_string(f->model ==
 		    FIT_MODEL_CURVE ? "curve" : "line"));
 		json_object_set_new(o, "per_token_at", cost_at_json(f));
-		out_fixed_ms(&f->model_fixed_ns, fit_model_why(f), "fixed_ms",
-		    o);
+		out_fixed_ms(&f->model_fixed_ns, fit_model_why(f), fit_hint(f),
+		    "fixed_ms", o);
 		if (!f->model_fixed_estimable)
 			add_flag(flags, "fixed-not-estimable");
 		if (fit_hint(f) != NULL)

@@ -42,18 +42,18 @@ out_estimate_ms(const struct estimate *x, const char *name, json_t *o)
 }
 
 json_t *
-out_fixed_ms(const struct estimate *x, const char *why, const char *name,
-    json_t *o)
+out_fixed_ms(const struct estimate *x, const char *why, const char *hint,
+    const char *name, json_t *o)
 {
-	char key[64], note[256];
+	char key[64], note[512];
 
 	if (why == NULL)
 		return out_estimate_ms(x, name, o);
 	json_object_set_new(o, name, json_null());
 	snprintf(key, sizeof(key), "%s_ci", name);
 	json_object_set_new(o, key, out_interval(NAN, NAN));
-	snprintf(note, sizeof(note), "%s; measure longer prompts (fit "
-	    "lengths well above where the line bends)", why);
+	snprintf(note, sizeof(note), "%s; %s", why, hint ? hint : "measure "
+	    "longer prompts (fit lengths well above where the line bends)");
 	json_object_set_new(o, "fixed_not_estimable", json_string(note));
 	return o;
 }
@@ -100,7 +100,7 @@ change_json(const struct bisect_change *c, const struct store_release *r)
 	json_object_set_new(o, "kind", json_string(fit_kind_name(c->kind)));
 	out_estimate_ms(&c->per_token_delta_ns, "per_token_delta_ms", o);
 	out_fixed_ms(&c->fixed_delta_ns, c->fixed_estimable ? NULL :
-	    c->fixed_why, "fixed_delta_ms", o);
+	    c->fixed_why, c->fit_hint, "fixed_delta_ms", o);
 	ratios = json_object();
 	ratios_ci = json_object();
 	for (size_t i = 0; i < c->nratios; i++) {

@@ -40,11 +40,12 @@ struct json_t *out_estimate_ms(const struct estimate *x, const char *name,
 
 /*
  * out_estimate_ms() for a fixed-overhead figure; when why is not NULL
- * (the line does not fit, see fit.h) NAME and NAME_ci are null and
- * "fixed_not_estimable" says why, with the hint to measure longer
- * prompts.  Returns o.
+ * (the model's intercept is not the fixed cost, see fit.h) NAME and
+ * NAME_ci are null and "fixed_not_estimable" says why, with hint
+ * (fit_hint()) or, when it is NULL, the hint to measure longer prompts.
+ * Returns o.
  */
 struct json_t *out_fixed_ms(const struct estimate *x, const char *why,
-    const char *name, struct json_t *o);
+    const char *hint, const char *name, struct json_t *o);
 
 #endif

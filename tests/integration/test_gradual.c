@@ -27,8 +27,8 @@ write_config(void)
 	    "[bisectd]\n\tdatabase = g.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"slide\"]\n\tsource = dir:%s/tests/releases\n"
-	    "\tasset = slide-{version}.tar.gz\n"
+	    "[engine \"grad\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = grad-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
@@ -49,7 +49,7 @@ test_slide_named(void)
 	const char *from, *to;
 	double per, lo, hi;
 
-	CHECK_INT(check_ctl_json(ctl_conf, "--format json bisect --now slide "
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json bisect --now grad "
 	    "1.0.0..1.0.9", 0, &rep), 3);
 	if (rep == NULL)
 		return;

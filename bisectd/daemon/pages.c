@@ -36,7 +36,7 @@
 
 /* The verdict statuses /metrics names, one series each. */
 static const char *const verdict_statuses[] = { "regression",
-    "no-regression", "unknown" };
+    "gradual", "no-regression", "unknown" };
 
 /* What the status page adds to the report's style: its tables hold
  * words, not figures, and each engine is a box of its own. */
@@ -984,7 +984,8 @@ metrics_verdicts(const struct page_ctx *p, struct buf *b, struct err *e)
 	    "bisect of each engine: 1 for its status, 0 for the others.") < 0)
 		rc = -1;
 	for (size_t i = 0; i < t.n && rc == 0; i++)
-		for (size_t k = 0; k < 3 && rc == 0; k++) {
+		for (size_t k = 0; k < sizeof(verdict_statuses) /
+		    sizeof(verdict_statuses[0]) && rc == 0; k++) {
 			const char *v[] = { t.v[i].key[0], t.v[i].key[2],
 			    verdict_statuses[k] };
 

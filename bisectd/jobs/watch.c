@@ -156,7 +156,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	if (*status == BISECT_REGRESSION)
 		found_add(found, json_string_value(json_object_get(verdict,
 		    "first_bad")));
-	if (*status == BISECT_REGRESSION) {
+	if (*status == BISECT_REGRESSION || *status == BISECT_GRADUAL) {
 		struct alert_where w;
 		struct machine here;
 		struct err me = ERR_INIT;
@@ -173,18 +173,26 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 			    here.hostname, here.cpu_model);
 			w.machine = machine;
 		}
-		rc = alert_record_regression(s, eng->name, spec, metric,
+		rc = *status == BISECT_GRADUAL ? alert_record_gradual(s,
+		    eng->name, spec, metric, verdict, &w, e) :
+		    alert_record_regression(s, eng->name, spec, metric,
 		    verdict, &w, e);
 		if (rc < 0) {
 			json_decref(verdict);
 			return -1;
 		}
 		*fresh = rc == 0;
-		wlog(o, ALERT_LOG_WARNING, "watch %s: regression %s..%s on "
-		    "%s%s", eng->name, json_string_value(json_object_get(
-		    verdict, "last_good")), json_string_value(json_object_get(
-		    verdict, "first_bad")), metric, *fresh ?
-		    " (alert recorded)" : " (alerted before)");
+		if (*status == BISECT_GRADUAL)
+			wlog(o, ALERT_LOG_WARNING, "watch %s: a slide over %s "
+			    "on %s%s", eng->name, spec, metric, *fresh ?
+			    " (alert recorded)" : " (alerted before)");
+		else
+			wlog(o, ALERT_LOG_WARNING, "watch %s: regression "
+			    "%s..%s on %s%s", eng->name, json_string_value(
+			    json_object_get(verdict, "last_good")),
+			    json_string_value(json_object_get(verdict,
+			    "first_bad")), metric, *fresh ?
+			    " (alert recorded)" : " (alerted before)");
 	} else
 		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
 		    bisect_status_name(*status), spec);

@@ -5,6 +5,7 @@
  * It owns nothing but the temporary file a command sink reads.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -606,6 +607,64 @@ alert_record_regression(struct store *s, const char *engine,
 	if (body == NULL)
 		return err_set(e, "cannot encode the alert for '%s'", key);
 	rc = store_alert_record(s, "regression", engine, key, text, body, e);
+	free(body);
+	return rc;
+}
+
+int
+alert_record_gradual(struct store *s, const char *engine, const char *spec,
+    const char *metric, const json_t *verdict, const struct alert_where *w,
+    struct err *e)
+{
+	const json_t *g = json_object_get(verdict, "gradual");
+	const json_t *tci = json_object_get(g, "total_change_ci");
+	const char *from = jstr(g, "from", NULL), *to = jstr(g, "to", NULL);
+	char key[600], text[2048], what[96];
+	json_t *o;
+	char *body;
+	int rc;
+
+	if (from == NULL || to == NULL)
+		return err_set(e, "no slide in the verdict over '%s'", spec);
+	if (strcmp(metric, "per-token") == 0)
+		snprintf(what, sizeof(what), "per-token cost");
+	else if (strcmp(metric, "fixed") == 0)
+		snprintf(what, sizeof(what), "fixed overhead");
+	else
+		snprintf(what, sizeof(what), "%s time", metric);
+	snprintf(key, sizeof(key), "gradual:%s:%s..%s:%s", engine, from, to,
+	    metric);
+	snprintf(text, sizeof(text), "%s: a slide from %s to %s, %s %+.1f%% "
+	    "[%+.1f%%, %+.1f%%] over %zu releases (%+.1f%% a release)%s%s%s%s",
+	    engine, from, to, what, 100 * jnum(g, "total_change", NAN),
+	    100 * json_number_value(json_array_get(tci, 0)),
+	    100 * json_number_value(json_array_get(tci, 1)),
+	    json_array_size(json_object_get(g, "releases")),
+	    100 * jnum(g, "per_release_change", NAN),
+	    w && w->machine ? ", on " : "", w && w->machine ? w->machine : "",
+	    w && w->report ? "; report: " : "", w && w->report ? w->report :
+	    "");
+	/* Versions are upstream text: no control byte in the summary. */
+	for (char *p = text; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	o = json_object();
+	json_object_set_new(o, "text", json_string(text));
+	json_object_set_new(o, "kind", json_string("gradual"));
+	json_object_set_new(o, "engine", json_string(engine));
+	json_object_set_new(o, "metric", json_string(metric));
+	json_object_set_new(o, "range", json_pack("{s:s,s:s}", "from", from,
+	    "to", to));
+	json_object_set_new(o, "verdict", json_deep_copy(verdict));
+	if (w && w->report)
+		json_object_set_new(o, "report", json_string(w->report));
+	if (w && w->machine)
+		json_object_set_new(o, "machine", json_string(w->machine));
+	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (body == NULL)
+		return err_set(e, "cannot encode the alert for '%s'", key);
+	rc = store_alert_record(s, "gradual", engine, key, text, body, e);
 	free(body);
 	return rc;
 }

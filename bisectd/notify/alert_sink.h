@@ -81,6 +81,20 @@ int alert_record_regression(struct store *s, const char *engine,
     const struct alert_where *w, struct err *e);
 
 /*
+ * Record the alert for a gradual verdict (status "gradual", a slide: no
+ * one release the cause) of eng over spec, once per engine, slide and
+ * metric: its summary says the total change with its interval, the
+ * releases it spreads over and the change a release, e.g. "basert: a
+ * slide from 0.3.0 to 0.3.8, per-token cost +62.0% [+55.1%, +69.2%]
+ * over 8 releases (+6.2% a release)"; the body carries the verdict, w's
+ * report and machine.  0 when recorded, 1 when alerted already, -1 on
+ * error.
+ */
+int alert_record_gradual(struct store *s, const char *engine,
+    const char *spec, const char *metric, const struct json_t *verdict,
+    const struct alert_where *w, struct err *e);
+
+/*
  * The one-line summary of a regression verdict, into buf (len bytes),
  * with one named figure: the metric's factor from `confirm_change` (the
  * interleaved re-measurement of the boundary) when there is one, else

@@ -574,6 +574,32 @@ section_verdict(FILE *out, const json_t *rep)
 		}
 		fputs(" (releases between could not be measured)</dd>\n", out);
 	}
+	if (json_is_object(json_object_get(v, "gradual"))) {
+		const json_t *g = json_object_get(v, "gradual");
+
+		html_verdict_item(out, "a slide");
+		html_esc(out, rep_str(g, "from"));
+		fputs(" to ", out);
+		html_esc(out, rep_str(g, "to"));
+		fprintf(out, ", %zu releases; no one release is its cause</dd>\n",
+		    json_array_size(json_object_get(g, "releases")));
+		html_verdict_item(out, "total change");
+		html_num_ci(out, rep_real(g, "total_change"),
+		    json_object_get(g, "total_change_ci"), 1, 100);
+		fputs("%</dd>\n", out);
+		html_verdict_item(out, "change a release");
+		html_num_ci(out, rep_real(g, "per_release_change"),
+		    json_object_get(g, "per_release_change_ci"), 1, 100);
+		fputs("%</dd>\n", out);
+		json_array_foreach(json_object_get(g, "largest_steps"), i, x) {
+			html_verdict_item(out, i ? "next step" : "largest step");
+			html_esc(out, rep_str(x, "from"));
+			fputs(" &#8594; ", out);
+			html_esc(out, rep_str(x, "to"));
+			fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(x,
+			    "change"));
+		}
+	}
 	html_verdict_item(out, "kind");
 	html_esc(out, rep_str(v, "kind"));
 	fputs("</dd>\n", out);

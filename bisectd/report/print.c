@@ -184,6 +184,53 @@ print_commit(const json_t *c, FILE *out, int md, const char *label)
 	    " (does not build)" : "");
 }
 
+/* A change and its interval in per cent: "+62.0% [+55.1%, +69.2%]". */
+static void
+pct_ci_text(char *buf, size_t len, const json_t *o, const char *key)
+{
+	char cikey[64];
+	const json_t *ci;
+
+	snprintf(cikey, sizeof(cikey), "%s_ci", key);
+	ci = json_object_get(o, cikey);
+	snprintf(buf, len, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * rep_real(o,
+	    key), 100 * rep_at(ci, 0), 100 * rep_at(ci, 1));
+}
+
+/*
+ * A gradual verdict: the slide's span and total with its interval, the
+ * change a release, the releases it spreads over (those measured), and
+ * its largest steps: no one of them is the cause.
+ */
+static void
+print_gradual(const json_t *g, FILE *out, int md)
+{
+	char total[96], each[96];
+	const json_t *x;
+	size_t i;
+
+	pct_ci_text(total, sizeof(total), g, "total_change");
+	pct_ci_text(each, sizeof(each), g, "per_release_change");
+	fprintf(out, ": a slide from %s to %s, %s over %zu releases, %s a "
+	    "release; no one release is its cause\n", rep_str(g, "from"),
+	    rep_str(g, "to"), total, json_array_size(json_object_get(g,
+	    "releases")), each);
+	if (json_array_size(json_object_get(g, "measured_between")) > 0) {
+		fprintf(out, "%s  measured inside it:", md ? "\n" : "");
+		json_array_foreach(json_object_get(g, "measured_between"), i, x)
+			fprintf(out, " %s", json_string_value(x));
+		fputc('\n', out);
+	}
+	json_array_foreach(json_object_get(g, "largest_steps"), i, x) {
+		char step[96];
+
+		pct_ci_text(step, sizeof(step), x, "change");
+		fprintf(out, "%s  %s %s -> %s: %s\n", md ? "\n" : "",
+		    i ? "then" : "largest step", rep_str(x, "from"),
+		    rep_str(x, "to"), step);
+	}
+}
+
 static void
 print_verdict_text(const json_t *v, FILE *out, int md)
 {
@@ -231,7 +278,9 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 			json_array_foreach(json_object_get(v,
 			    "candidate_commits"), i, x)
 				print_commit(x, out, md, "candidate");
-	} else
+	} else if (strcmp(status, "gradual") == 0)
+		print_gradual(json_object_get(v, "gradual"), out, md);
+	else
 		fputc('\n', out);
 	if (*rep_str(v, "reason"))
 		fprintf(out, "%s  %s\n", md ? "\n" : "", rep_str(v, "reason"));

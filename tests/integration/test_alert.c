@@ -775,6 +775,50 @@ test_github_issue(void)
 	json_decref(v);
 }
 
+/* A slide is alerted once, in words that give its span, its total with
+ * the interval and its change a release; a tag's control byte is inert. */
+static void
+test_gradual(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct store_alert_rows rows;
+	struct conf *c;
+	json_t *v = json_loads("{\"status\":\"gradual\",\"gradual\":{"
+	    "\"from\":\"0.3.0\",\"to\":\"0.3.8\\u0001\",\"releases\":[\"0.3.1\","
+	    "\"0.3.2\",\"0.3.3\",\"0.3.4\",\"0.3.5\",\"0.3.6\",\"0.3.7\","
+	    "\"0.3.8\"],\"total_change\":0.62,\"total_change_ci\":[0.551,"
+	    "0.692],\"per_release_change\":0.062,\"per_release_change_ci\":"
+	    "[0.05,0.07]}}", 0, NULL);
+
+	if ((c = one_hook("test_alert_gradual", testserver_url(&ts, "/hook"),
+	    &s)) == NULL) {
+		json_decref(v);
+		return;
+	}
+	CHECK(v != NULL);
+	CHECK_INT(alert_record_gradual(s, "basert", "0.3.0..0.3.8",
+	    "per-token", v, NULL, &e), 0);
+	CHECK_INT(alert_record_gradual(s, "basert", "0.2.0..0.3.8",
+	    "per-token", v, NULL, &e), 1);
+	CHECK_INT(store_alert_list(s, 10, &rows, &e), 0);
+	CHECK_INT(rows.n, 1);
+	if (rows.n == 1) {
+		CHECK_STR(rows.v[0].alert.kind, "gradual");
+		CHECK_STR(rows.v[0].alert.summary, "basert: a slide from 0.3.0 "
+		    "to 0.3.8 , per-token cost +62.0% [+55.1%, +69.2%] over 8 "
+		    "releases (+6.2% a release)");
+	}
+	store_alert_rows_release(&rows);
+	/* Without its slide the verdict is refused, not alerted blank. */
+	json_object_del(v, "gradual");
+	CHECK_INT(alert_record_gradual(s, "basert", "0.3.0..0.3.9",
+	    "per-token", v, NULL, &e), -1);
+	json_decref(v);
+	store_close(s);
+	conf_free(c);
+}
+
 int
 main(void)
 {
@@ -797,6 +841,7 @@ main(void)
 	CHECK_CASE(test_report_link);
 	CHECK_CASE(test_email);
 	CHECK_CASE(test_github_issue);
+	CHECK_CASE(test_gradual);
 	testserver_stop(&ts);
 	return check_done();
 }

@@ -92,6 +92,29 @@ test_slide_named(void)
 	json_decref(rep);
 }
 
+/* Every format for people says it is a slide, with its span and total,
+ * from the stored runs: nothing is measured again. */
+static void
+test_slide_formats(void)
+{
+	char *out = NULL;
+
+	CHECK_INT(check_ctl_run(ctl_conf, "report grad 1.0.0..1.0.9", &out), 3);
+	CHECK_CONTAINS(out, "verdict: gradual: a slide from 1.0.");
+	CHECK_CONTAINS(out, "no one release is its cause");
+	CHECK_CONTAINS(out, "largest step 1.0.");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "report grad 1.0.0..1.0.9 --format "
+	    "markdown", &out), 3);
+	CHECK_CONTAINS(out, "**Verdict: gradual**: a slide from 1.0.");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "report grad 1.0.0..1.0.9 --format "
+	    "html", &out), 3);
+	CHECK_CONTAINS(out, "<span class=\"status gradual\">gradual</span>");
+	CHECK_CONTAINS(out, "change a release");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -102,5 +125,6 @@ main(void)
 	check_tmpdir("gradual");
 	write_config();
 	CHECK_CASE(test_slide_named);
+	CHECK_CASE(test_slide_formats);
 	return check_done();
 }

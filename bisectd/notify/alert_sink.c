@@ -499,6 +499,18 @@ jstr(const json_t *o, const char *key, const char *dflt)
 	return v ? v : dflt;
 }
 
+/* What a metric measures, in a summary's words. */
+static void
+metric_words(const char *metric, char *buf, size_t len)
+{
+	if (strcmp(metric, "per-token") == 0)
+		snprintf(buf, len, "per-token cost");
+	else if (strcmp(metric, "fixed") == 0)
+		snprintf(buf, len, "fixed overhead");
+	else
+		snprintf(buf, len, "%s time", metric);
+}
+
 const char *
 alert_regression_text(const char *engine, const char *metric,
     const json_t *verdict, const struct alert_where *w, char *buf,
@@ -515,12 +527,7 @@ alert_regression_text(const char *engine, const char *metric,
 	char what[96], also[200] = "", where[1200] = "", commit[400] = "";
 	size_t ncand = json_array_size(cand), off;
 
-	if (strcmp(metric, "per-token") == 0)
-		snprintf(what, sizeof(what), "per-token cost");
-	else if (strcmp(metric, "fixed") == 0)
-		snprintf(what, sizeof(what), "fixed overhead");
-	else
-		snprintf(what, sizeof(what), "%s time", metric);
+	metric_words(metric, what, sizeof(what));
 	if (ncand > 1) {
 		off = (size_t)snprintf(also, sizeof(also),
 		    " (or an earlier candidate:");
@@ -561,6 +568,32 @@ alert_regression_text(const char *engine, const char *metric,
 	return buf;
 }
 
+/*
+ * Record a verdict's alert of kind under key: o (taken over) gets the
+ * verdict, and w's report and machine, and becomes its body.
+ */
+static int
+record_verdict(struct store *s, const char *kind, const char *engine,
+    const char *key, const char *text, json_t *o, const json_t *verdict,
+    const struct alert_where *w, struct err *e)
+{
+	char *body;
+	int rc;
+
+	json_object_set_new(o, "verdict", json_deep_copy(verdict));
+	if (w && w->report)
+		json_object_set_new(o, "report", json_string(w->report));
+	if (w && w->machine)
+		json_object_set_new(o, "machine", json_string(w->machine));
+	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(o);
+	if (body == NULL)
+		return err_set(e, "cannot encode the alert for '%s'", key);
+	rc = store_alert_record(s, kind, engine, key, text, body, e);
+	free(body);
+	return rc;
+}
+
 int
 alert_record_regression(struct store *s, const char *engine,
     const char *spec, const char *metric, const json_t *verdict,
@@ -572,8 +605,6 @@ alert_record_regression(struct store *s, const char *engine,
 	const char *dots = strstr(spec, "..");
 	char key[512], text[2048];
 	json_t *o, *range;
-	char *body;
-	int rc;
 
 	if (bad == NULL || good == NULL)
 		return err_set(e, "no change point in the verdict over '%s'",
@@ -597,18 +628,7 @@ alert_record_regression(struct store *s, const char *engine,
 	json_object_set_new(o, "last_good", json_string(good));
 	json_object_set_new(o, "change", json_string(jstr(v, "kind",
 	    "unknown")));
-	json_object_set_new(o, "verdict", json_deep_copy(v));
-	if (w && w->report)
-		json_object_set_new(o, "report", json_string(w->report));
-	if (w && w->machine)
-		json_object_set_new(o, "machine", json_string(w->machine));
-	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (body == NULL)
-		return err_set(e, "cannot encode the alert for '%s'", key);
-	rc = store_alert_record(s, "regression", engine, key, text, body, e);
-	free(body);
-	return rc;
+	return record_verdict(s, "regression", engine, key, text, o, v, w, e);
 }
 
 int
@@ -621,17 +641,10 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	const char *from = jstr(g, "from", NULL), *to = jstr(g, "to", NULL);
 	char key[600], text[2048], what[96];
 	json_t *o;
-	char *body;
-	int rc;
 
 	if (from == NULL || to == NULL)
 		return err_set(e, "no slide in the verdict over '%s'", spec);
-	if (strcmp(metric, "per-token") == 0)
-		snprintf(what, sizeof(what), "per-token cost");
-	else if (strcmp(metric, "fixed") == 0)
-		snprintf(what, sizeof(what), "fixed overhead");
-	else
-		snprintf(what, sizeof(what), "%s time", metric);
+	metric_words(metric, what, sizeof(what));
 	snprintf(key, sizeof(key), "gradual:%s:%s..%s:%s", engine, from, to,
 	    metric);
 	snprintf(text, sizeof(text), "%s: a slide from %s to %s, %s %+.1f%% "
@@ -655,16 +668,6 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	json_object_set_new(o, "metric", json_string(metric));
 	json_object_set_new(o, "range", json_pack("{s:s,s:s}", "from", from,
 	    "to", to));
-	json_object_set_new(o, "verdict", json_deep_copy(verdict));
-	if (w && w->report)
-		json_object_set_new(o, "report", json_string(w->report));
-	if (w && w->machine)
-		json_object_set_new(o, "machine", json_string(w->machine));
-	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(o);
-	if (body == NULL)
-		return err_set(e, "cannot encode the alert for '%s'", key);
-	rc = store_alert_record(s, "gradual", engine, key, text, body, e);
-	free(body);
-	return rc;
+	return record_verdict(s, "gradual", engine, key, text, o, verdict, w,
+	    e);
 }

@@ -14,12 +14,16 @@
 #include "ctl_local.h"
 #include "fetch/check.h"
 
+/* The most operands a command takes (init's versions). */
+#define CTL_MAX_OPERANDS	64
+
 static const struct command commands[] = {
 	{ "init", cmd_init, "llama.cpp | dir:PATH | url:TEMPLATE VERSION... "
 	  "[--dir PATH] [--model FILE] [--api URL]",
 	  "write a first, commented bisectd.conf for llama.cpp's CPU builds "
 	  "on this machine (never over a file), check it, and print what "
-	  "to run next", TAKES_DIR | TAKES_MODEL | TAKES_API, 1, 64, NEEDS_NOTHING },
+	  "to run next", TAKES_DIR | TAKES_MODEL | TAKES_API, 1, CTL_MAX_OPERANDS,
+	  NEEDS_NOTHING },
 	{ "check-config", cmd_check_config, "",
 	  "validate the configuration and print the resolved engines",
 	  TAKES_JSON, 0, 0, 0 },
@@ -354,6 +358,8 @@ load_config(struct ctl *c, const struct command *cmd)
 int
 main(int argc, char **argv)
 {
+	/* The operands after the command word, pointing into argv. */
+	char *operands[CTL_MAX_OPERANDS + 1];
 	struct ctl c;
 	const struct command *cmd = NULL;
 	unsigned used = 0;
@@ -368,6 +374,8 @@ main(int argc, char **argv)
 		return ctl_complete(argc - 2, argv + 2, commands,
 		    long_options, option_takes);
 	memset(&c, 0, sizeof(c));
+	memset(operands, 0, sizeof(operands));
+	c.argv = operands;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:c:hVr", long_options,
 	    NULL)) != -1 || optind < argc) {
@@ -381,12 +389,11 @@ main(int argc, char **argv)
 					return EXIT_USAGE;
 				}
 			} else {
-				c.argv = realloc(c.argv,
-				    (size_t)(c.argc + 2) * sizeof(char *));
-				if (c.argv == NULL)
-					return EXIT_FAIL;
-				c.argv[c.argc++] = argv[optind];
-				c.argv[c.argc] = NULL;
+				/* More than any command takes: said below,
+				 * with the command's usage. */
+				if (c.argc < CTL_MAX_OPERANDS)
+					operands[c.argc] = argv[optind];
+				c.argc++;
 			}
 			optind++;
 			continue;
@@ -498,22 +505,18 @@ main(int argc, char **argv)
 	}
 	if (c.format != FORMAT_TEXT &&
 	    (cmd->takes & format_takes[c.format]) == 0) {
-		free(c.argv);
 		return ctl_usage_error("%s does not take --format %s",
 		    cmd->name, format_names[c.format]);
 	}
 	if (c.argc < cmd->min_args || c.argc > cmd->max_args) {
 		command_usage(stderr, cmd);
-		free(c.argv);
 		return EXIT_USAGE;
 	}
 	if (cmd->core != NEEDS_NOTHING && load_config(&c, cmd) < 0) {
-		free(c.argv);
 		return EXIT_USAGE;
 	}
 	rc = cmd->fn(&c);
 	conf_free(c.conf);
-	free(c.argv);
 	/* Stopped by a signal: the shell's 128 + signal, so a script tells
 	 * it from a failure. */
 	if (rc != EXIT_OK && ctl_stop) {

@@ -217,6 +217,10 @@ test_refusals(void)
 	check_write_file("broken.conf", "[bisectd\n");
 	CHECK_INT(check_ctl_run(ctl, "-c broken.conf init llama.cpp --help",
 	    NULL), 0);
+	/* After operands, a bad option is a usage error (and nothing leaks
+	 * on the way out: under ASan a leak would make this 134). */
+	CHECK_INT(check_ctl_run(ctl, "init llama.cpp --format xx", NULL), 2);
+	CHECK_INT(check_ctl_run(ctl, "init llama.cpp --refresh", NULL), 2);
 }
 
 int

@@ -185,9 +185,6 @@ bisect_metric_estimate(const struct bisect_release *r,
 	case BISECT_METRIC_FIXED:
 		if (fit_line(cells, p->nlengths, &f) < 0)
 			goto out;
-		/* The line's slope, the cost of a token averaged over the
-		 * lengths; the chosen model's intercept, which under a
-		 * curve is the fixed cost the line's is not. */
 		*out = p->metric.kind == BISECT_METRIC_PER_TOKEN ?
 		    f.per_token_ns : f.model_fixed_ns;
 		rc = 0;
@@ -1175,30 +1172,3 @@ out:
 	free(w.todo);
 	return rc == STEP_ERR ? -1 : 0;
 }
-
-void
-bisect_verdict_release(struct bisect_verdict *v)
-{
-	for (size_t i = 0; i < v->nchanges; i++)
-		free(v->changes[i].candidates);
-	free(v->changes);
-	free(v->slide.between);
-	memset(v, 0, sizeof(*v));
-}
-
-const char *
-bisect_status_name(enum bisect_status s)
-{
-	switch (s) {
-	case BISECT_REGRESSION:
-		return "regression";
-	case BISECT_NO_REGRESSION:
-		return "no-regression";
-	case BISECT_GRADUAL:
-		return "gradual";
-	case BISECT_UNKNOWN:
-		break;
-	}
-	return "unknown";
-}
-

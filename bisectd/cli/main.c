@@ -31,6 +31,11 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "ENGINE VERSION [--prompts L] [--reps N]",
 	  "run the benchmark matrix and print a summary",
 	  TAKES_PROMPTS | TAKES_REPS | TAKES_JSON, 2, 2, 0 },
+	{ "compare", cmd_compare, "ENGINE[@VERSION] ENGINE[@VERSION]... "
+	  "[--reps N] [--format text|json|markdown|csv|html]",
+	  "measure engines side by side on this machine, their runs "
+	  "interleaved, and rank them, ties where the intervals overlap",
+	  TAKES_REPS | TAKES_FORMATS, 2, 40, 0 },
 	{ "runs", cmd_runs, "ENGINE VERSION",
 	  "stored runs with failure reasons and stderr tails", TAKES_JSON,
 	  2, 2, 0 },

@@ -336,6 +336,28 @@ test_f_cdf(void)
 	CHECK(isnan(stats_f_cdf(1, 0, 4)));
 }
 
+/* Ranks by intervals: apart ranks apart, overlapping ones tie, a chain
+ * of overlaps ranks only its ends apart, an unmeasured figure unranked. */
+static void
+test_rank(void)
+{
+	double lo[] = { 90, 40, 50, NAN, 105 }, hi[] = { 110, 60, 70, NAN,
+	    120 };
+	double clo[] = { 0, 8, 18 }, chi[] = { 10, 20, 30 };
+	int r[5];
+
+	stats_rank_intervals(lo, hi, 5, r);
+	CHECK_INT(r[0], 1);
+	CHECK_INT(r[4], 1);
+	CHECK_INT(r[1], 3);
+	CHECK_INT(r[2], 3);
+	CHECK_INT(r[3], 0);
+	stats_rank_intervals(clo, chi, 3, r);
+	CHECK_INT(r[2], 1);
+	CHECK_INT(r[1], 1);
+	CHECK_INT(r[0], 2);
+}
+
 int
 main(void)
 {
@@ -353,5 +375,6 @@ main(void)
 	CHECK_CASE(test_runs);
 	CHECK_CASE(test_f_cdf);
 	CHECK_CASE(test_outliers);
+	CHECK_CASE(test_rank);
 	return check_done();
 }

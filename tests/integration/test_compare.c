@@ -4,8 +4,9 @@
  * generated token than cmpb and cmpc, which cost the same.  cmpa ranks
  * 1, cmpb and cmpc tie at 2; cmpc runs on other weights and is flagged;
  * the runs of the three alternate; every format says it; an engine
- * whose noise is above its max-cv is warned of; unknown engines and
- * versions are usage errors.
+ * whose noise is above its max-cv is warned of, a server's prefill is
+ * marked a lower bound, the demo's releases rank as its story goes;
+ * unknown engines and versions are usage errors.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ write_config(void)
 {
 	char text[8192], source[1024];
 	size_t len;
+	int port;
 
 	/* Other bytes than the demo's weights: another weights file. */
 	check_write_file("other.bin", "OTHER WEIGHTS 1\n");
@@ -48,6 +50,23 @@ write_config(void)
 	    "-n {gen} -t 1 -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
 	    "\tweights = demo\n\ttimeout = 1m\n\tmax-cv = 0.1%%\n", source);
+	/* The srv releases as a server: prefill timed to the first token. */
+	port = check_free_port();
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[engine \"server\"]\n\tsource = %s\n"
+	    "\tasset = srv-{version}.tar.gz\n\tmode = server\n"
+	    "\tcommand = {bin}/bin/fake-engine --server --port %d -m "
+	    "{weights}\n\turl = http://127.0.0.1:%d/v1/completions\n"
+	    "\tprompts = 64,512\n\tweights = demo\n\ttimeout = 1m\n", source,
+	    port, port);
+	/* The demo's releases, timed by the CPU clock. */
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 512,2048\n\tfit = 512,2048\n"
+	    "\tgen = 32\n\tweights = demo\n\ttimeout = 1m\n", build);
 	check_write_file("m.conf", text);
 }
 
@@ -256,6 +275,63 @@ test_noisy(void)
 	free(out);
 }
 
+/* A server's prefill is a lower bound, and says so. */
+static void
+test_lower_bound(void)
+{
+	json_t *l = NULL, *x;
+	size_t i;
+	int said = 0;
+
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json compare cmpa "
+	    "server@1.0.0 --reps 2", 0, &l), 0);
+	if (l == NULL)
+		return;
+	CHECK_INT(json_integer_value(json_object_get(l, "rank_prompt")), 64);
+	x = json_array_get(json_object_get(entry_of(l, "server"), "prefill"),
+	    0);
+	CHECK_INT(json_integer_value(json_object_get(x, "tokens")), 64);
+	CHECK(json_is_true(json_object_get(x, "lower_bound")));
+	x = json_array_get(json_object_get(entry_of(l, "cmpa"), "prefill"), 0);
+	CHECK(!json_is_true(json_object_get(x, "lower_bound")));
+	json_array_foreach(json_object_get(l, "notes"), i, x)
+		said |= strstr(json_string_value(x), "server 1.0.0 pp64: a "
+		    "lower bound") != NULL;
+	CHECK(said);
+	json_decref(l);
+}
+
+/* The demo's story: 0.2.4's prefill token three and a half times
+ * dearer than 0.2.3's ranks it second, its ceiling as low. */
+static void
+test_demo(void)
+{
+	json_t *l = NULL, *a, *b;
+	double pa, pb;
+
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json compare "
+	    "basert@0.2.4 basert@0.2.3 --reps 3", 0, &l), 0);
+	if (l == NULL)
+		return;
+	CHECK_INT(json_integer_value(json_object_get(l, "rank_prompt")),
+	    2048);
+	a = json_array_get(json_object_get(l, "entries"), 0);
+	b = json_array_get(json_object_get(l, "entries"), 1);
+	CHECK_STR(json_string_value(json_object_get(a, "version")), "0.2.3");
+	CHECK_INT(json_integer_value(json_object_get(a, "prefill_rank")), 1);
+	CHECK_STR(json_string_value(json_object_get(b, "version")), "0.2.4");
+	CHECK_INT(json_integer_value(json_object_get(b, "prefill_rank")), 2);
+	CHECK(!json_is_true(json_object_get(l, "weights_differ")));
+	/* 96.6 and 328 us per token. */
+	pa = json_real_value(json_object_get(json_object_get(a, "fit"),
+	    "per_token_ms"));
+	pb = json_real_value(json_object_get(json_object_get(b, "fit"),
+	    "per_token_ms"));
+	CHECK(pa > 0.085 && pa < 0.11);
+	CHECK(pb > 0.29 && pb < 0.37);
+	json_decref(l);
+}
+
 static void
 test_usage(void)
 {
@@ -278,6 +354,8 @@ main(void)
 	CHECK_CASE(test_interleaved);
 	CHECK_CASE(test_formats);
 	CHECK_CASE(test_noisy);
+	CHECK_CASE(test_lower_bound);
+	CHECK_CASE(test_demo);
 	CHECK_CASE(test_usage);
 	json_decref(league);
 	return check_done();

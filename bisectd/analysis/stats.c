@@ -679,11 +679,11 @@ stats_rank_intervals(const double *lo, const double *hi, size_t n, int *rank)
 {
 	for (size_t i = 0; i < n; i++) {
 		rank[i] = 0;
-		if (!isfinite(lo[i]) || !isfinite(hi[i]))
+		if (isnan(lo[i]) || isnan(hi[i]))
 			continue;
 		rank[i] = 1;
 		for (size_t j = 0; j < n; j++)
-			if (j != i && isfinite(lo[j]) && isfinite(hi[j]) &&
+			if (j != i && !isnan(lo[j]) && !isnan(hi[j]) &&
 			    lo[j] > hi[i])
 				rank[i]++;
 	}

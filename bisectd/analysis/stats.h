@@ -184,7 +184,8 @@ enum outcome stats_outcome(const struct estimate *rel, double threshold);
  * [lo[i], hi[i]]: rank[i] is 1 + the number of figures whose interval
  * lies wholly above i's, so that figures whose intervals overlap share
  * a rank (a tie) and a figure ranks below another only when the two
- * intervals are apart.  A figure whose interval is not finite (not
+ * intervals are apart; an interval may reach INFINITY (a throughput
+ * whose time interval reaches zero).  A figure with a NAN end (not
  * measured) gets rank 0 and counts for no other.
  */
 void stats_rank_intervals(const double *lo, const double *hi, size_t n,

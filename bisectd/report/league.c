@@ -225,6 +225,22 @@ columns(const struct league *l, int decode, int *out)
 	return n;
 }
 
+/* What a table shows: its columns and the order of its rows. */
+struct layout {
+	int pcol[CONF_MAX_LENGTHS], gcol[CONF_MAX_LENGTHS];
+	size_t np, ng;
+	size_t *ord;		/* malloced */
+};
+
+static int
+layout_of(const struct league *l, struct layout *t)
+{
+	t->np = columns(l, 0, t->pcol);
+	t->ng = columns(l, 1, t->gcol);
+	t->ord = rank_order(l);
+	return t->ord ? 0 : -1;
+}
+
 static void
 note(struct strv *sv, const char *fmt, ...) __attribute__((format(printf, 2,
     3)));
@@ -450,10 +466,13 @@ put_safe(FILE *out, const char *s, int md)
 	free(t);
 }
 
-/* One cell of the table: padded to w for text, between bars for md. */
+/* One cell of the table: padded to w characters for text (a UTF-8
+ * continuation byte takes no column: "±"), between bars for md. */
 static void
 cell(FILE *out, int md, int w, const char *s)
 {
+	for (size_t i = 0; s[i]; i++)
+		w += ((unsigned char)s[i] & 0xc0) == 0x80;
 	if (md)
 		fprintf(out, " %s |", s);
 	else
@@ -463,38 +482,36 @@ cell(FILE *out, int md, int w, const char *s)
 static void
 print_table(const struct league *l, FILE *out, int md)
 {
-	int pcol[CONF_MAX_LENGTHS], gcol[CONF_MAX_LENGTHS];
-	size_t np = columns(l, 0, pcol), ng = columns(l, 1, gcol);
-	size_t *ord = rank_order(l);
+	struct layout t;
 	struct strv sv = STRV_INIT;
 	char buf[128], ceil[128];
 
-	if (ord == NULL)
+	if (layout_of(l, &t) < 0)
 		return;
 	if (md)
 		fputs("| Rank | Engine | Weights |", out);
 	else
 		fprintf(out, "%-5s %-28s %-18s", "RANK", "ENGINE", "WEIGHTS");
-	for (size_t k = 0; k < np; k++) {
-		snprintf(buf, sizeof(buf), "pp%d tok/s", pcol[k]);
+	for (size_t k = 0; k < t.np; k++) {
+		snprintf(buf, sizeof(buf), "pp%d tok/s", t.pcol[k]);
 		cell(out, md, 24, buf);
 	}
 	cell(out, md, 26, "per token ms");
 	cell(out, md, 24, "ceiling tok/s");
-	for (size_t k = 0; k < ng; k++) {
-		snprintf(buf, sizeof(buf), "tg%d tok/s", gcol[k]);
+	for (size_t k = 0; k < t.ng; k++) {
+		snprintf(buf, sizeof(buf), "tg%d tok/s", t.gcol[k]);
 		cell(out, md, 24, buf);
 	}
 	cell(out, md, 0, "decode rank");
 	fputc('\n', out);
 	if (md) {
 		fputs("|---|---|---|", out);
-		for (size_t k = 0; k < np + ng + 3; k++)
+		for (size_t k = 0; k < t.np + t.ng + 3; k++)
 			fputs("---|", out);
 		fputc('\n', out);
 	}
 	for (size_t k = 0; k < l->n; k++) {
-		const struct league_entry *x = &l->v[ord[k]];
+		const struct league_entry *x = &l->v[t.ord[k]];
 		char *name = md ? text_md_escape(x->version) :
 		    text_escape(x->version, 0);
 
@@ -515,24 +532,24 @@ print_table(const struct league *l, FILE *out, int md)
 			fprintf(out, "%-5s %-28s %-18s", buf, who, w);
 		}
 		free(name);
-		for (size_t c = 0; c < np; c++) {
+		for (size_t c = 0; c < t.np; c++) {
 			fig_text(buf, sizeof(buf), fig_at(x->pp, x->npp,
-			    pcol[c]));
+			    t.pcol[c]));
 			cell(out, md, 24, buf);
 		}
 		fit_text(buf, ceil, sizeof(buf), x);
 		cell(out, md, 26, buf);
 		cell(out, md, 24, ceil);
-		for (size_t c = 0; c < ng; c++) {
+		for (size_t c = 0; c < t.ng; c++) {
 			fig_text(buf, sizeof(buf), fig_at(x->tg, x->ntg,
-			    gcol[c]));
+			    t.gcol[c]));
 			cell(out, md, 24, buf);
 		}
 		rank_text(buf, sizeof(buf), l, x, 1);
 		cell(out, md, 0, buf);
 		fputc('\n', out);
 	}
-	free(ord);
+	free(t.ord);
 	league_notes(l, &sv);
 	if (sv.n)
 		fputs(md ? "\n**Notes**\n\n" : "\nnotes:\n", out);
@@ -712,13 +729,11 @@ html_fig(FILE *out, const struct league_fig *g)
 static void
 print_html(const struct league *l, FILE *out)
 {
-	int pcol[CONF_MAX_LENGTHS], gcol[CONF_MAX_LENGTHS];
-	size_t np = columns(l, 0, pcol), ng = columns(l, 1, gcol);
-	size_t *ord = rank_order(l);
+	struct layout t;
 	struct strv sv = STRV_INIT;
 	char buf[128], ceil[128];
 
-	if (ord == NULL)
+	if (layout_of(l, &t) < 0)
 		return;
 	html_page_open(out);
 	fputs("Engines compared</title>\n<style>", out);
@@ -729,14 +744,14 @@ print_html(const struct league *l, FILE *out)
 	print_head(l, out, 2);
 	fputs("</p>\n<table id=\"league\">\n<thead><tr><th>rank</th>"
 	    "<th>engine</th><th>weights</th>", out);
-	for (size_t c = 0; c < np; c++)
-		fprintf(out, "<th>pp%d tok/s</th>", pcol[c]);
+	for (size_t c = 0; c < t.np; c++)
+		fprintf(out, "<th>pp%d tok/s</th>", t.pcol[c]);
 	fputs("<th>per token ms</th><th>ceiling tok/s</th>", out);
-	for (size_t c = 0; c < ng; c++)
-		fprintf(out, "<th>tg%d tok/s</th>", gcol[c]);
+	for (size_t c = 0; c < t.ng; c++)
+		fprintf(out, "<th>tg%d tok/s</th>", t.gcol[c]);
 	fputs("<th>decode rank</th></tr></thead>\n<tbody>\n", out);
 	for (size_t k = 0; k < l->n; k++) {
-		const struct league_entry *x = &l->v[ord[k]];
+		const struct league_entry *x = &l->v[t.ord[k]];
 
 		rank_text(buf, sizeof(buf), l, x, 0);
 		fputs(x->other_weights ? "<tr class=\"other-weights\">" :
@@ -745,20 +760,20 @@ print_html(const struct league *l, FILE *out)
 		    buf, "</td><td class=\"engine\">", x->eng->name, " ",
 		    x->version, "</td><td>", x->eng->weights->name, " ",
 		    x->other_weights ? "(other weights)" : "", "</td>", NULL);
-		for (size_t c = 0; c < np; c++)
-			html_fig(out, fig_at(x->pp, x->npp, pcol[c]));
+		for (size_t c = 0; c < t.np; c++)
+			html_fig(out, fig_at(x->pp, x->npp, t.pcol[c]));
 		fit_text(buf, ceil, sizeof(buf), x);
 		html_markup(out, "<td>", buf, "</td><td>", ceil, "</td>",
 		    NULL);
-		for (size_t c = 0; c < ng; c++)
-			html_fig(out, fig_at(x->tg, x->ntg, gcol[c]));
+		for (size_t c = 0; c < t.ng; c++)
+			html_fig(out, fig_at(x->tg, x->ntg, t.gcol[c]));
 		rank_text(buf, sizeof(buf), l, x, 1);
 		html_markup(out, "<td class=\"decode-rank\">", buf,
 		    "</td></tr>\n", NULL);
 	}
 	fputs("</tbody>\n</table>\n", out);
-	html_bars(l, ord, 0, l->rank_prompt, out);
-	html_bars(l, ord, 1, l->rank_gen, out);
+	html_bars(l, t.ord, 0, l->rank_prompt, out);
+	html_bars(l, t.ord, 1, l->rank_gen, out);
 	league_notes(l, &sv);
 	if (sv.n)
 		fputs("<h2>Notes</h2>\n<ul id=\"notes\">\n", out);
@@ -768,7 +783,7 @@ print_html(const struct league *l, FILE *out)
 		fputs("</ul>\n", out);
 	fputs("</body>\n</html>\n", out);
 	strv_clear(&sv);
-	free(ord);
+	free(t.ord);
 }
 
 void

@@ -337,13 +337,15 @@ test_f_cdf(void)
 }
 
 /* Ranks by intervals: apart ranks apart, overlapping ones tie, a chain
- * of overlaps ranks only its ends apart, an unmeasured figure unranked. */
+ * of overlaps ranks only its ends apart, an unbounded one overlaps
+ * those above it, an unmeasured figure is unranked. */
 static void
 test_rank(void)
 {
 	double lo[] = { 90, 40, 50, NAN, 105 }, hi[] = { 110, 60, 70, NAN,
 	    120 };
 	double clo[] = { 0, 8, 18 }, chi[] = { 10, 20, 30 };
+	double ulo[] = { 5, 50 }, uhi[] = { INFINITY, 60 };
 	int r[5];
 
 	stats_rank_intervals(lo, hi, 5, r);
@@ -356,6 +358,10 @@ test_rank(void)
 	CHECK_INT(r[2], 1);
 	CHECK_INT(r[1], 1);
 	CHECK_INT(r[0], 2);
+	/* Unbounded above: it overlaps whatever lies above its low end. */
+	stats_rank_intervals(ulo, uhi, 2, r);
+	CHECK_INT(r[0], 1);
+	CHECK_INT(r[1], 1);
 }
 
 int

@@ -781,6 +781,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, spawn, rc = 0;
 	/* Targets whose run could not start in this cell. */
 	int dead[BENCH_MAX_TARGETS];
+	int mixed = 0;
 
 	memset(&p, 0, sizeof(p));
 	hygiene_watch_init(&hw);
@@ -792,6 +793,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				    warmup);
 	if (p.total == 0)
 		return 0;
+	for (size_t t = 0; t < ntargets; t++)
+		mixed |= !own_engine(b, &targets[t]);
 	if (hooks(b, targets, ntargets, 0, e) < 0)
 		return -1;
 	if (ntargets > BENCH_MAX_TARGETS)
@@ -834,6 +837,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 					break;
 				}
 				p.version = targets[t].version;
+				p.engine = !mixed ? NULL : targets[t].eng ?
+				    targets[t].eng->name : b->eng->name;
 				p.against = confirm && ntargets == 2 ?
 				    targets[1 - t].version : NULL;
 				p.warmup = r < 0;

@@ -116,6 +116,8 @@ struct bench_progress {
 	size_t cell, ncells;	/* 1-based cell being run */
 	const struct bench_cell *c;
 	const char *version;
+	const char *engine;	/* the run's engine where the targets are of
+				 * several (a comparison), else NULL */
 	int rep, reps;		/* 1-based repetition within the cell, of
 				 * reps warm-ups or measured runs */
 	int warmup;

@@ -729,8 +729,8 @@ hooks(struct bench_ctx *b, const struct bench_target *targets,
 		if (own_engine(b, &targets[t]))
 			continue;
 		for (k = 1; k < t; k++)
-			if (strcmp(targets[k].eng->name, targets[t].eng->name)
-			    == 0)
+			if (!own_engine(b, &targets[k]) && strcmp(
+			    targets[k].eng->name, targets[t].eng->name) == 0)
 				break;
 		if (k == t)
 			rc = hook(b, &targets[t], post, e);

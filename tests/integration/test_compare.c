@@ -2,7 +2,8 @@
  * test_compare.c: bisectctl compare, the league table.  Three fake
  * engines: cmpa four times cheaper per prompt token and twice per
  * generated token than cmpb and cmpc, which cost the same.  cmpa ranks
- * 1, cmpb and cmpc tie at 2; cmpc runs on other weights and is flagged;
+ * 1, cmpb and cmpc tie at 2; cmpc runs on other weights and is flagged,
+ * its own pre and post commands run;
  * the runs of the three alternate; every format says it; an engine
  * whose noise is above its max-cv is warned of, a server's prefill is
  * marked a lower bound, the demo's releases rank as its story goes;
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -24,7 +26,7 @@ static const char *const names[] = { "cmpa", "cmpb", "cmpc" };
 static void
 write_config(void)
 {
-	char text[8192], source[1024];
+	char text[8192], source[1024], cwd[2048], extra[5200];
 	size_t len;
 	int port;
 
@@ -40,8 +42,14 @@ write_config(void)
 	    "\tweights = demo\n\ttimeout = 1m\n");
 	check_fake_engine(text, sizeof(text), &len, "cmpb", source,
 	    "\tweights = demo\n\ttimeout = 1m\n");
-	check_fake_engine(text, sizeof(text), &len, "cmpc", source,
-	    "\tweights = other\n\ttimeout = 1m\n");
+	/* cmpc's own pre and post commands, run around its runs although
+	 * cmpa leads the loop. */
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		abort();
+	snprintf(extra, sizeof(extra), "\tweights = other\n\ttimeout = 1m\n"
+	    "\tpre = /usr/bin/touch %s/cmpc.pre\n"
+	    "\tpost = /usr/bin/touch %s/cmpc.post\n", cwd, cwd);
+	check_fake_engine(text, sizeof(text), &len, "cmpc", source, extra);
 	/* cmpb's releases again, held to a max-cv below their 2% noise. */
 	len += (size_t)snprintf(text + len, sizeof(text) - len,
 	    "[engine \"strict\"]\n\tsource = %s\n"
@@ -149,6 +157,8 @@ test_ranks(void)
 		said |= strstr(json_string_value(n), "cmpc 1.0.0 runs on other "
 		    "weights") != NULL;
 	CHECK(said);
+	CHECK(access("cmpc.pre", F_OK) == 0);
+	CHECK(access("cmpc.post", F_OK) == 0);
 }
 
 /* A stored run: its id, its engine, when it started. */

@@ -709,8 +709,8 @@ html_bars(const struct league *l, const size_t *ord, int decode,
 		}
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 		    cx, PLOT_H - PAD_B + 16);
-		html_esc(out, x->eng->name);
-		fputs("</text></g>\n", out);
+		html_markup(out, "", x->eng->name, " ", x->version,
+		    "</text></g>\n", NULL);
 	}
 	fputs("</svg>\n", out);
 }

@@ -106,6 +106,29 @@ done:
 	return rc;
 }
 
+int
+acquire_newest(struct acquire *a, int refresh, char **version,
+    struct err *e)
+{
+	struct store_release_list l = { NULL, 0 };
+
+	if ((refresh && acquire_refresh(a, NULL, NULL, e) < 0) ||
+	    store_release_list(a->store, a->engine_id, &l, e) < 0)
+		return -1;
+	if (l.n == 0 && !refresh) {
+		store_release_list_release(&l);
+		return acquire_newest(a, 1, version, e);
+	}
+	if (l.n == 0) {
+		store_release_list_release(&l);
+		return err_set(e, "%s: the source lists no releases",
+		    a->eng->name);
+	}
+	*version = strdup(l.v[l.n - 1].version);
+	store_release_list_release(&l);
+	return *version ? 0 : err_set(e, "out of memory");
+}
+
 void
 acquired_release(struct acquired *r)
 {
@@ -127,7 +150,7 @@ find_release(struct acquire *a, const char *version, struct store_release *r,
 		return -1;
 	rc = store_release_get(a->store, a->engine_id, version, r, e);
 	if (rc == 1)
-		return err_set(e, "%s has no release '%s' (source %s)",
+		return err_usage(e, "%s has no release '%s' (source %s)",
 		    a->eng->name, version, a->eng->source_spec);
 	return rc;
 }

@@ -46,6 +46,15 @@ int acquire_init(struct acquire *a, const struct conf *conf,
  */
 int acquire_refresh(struct acquire *a, int *listed, int *added, struct err *e);
 
+/*
+ * The engine's newest release in *version (malloced): after asking its
+ * source when refresh is set, else the newest the store lists, the
+ * source asked only when the store lists none.  Returns 0, or -1 with e
+ * set.
+ */
+int acquire_newest(struct acquire *a, int refresh, char **version,
+    struct err *e);
+
 struct acquired {
 	int64_t release_id;
 	char sha256[65];	/* the archive's */

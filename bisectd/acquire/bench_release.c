@@ -11,64 +11,77 @@
 #include "config/conf.h"
 
 int
-bench_release(const struct conf *conf, const struct conf_engine *eng,
+bench_prepare(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *version, struct bench_job *j,
-    struct err *e)
+    struct bench_prep *p, struct err *e)
 {
 	struct acquire a;
-	struct acquired got;
-	struct pinned_weights w;
-	struct bench_target t;
-	struct bench_ctx ctx;
 	int64_t machine_id;
-	int *reps = NULL, rc = -1;
 
-	memset(&got, 0, sizeof(got));
-	memset(&w, 0, sizeof(w));
+	memset(p, 0, sizeof(*p));
 	memset(&j->tally, 0, sizeof(j->tally));
 	if (acquire_init(&a, conf, eng, s, e) < 0)
 		return -1;
 	a.progress = j->download;
 	a.progress_arg = j->download_arg;
 	a.stop = j->stop;
-	if (acquire_release(&a, version, &got, e) < 0 ||
-	    acquire_weights(&a, &w, e) < 0 ||
+	if (acquire_release(&a, version, &p->got, e) < 0 ||
+	    acquire_weights(&a, &p->w, e) < 0 ||
 	    bench_machine(s, &machine_id, j->hw_key, e) < 0 ||
 	    (j->prompts == NULL && j->gens == NULL ? bench_cells(conf, eng,
 	    eng->prompts, eng->nprompts, eng->gen, eng->ngen, 0, &j->cells,
 	    &j->ncells, e) : bench_cells(conf, eng, j->prompts, j->nprompts,
-	    j->gens, j->ngens, 1, &j->cells, &j->ncells, e)) < 0)
-		goto done;
-	if ((reps = malloc((j->ncells + 1) * sizeof(*reps))) == NULL) {
-		err_set(e, "out of memory");
-		goto done;
+	    j->gens, j->ngens, 1, &j->cells, &j->ncells, e)) < 0) {
+		bench_prep_release(p);
+		return -1;
 	}
-	for (size_t i = 0; i < j->ncells; i++)
-		reps[i] = j->reps > 0 ? j->reps : eng->reps;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf = conf;
-	ctx.eng = eng;
-	ctx.store = s;
-	ctx.weights_id = w.weights_id;
-	ctx.weights_path = w.path;
-	ctx.weights_sha256 = w.sha256;
-	ctx.machine_id = machine_id;
-	ctx.hw_key = j->hw_key;
-	ctx.progress = j->progress;
-	ctx.progress_arg = j->progress_arg;
-	ctx.stop = j->stop;
-	memset(&t, 0, sizeof(t));
-	t.release_id = got.release_id;
-	t.version = version;
-	t.dir = got.dir;
-	j->release_id = got.release_id;
-	memcpy(j->weights_sha256, w.sha256, sizeof(j->weights_sha256));
-	rc = bench_run(&ctx, &t, 1, j->cells, j->ncells, reps, eng->warmup, 0,
-	    &j->tally, e);
-done:
+	p->ctx.conf = conf;
+	p->ctx.eng = eng;
+	p->ctx.store = s;
+	p->ctx.weights_id = p->w.weights_id;
+	p->ctx.weights_path = p->w.path;
+	p->ctx.weights_sha256 = p->w.sha256;
+	p->ctx.machine_id = machine_id;
+	p->ctx.hw_key = j->hw_key;
+	p->ctx.progress = j->progress;
+	p->ctx.progress_arg = j->progress_arg;
+	p->ctx.stop = j->stop;
+	p->t.release_id = p->got.release_id;
+	p->t.version = version;
+	p->t.dir = p->got.dir;
+	j->release_id = p->got.release_id;
+	memcpy(j->weights_sha256, p->w.sha256, sizeof(j->weights_sha256));
+	return 0;
+}
+
+void
+bench_prep_release(struct bench_prep *p)
+{
+	pinned_weights_release(&p->w);
+	acquired_release(&p->got);
+	memset(p, 0, sizeof(*p));
+}
+
+int
+bench_release(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *version, struct bench_job *j,
+    struct err *e)
+{
+	struct bench_prep p;
+	int *reps, rc = -1;
+
+	if (bench_prepare(conf, eng, s, version, j, &p, e) < 0)
+		return -1;
+	if ((reps = malloc((j->ncells + 1) * sizeof(*reps))) == NULL)
+		err_set(e, "out of memory");
+	else {
+		for (size_t i = 0; i < j->ncells; i++)
+			reps[i] = j->reps > 0 ? j->reps : eng->reps;
+		rc = bench_run(&p.ctx, &p.t, 1, j->cells, j->ncells, reps,
+		    eng->warmup, 0, &j->tally, e);
+	}
 	free(reps);
-	pinned_weights_release(&w);
-	acquired_release(&got);
+	bench_prep_release(&p);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bisectd/acquire/acquire.h"
 #include "bisectd/measure/bench.h"
 
 struct conf;
@@ -51,5 +52,30 @@ int bench_release(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *version, struct bench_job *j,
     struct err *e);
 void bench_job_release(struct bench_job *j);
+
+/*
+ * A release made ready to measure: fetched and unpacked, the weights
+ * pinned, the cells made, what to run it under; what bench_release()
+ * runs, and what a comparison of engines interleaves (bisectctl
+ * compare).  The context and target point into it: it stays where it
+ * was filled until bench_prep_release().
+ */
+struct bench_prep {
+	struct bench_ctx ctx;
+	struct bench_target t;
+	struct acquired got;
+	struct pinned_weights w;
+};
+
+/*
+ * bench_release() up to the runs: j's in fields are read, its
+ * release_id, weights_sha256, hw_key and cells filled (free with
+ * bench_job_release()); version is kept, not copied.  Returns 0, or -1
+ * with e set (*p released then).
+ */
+int bench_prepare(const struct conf *conf, const struct conf_engine *eng,
+    struct store *s, const char *version, struct bench_job *j,
+    struct bench_prep *p, struct err *e);
+void bench_prep_release(struct bench_prep *p);
 
 #endif

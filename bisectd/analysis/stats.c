@@ -673,3 +673,18 @@ stats_mid_diff(const struct estimate *m, const struct estimate *lo,
 	out->df = isfinite(out->se) ? stats_welch_df(var, df, 3) : 1;
 	stats_interval(out);
 }
+
+void
+stats_rank_intervals(const double *lo, const double *hi, size_t n, int *rank)
+{
+	for (size_t i = 0; i < n; i++) {
+		rank[i] = 0;
+		if (isnan(lo[i]) || isnan(hi[i]))
+			continue;
+		rank[i] = 1;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && !isnan(lo[j]) && !isnan(hi[j]) &&
+			    lo[j] > hi[i])
+				rank[i]++;
+	}
+}

@@ -180,6 +180,18 @@ int stats_rel_change(const struct estimate *b, const struct estimate *a,
 enum outcome stats_outcome(const struct estimate *rel, double threshold);
 
 /*
+ * Ranks of n figures where larger is better, by their intervals
+ * [lo[i], hi[i]]: rank[i] is 1 + the number of figures whose interval
+ * lies wholly above i's, so that figures whose intervals overlap share
+ * a rank (a tie) and a figure ranks below another only when the two
+ * intervals are apart; an interval may reach INFINITY (a throughput
+ * whose time interval reaches zero).  A figure with a NAN end (not
+ * measured) gets rank 0 and counts for no other.
+ */
+void stats_rank_intervals(const double *lo, const double *hi, size_t n,
+    int *rank);
+
+/*
  * Throughput of a cell of times (ns) for tokens tokens.  Returns 0, or -1
  * when tokens <= 0 or the mean time is not positive.
  */

@@ -153,6 +153,7 @@ int cmd_versions(struct ctl *c);
 int cmd_refresh(struct ctl *c);
 int cmd_fetch(struct ctl *c);
 int cmd_bench(struct ctl *c);
+int cmd_compare(struct ctl *c);
 int cmd_runs(struct ctl *c);
 int cmd_reparse(struct ctl *c);
 int cmd_bisect(struct ctl *c);

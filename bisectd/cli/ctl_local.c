@@ -112,9 +112,10 @@ ctl_on_progress(void *arg, const struct bench_progress *p)
 	if (isfinite(p->eta_s))
 		snprintf(eta, sizeof(eta), ", ETA %.0fs", p->eta_s);
 	if (tty) {
-		fprintf(stderr, "\r\033[K  %s%s%s%s cell %zu/%zu %s%d%s%s %s "
+		fprintf(stderr, "\r\033[K  %s%s%s%s%s%s cell %zu/%zu %s%d%s%s %s "
 		    "%d/%d, run %zu/%zu, %.0fs%s", p->against ? "confirming " :
-		    "", p->version, p->against ? " against " : "", p->against ?
+		    "", p->engine ? p->engine : "", p->engine ? " " : "",
+		    p->version, p->against ? " against " : "", p->against ?
 		    p->against : "", p->cell, p->ncells,
 		    p->c->kind, strcmp(p->c->kind, "pp") == 0 ? p->c->prompt :
 		    p->c->gen, p->c->content[0] ? "/" : "", p->c->content,

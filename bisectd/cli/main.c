@@ -35,6 +35,11 @@ static const struct command commands[] = {
 	{ "bench", cmd_bench, "ENGINE VERSION [--prompts L] [--reps N]",
 	  "run the benchmark matrix and print a summary",
 	  TAKES_PROMPTS | TAKES_REPS | TAKES_JSON, 2, 2, 0 },
+	{ "compare", cmd_compare, "ENGINE[@VERSION] ENGINE[@VERSION]... "
+	  "[--reps N] [--format text|json|markdown|csv|html]",
+	  "measure engines side by side on this machine, their runs "
+	  "interleaved, and rank them, ties where the intervals overlap",
+	  TAKES_REPS | TAKES_FORMATS, 2, 40, 0 },
 	{ "runs", cmd_runs, "ENGINE VERSION",
 	  "stored runs with failure reasons and stderr tails", TAKES_JSON,
 	  2, 2, 0 },
@@ -205,8 +210,9 @@ usage(FILE *f)
 	    "options:\n"
 	    "  -c, --config FILE  configuration (default $BISECTD_CONFIG, then\n"
 	    "                     /etc/bisectd.conf)\n"
-	    "  --format FORMAT    text or json for listings; report, bisect and\n"
-	    "                     ablate also take markdown, csv and html\n"
+	    "  --format FORMAT    text or json for listings; report, bisect,\n"
+	    "                     ablate and compare also take markdown, csv\n"
+	    "                     and html\n"
 	    "  -h, --help         this help; 'bisectctl COMMAND --help' for one\n"
 	    "  -V, --version      print the version\n"
 	    "\n"

@@ -771,21 +771,10 @@ static int
 latest(const struct conf *c, const struct conf_engine *eng, struct store *s,
     char **version, struct err *e)
 {
-	struct store_release_list l = { NULL, 0 };
 	struct acquire a;
 
-	if (acquire_init(&a, c, eng, s, e) < 0 ||
-	    acquire_refresh(&a, NULL, NULL, e) < 0 ||
-	    store_release_list(s, a.engine_id, &l, e) < 0)
-		return -1;
-	if (l.n == 0) {
-		store_release_list_release(&l);
-		return err_set(e, "%s: the source lists no releases",
-		    eng->name);
-	}
-	*version = strdup(l.v[l.n - 1].version);
-	store_release_list_release(&l);
-	return *version ? 0 : err_set(e, "out of memory");
+	return acquire_init(&a, c, eng, s, e) < 0 ? -1 :
+	    acquire_newest(&a, 1, version, e);
 }
 
 int

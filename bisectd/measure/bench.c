@@ -390,7 +390,7 @@ fill_run(struct bench_ctx *b, const struct bench_target *t,
 	const struct conf_engine *eng = t->eng ? t->eng : b->eng;
 
 	run->release_id = t->release_id;
-	run->weights_id = b->weights_id;
+	run->weights_id = t->weights_id ? t->weights_id : b->weights_id;
 	run->machine_id = b->machine_id;
 	run->kind = c->kind;
 	run->prompt_tokens = c->prompt;
@@ -574,7 +574,7 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 		hs.busy = hs.load1 = -1;	/* no /proc/stat: not fatal */
 	v.bin = t->dir;
 	v.version = t->version;
-	v.weights = b->weights_path;
+	v.weights = t->weights_path ? t->weights_path : b->weights_path;
 	v.content = c->content_path ? c->content_path : "";
 	v.prompt = c->prompt;
 	v.gen = c->gen;
@@ -661,13 +661,14 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 
 /* The store's id of the definition runs of cell c are measured under. */
 static int
-cell_definition(struct bench_ctx *b, const struct conf_engine *eng,
+cell_definition(struct bench_ctx *b, const struct bench_target *t,
     const struct bench_cell *c, int64_t *id, struct err *e)
 {
 	struct bench_definition d;
 	int rc;
 
-	if (bench_definition(eng, c->kind, c->prompt, c->gen, c->content,
+	if (bench_definition(t->eng ? t->eng : b->eng, c->kind, c->prompt,
+	    c->gen, c->content, t->weights_sha256 ? t->weights_sha256 :
 	    b->weights_sha256, b->hw_key, &d, e) < 0)
 		return -1;
 	rc = store_definition_ensure(b->store, d.key, d.text, d.clock, id, e);
@@ -675,11 +676,22 @@ cell_definition(struct bench_ctx *b, const struct conf_engine *eng,
 	return rc;
 }
 
+/* Whether target t is of the context's engine (a release or a switch
+ * of it), not of another engine compared beside it. */
+static int
+own_engine(const struct bench_ctx *b, const struct bench_target *t)
+{
+	return t->eng == NULL || strcmp(t->eng->name, b->eng->name) == 0;
+}
+
 /* Run a pre or post command around a job; its failure fails the job. */
 static int
-hook(struct bench_ctx *b, const char *tmpl, const char *what,
-    const struct bench_target *t, struct err *e)
+hook(struct bench_ctx *b, const struct bench_target *t, int post,
+    struct err *e)
 {
+	const struct conf_engine *eng = own_engine(b, t) ? b->eng : t->eng;
+	const char *tmpl = post ? eng->post : eng->pre;
+	const char *what = post ? "post" : "pre";
 	struct tmpl_vals v = TMPL_VALS_INIT;
 	struct child_spec spec = CHILD_SPEC_INIT;
 	struct run_result res;
@@ -690,16 +702,39 @@ hook(struct bench_ctx *b, const char *tmpl, const char *what,
 		return 0;
 	v.bin = t->dir;
 	v.version = t->version;
-	v.weights = b->weights_path;
-	v.threads = b->eng->threads;
-	spec.env = (const char *const *)b->eng->env.v;
-	spec.workdir = b->eng->workdir;
-	spec.timeout_ms = b->eng->timeout_ms;
+	v.weights = t->weights_path ? t->weights_path : b->weights_path;
+	v.threads = eng->threads;
+	spec.env = (const char *const *)eng->env.v;
+	spec.workdir = eng->workdir;
+	spec.timeout_ms = eng->timeout_ms;
 	if (run_template(tmpl, &v, &spec, &res, e) < 0)
 		return err_prefix(e, "%s command", what);
 	rc = res.reason == RUN_OK ? 0 : err_set(e, "%s command failed: %s",
 	    what, run_describe(&res, d, sizeof(d)));
 	run_result_release(&res);
+	return rc;
+}
+
+/* The pre (or post) command of each engine among the targets, once, on
+ * its first target: the context's, then each other engine's. */
+static int
+hooks(struct bench_ctx *b, const struct bench_target *targets,
+    size_t ntargets, int post, struct err *e)
+{
+	int rc = hook(b, &targets[0], post, e);
+
+	for (size_t t = 1; t < ntargets && rc == 0; t++) {
+		size_t k;
+
+		if (own_engine(b, &targets[t]))
+			continue;
+		for (k = 1; k < t; k++)
+			if (!own_engine(b, &targets[k]) && strcmp(
+			    targets[k].eng->name, targets[t].eng->name) == 0)
+				break;
+		if (k == t)
+			rc = hook(b, &targets[t], post, e);
+	}
 	return rc;
 }
 
@@ -725,7 +760,7 @@ canary_targets(struct bench_ctx *b, const struct bench_target *targets,
 	k.stop = b->stop;
 	for (size_t t = 0; t < ntargets && t < BENCH_MAX_TARGETS && rc == 0;
 	    t++)
-		if (ran_ok[t])
+		if (ran_ok[t] && own_engine(b, &targets[t]))
 			rc = canary_run(&k, targets[t].release_id,
 			    targets[t].version, targets[t].dir, e);
 	canary_prompt_release(&p);
@@ -746,6 +781,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	int ran_ok[BENCH_MAX_TARGETS] = { 0 }, failed, spawn, rc = 0;
 	/* Targets whose run could not start in this cell. */
 	int dead[BENCH_MAX_TARGETS];
+	int mixed = 0;
 
 	memset(&p, 0, sizeof(p));
 	hygiene_watch_init(&hw);
@@ -757,7 +793,9 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 				    warmup);
 	if (p.total == 0)
 		return 0;
-	if (hook(b, b->eng->pre, "pre", &targets[0], e) < 0)
+	for (size_t t = 0; t < ntargets; t++)
+		mixed |= !own_engine(b, &targets[t]);
+	if (hooks(b, targets, ntargets, 0, e) < 0)
 		return -1;
 	if (ntargets > BENCH_MAX_TARGETS)
 		return err_set(e, "%zu targets to interleave, at most %d",
@@ -778,8 +816,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 		/* A target with its own engine (a switch) has its own
 		 * definition: its samples never meet the baseline's. */
 		for (size_t t = 0; t < ntargets && rc == 0; t++)
-			rc = cell_definition(b, targets[t].eng ? targets[t].eng :
-			    b->eng, &cells[c], &definition_id[t], e);
+			rc = reps[t * ncells + c] == 0 ? 0 : cell_definition(b,
+			    &targets[t], &cells[c], &definition_id[t], e);
 		if (rc < 0)
 			break;
 		p.reps = most;
@@ -799,6 +837,8 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 					break;
 				}
 				p.version = targets[t].version;
+				p.engine = !mixed ? NULL : targets[t].eng ?
+				    targets[t].eng->name : b->eng->name;
 				p.against = confirm && ntargets == 2 ?
 				    targets[1 - t].version : NULL;
 				p.warmup = r < 0;
@@ -827,8 +867,7 @@ bench_run(struct bench_ctx *b, const struct bench_target *targets,
 	 * post commands as its benchmark runs. */
 	if (rc == 0 && b->eng->canary)
 		rc = canary_targets(b, targets, ntargets, ran_ok, e);
-	if (hook(b, b->eng->post, "post", &targets[0], rc < 0 ? NULL : e) < 0 &&
-	    rc == 0)
+	if (hooks(b, targets, ntargets, 1, rc < 0 ? NULL : e) < 0 && rc == 0)
 		rc = -1;
 	/* Measured means it gave a run: one whose runs all fail is not. */
 	for (size_t t = 0; t < ntargets && t < BENCH_MAX_TARGETS; t++)

@@ -106,12 +106,18 @@ struct bench_target {
 	const struct conf_engine *eng;
 	int64_t ablation_id;	/* 0, or the ablation whose run this is */
 	const char *variant;	/* with it: "" the baseline, else a switch */
+	/* Or 0 and NULL: the context's.  Engines compared side by side
+	 * (bisectctl compare) each run on their own pinned weights. */
+	int64_t weights_id;
+	const char *weights_path, *weights_sha256;
 };
 
 struct bench_progress {
 	size_t cell, ncells;	/* 1-based cell being run */
 	const struct bench_cell *c;
 	const char *version;
+	const char *engine;	/* the run's engine where the targets are of
+				 * several (a comparison), else NULL */
 	int rep, reps;		/* 1-based repetition within the cell, of
 				 * reps warm-ups or measured runs */
 	int warmup;
@@ -156,7 +162,9 @@ struct bench_tally {
 /*
  * Run, for each cell in order, `warmup` warm-up runs of each target, then
  * reps[t * ncells + c] analysed runs of target t, interleaved across the
- * targets.  confirm marks the runs as taken to confirm a boundary.  Every
+ * targets.  Targets of another engine than the context's (by name) get
+ * their engine's pre and post commands; the canary is the context
+ * engine's, run on its own targets only.  confirm marks the runs as taken to confirm a boundary.  Every
  * run, failed or not, is stored before the next starts.  A run that
  * cannot start (its binary is missing, say) ends its target's runs in
  * that cell: the others would fail the same way.  Returns 0 when

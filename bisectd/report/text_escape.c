@@ -278,12 +278,8 @@ md_literal_key(const char *key)
 	return 0;
 }
 
-/* s with markdown's inline markup written out: a backslash before each
- * character that starts or ends markup (an underscore only where it
- * could: inside a word it is text, "Q4_0"), and "@" followed by U+200B
- * so it mentions no one.  malloced, or NULL. */
-static char *
-md_escape(const char *s)
+char *
+text_md_escape(const char *s)
 {
 	char *out = malloc(strlen(s) * 4 + 1), *o = out;
 
@@ -311,7 +307,7 @@ md_escape(const char *s)
 static char *
 md_string(const char *s, const char *key)
 {
-	return md_literal_key(key) ? strdup(s) : md_escape(s);
+	return md_literal_key(key) ? strdup(s) : text_md_escape(s);
 }
 
 json_t *

@@ -67,6 +67,12 @@ void text_csv_number(FILE *out, double x);
  */
 struct json_t *text_markdown_json(const struct json_t *v);
 
+/* s with markdown's inline markup written out: a backslash before each
+ * character that starts or ends markup (an underscore only where it
+ * could: inside a word it is text, "Q4_0"), and "@" followed by U+200B
+ * so it mentions no one.  Malloced; NULL when out of memory. */
+char *text_md_escape(const char *s);
+
 /* s as a markdown code span, fenced by more backticks than it holds in
  * a row, its newlines as spaces. */
 void text_md_code(FILE *out, const char *s);

@@ -33,25 +33,6 @@ static const char *engine;	/* the fake engine's binary */
 static const char *ctl;		/* bisectctl */
 static const char *build;	/* the build folder */
 
-/* A loopback port nobody listens on right now. */
-static int
-free_port(void)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-		abort();
-	port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
 struct server {
 	char port[16], health[64], url[64];
 	const char *argv[10];
@@ -64,7 +45,7 @@ static void
 server_init(struct server *s, const char *conf)
 {
 	memset(s, 0, sizeof(*s));
-	snprintf(s->port, sizeof(s->port), "%d", free_port());
+	snprintf(s->port, sizeof(s->port), "%d", check_free_port());
 	snprintf(s->health, sizeof(s->health), "http://127.0.0.1:%s/health",
 	    s->port);
 	snprintf(s->url, sizeof(s->url), "http://127.0.0.1:%s/v1/completions",
@@ -472,7 +453,7 @@ test_bench_interrupted(void)
 	    "[bisectd]\n\tdatabase = int.db\n\tcache = int.cache\n"
 	    "\tmax-busy = 100%%\n[weights \"w\"]\n\tpath = weights.bin\n");
 	engine_config(text + n, sizeof(text) - (size_t)n, "hang", "hang",
-	    "fake-engine", free_port(), "int");
+	    "fake-engine", check_free_port(), "int");
 	check_write_file("int.conf", text);
 	snprintf(cmd, sizeof(cmd), "exec %s -c int.conf bench hang 1.0.0 "
 	    ">int.txt 2>&1", ctl);
@@ -521,7 +502,7 @@ test_bench_no_token(void)
 	json_t *cells, *runs, *log, *one;
 	size_t i;
 
-	write_config("bench.conf", "bench", free_port());
+	write_config("bench.conf", "bench", check_free_port());
 	/* Requests 3, 6, 9 and 12 of 1.0.1: two of each cell's six. */
 	CHECK_INT(check_ctl_json(ctl, "-c bench.conf bench srv 1.0.1 --reps 6 "
 	    "--format json", 0, &cells), 1);
@@ -600,7 +581,7 @@ test_bench_server_fails(void)
 	char *out = NULL, *err;
 	json_t *runs;
 
-	write_config("fails.conf", "fails", free_port());
+	write_config("fails.conf", "fails", check_free_port());
 	CHECK_INT(check_ctl_run(ctl, "-c fails.conf bench crash 1.0.0 "
 	    "--reps 2", &out), 1);
 	free(out);
@@ -637,7 +618,7 @@ test_bisect_skips_tokenless(void)
 	const char *s;
 	char *out;
 
-	write_config("bisect.conf", "bisect", free_port());
+	write_config("bisect.conf", "bisect", check_free_port());
 	CHECK_INT(check_ctl_json(ctl, "-c bisect.conf bisect --now "
 	    "--threshold 50% srv 1.0.0..1.0.3 --format json", 0, &rep), 3);
 	s = json_string_value(json_object_get(json_object_get(rep, "verdict"),

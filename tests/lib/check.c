@@ -1,10 +1,13 @@
 /* check.c: support for the unit tests' assertions (see check.h). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -420,4 +423,22 @@ check_count_colour(const struct check_image *im, int r, int g, int b,
 		    abs(p[2] - b) <= tol;
 	}
 	return n;
+}
+
+int
+check_free_port(void)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		abort();
+	port = ntohs(a.sin_port);
+	close(fd);
+	return port;
 }

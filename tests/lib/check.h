@@ -126,6 +126,9 @@ int check_run(const char *cmdline, char **out);
  * -c t.conf").  Its exit status, and its stdout (malloced) into *out. */
 int check_ctl_run(const char *ctl, const char *args, char **out);
 
+/* A loopback port nobody listens on right now. */
+int check_free_port(void);
+
 /* CLOCK_MONOTONIC in seconds, and a plain sleep, for bounded polling. */
 double check_now_s(void);
 void check_sleep_ms(int ms);

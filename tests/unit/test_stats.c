@@ -336,6 +336,34 @@ test_f_cdf(void)
 	CHECK(isnan(stats_f_cdf(1, 0, 4)));
 }
 
+/* Ranks by intervals: apart ranks apart, overlapping ones tie, a chain
+ * of overlaps ranks only its ends apart, an unbounded one overlaps
+ * those above it, an unmeasured figure is unranked. */
+static void
+test_rank(void)
+{
+	double lo[] = { 90, 40, 50, NAN, 105 }, hi[] = { 110, 60, 70, NAN,
+	    120 };
+	double clo[] = { 0, 8, 18 }, chi[] = { 10, 20, 30 };
+	double ulo[] = { 5, 50 }, uhi[] = { INFINITY, 60 };
+	int r[5];
+
+	stats_rank_intervals(lo, hi, 5, r);
+	CHECK_INT(r[0], 1);
+	CHECK_INT(r[4], 1);
+	CHECK_INT(r[1], 3);
+	CHECK_INT(r[2], 3);
+	CHECK_INT(r[3], 0);
+	stats_rank_intervals(clo, chi, 3, r);
+	CHECK_INT(r[2], 1);
+	CHECK_INT(r[1], 1);
+	CHECK_INT(r[0], 2);
+	/* Unbounded above: it overlaps whatever lies above its low end. */
+	stats_rank_intervals(ulo, uhi, 2, r);
+	CHECK_INT(r[0], 1);
+	CHECK_INT(r[1], 1);
+}
+
 int
 main(void)
 {
@@ -353,5 +381,6 @@ main(void)
 	CHECK_CASE(test_runs);
 	CHECK_CASE(test_f_cdf);
 	CHECK_CASE(test_outliers);
+	CHECK_CASE(test_rank);
 	return check_done();
 }

@@ -63,6 +63,9 @@ cell_json(int tokens, const struct cellsum *cs)
 	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
 	if (cs->lower_bound)
 		json_object_set_new(o, "lower_bound", json_true());
+	if (cs->throttled > 0)
+		json_object_set_new(o, "throttled_runs",
+		    json_integer(cs->throttled));
 	if (cs->confirm_ok && stats_throughput(tokens, &cs->confirm.values,
 	    &t) == 0)
 		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
@@ -184,7 +187,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	json_t *flags = json_array(), *fails = json_array();
 	json_t *points = plot ? json_array() : NULL;
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
-	int measured = 0;
+	int measured = 0, throttled = 0;
 	double decode_tps[2] = { NAN, NAN };
 
 	json_object_set_new(o, "version", json_string(rel->version));
@@ -197,6 +200,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		for (size_t k = 0; points && k < fg->npoints[i]; k++)
 			json_array_append_new(points, json_pack("[i,f]",
 			    eng->prompts[i], fg->points[i][k] / 1e6));
+		throttled += cs->throttled;
 		if (!cs->ok)
 			continue;
 		measured = 1;
@@ -217,6 +221,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		char key[96];
 		json_t *c;
 
+		throttled += cs->throttled;
 		if (!cs->ok)
 			continue;
 		measured = 1;
@@ -234,6 +239,13 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 			add_flag(flags, "noisy");
 		if (cs->busy)
 			add_flag(flags, "busy");
+	}
+	/* Left out of the figures, kept in the store: during those runs
+	 * the GPU ran at another clock (docs/gpu.md). */
+	if (throttled > 0) {
+		add_flag(flags, "throttled");
+		json_object_set_new(o, "throttled_runs",
+		    json_integer(throttled));
 	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */

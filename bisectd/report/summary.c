@@ -67,6 +67,8 @@ load_cell(const struct store_cell_runs *cell, struct cellsum *cs,
 	double *x;
 
 	memset(cs, 0, sizeof(*cs));
+	if (cell != NULL)
+		cs->throttled = cell->throttled;
 	if (pts == NULL || pts->n == 0)
 		return 0;
 	x = malloc(pts->n * sizeof(*x));

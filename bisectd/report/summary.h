@@ -24,6 +24,7 @@ struct cellsum {
 	struct run_stats runs;
 	int ok;
 	int busy, lower_bound;
+	int throttled;		/* runs left out: the GPU throttled */
 	/* The boundary's interleaved confirmation runs, apart: taken
 	 * later, beside another release, they describe the comparison,
 	 * not the release's first measurement, and set none of its flags. */

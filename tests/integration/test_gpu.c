@@ -6,6 +6,7 @@
  * machine without NVML stores NULLs and says so once, a driver update
  * makes another machine and `runs` names its GPU fields.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "bisectd/device/device.h"
 #include "bisectd/measure/hygiene.h"
 #include "common/err.h"
@@ -218,6 +220,8 @@ test_machine_key(void)
 	CHECK_CONTAINS(none.gpu_note, "Driver Not Loaded");
 }
 
+/* The configuration of the runs into db, the engine started by
+ * wrap.sh with the release's version first. */
 static void
 write_config(const char *db)
 {
@@ -231,7 +235,7 @@ write_config(const char *db)
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
 	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = /bin/sh %s/wrap.sh {bin}/bin/fake-engine -m "
+	    "\tcommand = /bin/sh %s/wrap.sh {version} {bin}/bin/fake-engine -m "
 	    "{weights} -p {prompt} -n {gen} -t 1 -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
 	    "\treps = 3\n\twarmup = 0\n\ttimeout = 1m\n", db, build, build,
@@ -240,8 +244,8 @@ write_config(const char *db)
 	/* Each run is a phase of the fake's script for as long as it
 	 * lasts (0.3 s at least: a few readings), and the GPU is idle
 	 * again before the run ends. */
-	check_write_file("wrap.sh", "n=$(cat count 2>/dev/null || echo 0)\n"
-	    "n=$((n + 1)); echo $n > count; echo $n > phase\n"
+	check_write_file("wrap.sh", "shift; n=$(cat count 2>/dev/null || "
+	    "echo 0)\nn=$((n + 1)); echo $n > count; echo $n > phase\n"
 	    "sleep 0.3; \"$@\"; rc=$?; echo 0 > phase; exit $rc\n");
 	check_write_file("count", "0\n");
 }
@@ -383,6 +387,114 @@ test_driver_change(void)
 	free(out);
 }
 
+/*
+ * 0.2.3 on a GPU that throttles every other run of it: those runs see
+ * the thermal slowdown (phase 99) and take three times as long per
+ * prompt token, as at a lower clock.
+ */
+static void
+throttle_every_other(const char *version)
+{
+	char text[4096], cwd[2048];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	snprintf(text, sizeof(text), "v=$1; shift; if [ \"$v\" = %s ]; then\n"
+	    "k=$(cat count 2>/dev/null || echo 0); k=$((k + 1))\n"
+	    "echo $k > count; if [ $((k %% 2)) = 0 ]; then\n"
+	    "echo 99 > phase; sleep 0.3; \"$@\" --release %s/slow.conf\n"
+	    "rc=$?; echo 0 > phase; exit $rc; fi; fi\n"
+	    "sleep 0.3; exec \"$@\"\n", version, cwd);
+	check_write_file("wrap.sh", text);
+	check_write_file("slow.conf", "version = 0.2.3\nbuild_number = 203\n"
+	    "fixed_us = 16000\nprefill_us_per_token = 290\n"
+	    "decode_us_per_token = 1000\nnoise_cv = 0.015\nclock = cpu\n");
+	check_write_file("count", "0\n");
+	script("550.54.15", GPU_A, "phase 99 sm=1400 temp=88 reasons=0x20\n");
+}
+
+/* The analysed runs of a release: measured, not warm-ups; throttled
+ * 0 or 1. */
+static long long
+release_runs(const char *db, const char *version, int prompt, int throttled)
+{
+	char q[512];
+
+	snprintf(q, sizeof(q), "SELECT count(*) FROM run r JOIN release l ON "
+	    "l.id = r.release_id WHERE l.version = '%s' AND r.kind = 'pp' AND "
+	    "r.prompt_tokens = %d AND r.warmup = 0 AND r.failure IS NULL AND "
+	    "r.confirm = 0 AND r.throttled = %d", version, prompt, throttled);
+	return sql_int(db, q);
+}
+
+/*
+ * Throttled runs left out of the analysis: 0.2.2 and 0.2.3 are one
+ * build, and 0.2.3's throttled runs, three times slower per token, would
+ * be a regression.  The bisect finds none, the report flags 0.2.3 and
+ * counts its throttled runs, and its figures are its other runs'.
+ */
+static void
+test_throttled_analysis(void)
+{
+	json_t *rep = NULL, *a, *b;
+	const json_t *flags;
+	long long left_out;
+	double ms_a, ms_b;
+	char *out = NULL;
+	int seen = 0;
+
+	setenv(DEVICE_NVML_ENV, fake, 1);
+	write_config("analysis.db");
+	throttle_every_other("0.2.3");
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.2..0.2.3", &out), 0);
+	CHECK_CONTAINS(out, "verdict: no-regression");
+	free(out);
+	left_out = release_runs("analysis.db", "0.2.3", 512, 1);
+	CHECK(left_out >= 2);
+	CHECK(release_runs("analysis.db", "0.2.3", 512, 0) >= 3);
+	CHECK_INT(release_runs("analysis.db", "0.2.2", 512, 1), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c t.conf report basert 0.2.2..0.2.3 "
+	    "--format json", 0, &rep), 0);
+	a = check_release(rep, "0.2.2");
+	b = check_release(rep, "0.2.3");
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL) {
+		json_decref(rep);
+		return;
+	}
+	flags = json_object_get(b, "flags");
+	for (size_t i = 0; i < json_array_size(flags); i++)
+		seen |= strcmp(json_string_value(json_array_get(flags, i)),
+		    "throttled") == 0;
+	CHECK(seen);
+	CHECK(json_object_get(a, "throttled_runs") == NULL);
+	/* Every throttled run of 0.2.3's cells: pp128, pp512 and tg16. */
+	CHECK_INT(json_integer_value(json_object_get(b, "throttled_runs")),
+	    release_runs("analysis.db", "0.2.3", 128, 1) + left_out +
+	    sql_int("analysis.db", "SELECT count(*) FROM run r JOIN release "
+	    "l ON l.id = r.release_id WHERE l.version = '0.2.3' AND r.kind = "
+	    "'tg' AND r.warmup = 0 AND r.failure IS NULL AND r.throttled = 1"));
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "throttled_runs")), left_out);
+	/* The figures are the other runs': n counts them, and the time is
+	 * 0.2.2's (the same build) within 5%, where the throttled runs
+	 * would add half of 200%. */
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "n")),
+	    release_runs("analysis.db", "0.2.3", 512, 0));
+	ms_a = json_real_value(json_object_get(json_object_get(
+	    json_object_get(a, "pp"), "512"), "ms"));
+	ms_b = json_real_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "ms"));
+	CHECK(ms_a > 0 && fabs(ms_b / ms_a - 1) < 0.05);
+	json_decref(rep);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf report basert 0.2.2..0.2.3",
+	    &out), 0);
+	CHECK_CONTAINS(out, "throttled");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -403,5 +515,6 @@ main(void)
 	CHECK_CASE(test_throttled_runs);
 	CHECK_CASE(test_no_nvml);
 	CHECK_CASE(test_driver_change);
+	CHECK_CASE(test_throttled_analysis);
 	return check_done();
 }

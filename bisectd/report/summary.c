@@ -390,7 +390,7 @@ runs_decode(const unsigned char *v, size_t len,
 
 	if (len < 1)
 		return -1;
-	*runs_fail = *v++ != 0;
+	*runs_fail = *v++;
 	for (size_t c = 0; c < p->nlengths; c++) {
 		struct bisect_sample *b;
 		uint64_t n;

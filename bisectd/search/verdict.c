@@ -38,7 +38,8 @@ release_failed(const struct range *r, size_t i, const int *runs_fail,
 		return 1;
 	}
 	if (runs_fail[i]) {
-		*why = "its runs fail";
+		*why = runs_fail[i] == 2 ? "the GPU throttled during most of "
+		    "its runs" : "its runs fail";
 		return 1;
 	}
 	return 0;
@@ -54,6 +55,16 @@ judge_runs_fail(const struct store_release_runs *rr,
 
 		if (cell != NULL && cell->bad > cell->ok)
 			return 1;
+	}
+	/* Throttled runs count as measured but are not analysed: a GPU
+	 * that throttles on most runs would be measured without end. */
+	for (size_t c = 0; c < p->nlengths; c++) {
+		const struct store_cell_runs *cell =
+		    store_release_runs_cell(rr, &q[c]);
+
+		if (cell != NULL && cell->throttled > cell->ok -
+		    cell->throttled)
+			return 2;
 	}
 	return 0;
 }

@@ -65,7 +65,8 @@ int judge_range_data(const struct range *r, const struct bisect_params *p,
     struct range_data *d, struct judgement *j, struct err *e);
 
 /* 1 when in one of the parameters' cells q[] (range_cell_queries())
- * more of the release's runs are bad than good. */
+ * more of the release's runs are bad than good; else 2 when in one more
+ * of them throttled than not (store_cell_runs.throttled); else 0. */
 int judge_runs_fail(const struct store_release_runs *rr,
     const struct bisect_params *p, const struct store_cell_query *q);
 

@@ -388,28 +388,31 @@ test_driver_change(void)
 }
 
 /*
- * 0.2.3 on a GPU that throttles every other run of it: those runs see
+ * version on a GPU that throttles every nth run of each of its cells
+ * (counted in count-CELL, the cell being the engine's arguments' CRC):
+ * those runs see
  * the thermal slowdown (phase 99) and take three times as long per
  * prompt token, as at a lower clock.
  */
 static void
-throttle_every_other(const char *version)
+throttle_every(const char *version, int nth)
 {
 	char text[4096], cwd[2048];
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		cwd[0] = '\0';
 	snprintf(text, sizeof(text), "v=$1; shift; if [ \"$v\" = %s ]; then\n"
-	    "k=$(cat count 2>/dev/null || echo 0); k=$((k + 1))\n"
-	    "echo $k > count; if [ $((k %% 2)) = 0 ]; then\n"
+	    "c=count-$(echo \"$*\" | cksum | cut -d' ' -f1)\n"
+	    "k=$(cat $c 2>/dev/null || echo 0); k=$((k + 1))\n"
+	    "echo $k > $c; if [ $((k %% %d)) = 0 ]; then\n"
 	    "echo 99 > phase; sleep 0.3; \"$@\" --release %s/slow.conf\n"
 	    "rc=$?; echo 0 > phase; exit $rc; fi; fi\n"
-	    "sleep 0.3; exec \"$@\"\n", version, cwd);
+	    "sleep 0.3; exec \"$@\"\n", version, nth, cwd);
 	check_write_file("wrap.sh", text);
 	check_write_file("slow.conf", "version = 0.2.3\nbuild_number = 203\n"
 	    "fixed_us = 16000\nprefill_us_per_token = 290\n"
 	    "decode_us_per_token = 1000\nnoise_cv = 0.015\nclock = cpu\n");
-	check_write_file("count", "0\n");
+	check_run("rm -f count-*", NULL);
 	script("550.54.15", GPU_A, "phase 99 sm=1400 temp=88 reasons=0x20\n");
 }
 
@@ -445,7 +448,7 @@ test_throttled_analysis(void)
 
 	setenv(DEVICE_NVML_ENV, fake, 1);
 	write_config("analysis.db");
-	throttle_every_other("0.2.3");
+	throttle_every("0.2.3", 2);
 	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
 	    "0.2.2..0.2.3", &out), 0);
 	CHECK_CONTAINS(out, "verdict: no-regression");
@@ -492,6 +495,18 @@ test_throttled_analysis(void)
 	CHECK_INT(check_ctl_run(ctl, "-c t.conf report basert 0.2.2..0.2.3",
 	    &out), 0);
 	CHECK_CONTAINS(out, "throttled");
+	free(out);
+
+	/* Every run throttled: the end cannot be measured, and the bisect
+	 * says so instead of measuring it without end. */
+	write_config("always.db");
+	throttle_every("0.2.3", 1);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.2..0.2.3", &out), 1);
+	free(out);
+	out = check_read_file("stderr.txt");
+	CHECK_CONTAINS(out, "0.2.3: the GPU throttled during most of its "
+	    "runs");
 	free(out);
 }
 

@@ -76,6 +76,32 @@ cell_json(int tokens, const struct cellsum *cs)
 	return o;
 }
 
+/* A release's GPU figures (docs/report.md): those read, null the rest. */
+static json_t *
+gpu_json(const struct release_gpu *g, const struct conf_engine *eng)
+{
+	json_t *o = json_object(), *pp = json_object();
+
+	json_object_set_new(o, "runs", json_integer(g->runs));
+	json_object_set_new(o, "throttled_runs", json_integer(g->throttled));
+	json_object_set_new(o, "sm_mhz", g->runs > 0 ? json_real(g->sm_mhz) :
+	    json_null());
+	json_object_set_new(o, "mem_peak_bytes", g->mem_peak >= 0 ?
+	    json_integer(g->mem_peak) : json_null());
+	for (size_t i = 0; i < eng->nprompts; i++) {
+		char key[32];
+
+		if (g->energy_runs[i] == 0)
+			continue;
+		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
+		json_object_set_new(pp, key, json_pack("{s:f,s:f,s:i}",
+		    "energy_j", g->energy_j[i], "tokens_per_j",
+		    g->tokens_per_j[i], "runs", g->energy_runs[i]));
+	}
+	json_object_set_new(o, "pp", pp);
+	return o;
+}
+
 static void
 add_flag(json_t *flags, const char *f)
 {
@@ -316,6 +342,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		json_object_set_new(f, "detail", json_string(rel->failure));
 		json_array_append_new(fails, f);
 	}
+	if (fg->gpu.runs > 0 || fg->gpu.throttled > 0)
+		json_object_set_new(o, "gpu", gpu_json(&fg->gpu, eng));
 	json_object_set_new(o, "status", json_string(measured ? "measured" :
 	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
 	    "failed" : "not-measured"));

@@ -14,6 +14,7 @@
 #include "bisectd/analysis/bisect.h"
 #include "html.h"
 #include "fields.h"
+#include "gpu_lines.h"
 #include "print.h"
 #include "text_escape.h"
 
@@ -306,6 +307,7 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	if (isfinite(rep_real(v, "endpoints_change")))
 		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
 		    md ? "\n" : "", 100 * rep_real(v, "endpoints_change"));
+	gpu_clocks_text(v, out, md);
 	if (json_is_string(json_object_get(v, "kind")) &&
 	    json_object_get(v, "per_token_delta_ms")) {
 		ci_text(a, sizeof(a), v, "per_token_delta_ms", 1);
@@ -918,6 +920,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "version"), rep_str(r,
 			    "ceiling_contradicted"));
 	print_confirm(rels, out, md);
+	gpu_releases_text(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	print_else_changed(rep, out, md);

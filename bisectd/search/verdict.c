@@ -111,6 +111,50 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
 	return rc;
 }
 
+/* The sides' clocks into j (see struct judgement): a change whose pair
+ * ran at clocks apart is not confirmed, nor the main one when the ends
+ * did. */
+static void
+judge_clocks(struct judgement *j)
+{
+	const struct range_data *d = &j->data;
+	struct bisect_verdict *v = &j->v;
+	double lo, hi;
+
+	for (size_t i = 0; i < v->nchanges; i++) {
+		struct bisect_change *c = &v->changes[i];
+
+		if (bisect_clocks_differ(bisect_release_clock(
+		    &d->rel[c->last_good], d->ncells), bisect_release_clock(
+		    &d->rel[c->first_bad], d->ncells)))
+			c->confirmed = 0;
+	}
+	j->clock_good = 0;
+	j->clock_bad = d->n - 1;
+	lo = bisect_release_clock(&d->rel[0], d->ncells);
+	hi = bisect_release_clock(&d->rel[d->n - 1], d->ncells);
+	j->clocks_differ = bisect_clocks_differ(lo, hi);
+	if (v->nchanges > 0) {
+		struct bisect_change *c = &v->changes[v->main];
+		double a = bisect_release_clock(&d->rel[c->last_good],
+		    d->ncells);
+		double b = bisect_release_clock(&d->rel[c->first_bad],
+		    d->ncells);
+
+		if (j->clocks_differ)
+			c->confirmed = 0;
+		if (bisect_clocks_differ(a, b) || !j->clocks_differ) {
+			j->clock_good = c->last_good;
+			j->clock_bad = c->first_bad;
+			j->clocks_differ = bisect_clocks_differ(a, b);
+			lo = a;
+			hi = b;
+		}
+	}
+	j->good_sm_mhz = lo;
+	j->bad_sm_mhz = hi;
+}
+
 int
 judge_range_data(const struct range *r, const struct bisect_params *p,
     const struct conf_engine *eng, const int *runs_fail,
@@ -157,6 +201,7 @@ judge_range_data(const struct range *r, const struct bisect_params *p,
 	}
 	if (j->act.kind == BISECT_DONE) {
 		j->done = 1;
+		judge_clocks(j);
 		j->exit_code = verdict_exit_code(j->v.status);
 		return 0;
 	}
@@ -198,8 +243,18 @@ judgement_json(const struct judgement *j, const struct range *r)
 {
 	json_t *o;
 
-	if (j->done)
-		return verdict_json(&j->v, &r->list.v[r->lo]);
+	if (j->done) {
+		o = verdict_json(&j->v, &r->list.v[r->lo]);
+		/* Where both sides' clocks were read; nothing otherwise. */
+		if (j->good_sm_mhz > 0 && j->bad_sm_mhz > 0)
+			json_object_set_new(o, "clocks", json_pack("{s:s,s:s,"
+			    "s:f,s:f,s:b}", "good", r->list.v[r->lo +
+			    j->clock_good].version, "bad", r->list.v[r->lo +
+			    j->clock_bad].version, "good_sm_mhz",
+			    j->good_sm_mhz, "bad_sm_mhz", j->bad_sm_mhz,
+			    "differ", j->clocks_differ));
+		return o;
+	}
 	o = json_object();
 	json_object_set_new(o, "status", json_string("unknown"));
 	json_object_set_new(o, "reason", json_string(j->why));

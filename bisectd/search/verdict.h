@@ -32,6 +32,14 @@ struct judgement {
 	 * to decide; 1 when an end cannot be measured or has no samples. */
 	int exit_code;
 	char why[512];		/* when not done: one line saying why */
+	/* done: the median GPU SM clocks (bisect_release_clock(), 0: not
+	 * read) of the sides compared, release indices clock_good and
+	 * clock_bad: the main change's pair, or the ends when they differ
+	 * and it does not, or when there is no change; differ: apart by
+	 * more than BISECT_CLOCK_REL, and then nothing is confirmed. */
+	double good_sm_mhz, bad_sm_mhz;
+	size_t clock_good, clock_bad;
+	int clocks_differ;
 };
 
 /* The exit code of a verdict's status: 0, 3 (also gradual) or 4. */

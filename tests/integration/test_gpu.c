@@ -510,6 +510,136 @@ test_throttled_analysis(void)
 	free(out);
 }
 
+/* Each release's runs are phase 23 (0.2.3) or 24 (0.2.4) of the
+ * fake's script. */
+static void
+phase_by_release(const char *phase23, const char *phase24)
+{
+	char text[1024];
+
+	check_write_file("wrap.sh", "v=$1; shift; case $v in 0.2.3) p=23;; "
+	    "0.2.4) p=24;; *) p=0;; esac\necho $p > phase; sleep 0.3; "
+	    "\"$@\"; rc=$?; echo 0 > phase; exit $rc\n");
+	snprintf(text, sizeof(text), "phase 23 util=95 power=400000 %s\n"
+	    "phase 24 util=95 power=400000 %s\n", phase23, phase24);
+	script("550.54.15", GPU_A, text);
+}
+
+/* The verdict of `bisect --now basert 0.2.3..0.2.4` (per-token 3.5x
+ * slower at 0.2.4) into db, the releases' runs as phase_by_release()
+ * has them, and the report's JSON. */
+static json_t *
+bisect_pair(const char *db, const char *phase23, const char *phase24)
+{
+	char *out = NULL;
+	json_t *rep = NULL;
+
+	write_config(db);
+	phase_by_release(phase23, phase24);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.3..0.2.4", &out), 3);
+	free(out);
+	CHECK_INT(check_ctl_json(ctl, "-c t.conf report basert 0.2.3..0.2.4 "
+	    "--format json", 0, &rep), 3);
+	return rep;
+}
+
+/* The report of the store t.conf names over 0.2.3..0.2.4 in format fmt
+ * ("": text). */
+static char *
+report_of(const char *fmt)
+{
+	char args[256], *out = NULL;
+
+	snprintf(args, sizeof(args), "-c t.conf report basert 0.2.3..0.2.4%s%s",
+	    *fmt ? " --format " : "", fmt);
+	CHECK_INT(check_ctl_run(ctl, args, &out), 3);
+	return out;
+}
+
+/*
+ * A 5% clock difference between the sides is named in the verdict and
+ * blocks `confirmed`; equal clocks change nothing.  The GPU lines of
+ * every format: 0.2.4 uses 25% more memory, named in "what else
+ * changed".
+ */
+static void
+test_clocks_memory(void)
+{
+	json_t *rep, *v, *c, *g, *x;
+	char *out;
+	size_t i;
+	int named = 0;
+
+	setenv(DEVICE_NVML_ENV, fake, 1);
+	rep = bisect_pair("equal.db", "sm=1980", "sm=1980");
+	v = json_object_get(rep, "verdict");
+	c = json_object_get(v, "clocks");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.2.4");
+	CHECK(json_is_true(json_object_get(v, "confirmed")));
+	CHECK(json_is_false(json_object_get(c, "differ")));
+	CHECK_NEAR(json_real_value(json_object_get(c, "good_sm_mhz")), 1980,
+	    0.5);
+	json_decref(rep);
+
+	rep = bisect_pair("apart.db", "sm=1980 used=3000000000",
+	    "sm=1881 used=3500000000");
+	v = json_object_get(rep, "verdict");
+	c = json_object_get(v, "clocks");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.2.4");
+	CHECK(json_is_false(json_object_get(v, "confirmed")));
+	CHECK(json_is_true(json_object_get(c, "differ")));
+	CHECK_STR(json_string_value(json_object_get(c, "good")), "0.2.3");
+	CHECK_STR(json_string_value(json_object_get(c, "bad")), "0.2.4");
+	CHECK_NEAR(json_real_value(json_object_get(c, "good_sm_mhz")), 1980,
+	    0.5);
+	CHECK_NEAR(json_real_value(json_object_get(c, "bad_sm_mhz")), 1881,
+	    0.5);
+	/* Per release: the clock, the memory above the 1 GB idle, the
+	 * energy of a prefill run at 400 W (0.3 s at least: 120 J). */
+	g = json_object_get(check_release(rep, "0.2.4"), "gpu");
+	CHECK_NEAR(json_real_value(json_object_get(g, "sm_mhz")), 1881, 0.5);
+	CHECK_INT(json_integer_value(json_object_get(g, "mem_peak_bytes")),
+	    2500000000LL);
+	CHECK_INT(json_integer_value(json_object_get(g, "throttled_runs")), 0);
+	x = json_object_get(json_object_get(g, "pp"), "512");
+	CHECK(json_real_value(json_object_get(x, "energy_j")) >= 100);
+	/* A median of ratios, not the ratio of the medians: near it. */
+	CHECK_NEAR(json_real_value(json_object_get(x, "tokens_per_j")), 512 /
+	    json_real_value(json_object_get(x, "energy_j")), 0.05);
+	CHECK(json_integer_value(json_object_get(x, "runs")) >= 3);
+	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "metric")),
+		    "gpu-memory") == 0) {
+			named = 1;
+			CHECK_NEAR(json_real_value(json_object_get(x,
+			    "change")), 0.25, 1e-9);
+			CHECK_STR(json_string_value(json_object_get(x,
+			    "moved")), "slower");
+		}
+	CHECK(named);
+	json_decref(rep);
+	out = report_of("");
+	CHECK_CONTAINS(out, "GPU clocks: good 0.2.3 at 1980 MHz, bad 0.2.4 "
+	    "at 1881 MHz (median SM clock of their runs): -5.0%, more than 1% "
+	    "apart: two machines were compared, not confirmed");
+	CHECK_CONTAINS(out, "\nGPU (median SM clock over the analysed runs");
+	CHECK_CONTAINS(out, "  0.2.4: sm 1881 MHz (");
+	CHECK_CONTAINS(out, "mem peak 2.33 GiB, pp128 ");
+	CHECK_CONTAINS(out, "peak GPU memory");
+	free(out);
+	out = report_of("markdown");
+	CHECK_CONTAINS(out, "GPU clocks: good 0.2.3 at 1980 MHz");
+	CHECK_CONTAINS(out, "**GPU**");
+	CHECK_CONTAINS(out, "- 0.2.3: sm 1980 MHz (");
+	free(out);
+	out = report_of("html");
+	CHECK_CONTAINS(out, "<dt>GPU clocks</dt>");
+	CHECK_CONTAINS(out, "<section id=\"gpu\">");
+	CHECK_CONTAINS(out, "<tr><td>0.2.4</td><td>1881</td>");
+	free(out);
+}
+
 int
 main(void)
 {
@@ -531,5 +661,6 @@ main(void)
 	CHECK_CASE(test_no_nvml);
 	CHECK_CASE(test_driver_change);
 	CHECK_CASE(test_throttled_analysis);
+	CHECK_CASE(test_clocks_memory);
 	return check_done();
 }

@@ -213,7 +213,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	json_t *flags = json_array(), *fails = json_array();
 	json_t *points = plot ? json_array() : NULL;
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
-	int measured = 0, throttled = 0;
+	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
 
 	json_object_set_new(o, "version", json_string(rel->version));
@@ -226,7 +226,6 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		for (size_t k = 0; points && k < fg->npoints[i]; k++)
 			json_array_append_new(points, json_pack("[i,f]",
 			    eng->prompts[i], fg->points[i][k] / 1e6));
-		throttled += cs->throttled;
 		if (!cs->ok)
 			continue;
 		measured = 1;
@@ -247,7 +246,6 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		char key[96];
 		json_t *c;
 
-		throttled += cs->throttled;
 		if (!cs->ok)
 			continue;
 		measured = 1;
@@ -268,10 +266,10 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	}
 	/* Left out of the figures, kept in the store: during those runs
 	 * the GPU ran at another clock (docs/gpu.md). */
-	if (throttled > 0) {
+	if (fg->gpu.throttled > 0) {
 		add_flag(flags, "throttled");
 		json_object_set_new(o, "throttled_runs",
-		    json_integer(throttled));
+		    json_integer(fg->gpu.throttled));
 	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */

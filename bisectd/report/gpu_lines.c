@@ -102,11 +102,11 @@ gpu_releases_text(const json_t *rels, FILE *out, int md)
 		if (!json_is_object(g))
 			continue;
 		if (!head++)
-			fputs(md ? "\n**GPU** (median SM clock over the analysed "
-			    "runs, peak memory above the baseline, energy per "
-			    "run)\n\n" : "\nGPU (median SM clock over the "
+			fputs(md ? "\n**GPU** (median SM clock over the "
 			    "analysed runs, peak memory above the baseline, "
-			    "energy per run):\n", out);
+			    "energy per run)\n\n" : "\nGPU (median SM clock "
+			    "over the analysed runs, peak memory above the "
+			    "baseline, energy per run):\n", out);
 		fprintf(out, "%s%s: %s\n", md ? "- " : "  ", rep_str(r,
 		    "version"), gpu_words(g, buf, sizeof(buf)));
 	}
@@ -129,9 +129,10 @@ gpu_releases_html(const json_t *rels, FILE *out)
 			continue;
 		if (!head++)
 			fputs("<section id=\"gpu\">\n<h2>GPU</h2>\n<p>Over "
-			    "each release's analysed runs: the median SM clock, "
-			    "the peak memory above the baseline, the median "
-			    "energy of a prefill run.</p>\n<table>\n<thead><tr>"
+			    "each release's analysed runs: the median SM "
+			    "clock, the peak memory above the baseline, the "
+			    "median energy of a prefill run.</p>\n<table>\n"
+			    "<thead><tr>"
 			    "<th>release</th><th>SM clock MHz</th><th>runs</th>"
 			    "<th>throttled runs left out</th><th>peak memory "
 			    "GiB</th><th>energy</th></tr></thead>\n<tbody>\n",

@@ -111,6 +111,17 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
 	return rc;
 }
 
+/* The GPU clocks of releases a and b of d into *ca and *cb; 1 when they
+ * differ. */
+static int
+pair_clocks(const struct range_data *d, size_t a, size_t b, double *ca,
+    double *cb)
+{
+	*ca = bisect_release_clock(&d->rel[a], d->ncells);
+	*cb = bisect_release_clock(&d->rel[b], d->ncells);
+	return bisect_clocks_differ(*ca, *cb);
+}
+
 /* The sides' clocks into j (see struct judgement): a change whose pair
  * ran at clocks apart is not confirmed, nor the main one when the ends
  * did. */
@@ -119,40 +130,32 @@ judge_clocks(struct judgement *j)
 {
 	const struct range_data *d = &j->data;
 	struct bisect_verdict *v = &j->v;
-	double lo, hi;
+	struct bisect_change *c;
+	double a, b;
 
 	for (size_t i = 0; i < v->nchanges; i++) {
-		struct bisect_change *c = &v->changes[i];
-
-		if (bisect_clocks_differ(bisect_release_clock(
-		    &d->rel[c->last_good], d->ncells), bisect_release_clock(
-		    &d->rel[c->first_bad], d->ncells)))
+		c = &v->changes[i];
+		if (pair_clocks(d, c->last_good, c->first_bad, &a, &b))
 			c->confirmed = 0;
 	}
 	j->clock_good = 0;
 	j->clock_bad = d->n - 1;
-	lo = bisect_release_clock(&d->rel[0], d->ncells);
-	hi = bisect_release_clock(&d->rel[d->n - 1], d->ncells);
-	j->clocks_differ = bisect_clocks_differ(lo, hi);
-	if (v->nchanges > 0) {
-		struct bisect_change *c = &v->changes[v->main];
-		double a = bisect_release_clock(&d->rel[c->last_good],
-		    d->ncells);
-		double b = bisect_release_clock(&d->rel[c->first_bad],
-		    d->ncells);
-
-		if (j->clocks_differ)
-			c->confirmed = 0;
-		if (bisect_clocks_differ(a, b) || !j->clocks_differ) {
-			j->clock_good = c->last_good;
-			j->clock_bad = c->first_bad;
-			j->clocks_differ = bisect_clocks_differ(a, b);
-			lo = a;
-			hi = b;
-		}
+	j->clocks_differ = pair_clocks(d, 0, d->n - 1, &j->good_sm_mhz,
+	    &j->bad_sm_mhz);
+	if (v->nchanges == 0)
+		return;
+	c = &v->changes[v->main];
+	if (j->clocks_differ)
+		c->confirmed = 0;
+	/* The pair's figures, unless only the ends differ. */
+	if (pair_clocks(d, c->last_good, c->first_bad, &a, &b) ||
+	    !j->clocks_differ) {
+		j->clock_good = c->last_good;
+		j->clock_bad = c->first_bad;
+		j->good_sm_mhz = a;
+		j->bad_sm_mhz = b;
+		j->clocks_differ = bisect_clocks_differ(a, b);
 	}
-	j->good_sm_mhz = lo;
-	j->bad_sm_mhz = hi;
 }
 
 int

@@ -637,6 +637,8 @@ test_clocks_memory(void)
 	CHECK_CONTAINS(out, "<dt>GPU clocks</dt>");
 	CHECK_CONTAINS(out, "<section id=\"gpu\">");
 	CHECK_CONTAINS(out, "<tr><td>0.2.4</td><td>1881</td>");
+	check_write_file("gpu.html", out ? out : "");
+	CHECK_INT(check_run("xmllint --noout gpu.html", NULL), 0);
 	free(out);
 }
 

@@ -70,8 +70,8 @@ store_ablation_points(struct store *s, int64_t ablation_id,
 	    " JOIN sample x ON x.run_id = r.id"
 	    " WHERE a.ablation_id = ?1 AND a.variant = ?2 AND r.kind = 'pp'"
 	    " AND r.prompt_tokens = ?3 AND r.warmup = 0 AND r.failure IS NULL"
-	    " AND d.key = ?4 AND t IS NOT NULL ORDER BY r.id, x.idx", &st,
-	    e) < 0)
+	    " AND r.throttled = 0 AND d.key = ?4 AND t IS NOT NULL"
+	    " ORDER BY r.id, x.idx", &st, e) < 0)
 		return -1;
 	sqlite3_bind_int64(st, 1, ablation_id);
 	store_bind_text(st, 2, variant);

@@ -70,6 +70,9 @@ store_points_read(struct store *s, sqlite3_stmt *st, struct store_points *out,
 		p->confirm = sqlite3_column_int(st, 2);
 		p->busy = sqlite3_column_int(st, 3);
 		p->lower_bound = sqlite3_column_int(st, 4);
+		p->gpu_sm_mhz = 0;
+		p->gpu_energy_j = -1;
+		p->gpu_mem_peak = -1;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -90,7 +93,8 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
 	    " d.clock = 'ttft'" CELL_FROM " JOIN sample x ON x.run_id = r.id"
 	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
-	    CELL_TIME " IS NOT NULL ORDER BY r.id, x.idx", &st, e) < 0)
+	    " r.throttled = 0 AND" CELL_TIME " IS NOT NULL ORDER BY r.id,"
+	    " x.idx", &st, e) < 0)
 		return -1;
 	bind_cell(st, q);
 	return store_points_read(s, st, out, e);

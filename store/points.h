@@ -32,6 +32,11 @@ struct store_point {
 	int confirm;		/* the run confirmed a boundary */
 	int busy;		/* the machine was busy before the run */
 	int lower_bound;	/* server mode: time to first token */
+	/* Its run's GPU figures (store_release_runs_read() alone): the
+	 * median SM clock, 0 when not read; the peak memory above the
+	 * baseline and the energy, -1 when not read. */
+	double gpu_sm_mhz, gpu_energy_j;
+	int64_t gpu_mem_peak;
 };
 
 struct store_points {
@@ -40,8 +45,8 @@ struct store_points {
 };
 
 /*
- * The analysed samples of one cell (warm-ups and failed runs excluded),
- * oldest first.
+ * The analysed samples of one cell (warm-ups, failed runs and runs
+ * during which the GPU throttled excluded), oldest first.
  */
 int store_cell_points(struct store *s, const struct store_cell_query *q,
     struct store_points *out, struct err *e);

@@ -29,7 +29,8 @@
 #define RUNS_SQL \
 	"SELECT r.kind, r.prompt_tokens, r.gen_tokens, r.content," \
 	" r.definition_id, r.id, r.warmup, r.failure IS NOT NULL," \
-	" r.confirm, r.busy, x.engine_ns, x.wall_ns, x.idx" \
+	" r.confirm, r.busy, x.engine_ns, x.wall_ns, x.idx, r.throttled," \
+	" r.gpu_sm_mhz, r.gpu_mem_peak, r.gpu_energy_j" \
 	" FROM run r LEFT JOIN sample x ON x.run_id = r.id" \
 	" WHERE r.release_id IN (SELECT ?1 UNION SELECT t.id FROM release t" \
 	" JOIN release o ON o.engine_id = t.engine_id" \
@@ -62,6 +63,9 @@ struct row {
 	int64_t idx;		/* the sample's; -1 without one */
 	int64_t time_ns;
 	unsigned char has_time, warmup, failed, confirm, busy, lower_bound;
+	unsigned char throttled;
+	double gpu_sm_mhz, gpu_energy_j;	/* as struct store_point */
+	int64_t gpu_mem_peak;
 };
 
 struct rows {
@@ -218,7 +222,7 @@ finish_cell(struct store_cell_runs *c, struct rows *raw)
 			if (!r->has_time)
 				continue;
 			has_time = 1;
-			if (r->warmup || r->failed)
+			if (r->warmup || r->failed || r->throttled)
 				continue;
 			p = &c->points.v[n++];
 			p->time_ns = r->time_ns;
@@ -226,8 +230,14 @@ finish_cell(struct store_cell_runs *c, struct rows *raw)
 			p->confirm = r->confirm;
 			p->busy = r->busy;
 			p->lower_bound = r->lower_bound;
+			p->gpu_sm_mhz = r->gpu_sm_mhz;
+			p->gpu_energy_j = r->gpu_energy_j;
+			p->gpu_mem_peak = r->gpu_mem_peak;
 		}
 		count_run(c, &raw->v[i], has_time);
+		if (has_time && raw->v[i].throttled && !raw->v[i].warmup &&
+		    !raw->v[i].failed)
+			c->throttled++;
 	}
 	c->points.n = n;
 	return 0;
@@ -277,6 +287,13 @@ read_cells(sqlite3_stmt *st, const struct definitions *defs,
 		r->time_ns = sqlite3_column_int64(st, time_col);
 		r->idx = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 :
 		    sqlite3_column_int64(st, 12);
+		r->throttled = sqlite3_column_int(st, 13) != 0;
+		r->gpu_sm_mhz = sqlite3_column_type(st, 14) == SQLITE_NULL ?
+		    0 : sqlite3_column_double(st, 14);
+		r->gpu_mem_peak = sqlite3_column_type(st, 15) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 15);
+		r->gpu_energy_j = sqlite3_column_type(st, 16) == SQLITE_NULL ?
+		    -1 : sqlite3_column_double(st, 16);
 	}
 	for (size_t i = 0; i < out->ncells; i++) {
 		if (rc == SQLITE_DONE && finish_cell(&out->cells[i],

@@ -24,6 +24,10 @@ struct store_cell_runs {
 	char definition[65];		/* the definition's key */
 	struct store_points points;	/* analysed samples, oldest first */
 	int ok, bad;			/* the outcomes of its runs */
+	/* Runs that would be analysed but during which the GPU throttled:
+	 * counted in ok, their samples not in points (another clock is
+	 * another machine). */
+	int throttled;
 };
 
 struct store_failed_run {

@@ -43,6 +43,8 @@ struct bisect_sample {
 	int64_t run;		/* the process run it came from; 0: a run of
 				   its own (each sample independent) */
 	int confirm;		/* 1: taken in a boundary confirmation */
+	double sm_mhz;		/* its run's median GPU SM clock; 0: not
+				   read */
 };
 
 /* One cell's samples in the order they were stored, the samples of one
@@ -233,6 +235,20 @@ double bisect_detectable(const struct estimate *a, const struct estimate *b,
  * (dist 0, or more than a million runs).
  */
 long bisect_runs_to_decide(double dist, double se, double df, int runs);
+
+/*
+ * Two sides of a comparison whose GPUs ran at median SM clocks further
+ * apart than this, relative, measured two machines: the comparison is
+ * not confirmed (docs/gpu.md).
+ */
+#define BISECT_CLOCK_REL 0.01
+
+/* The median over a release's runs in its first ncells cells of their
+ * SM clocks (struct bisect_sample.sm_mhz); 0 when none was read. */
+double bisect_release_clock(const struct bisect_release *r, size_t ncells);
+
+/* 1 when both clocks are known and apart by more than BISECT_CLOCK_REL. */
+int bisect_clocks_differ(double good_mhz, double bad_mhz);
 
 /* Defaults: per-token, 20%, 5 runs up to 320, run means, no lengths,
  * not `all`. */

@@ -63,6 +63,9 @@ cell_json(int tokens, const struct cellsum *cs)
 	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
 	if (cs->lower_bound)
 		json_object_set_new(o, "lower_bound", json_true());
+	if (cs->throttled > 0)
+		json_object_set_new(o, "throttled_runs",
+		    json_integer(cs->throttled));
 	if (cs->confirm_ok && stats_throughput(tokens, &cs->confirm.values,
 	    &t) == 0)
 		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
@@ -70,6 +73,32 @@ cell_json(int tokens, const struct cellsum *cs)
 		    out_num(cs->confirm.values.mean / 1e6), "ms_sd",
 		    out_num(cs->confirm.values.sd / 1e6), "samples",
 		    (json_int_t)cs->confirm.samples));
+	return o;
+}
+
+/* A release's GPU figures (docs/report.md): those read, null the rest. */
+static json_t *
+gpu_json(const struct release_gpu *g, const struct conf_engine *eng)
+{
+	json_t *o = json_object(), *pp = json_object();
+
+	json_object_set_new(o, "runs", json_integer(g->runs));
+	json_object_set_new(o, "throttled_runs", json_integer(g->throttled));
+	json_object_set_new(o, "sm_mhz", g->runs > 0 ? json_real(g->sm_mhz) :
+	    json_null());
+	json_object_set_new(o, "mem_peak_bytes", g->mem_peak >= 0 ?
+	    json_integer(g->mem_peak) : json_null());
+	for (size_t i = 0; i < eng->nprompts; i++) {
+		char key[32];
+
+		if (g->energy_runs[i] == 0)
+			continue;
+		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
+		json_object_set_new(pp, key, json_pack("{s:f,s:f,s:i}",
+		    "energy_j", g->energy_j[i], "tokens_per_j",
+		    g->tokens_per_j[i], "runs", g->energy_runs[i]));
+	}
+	json_object_set_new(o, "pp", pp);
 	return o;
 }
 
@@ -235,6 +264,13 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		if (cs->busy)
 			add_flag(flags, "busy");
 	}
+	/* Left out of the figures, kept in the store: during those runs
+	 * the GPU ran at another clock (docs/gpu.md). */
+	if (fg->gpu.throttled > 0) {
+		add_flag(flags, "throttled");
+		json_object_set_new(o, "throttled_runs",
+		    json_integer(fg->gpu.throttled));
+	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */
 	if (isfinite(decode_tps[0]) && isfinite(decode_tps[1]) &&
@@ -304,6 +340,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		json_object_set_new(f, "detail", json_string(rel->failure));
 		json_array_append_new(fails, f);
 	}
+	if (fg->gpu.runs > 0 || fg->gpu.throttled > 0)
+		json_object_set_new(o, "gpu", gpu_json(&fg->gpu, eng));
 	json_object_set_new(o, "status", json_string(measured ? "measured" :
 	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
 	    "failed" : "not-measured"));

@@ -62,6 +62,17 @@ changes_list(const struct conf_engine *eng, double threshold,
 			add(out, max, &n, threshold, "fixed", "fixed overhead",
 			    "ms", 0, &rel);
 	}
+	/* The mean of each run's peak, with its interval, where both ends
+	 * read their GPUs' memory. */
+	if (a->gpu.mem.n > 0 && b->gpu.mem.n > 0 && a->gpu.mem.mean > 0) {
+		struct estimate ea, eb;
+
+		stats_mean_estimate(&a->gpu.mem, &ea);
+		stats_mean_estimate(&b->gpu.mem, &eb);
+		if (stats_rel_change(&eb, &ea, &rel) == 0)
+			add(out, max, &n, threshold, "gpu-memory",
+			    "peak GPU memory", "bytes", 0, &rel);
+	}
 	for (size_t i = 0; i < a->npp && i < b->npp; i++) {
 		if (cell_change(&a->pp[i], &b->pp[i], &rel) < 0)
 			continue;
@@ -130,7 +141,8 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 		json_object_set_new(o, "searched", json_boolean(searched));
 		/* A slowdown no one searched: the command that does. */
 		if (m[i].moved == MOVE_SLOWER && !searched &&
-		    !searched_slower && strchr(m[i].metric, '/') == NULL)
+		    !searched_slower && strchr(m[i].metric, '/') == NULL &&
+		    strcmp(m[i].metric, "gpu-memory") != 0)
 			json_object_set_new(o, "bisect", json_sprintf("%s bisect "
 			    "--now --metric %s %s %s", c->ctl, m[i].metric,
 			    c->eng->name, c->range));

@@ -14,6 +14,7 @@
 #include "bisectd/analysis/bisect.h"
 #include "bisectd/analysis/stats.h"
 #include "fields.h"
+#include "gpu_lines.h"
 #include "html.h"
 #include "page.h"
 #include "text_escape.h"
@@ -633,6 +634,7 @@ section_verdict(FILE *out, const json_t *rep)
 		fprintf(out, "%+.1f%%</dd>\n", 100 * rep_real(v,
 		    "endpoints_change"));
 	}
+	gpu_clocks_html(v, out);
 	if (isfinite(rep_real(v, "detectable_change"))) {
 		html_verdict_item(out, "smallest detectable change");
 		fprintf(out, "%.1f%% (%d%% of the time, at %lld runs per "
@@ -1049,6 +1051,7 @@ report_html(const json_t *report, FILE *out)
 		section_ratios(out, rep);
 	}
 	section_canary(out, rep);
+	gpu_releases_html(json_object_get(rep, "releases"), out);
 	section_cells(out, rep);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);

@@ -12,6 +12,7 @@
 
 #include "bisectd/analysis/bisect.h"
 #include "fields.h"
+#include "gpu_lines.h"
 #include "print_int.h"
 #include "text_escape.h"
 
@@ -174,6 +175,7 @@ print_verdict_text(const json_t *v, FILE *out, int md)
 	if (isfinite(rep_real(v, "endpoints_change")))
 		fprintf(out, "%s  endpoints differ by %+.1f%% on the metric\n",
 		    md ? "\n" : "", 100 * rep_real(v, "endpoints_change"));
+	gpu_clocks_text(v, out, md);
 	if (json_is_string(json_object_get(v, "kind")) &&
 	    json_object_get(v, "per_token_delta_ms")) {
 		ci_text(a, sizeof(a), v, "per_token_delta_ms", 1);

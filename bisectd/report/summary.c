@@ -67,6 +67,8 @@ load_cell(const struct store_cell_runs *cell, struct cellsum *cs,
 	double *x;
 
 	memset(cs, 0, sizeof(*cs));
+	if (cell != NULL)
+		cs->throttled = cell->throttled;
 	if (pts == NULL || pts->n == 0)
 		return 0;
 	x = malloc(pts->n * sizeof(*x));
@@ -156,6 +158,95 @@ figs_alloc(struct release_figs *f, const struct conf_engine *eng)
 	return f->pp && f->tg ? 0 : -1;
 }
 
+/* The median of v[0..n-1] (reordered), or 0 when n is 0. */
+static double
+median_or_zero(double *v, size_t n)
+{
+	double m = 0;
+
+	return n > 0 && stats_run_value(v, n, RUN_MEDIAN, &m) == 0 ? m : 0;
+}
+
+/* A release's runs' GPU figures, one per run, gathered over its cells. */
+struct gpu_runs {
+	double *sm, *mem;
+	size_t nsm, nmem;
+};
+
+/* A cell's runs into g and x: their SM clocks and peak memory; with
+ * tokens (a prefill cell), its energy figures at index i. */
+static int
+gpu_cell(const struct store_cell_runs *cell, int tokens, size_t i,
+    struct release_gpu *g, struct gpu_runs *x)
+{
+	const struct store_points *pts = &cell->points;
+	double *ej = malloc((pts->n + 1) * 2 * sizeof(*ej)), *tpj;
+	size_t k, ne = 0;
+
+	if (ej == NULL)
+		return -1;
+	tpj = ej + pts->n + 1;
+	g->throttled += cell->throttled;
+	/* A run's samples are adjacent and share its figures. */
+	for (size_t r = 0; r < pts->n; r = k) {
+		const struct store_point *p = &pts->v[r];
+
+		for (k = r + 1; k < pts->n && pts->v[k].run_id == p->run_id;
+		    k++)
+			;
+		if (p->gpu_sm_mhz > 0)
+			x->sm[x->nsm++] = p->gpu_sm_mhz;
+		if (p->gpu_mem_peak >= 0)
+			x->mem[x->nmem++] = (double)p->gpu_mem_peak;
+		if (p->gpu_mem_peak > g->mem_peak)
+			g->mem_peak = p->gpu_mem_peak;
+		if (tokens > 0 && p->gpu_energy_j > 0) {
+			ej[ne] = p->gpu_energy_j;
+			tpj[ne++] = tokens * (double)(k - r) / p->gpu_energy_j;
+		}
+	}
+	if (tokens > 0) {
+		g->energy_runs[i] = (int)ne;
+		g->energy_j[i] = median_or_zero(ej, ne);
+		g->tokens_per_j[i] = median_or_zero(tpj, ne);
+	}
+	free(ej);
+	return 0;
+}
+
+/* The release's GPU figures over its report cells. */
+static int
+gpu_compute(const struct store_release_runs *rr,
+    const struct report_cells *qc, const struct conf_engine *eng,
+    struct release_gpu *g)
+{
+	const struct store_cell_runs *cell;
+	size_t total = 0, ntg = eng->ngen * (eng->contents.n ?
+	    eng->contents.n : 1);
+	struct gpu_runs x = { NULL, NULL, 0, 0 };
+	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->mem_peak = -1;
+	for (size_t i = 0; i < rr->ncells; i++)
+		total += rr->cells[i].points.n;
+	if ((x.sm = malloc((total + 1) * 2 * sizeof(*x.sm))) == NULL)
+		return -1;
+	x.mem = x.sm + total + 1;
+	for (size_t i = 0; i < eng->nprompts && rc == 0; i++)
+		if ((cell = store_release_runs_cell(rr, &qc->pp[i])) != NULL)
+			rc = gpu_cell(cell, eng->prompts[i], i, g, &x);
+	for (size_t i = 0; i < ntg && rc == 0; i++)
+		if ((cell = store_release_runs_cell(rr, &qc->tg[i])) != NULL)
+			rc = gpu_cell(cell, 0, 0, g, &x);
+	g->runs = (int)x.nsm;
+	if (x.nmem > 0 && stats_cell(x.mem, x.nmem, &g->mem) < 0)
+		memset(&g->mem, 0, sizeof(g->mem));
+	g->sm_mhz = median_or_zero(x.sm, x.nsm);
+	free(x.sm);
+	return rc;
+}
+
 static int
 figs_compute(const struct store_release_runs *rr,
     const struct report_cells *qc, const struct conf_engine *eng,
@@ -206,6 +297,10 @@ figs_compute(const struct store_release_runs *rr,
 			    f->fit.fixed_why);
 			f->fit.fixed_why = f->why;
 		}
+	}
+	if (gpu_compute(rr, qc, eng, &f->gpu) < 0) {
+		err_set(e, "out of memory");
+		goto out;
 	}
 	if (rr->nfailed > 0 && (f->failed = calloc(rr->nfailed,
 	    sizeof(*f->failed))) == NULL) {
@@ -327,9 +422,10 @@ summary_config(const struct conf_engine *eng, const struct bisect_params *p,
  * one sample whose time is the run's value (p->summary of its samples):
  * bisect_next() summarises a one-sample run to that same value, so the
  * verdict is the one its samples give.  As bytes: the flag, then per
- * cell a count and count records of run id, value and confirm flag.
+ * cell a count and count records of run id, value, SM clock and
+ * confirm flag.
  */
-#define RUN_RECORD (sizeof(int64_t) + sizeof(double) + 1)
+#define RUN_RECORD (sizeof(int64_t) + 2 * sizeof(double) + 1)
 
 static int
 runs_encode(const struct store_release_runs *rr,
@@ -368,6 +464,8 @@ runs_encode(const struct store_release_runs *rr,
 				return -1;
 			bad |= buf_add(out, &pts->v[i].run_id, sizeof(int64_t));
 			bad |= buf_add(out, &value, sizeof(value));
+			bad |= buf_add(out, &pts->v[i].gpu_sm_mhz,
+			    sizeof(double));
 			bad |= buf_add(out, &confirm, 1);
 			nruns++;
 		}
@@ -388,7 +486,7 @@ runs_decode(const unsigned char *v, size_t len,
 
 	if (len < 1)
 		return -1;
-	*runs_fail = *v++ != 0;
+	*runs_fail = *v++;
 	for (size_t c = 0; c < p->nlengths; c++) {
 		struct bisect_sample *b;
 		uint64_t n;
@@ -405,6 +503,8 @@ runs_decode(const unsigned char *v, size_t len,
 			memcpy(&b[k].run, v, sizeof(int64_t));
 			memcpy(&b[k].time_ns, v + sizeof(int64_t),
 			    sizeof(double));
+			memcpy(&b[k].sm_mhz, v + sizeof(int64_t) +
+			    sizeof(double), sizeof(double));
 			b[k].confirm = v[RUN_RECORD - 1];
 			v += RUN_RECORD;
 		}
@@ -419,7 +519,8 @@ runs_decode(const unsigned char *v, size_t len,
  * A release's figures as the store keeps them, in this build's own
  * layout (the summaries' config key holds the hash of the sources and
  * the sizes of the structs, so no other build reads them): entry has
- * the counts, the cells, the fit, the metric and the failed runs; plot
+ * the counts, the GPU figures, the cells, the fit, the metric and the
+ * failed runs; plot
  * the run values of each prompt length.
  */
 struct figs_head {
@@ -441,6 +542,7 @@ figs_encode(const struct release_figs *f, struct buf *entry,
 	h.has_fit = f->has_fit;
 	h.has_metric = f->has_metric;
 	bad = buf_add(entry, &h, sizeof(h));
+	bad |= buf_add(entry, &f->gpu, sizeof(f->gpu));
 	bad |= buf_add(entry, f->pp, f->npp * sizeof(*f->pp));
 	bad |= buf_add(entry, f->tg, f->ntg * sizeof(*f->tg));
 	if (f->has_fit) {
@@ -516,6 +618,7 @@ figs_decode(const void *entry, size_t entry_len, const void *plot,
 
 	if (figs_alloc(f, eng) < 0 || take(&v, end, &h, sizeof(h)) < 0 ||
 	    h.npp != f->npp || h.ntg != f->ntg ||
+	    take(&v, end, &f->gpu, sizeof(f->gpu)) < 0 ||
 	    take(&v, end, f->pp, f->npp * sizeof(*f->pp)) < 0 ||
 	    take(&v, end, f->tg, f->ntg * sizeof(*f->tg)) < 0)
 		goto bad;

@@ -24,6 +24,7 @@ struct cellsum {
 	struct run_stats runs;
 	int ok;
 	int busy, lower_bound;
+	int throttled;		/* runs left out: the GPU throttled */
 	/* The boundary's interleaved confirmation runs, apart: taken
 	 * later, beside another release, they describe the comparison,
 	 * not the release's first measurement, and set none of its flags. */
@@ -45,6 +46,22 @@ struct report_cells {
 int report_cells_init(const struct conf_engine *eng, const char *wsha,
     const char *hw, struct report_cells *rc, struct err *e);
 
+/* A release's GPU figures over its analysed runs in the report's cells
+ * (docs/gpu.md); runs and throttled both 0: none to show. */
+struct release_gpu {
+	int runs;		/* analysed runs with GPU readings */
+	int throttled;		/* runs left out: the GPU throttled */
+	double sm_mhz;		/* the median of their SM clocks */
+	int64_t mem_peak;	/* the most memory above the baseline, bytes;
+				   -1: not read */
+	struct cell_stats mem;	/* of each run's peak; n 0: none read */
+	/* Per prompt length of the engine, over its runs with an energy
+	 * figure (energy_runs of them): the median joules of a run, and of
+	 * prompt tokens (times the run's samples) per joule. */
+	double energy_j[CONF_MAX_LENGTHS], tokens_per_j[CONF_MAX_LENGTHS];
+	int energy_runs[CONF_MAX_LENGTHS];
+};
+
 /* What a release's entry shows of its runs, the part kept in its
  * summary: the report's release_json() makes the entry of it. */
 struct release_figs {
@@ -58,6 +75,7 @@ struct release_figs {
 	struct estimate metric;		/* the verdict's metric of it */
 	struct store_failed_run *failed;	/* malloced, as the runs' */
 	size_t nfailed;
+	struct release_gpu gpu;
 	/* The plot's points: per prompt length, its run values. */
 	double *points[CONF_MAX_LENGTHS];	/* malloced */
 	size_t npoints[CONF_MAX_LENGTHS];

@@ -207,6 +207,7 @@ range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
 				b[k].time_ns = (double)pt->time_ns;
 				b[k].run = pt->run_id;
 				b[k].confirm = pt->confirm;
+				b[k].sm_mhz = pt->gpu_sm_mhz;
 			}
 			d->bufs[i * d->ncells + c] = b;
 			d->rel[i].cells[c].samples = b;

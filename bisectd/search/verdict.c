@@ -38,7 +38,8 @@ release_failed(const struct range *r, size_t i, const int *runs_fail,
 		return 1;
 	}
 	if (runs_fail[i]) {
-		*why = "its runs fail";
+		*why = runs_fail[i] == 2 ? "the GPU throttled during most of "
+		    "its runs" : "its runs fail";
 		return 1;
 	}
 	return 0;
@@ -54,6 +55,16 @@ judge_runs_fail(const struct store_release_runs *rr,
 
 		if (cell != NULL && cell->bad > cell->ok)
 			return 1;
+	}
+	/* Throttled runs count as measured but are not analysed: a GPU
+	 * that throttles on most runs would be measured without end. */
+	for (size_t c = 0; c < p->nlengths; c++) {
+		const struct store_cell_runs *cell =
+		    store_release_runs_cell(rr, &q[c]);
+
+		if (cell != NULL && cell->throttled > cell->ok -
+		    cell->throttled)
+			return 2;
 	}
 	return 0;
 }
@@ -98,6 +109,53 @@ judge_range_runs(const struct range_runs *rr, const struct range *r,
 	rc = judge_range_data(r, p, eng, runs_fail, &d, j, e);
 	free(runs_fail);
 	return rc;
+}
+
+/* The GPU clocks of releases a and b of d into *ca and *cb; 1 when they
+ * differ. */
+static int
+pair_clocks(const struct range_data *d, size_t a, size_t b, double *ca,
+    double *cb)
+{
+	*ca = bisect_release_clock(&d->rel[a], d->ncells);
+	*cb = bisect_release_clock(&d->rel[b], d->ncells);
+	return bisect_clocks_differ(*ca, *cb);
+}
+
+/* The sides' clocks into j (see struct judgement): a change whose pair
+ * ran at clocks apart is not confirmed, nor the main one when the ends
+ * did. */
+static void
+judge_clocks(struct judgement *j)
+{
+	const struct range_data *d = &j->data;
+	struct bisect_verdict *v = &j->v;
+	struct bisect_change *c;
+	double a, b;
+
+	for (size_t i = 0; i < v->nchanges; i++) {
+		c = &v->changes[i];
+		if (pair_clocks(d, c->last_good, c->first_bad, &a, &b))
+			c->confirmed = 0;
+	}
+	j->clock_good = 0;
+	j->clock_bad = d->n - 1;
+	j->clocks_differ = pair_clocks(d, 0, d->n - 1, &j->good_sm_mhz,
+	    &j->bad_sm_mhz);
+	if (v->nchanges == 0)
+		return;
+	c = &v->changes[v->main];
+	if (j->clocks_differ)
+		c->confirmed = 0;
+	/* The pair's figures, unless only the ends differ. */
+	if (pair_clocks(d, c->last_good, c->first_bad, &a, &b) ||
+	    !j->clocks_differ) {
+		j->clock_good = c->last_good;
+		j->clock_bad = c->first_bad;
+		j->good_sm_mhz = a;
+		j->bad_sm_mhz = b;
+		j->clocks_differ = bisect_clocks_differ(a, b);
+	}
 }
 
 int
@@ -146,6 +204,7 @@ judge_range_data(const struct range *r, const struct bisect_params *p,
 	}
 	if (j->act.kind == BISECT_DONE) {
 		j->done = 1;
+		judge_clocks(j);
 		j->exit_code = verdict_exit_code(j->v.status);
 		return 0;
 	}
@@ -187,8 +246,18 @@ judgement_json(const struct judgement *j, const struct range *r)
 {
 	json_t *o;
 
-	if (j->done)
-		return verdict_json(&j->v, &r->list.v[r->lo]);
+	if (j->done) {
+		o = verdict_json(&j->v, &r->list.v[r->lo]);
+		/* Where both sides' clocks were read; nothing otherwise. */
+		if (j->good_sm_mhz > 0 && j->bad_sm_mhz > 0)
+			json_object_set_new(o, "clocks", json_pack("{s:s,s:s,"
+			    "s:f,s:f,s:b}", "good", r->list.v[r->lo +
+			    j->clock_good].version, "bad", r->list.v[r->lo +
+			    j->clock_bad].version, "good_sm_mhz",
+			    j->good_sm_mhz, "bad_sm_mhz", j->bad_sm_mhz,
+			    "differ", j->clocks_differ));
+		return o;
+	}
 	o = json_object();
 	json_object_set_new(o, "status", json_string("unknown"));
 	json_object_set_new(o, "reason", json_string(j->why));

@@ -32,6 +32,14 @@ struct judgement {
 	 * to decide; 1 when an end cannot be measured or has no samples. */
 	int exit_code;
 	char why[512];		/* when not done: one line saying why */
+	/* done: the median GPU SM clocks (bisect_release_clock(), 0: not
+	 * read) of the sides compared, release indices clock_good and
+	 * clock_bad: the main change's pair, or the ends when they differ
+	 * and it does not, or when there is no change; differ: apart by
+	 * more than BISECT_CLOCK_REL, and then nothing is confirmed. */
+	double good_sm_mhz, bad_sm_mhz;
+	size_t clock_good, clock_bad;
+	int clocks_differ;
 };
 
 /* The exit code of a verdict's status: 0, 3 (also gradual) or 4. */
@@ -65,7 +73,8 @@ int judge_range_data(const struct range *r, const struct bisect_params *p,
     struct range_data *d, struct judgement *j, struct err *e);
 
 /* 1 when in one of the parameters' cells q[] (range_cell_queries())
- * more of the release's runs are bad than good. */
+ * more of the release's runs are bad than good; else 2 when in one more
+ * of them throttled than not (store_cell_runs.throttled); else 0. */
 int judge_runs_fail(const struct store_release_runs *rr,
     const struct bisect_params *p, const struct store_cell_query *q);
 

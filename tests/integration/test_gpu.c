@@ -6,6 +6,7 @@
  * machine without NVML stores NULLs and says so once, a driver update
  * makes another machine and `runs` names its GPU fields.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "check.h"
+#include "check_json.h"
 #include "bisectd/device/device.h"
 #include "bisectd/measure/hygiene.h"
 #include "common/err.h"
@@ -218,6 +220,8 @@ test_machine_key(void)
 	CHECK_CONTAINS(none.gpu_note, "Driver Not Loaded");
 }
 
+/* The configuration of the runs into db, the engine started by
+ * wrap.sh with the release's version first. */
 static void
 write_config(const char *db)
 {
@@ -231,7 +235,7 @@ write_config(const char *db)
 	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
 	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
 	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = /bin/sh %s/wrap.sh {bin}/bin/fake-engine -m "
+	    "\tcommand = /bin/sh %s/wrap.sh {version} {bin}/bin/fake-engine -m "
 	    "{weights} -p {prompt} -n {gen} -t 1 -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
 	    "\treps = 3\n\twarmup = 0\n\ttimeout = 1m\n", db, build, build,
@@ -240,8 +244,8 @@ write_config(const char *db)
 	/* Each run is a phase of the fake's script for as long as it
 	 * lasts (0.3 s at least: a few readings), and the GPU is idle
 	 * again before the run ends. */
-	check_write_file("wrap.sh", "n=$(cat count 2>/dev/null || echo 0)\n"
-	    "n=$((n + 1)); echo $n > count; echo $n > phase\n"
+	check_write_file("wrap.sh", "shift; n=$(cat count 2>/dev/null || "
+	    "echo 0)\nn=$((n + 1)); echo $n > count; echo $n > phase\n"
 	    "sleep 0.3; \"$@\"; rc=$?; echo 0 > phase; exit $rc\n");
 	check_write_file("count", "0\n");
 }
@@ -383,6 +387,261 @@ test_driver_change(void)
 	free(out);
 }
 
+/*
+ * version on a GPU that throttles every nth run of each of its cells
+ * (counted in count-CELL, the cell being the engine's arguments' CRC):
+ * those runs see
+ * the thermal slowdown (phase 99) and take three times as long per
+ * prompt token, as at a lower clock.
+ */
+static void
+throttle_every(const char *version, int nth)
+{
+	char text[4096], cwd[2048];
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		cwd[0] = '\0';
+	snprintf(text, sizeof(text), "v=$1; shift; if [ \"$v\" = %s ]; then\n"
+	    "c=count-$(echo \"$*\" | cksum | cut -d' ' -f1)\n"
+	    "k=$(cat $c 2>/dev/null || echo 0); k=$((k + 1))\n"
+	    "echo $k > $c; if [ $((k %% %d)) = 0 ]; then\n"
+	    "echo 99 > phase; sleep 0.3; \"$@\" --release %s/slow.conf\n"
+	    "rc=$?; echo 0 > phase; exit $rc; fi; fi\n"
+	    "sleep 0.3; exec \"$@\"\n", version, nth, cwd);
+	check_write_file("wrap.sh", text);
+	check_write_file("slow.conf", "version = 0.2.3\nbuild_number = 203\n"
+	    "fixed_us = 16000\nprefill_us_per_token = 290\n"
+	    "decode_us_per_token = 1000\nnoise_cv = 0.015\nclock = cpu\n");
+	check_run("rm -f count-*", NULL);
+	script("550.54.15", GPU_A, "phase 99 sm=1400 temp=88 reasons=0x20\n");
+}
+
+/* The analysed runs of a release: measured, not warm-ups; throttled
+ * 0 or 1. */
+static long long
+release_runs(const char *db, const char *version, int prompt, int throttled)
+{
+	char q[512];
+
+	snprintf(q, sizeof(q), "SELECT count(*) FROM run r JOIN release l ON "
+	    "l.id = r.release_id WHERE l.version = '%s' AND r.kind = 'pp' AND "
+	    "r.prompt_tokens = %d AND r.warmup = 0 AND r.failure IS NULL AND "
+	    "r.confirm = 0 AND r.throttled = %d", version, prompt, throttled);
+	return sql_int(db, q);
+}
+
+/*
+ * Throttled runs left out of the analysis: 0.2.2 and 0.2.3 are one
+ * build, and 0.2.3's throttled runs, three times slower per token, would
+ * be a regression.  The bisect finds none, the report flags 0.2.3 and
+ * counts its throttled runs, and its figures are its other runs'.
+ */
+static void
+test_throttled_analysis(void)
+{
+	json_t *rep = NULL, *a, *b;
+	const json_t *flags;
+	long long left_out;
+	double ms_a, ms_b;
+	char *out = NULL;
+	int seen = 0;
+
+	setenv(DEVICE_NVML_ENV, fake, 1);
+	write_config("analysis.db");
+	throttle_every("0.2.3", 2);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.2..0.2.3", &out), 0);
+	CHECK_CONTAINS(out, "verdict: no-regression");
+	free(out);
+	left_out = release_runs("analysis.db", "0.2.3", 512, 1);
+	CHECK(left_out >= 2);
+	CHECK(release_runs("analysis.db", "0.2.3", 512, 0) >= 3);
+	CHECK_INT(release_runs("analysis.db", "0.2.2", 512, 1), 0);
+	CHECK_INT(check_ctl_json(ctl, "-c t.conf report basert 0.2.2..0.2.3 "
+	    "--format json", 0, &rep), 0);
+	a = check_release(rep, "0.2.2");
+	b = check_release(rep, "0.2.3");
+	CHECK(a != NULL && b != NULL);
+	if (a == NULL || b == NULL) {
+		json_decref(rep);
+		return;
+	}
+	flags = json_object_get(b, "flags");
+	for (size_t i = 0; i < json_array_size(flags); i++)
+		seen |= strcmp(json_string_value(json_array_get(flags, i)),
+		    "throttled") == 0;
+	CHECK(seen);
+	CHECK(json_object_get(a, "throttled_runs") == NULL);
+	/* Every throttled run of 0.2.3's cells: pp128, pp512 and tg16. */
+	CHECK_INT(json_integer_value(json_object_get(b, "throttled_runs")),
+	    release_runs("analysis.db", "0.2.3", 128, 1) + left_out +
+	    sql_int("analysis.db", "SELECT count(*) FROM run r JOIN release "
+	    "l ON l.id = r.release_id WHERE l.version = '0.2.3' AND r.kind = "
+	    "'tg' AND r.warmup = 0 AND r.failure IS NULL AND r.throttled = 1"));
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "throttled_runs")), left_out);
+	/* The figures are the other runs': n counts them, and the time is
+	 * 0.2.2's (the same build) within 5%, where the throttled runs
+	 * would add half of 200%. */
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "n")),
+	    release_runs("analysis.db", "0.2.3", 512, 0));
+	ms_a = json_real_value(json_object_get(json_object_get(
+	    json_object_get(a, "pp"), "512"), "ms"));
+	ms_b = json_real_value(json_object_get(json_object_get(
+	    json_object_get(b, "pp"), "512"), "ms"));
+	CHECK(ms_a > 0 && fabs(ms_b / ms_a - 1) < 0.05);
+	json_decref(rep);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf report basert 0.2.2..0.2.3",
+	    &out), 0);
+	CHECK_CONTAINS(out, "throttled");
+	free(out);
+
+	/* Every run throttled: the end cannot be measured, and the bisect
+	 * says so instead of measuring it without end. */
+	write_config("always.db");
+	throttle_every("0.2.3", 1);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.2..0.2.3", &out), 1);
+	free(out);
+	out = check_read_file("stderr.txt");
+	CHECK_CONTAINS(out, "0.2.3: the GPU throttled during most of its "
+	    "runs");
+	free(out);
+}
+
+/* Each release's runs are phase 23 (0.2.3) or 24 (0.2.4) of the
+ * fake's script. */
+static void
+phase_by_release(const char *phase23, const char *phase24)
+{
+	char text[1024];
+
+	check_write_file("wrap.sh", "v=$1; shift; case $v in 0.2.3) p=23;; "
+	    "0.2.4) p=24;; *) p=0;; esac\necho $p > phase; sleep 0.3; "
+	    "\"$@\"; rc=$?; echo 0 > phase; exit $rc\n");
+	snprintf(text, sizeof(text), "phase 23 util=95 power=400000 %s\n"
+	    "phase 24 util=95 power=400000 %s\n", phase23, phase24);
+	script("550.54.15", GPU_A, text);
+}
+
+/* The verdict of `bisect --now basert 0.2.3..0.2.4` (per-token 3.5x
+ * slower at 0.2.4) into db, the releases' runs as phase_by_release()
+ * has them, and the report's JSON. */
+static json_t *
+bisect_pair(const char *db, const char *phase23, const char *phase24)
+{
+	char *out = NULL;
+	json_t *rep = NULL;
+
+	write_config(db);
+	phase_by_release(phase23, phase24);
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf bisect --now basert "
+	    "0.2.3..0.2.4", &out), 3);
+	free(out);
+	CHECK_INT(check_ctl_json(ctl, "-c t.conf report basert 0.2.3..0.2.4 "
+	    "--format json", 0, &rep), 3);
+	return rep;
+}
+
+/* The report of the store t.conf names over 0.2.3..0.2.4 in format fmt
+ * ("": text). */
+static char *
+report_of(const char *fmt)
+{
+	char args[256], *out = NULL;
+
+	snprintf(args, sizeof(args), "-c t.conf report basert 0.2.3..0.2.4%s%s",
+	    *fmt ? " --format " : "", fmt);
+	CHECK_INT(check_ctl_run(ctl, args, &out), 3);
+	return out;
+}
+
+/*
+ * A 5% clock difference between the sides is named in the verdict and
+ * blocks `confirmed`; equal clocks change nothing.  The GPU lines of
+ * every format: 0.2.4 uses 25% more memory, named in "what else
+ * changed".
+ */
+static void
+test_clocks_memory(void)
+{
+	json_t *rep, *v, *c, *g, *x;
+	char *out;
+	size_t i;
+	int named = 0;
+
+	setenv(DEVICE_NVML_ENV, fake, 1);
+	rep = bisect_pair("equal.db", "sm=1980", "sm=1980");
+	v = json_object_get(rep, "verdict");
+	c = json_object_get(v, "clocks");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.2.4");
+	CHECK(json_is_true(json_object_get(v, "confirmed")));
+	CHECK(json_is_false(json_object_get(c, "differ")));
+	CHECK_NEAR(json_real_value(json_object_get(c, "good_sm_mhz")), 1980,
+	    0.5);
+	json_decref(rep);
+
+	rep = bisect_pair("apart.db", "sm=1980 used=3000000000",
+	    "sm=1881 used=3500000000");
+	v = json_object_get(rep, "verdict");
+	c = json_object_get(v, "clocks");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.2.4");
+	CHECK(json_is_false(json_object_get(v, "confirmed")));
+	CHECK(json_is_true(json_object_get(c, "differ")));
+	CHECK_STR(json_string_value(json_object_get(c, "good")), "0.2.3");
+	CHECK_STR(json_string_value(json_object_get(c, "bad")), "0.2.4");
+	CHECK_NEAR(json_real_value(json_object_get(c, "good_sm_mhz")), 1980,
+	    0.5);
+	CHECK_NEAR(json_real_value(json_object_get(c, "bad_sm_mhz")), 1881,
+	    0.5);
+	/* Per release: the clock, the memory above the 1 GB idle, the
+	 * energy of a prefill run at 400 W (0.3 s at least: 120 J). */
+	g = json_object_get(check_release(rep, "0.2.4"), "gpu");
+	CHECK_NEAR(json_real_value(json_object_get(g, "sm_mhz")), 1881, 0.5);
+	CHECK_INT(json_integer_value(json_object_get(g, "mem_peak_bytes")),
+	    2500000000LL);
+	CHECK_INT(json_integer_value(json_object_get(g, "throttled_runs")), 0);
+	x = json_object_get(json_object_get(g, "pp"), "512");
+	CHECK(json_real_value(json_object_get(x, "energy_j")) >= 100);
+	/* A median of ratios, not the ratio of the medians: near it. */
+	CHECK_NEAR(json_real_value(json_object_get(x, "tokens_per_j")), 512 /
+	    json_real_value(json_object_get(x, "energy_j")), 0.05);
+	CHECK(json_integer_value(json_object_get(x, "runs")) >= 3);
+	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x)
+		if (strcmp(json_string_value(json_object_get(x, "metric")),
+		    "gpu-memory") == 0) {
+			named = 1;
+			CHECK_NEAR(json_real_value(json_object_get(x,
+			    "change")), 0.25, 1e-9);
+			CHECK_STR(json_string_value(json_object_get(x,
+			    "moved")), "slower");
+		}
+	CHECK(named);
+	json_decref(rep);
+	out = report_of("");
+	CHECK_CONTAINS(out, "GPU clocks: good 0.2.3 at 1980 MHz, bad 0.2.4 "
+	    "at 1881 MHz (median SM clock of their runs): -5.0%, more than 1% "
+	    "apart: two machines were compared, not confirmed");
+	CHECK_CONTAINS(out, "\nGPU (median SM clock over the analysed runs");
+	CHECK_CONTAINS(out, "  0.2.4: sm 1881 MHz (");
+	CHECK_CONTAINS(out, "mem peak 2.33 GiB, pp128 ");
+	CHECK_CONTAINS(out, "peak GPU memory");
+	free(out);
+	out = report_of("markdown");
+	CHECK_CONTAINS(out, "GPU clocks: good 0.2.3 at 1980 MHz");
+	CHECK_CONTAINS(out, "**GPU**");
+	CHECK_CONTAINS(out, "- 0.2.3: sm 1980 MHz (");
+	free(out);
+	out = report_of("html");
+	CHECK_CONTAINS(out, "<dt>GPU clocks</dt>");
+	CHECK_CONTAINS(out, "<section id=\"gpu\">");
+	CHECK_CONTAINS(out, "<tr><td>0.2.4</td><td>1881</td>");
+	check_write_file("gpu.html", out ? out : "");
+	CHECK_INT(check_run("xmllint --noout gpu.html", NULL), 0);
+	free(out);
+}
+
 int
 main(void)
 {
@@ -403,5 +662,7 @@ main(void)
 	CHECK_CASE(test_throttled_runs);
 	CHECK_CASE(test_no_nvml);
 	CHECK_CASE(test_driver_change);
+	CHECK_CASE(test_throttled_analysis);
+	CHECK_CASE(test_clocks_memory);
 	return check_done();
 }

@@ -170,7 +170,7 @@ range_add(struct range *g, size_t i, int confirm, int upto)
 			g->smp[i][c][cell->n] = (struct bisect_sample){
 			    t * MS * (1 + g->cv * normal(h)),
 			    (int64_t)(i * 100000 + k * 4 + (size_t)c * 2 +
-			    (size_t)confirm + 1), confirm };
+			    (size_t)confirm + 1), confirm, 0 };
 			cell->n++;
 		}
 		g->runs++;

@@ -1,0 +1,166 @@
+/*
+ * gpu_lines.c: the report's GPU lines in text, Markdown and HTML (see
+ * gpu_lines.h).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "fields.h"
+#include "gpu_lines.h"
+#include "page.h"
+
+/* "good 0.2.2 at 1980 MHz, bad 0.2.3 at 1881 MHz: -5.0%" into buf;
+ * NULL when the verdict has no clocks. */
+static const char *
+clocks_words(const json_t *v, char *buf, size_t len)
+{
+	const json_t *c = json_object_get(v, "clocks");
+	double a = rep_real(c, "good_sm_mhz"), b = rep_real(c, "bad_sm_mhz");
+
+	if (!json_is_object(c) || !(a > 0) || !(b > 0))
+		return NULL;
+	snprintf(buf, len, "good %s at %.0f MHz, bad %s at %.0f MHz (median "
+	    "SM clock of their runs): %+.1f%%%s", rep_str(c, "good"), a,
+	    rep_str(c, "bad"), b, 100 * (b / a - 1),
+	    json_is_true(json_object_get(c, "differ")) ? ", more than 1% "
+	    "apart: two machines were compared, not confirmed" : "");
+	return buf;
+}
+
+void
+gpu_clocks_text(const json_t *v, FILE *out, int md)
+{
+	char buf[512];
+
+	if (clocks_words(v, buf, sizeof(buf)) != NULL)
+		fprintf(out, "%s  GPU clocks: %s\n", md ? "\n" : "", buf);
+}
+
+void
+gpu_clocks_html(const json_t *v, FILE *out)
+{
+	char buf[512];
+
+	if (clocks_words(v, buf, sizeof(buf)) == NULL)
+		return;
+	html_verdict_item(out, "GPU clocks");
+	html_esc(out, buf);
+	fputs("</dd>\n", out);
+}
+
+/* A release's GPU figures in words: "sm 1980 MHz (6 runs), 2 throttled
+ * runs left out, mem peak 2.00 GiB, pp512 12.3 J/run 41.6 tok/J (3)". */
+static const char *
+gpu_words(const json_t *g, char *buf, size_t len)
+{
+	const json_t *x;
+	const char *k;
+	size_t at;
+	double mem = rep_real(g, "mem_peak_bytes");
+
+	long long runs = json_integer_value(json_object_get(g, "runs"));
+
+	if (isfinite(rep_real(g, "sm_mhz")))
+		at = (size_t)snprintf(buf, len, "sm %.0f MHz (%lld runs)",
+		    rep_real(g, "sm_mhz"), runs);
+	else
+		at = (size_t)snprintf(buf, len, "sm - (%lld runs)", runs);
+	if (at < len && json_integer_value(json_object_get(g,
+	    "throttled_runs")) > 0)
+		at += (size_t)snprintf(buf + at, len - at, ", %lld throttled "
+		    "runs left out", (long long)json_integer_value(
+		    json_object_get(g, "throttled_runs")));
+	if (at < len && isfinite(mem))
+		at += (size_t)snprintf(buf + at, len - at, ", mem peak %.2f "
+		    "GiB", mem / (1024.0 * 1024 * 1024));
+	json_object_foreach((json_t *)(uintptr_t)json_object_get(g, "pp"), k,
+	    x)
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, ", pp%s "
+			    "%.1f J/run %.1f tok/J (%lld runs)", k,
+			    rep_real(x, "energy_j"), rep_real(x,
+			    "tokens_per_j"), (long long)json_integer_value(
+			    json_object_get(x, "runs")));
+	return buf;
+}
+
+void
+gpu_releases_text(const json_t *rels, FILE *out, int md)
+{
+	const json_t *r;
+	size_t i;
+	int head = 0;
+	char buf[1024];
+
+	json_array_foreach(rels, i, r) {
+		const json_t *g = json_object_get(r, "gpu");
+
+		if (!json_is_object(g))
+			continue;
+		if (!head++)
+			fputs(md ? "\n**GPU** (median SM clock over the "
+			    "analysed runs, peak memory above the baseline, "
+			    "energy per run)\n\n" : "\nGPU (median SM clock "
+			    "over the analysed runs, peak memory above the "
+			    "baseline, energy per run):\n", out);
+		fprintf(out, "%s%s: %s\n", md ? "- " : "  ", rep_str(r,
+		    "version"), gpu_words(g, buf, sizeof(buf)));
+	}
+}
+
+void
+gpu_releases_html(const json_t *rels, FILE *out)
+{
+	const json_t *r;
+	size_t i;
+	int head = 0;
+
+	json_array_foreach(rels, i, r) {
+		const json_t *g = json_object_get(r, "gpu"), *x;
+		double sm = rep_real(g, "sm_mhz");
+		double mem = rep_real(g, "mem_peak_bytes");
+		const char *k;
+
+		if (!json_is_object(g))
+			continue;
+		if (!head++)
+			fputs("<section id=\"gpu\">\n<h2>GPU</h2>\n<p>Over "
+			    "each release's analysed runs: the median SM "
+			    "clock, the peak memory above the baseline, the "
+			    "median energy of a prefill run.</p>\n<table>\n"
+			    "<thead><tr>"
+			    "<th>release</th><th>SM clock MHz</th><th>runs</th>"
+			    "<th>throttled runs left out</th><th>peak memory "
+			    "GiB</th><th>energy</th></tr></thead>\n<tbody>\n",
+			    out);
+		fputs("<tr><td>", out);
+		html_esc(out, rep_str(r, "version"));
+		fprintf(out, isfinite(sm) ? "</td><td>%.0f" : "</td><td>-",
+		    sm);
+		fprintf(out, "</td><td>%lld</td><td>%lld</td><td>",
+		    (long long)json_integer_value(json_object_get(g, "runs")),
+		    (long long)json_integer_value(json_object_get(g,
+		    "throttled_runs")));
+		if (isfinite(mem))
+			fprintf(out, "%.2f", mem / (1024.0 * 1024 * 1024));
+		else
+			fputc('-', out);
+		fputs("</td><td>", out);
+		json_object_foreach((json_t *)(uintptr_t)json_object_get(g,
+		    "pp"), k, x) {
+			fputs("pp", out);
+			html_esc(out, k);
+			fprintf(out, " %.1f J, %.1f tok/J (%lld runs)<br/>",
+			    rep_real(x, "energy_j"), rep_real(x,
+			    "tokens_per_j"), (long long)json_integer_value(
+			    json_object_get(x, "runs")));
+		}
+		fputs("</td></tr>\n", out);
+	}
+	if (head)
+		fputs("</tbody></table>\n</section>\n", out);
+}

@@ -156,6 +156,14 @@ judge_clocks(struct judgement *j)
 		j->bad_sm_mhz = b;
 		j->clocks_differ = bisect_clocks_differ(a, b);
 	}
+	/* The reason the walk gave says it held interleaved: so it did,
+	 * on GPUs that ran at other clocks. */
+	if (v->status == BISECT_REGRESSION && !c->confirmed &&
+	    (j->clocks_differ || pair_clocks(d, c->last_good, c->first_bad,
+	    &a, &b)))
+		v->reason = "change point found, but its two sides ran at GPU "
+		    "clocks more than 1% apart: not confirmed (lock the "
+		    "clocks, see docs/gpu.md)";
 }
 
 int

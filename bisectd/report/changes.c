@@ -102,6 +102,18 @@ changes_list(const struct conf_engine *eng, double threshold,
 }
 
 void
+changes_tps(const struct estimate *time_rel, double *v, double *lo,
+    double *hi)
+{
+	*v = 1 / (1 + time_rel->value) - 1;
+	/* A time that may grow without bound is a throughput that may fall
+	 * to zero; one that may fall by all of itself, a throughput with no
+	 * bound above. */
+	*lo = isfinite(time_rel->hi) ? 1 / (1 + time_rel->hi) - 1 : -1;
+	*hi = time_rel->lo > -1 ? 1 / (1 + time_rel->lo) - 1 : INFINITY;
+}
+
+void
 changes_pair(const struct changes_ctx *c, const struct release_figs *a,
     const char *va, const struct release_figs *b, const char *vb,
     json_t *out)
@@ -122,11 +134,8 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 		double v = r->value, lo = r->lo, hi = r->hi;
 		json_t *o = json_object();
 
-		if (m[i].tps) {
-			v = 1 / (1 + r->value) - 1;
-			lo = 1 / (1 + r->hi) - 1;
-			hi = 1 / (1 + r->lo) - 1;
-		}
+		if (m[i].tps)
+			changes_tps(r, &v, &lo, &hi);
 		json_object_set_new(o, "from", json_string(va));
 		json_object_set_new(o, "to", json_string(vb));
 		json_object_set_new(o, "metric", json_string(m[i].metric));
@@ -134,8 +143,11 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 		json_object_set_new(o, "unit", json_string(m[i].unit));
 		json_object_set_new(o, "change", isfinite(v) ? json_real(v) :
 		    json_null());
-		json_object_set_new(o, "change_ci", isfinite(lo) &&
-		    isfinite(hi) ? json_pack("[f,f]", lo, hi) : json_null());
+		/* A bound there is none of is null: never a made-up one. */
+		json_object_set_new(o, "change_ci", isfinite(lo) ||
+		    isfinite(hi) ? json_pack("[o,o]", isfinite(lo) ?
+		    json_real(lo) : json_null(), isfinite(hi) ? json_real(hi) :
+		    json_null()) : json_null());
 		json_object_set_new(o, "moved", json_string(stats_move_name(
 		    m[i].moved)));
 		json_object_set_new(o, "searched", json_boolean(searched));

@@ -50,6 +50,16 @@ size_t changes_list(const struct conf_engine *eng, double threshold,
     struct metric_change *out, size_t max);
 
 /*
+ * A time's relative change (b / a - 1 with its interval) as the change
+ * of the throughput it makes, 1 / (1 + x) - 1: *v, and the interval
+ * *lo, *hi, the time's ends swapped.  An unbounded time gives -1 (a
+ * throughput down to zero), a time that may fall by all of itself
+ * INFINITY above: never a bound made up from an infinite one.
+ */
+void changes_tps(const struct estimate *time_rel, double *v, double *lo,
+    double *hi);
+
+/*
  * Append to out (an array) one entry per metric both a and b measured:
  * {"from", "to", "metric", "what", "unit", "change", "change_ci",
  * "moved", "searched", and "bisect" (the command that searches it) for

@@ -56,3 +56,21 @@ rep_has_flag(const json_t *r, const char *flag)
 			return 1;
 	return 0;
 }
+
+const char *
+rep_pct_ci(const json_t *ci, char *buf, size_t len)
+{
+	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
+	char a[32] = "unbounded", b[32] = "unbounded";
+
+	if (!isfinite(lo) && !isfinite(hi)) {
+		snprintf(buf, len, "[unbounded]");
+		return buf;
+	}
+	if (isfinite(lo))
+		snprintf(a, sizeof(a), "%+.1f%%", 100 * lo);
+	if (isfinite(hi))
+		snprintf(b, sizeof(b), "%+.1f%%", 100 * hi);
+	snprintf(buf, len, "[%s, %s]", a, b);
+	return buf;
+}

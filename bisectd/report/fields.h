@@ -19,6 +19,12 @@ double rep_at(const struct json_t *a, size_t i);
 /* o[key] as a string; "" when missing or not a string.  Borrowed. */
 const char *rep_str(const struct json_t *o, const char *key);
 
+/* An interval of changes, ci = [lo, hi] as fractions, in per cent for
+ * people: "[-2.6%, +5.8%]"; a bound that is null or missing (none can be
+ * put there) is "unbounded", a missing interval "[unbounded]".  Returns
+ * buf. */
+const char *rep_pct_ci(const struct json_t *ci, char *buf, size_t len);
+
 /* Whether release r of a report carries the flag. */
 int rep_has_flag(const struct json_t *r, const char *flag);
 

@@ -983,6 +983,7 @@ section_else_changed(FILE *out, const json_t *rep)
 	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
 	double cut = rep_real(rep, "threshold") / 2;
 	const char *from = NULL, *to = NULL;
+	char interval[64];
 	size_t i;
 
 	if (json_array_size(all) == 0)
@@ -1017,9 +1018,8 @@ section_else_changed(FILE *out, const json_t *rep)
 		    "searched")) ? ", searched" : "");
 		fprintf(out, "%+.1f%% %s</td><td>", 100 * rep_real(x, "change"),
 		    rep_str(x, "unit"));
-		fprintf(out, "[%+.1f%%, %+.1f%%]</td><td>", 100 * rep_at(
-		    json_object_get(x, "change_ci"), 0), 100 * rep_at(
-		    json_object_get(x, "change_ci"), 1));
+		fprintf(out, "%s</td><td>", rep_pct_ci(json_object_get(x,
+		    "change_ci"), interval, sizeof(interval)));
 		html_esc(out, m);
 		if (*rep_str(x, "bisect")) {
 			fputs("<br/>bisect it: <code>", out);

@@ -392,7 +392,7 @@ print_else_changed(const json_t *rep, FILE *out, int md)
 	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
 	double cut = rep_real(rep, "threshold") / 2;
 	const char *from = "", *to = "";
-	char words[96], name[160];
+	char words[96], name[160], interval[64];
 	size_t i;
 
 	if (json_array_size(all) == 0)
@@ -414,16 +414,15 @@ print_else_changed(const json_t *rep, FILE *out, int md)
 		snprintf(name, sizeof(name), "%s (%s%s)", rep_str(x, "what"),
 		    rep_str(x, "metric"), json_is_true(json_object_get(x,
 		    "searched")) ? ", searched" : "");
+		rep_pct_ci(ci, interval, sizeof(interval));
 		if (md)
-			fprintf(out, "- %s: %+.1f%% [%+.1f%%, %+.1f%%] %s: %s\n",
-			    name, 100 * rep_real(x, "change"),
-			    100 * rep_at(ci, 0), 100 * rep_at(ci, 1),
+			fprintf(out, "- %s: %+.1f%% %s %s: %s\n", name,
+			    100 * rep_real(x, "change"), interval,
 			    rep_str(x, "unit"), move_words(x, words,
 			    sizeof(words), cut));
 		else
-			fprintf(out, "    %-46s %+7.1f%% [%+.1f%%, %+.1f%%] %s: "
-			    "%s\n", name, 100 * rep_real(x, "change"),
-			    100 * rep_at(ci, 0), 100 * rep_at(ci, 1),
+			fprintf(out, "    %-46s %+7.1f%% %s %s: %s\n", name,
+			    100 * rep_real(x, "change"), interval,
 			    rep_str(x, "unit"), move_words(x, words,
 			    sizeof(words), cut));
 		if (*rep_str(x, "bisect")) {

@@ -3,12 +3,14 @@
  * carry terminal control sequences (a hostile upstream's tags) renders
  * in every format without one raw control byte.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "bisectd/report/changes.h"
 #include "check.h"
 #include "bisectd/report/html.h"
 #include "bisectd/report/print.h"
@@ -520,11 +522,58 @@ test_ablate_html_effect(void)
 	json_decref(rep);
 }
 
+
+/*
+ * What else changed, for a decode cell of one run: a time whose
+ * interval has no bound is a throughput that may fall to zero, and one
+ * without a bound above; the renderings say "unbounded", never a made-up
+ * [-100%, -100%].
+ */
+static void
+test_unbounded_change(void)
+{
+	struct estimate t = { 0.25, INFINITY, 1, -INFINITY, INFINITY };
+	double v, lo, hi;
+	json_t *rep;
+	char *text;
+
+	changes_tps(&t, &v, &lo, &hi);
+	CHECK_NEAR(v, -0.2, 1e-12);
+	CHECK_NEAR(lo, -1, 1e-12);
+	CHECK(isinf(hi) && hi > 0);
+	/* Finite ends swap: +25% [+10%, +40%] time is -20% [-28.6%, -9.1%]. */
+	t.lo = 0.10;
+	t.hi = 0.40;
+	changes_tps(&t, &v, &lo, &hi);
+	CHECK_NEAR(lo, 1 / 1.4 - 1, 1e-12);
+	CHECK_NEAR(hi, 1 / 1.1 - 1, 1e-12);
+	rep = json_loads("{\"engine\":\"e\",\"range\":{\"from\":\"1\","
+	    "\"to\":\"2\"},\"metric\":\"per-token\",\"threshold\":0.2,"
+	    "\"releases\":[],\"verdict\":{\"status\":\"unknown\"},"
+	    "\"what_else_changed\":[{\"from\":\"1\",\"to\":\"2\","
+	    "\"metric\":\"tg16\",\"what\":\"decode of 16 tokens\","
+	    "\"unit\":\"tok/s\",\"change\":-0.2,\"change_ci\":[-1,null],"
+	    "\"moved\":\"unsure\",\"searched\":false}]}", 0, NULL);
+	CHECK(rep != NULL);
+	for (int f = 0; rep && f < 3; f++) {
+		static const enum report_format fmt[] = { REPORT_TEXT,
+		    REPORT_MARKDOWN, REPORT_HTML };
+
+		text = rendered(rep, fmt[f]);
+		CHECK_CONTAINS(text, "-20.0%");
+		CHECK_CONTAINS(text, "[-100.0%, unbounded]");
+		CHECK(text != NULL && strstr(text, "nan") == NULL);
+		free(text);
+	}
+	json_decref(rep);
+}
+
 int
 main(void)
 {
 	check_tmpdir("report_print");
 	CHECK_CASE(test_escape);
+	CHECK_CASE(test_unbounded_change);
 	CHECK_CASE(test_escape_format_characters);
 	CHECK_CASE(test_formats);
 	CHECK_CASE(test_html_markup);

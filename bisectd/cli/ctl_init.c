@@ -62,9 +62,9 @@ source_lines(struct ctl *c, const char *kind, const char *platform,
 		if (c->argc > 1)
 			return ctl_usage_error("init llama.cpp takes no "
 			    "versions: they come from GitHub");
-		rc |= buf_printf(b, "\t# llama.cpp's releases on GitHub (b4743, "
-		    "b4744, ...), one archive a\n\t# release for this "
-		    "machine.\n\tsource = github:%s\n", LLAMA_REPO);
+		rc |= buf_printf(b, "\t# llama.cpp's releases on GitHub "
+		    "(b4743, b4744, ...), one archive a\n\t# release for "
+		    "this machine.\n\tsource = github:%s\n", LLAMA_REPO);
 		if (c->api && !line_safe(c->api))
 			return ctl_usage_error("--api: '%s' cannot stand in a "
 			    "config", c->api);
@@ -97,10 +97,10 @@ source_lines(struct ctl *c, const char *kind, const char *platform,
 			return ctl_usage_error("init: '%s' cannot stand in a "
 			    "config", kind + 4);
 		}
-		rc |= buf_printf(b, "\t# The archives in a folder, as downloaded "
-		    "from llama.cpp's\n\t# releases; each name gives its "
-		    "version.\n\tsource = dir:%s\n\tasset = llama-{version}-bin-"
-		    "%s.zip\n", dir, platform);
+		rc |= buf_printf(b, "\t# The archives in a folder, as "
+		    "downloaded from llama.cpp's\n\t# releases; each name "
+		    "gives its version.\n\tsource = dir:%s\n\tasset = "
+		    "llama-{version}-bin-%s.zip\n", dir, platform);
 		free(dir);
 	} else if (strncmp(kind, "url:", 4) == 0) {
 		if (strstr(kind, "{version}") == NULL)

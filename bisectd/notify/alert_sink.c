@@ -1,7 +1,8 @@
 /*
- * alert_sink.c: delivering recorded alerts to the configured sinks (webhook,
- * command, email, github-issue: github.c), with every attempt stored and failures retried with
- * exponential backoff; and the regression alert's wording and dedup key.
+ * alert_sink.c: delivering recorded alerts to the configured sinks
+ * (webhook, command, email, github-issue: github.c), with every attempt
+ * stored and failures retried with exponential backoff; and the
+ * regression and gradual alerts' wording and dedup keys.
  * It owns nothing but the temporary file a command sink reads.
  */
 #include <errno.h>
@@ -499,6 +500,15 @@ jstr(const json_t *o, const char *key, const char *dflt)
 	return v ? v : dflt;
 }
 
+char *
+sink_blank_controls(char *s)
+{
+	for (char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+	return s;
+}
+
 /* What a metric measures, in a summary's words. */
 static void
 metric_words(const char *metric, char *buf, size_t len)
@@ -556,9 +566,7 @@ alert_regression_text(const char *engine, const char *metric,
 		    jstr(c, "url", "")[0] ? " " : "", jstr(c, "url", ""));
 		/* The subject is upstream text: no control byte reaches a
 		 * mail header or a terminal through the summary. */
-		for (char *p = commit; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = ' ';
+		sink_blank_controls(commit);
 	}
 	snprintf(buf, len, "%s %s%s: %s x%.2f since %s (%s), %s%s%s", engine,
 	    bad, also, what, 1 + jnum(v, confirm ? "confirm_change" :
@@ -658,9 +666,7 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	    w && w->report ? "; report: " : "", w && w->report ? w->report :
 	    "");
 	/* Versions are upstream text: no control byte in the summary. */
-	for (char *p = text; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = ' ';
+	sink_blank_controls(text);
 	o = json_object();
 	json_object_set_new(o, "text", json_string(text));
 	json_object_set_new(o, "kind", json_string("gradual"));

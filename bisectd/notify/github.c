@@ -63,6 +63,17 @@ gh_opts(const struct gh *g, struct http_opts *ho)
 	ho->headers = &g->headers;
 }
 
+/* Text of an alert's or an answer's field, printable (upstream text is
+ * in it), cut to len; "" when it is none. */
+static void
+field(const json_t *o, const char *key, char *buf, size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(buf, len, "%s", v ? v : "");
+	sink_blank_controls(buf);
+}
+
 /* What GitHub said besides its status: its "message", printable and
  * short, or "". */
 static void
@@ -70,13 +81,8 @@ gh_message(const struct http_response *resp, char *buf, size_t len)
 {
 	json_t *o = json_loadb(resp->body.data ? resp->body.data : "",
 	    resp->body.len, 0, NULL);
-	const char *m = json_string_value(json_object_get(o, "message"));
-	size_t i = 0;
 
-	buf[0] = '\0';
-	for (; m && *m && i + 1 < len && i < 200; m++)
-		buf[i++] = (unsigned char)*m < 0x20 || *m == 0x7f ? ' ' : *m;
-	buf[i] = '\0';
+	field(o, "message", buf, len < 201 ? len : 201);
 	json_decref(o);
 }
 
@@ -159,18 +165,6 @@ gh_posted(const struct gh *g, struct sink_outcome *r)
 	}
 	free(url);
 	return rc < 0 ? -1 : found;
-}
-
-/* Text of an alert's field, printable: upstream tags are in it. */
-static void
-field(const json_t *o, const char *key, char *buf, size_t len)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-	size_t i = 0;
-
-	for (; v && *v && i + 1 < len; v++)
-		buf[i++] = (unsigned char)*v < 0x20 || *v == 0x7f ? ' ' : *v;
-	buf[i] = '\0';
 }
 
 /*

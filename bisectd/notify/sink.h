@@ -19,6 +19,11 @@ struct sink_outcome {
 	struct err err;
 };
 
+/* Each control byte of s (below 0x20, and 0x7f) made a space: upstream
+ * text (a tag, a commit's subject, a server's message) in a summary, a
+ * mail header or a terminal line.  Returns s. */
+char *sink_blank_controls(char *s);
+
 /*
  * github-issue (github.c): a confirmed regression alert posted as an
  * issue of k's repository, or as a comment on its issue or pull request

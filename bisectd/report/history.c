@@ -39,8 +39,8 @@ fit_runs(const struct conf_engine *eng, const struct store_release_runs *rr,
 	if (eng->nfit < 2)
 		return 0;
 	for (size_t j = 0; j < eng->nfit; j++) {
-		if (report_own_run_values(store_release_runs_cell(rr, &qc->fit[j]), &v[j],
-		    &nv[j]) < 0)
+		if (report_own_run_values(store_release_runs_cell(rr,
+		    &qc->fit[j]), &v[j], &nv[j]) < 0)
 			goto out;
 		if (nv[j] < k)
 			k = nv[j];
@@ -141,7 +141,8 @@ series_point(const struct conf_engine *eng, const struct series_def *d,
 
 	memset(p, 0, sizeof(*p));
 	if ((d->fit ? fit_runs(eng, rr, qc, d->fit == 2, &p->runs, &p->n) :
-	    report_own_run_values(store_release_runs_cell(rr, d->q), &p->runs, &p->n)) < 0)
+	    report_own_run_values(store_release_runs_cell(rr, d->q), &p->runs,
+	    &p->n)) < 0)
 		return -1;
 	if (p->n == 0)
 		return 0;

@@ -582,8 +582,9 @@ section_verdict(FILE *out, const json_t *rep)
 		html_esc(out, rep_str(g, "from"));
 		fputs(" to ", out);
 		html_esc(out, rep_str(g, "to"));
-		fprintf(out, ", %zu releases; no one release is its cause</dd>\n",
-		    json_array_size(json_object_get(g, "releases")));
+		fprintf(out, ", %zu releases; no one release is its "
+		    "cause</dd>\n", json_array_size(json_object_get(g,
+		    "releases")));
 		html_verdict_item(out, "total change");
 		html_num_ci(out, rep_real(g, "total_change"),
 		    json_object_get(g, "total_change_ci"), 1, 100);
@@ -593,7 +594,8 @@ section_verdict(FILE *out, const json_t *rep)
 		    json_object_get(g, "per_release_change_ci"), 1, 100);
 		fputs("%</dd>\n", out);
 		json_array_foreach(json_object_get(g, "largest_steps"), i, x) {
-			html_verdict_item(out, i ? "next step" : "largest step");
+			html_verdict_item(out, i ? "next step" :
+			    "largest step");
 			html_esc(out, rep_str(x, "from"));
 			fputs(" &#8594; ", out);
 			html_esc(out, rep_str(x, "to"));

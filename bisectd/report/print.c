@@ -497,10 +497,10 @@ print_curves(const json_t *rels, FILE *out, int md)
 		if (strcmp(rep_str(r, "model"), "curve") != 0)
 			continue;
 		if (!any)
-			fprintf(out, "%sthe cost per token grows with the prompt "
-			    "(a curve fits, the line does not; per-token ms in "
-			    "the table is the line's average):\n", md ? "\n" :
-			    "");
+			fprintf(out, "%sthe cost per token grows with the "
+			    "prompt (a curve fits, the line does not; "
+			    "per-token ms in the table is the line's "
+			    "average):\n", md ? "\n" : "");
 		any = 1;
 		fprintf(out, "%s%s:", md ? "- " : "  ", rep_str(r, "version"));
 		json_array_foreach(json_object_get(r, "per_token_at"), k, c) {
@@ -512,8 +512,8 @@ print_curves(const json_t *rels, FILE *out, int md)
 			    "tokens")));
 		}
 		if (isfinite(rep_real(r, "fixed_ms")))
-			fprintf(out, "; fixed %.4g ms from the curve's intercept",
-			    rep_real(r, "fixed_ms"));
+			fprintf(out, "; fixed %.4g ms from the curve's "
+			    "intercept", rep_real(r, "fixed_ms"));
 		if (isfinite(rep_real(r, "ceiling_tokens")))
 			fprintf(out, "; at most %.0f tok/s, at %.0f tokens",
 			    rep_real(r, "ceiling_tps"),

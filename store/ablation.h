@@ -24,7 +24,7 @@ int store_ablation_open(struct store *s, int64_t job_id, int64_t engine_id,
 int store_ablation_unfinished(struct store *s, int64_t release_id,
     int64_t *id, struct err *e);
 
-/* End it: state "done" with its status ("ranked", "inert", "no-control")
+/* End it: state "done" with its status (ablate_status_name()'s words)
  * and report JSON, or "failed" with why in result. */
 int store_ablation_finish(struct store *s, int64_t id, const char *state,
     const char *status, const char *result, struct err *e);

@@ -160,7 +160,12 @@ ablate_judge(const struct ablate_input *in, struct ablate_result *out)
 	}
 	out->control_beyond_noise = c->runtime_removed_rel.lo > 0;
 	out->control_enough = c->runtime_removed_rel.value >= in->control_min;
-	if (c->runtime_removed_rel.hi < 0) {
+	/* Adding time is judged as removing it is: beyond the noise and by
+	 * at least control_min.  A control that adds a little is inert as a
+	 * control, and an inert one's interval misses zero below it by
+	 * chance one time in forty. */
+	if (c->runtime_removed_rel.hi < 0 &&
+	    -c->runtime_removed_rel.value >= in->control_min) {
 		out->status = ABLATE_CONTROL_ADDS;
 		sort_order(out);
 		return 0;

@@ -191,6 +191,30 @@ test_inert_noise(void)
 	CHECK_INT(r.sw[0].effect, EFFECT_NOT_JUDGED);
 }
 
+/* A control that adds 6%, beyond this noise but short of control_min,
+ * is inert as a control: adding time is judged as removing it is (an
+ * inert control's interval misses zero below it one time in forty, and
+ * such a run was once called the wrong switch). */
+static void
+test_control_adds_little(void)
+{
+	static struct variant base, ctl, other;
+	struct ablate_switch_in sw[2];
+	struct ablate_result r;
+
+	synth(&base, 50, 1.0, 0.01, 10);
+	synth(&ctl, 53, 1.06, 0.01, 10);
+	synth(&other, 50, 0.8, 0.01, 10);
+	set_switch(&sw[0], "control", 1, &ctl);
+	set_switch(&sw[1], "attn", 0, &other);
+	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK(r.sw[0].runtime_removed_rel.hi < 0);
+	CHECK_NEAR(r.sw[0].runtime_removed_rel.value, -0.06, 0.02);
+	CHECK_INT(r.status, ABLATE_INERT);
+	for (size_t i = 0; i < 2; i++)
+		CHECK_INT(r.sw[i].rank, 0);
+}
+
 /* A control that nearly doubles the runtime (one thread against the
  * default) is far beyond the noise: not inert, but the wrong switch for
  * a control; nothing is ranked. */
@@ -339,6 +363,7 @@ main(void)
 	CHECK_CASE(test_inert_field_report);
 	CHECK_CASE(test_inert_noise);
 	CHECK_CASE(test_control_adds);
+	CHECK_CASE(test_control_adds_little);
 	CHECK_CASE(test_control_min);
 	CHECK_CASE(test_detectable);
 	CHECK_CASE(test_unmeasured);

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "common/err.h"
+#include "bisectd/analysis/ablate.h"
 #include "store/store.h"
 
 /* Overwrite the 4-byte big-endian header field at off (SQLite's file
@@ -595,6 +596,84 @@ test_concurrent_open(void)
 	CHECK_INT(ok, ROUNDS * KIDS);
 }
 
+/*
+ * Every verdict an ablation can reach is one the schema stores (007
+ * left out "control-adds", so such an ablation could not finish), and an
+ * ablation and its runs from before 013 survive the table's rebuild.
+ */
+static void
+test_ablation_statuses(void)
+{
+	struct err e = ERR_INIT;
+	struct store *s;
+	struct store_release r;
+	struct store_machine m = { (char *)(uintptr_t)"hw1",
+	    (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
+	    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
+	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box", NULL, 0 };
+	struct store_run run;
+	int64_t eng, w, mach, abl, nfail = 0;
+	char *json = NULL, *failure = NULL, *detail = NULL, *tail = NULL;
+
+	CHECK(store_open_version("abl.db", 12, &s, &e) == 0);
+	if (s == NULL)
+		return;
+	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
+	memset(&r, 0, sizeof(r));
+	r.engine_id = eng;
+	r.version = (char *)(uintptr_t)"0.2.3";
+	CHECK(store_release_upsert(s, &r, &e) == 0);
+	CHECK(store_weights_ensure(s, "w", "aa", 10, &w, &e) == 0);
+	CHECK(store_machine_ensure(s, &m, &mach, &e) == 0);
+	CHECK(store_ablation_open(s, 0, eng, r.id, &abl, &e) == 0);
+	memset(&run, 0, sizeof(run));
+	run.release_id = r.id;
+	run.weights_id = w;
+	run.machine_id = mach;
+	run.kind = "pp";
+	run.prompt_tokens = 512;
+	run.content = "";
+	run.parser = "llama-bench";
+	run.started = 1700000000;
+	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	run.end.exit_code = 1;
+	run.end.failure = "exit";
+	run.out = "";
+	run.ablation_id = abl;
+	run.variant = "fast";
+	CHECK(store_run_insert(s, &run, NULL, 0, &e) == 0);
+	CHECK(store_ablation_finish(s, abl, "done", "ranked", "{\"n\": 1}",
+	    &e) == 0);
+	store_close(s);
+
+	CHECK(store_open("abl.db", &s, &e) == 0);
+	if (s == NULL) {
+		fprintf(stderr, "%s\n", e.msg);
+		return;
+	}
+	CHECK(store_ablation_latest(s, r.id, &json, &e) == 0);
+	CHECK_STR(json, "{\"n\": 1}");
+	free(json);
+	CHECK(store_ablation_failures(s, abl, "fast", &nfail, &failure, &detail,
+	    &tail, &e) == 0);
+	CHECK_INT(nfail, 1);
+	CHECK_STR(failure, "exit");
+	free(failure);
+	free(detail);
+	free(tail);
+	for (int st = ABLATE_RANKED; st <= ABLATE_NO_CONTROL; st++) {
+		const char *name = ablate_status_name((enum ablate_status)st);
+		int rc;
+
+		CHECK(store_ablation_open(s, 0, eng, r.id, &abl, &e) == 0);
+		rc = store_ablation_finish(s, abl, "done", name, "{}", &e);
+		if (rc < 0)
+			fprintf(stderr, "%s: %s\n", name, e.msg);
+		CHECK_INT(rc, 0);
+	}
+	store_close(s);
+}
+
 int
 main(void)
 {
@@ -606,6 +685,7 @@ main(void)
 	CHECK_CASE(test_releases);
 	CHECK_CASE(test_runs);
 	CHECK_CASE(test_points_and_bisects);
+	CHECK_CASE(test_ablation_statuses);
 	CHECK_CASE(test_locked);
 	CHECK_CASE(test_concurrent_open);
 	return check_done();

@@ -1,0 +1,97 @@
+/*
+ * check_cli.c: running bisectctl with its output captured (check_cli.h).
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "check_cli.h"
+
+const char *cli_ctl;
+int cli_xfsz_default;
+
+static void
+drain(int fd, char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf + off, len - 1 - off)) > 0)
+		off += (size_t)n;
+	buf[off] = '\0';
+	close(fd);
+}
+
+void
+cli_run(struct cli_result *r, long fsize_limit, int who,
+    const char *const *args)
+{
+	int out[2], err[2];
+	const char *argv[32];
+	pid_t pid;
+	int n = 0, status;
+
+	argv[n++] = cli_ctl;
+	for (; *args && n < 31; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	if (pipe(out) < 0 || pipe(err) < 0)
+		abort();
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		close(out[0]);
+		close(err[0]);
+		if (fsize_limit > 0) {
+			struct rlimit rl = { (rlim_t)fsize_limit,
+			    (rlim_t)fsize_limit };
+
+			signal(SIGXFSZ, cli_xfsz_default ? SIG_DFL : SIG_IGN);
+			setrlimit(RLIMIT_FSIZE, &rl);
+		}
+		if (who == AS_NOBODY && (setgid(65534) < 0 ||
+		    setuid(65534) < 0))
+			_exit(99);
+		execv(cli_ctl, (char *const *)(uintptr_t)argv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	/* Small outputs: read one pipe, then the other. */
+	drain(out[0], r->out, sizeof(r->out));
+	drain(err[0], r->err, sizeof(r->err));
+	waitpid(pid, &status, 0);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
+	    128 + WTERMSIG(status);
+}
+
+int
+cli_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+void
+cli_write_config(const char *name, const char *db)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s\n\tcache = cache\n"
+	    "[weights \"w\"]\n\tpath = w.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:releases\n"
+	    "\tasset = basert-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -o json\n"
+	    "\tparser = llama-bench\n", db);
+	check_write_file(name, text);
+}

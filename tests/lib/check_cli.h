@@ -1,0 +1,27 @@
+/*
+ * check_cli.h: running bisectctl as test_cli and test_cli_store do: its
+ * whole stdout and stderr, under a file size limit or as nobody.
+ */
+#ifndef TESTS_CHECK_CLI_H
+#define TESTS_CHECK_CLI_H
+
+struct cli_result {
+	int status;		/* exit status, or 128 + the signal */
+	char out[65536];
+	char err[65536];
+};
+
+enum { AS_ROOT = 0, AS_NOBODY = 1 };
+
+extern const char *cli_ctl;	/* the bisectctl to run */
+extern int cli_xfsz_default;	/* leave SIGXFSZ as bisectctl sets it */
+
+/* Run cli_ctl with args (NULL-ended); fsize_limit > 0 sets RLIMIT_FSIZE. */
+void cli_run(struct cli_result *r, long fsize_limit, int who,
+    const char *const *args);
+/* The newlines in s. */
+int cli_lines(const char *s);
+/* A config at name for the fake engine's releases, its database db. */
+void cli_write_config(const char *name, const char *db);
+
+#endif

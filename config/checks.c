@@ -362,17 +362,18 @@ conf_check_all(struct conf_loader *ld)
 		if ((int)a->kind == -1)
 			ld_problem(ld, a->line,
 			    "alert.%s: expected one of webhook, "
-			    "command, email or github-issue",
+			    "command, email, github-issue or github-comment",
 			    a->name);
 		else if (a->kind == ALERT_EMAIL && a->smtp == NULL)
 			ld_problem(ld, a->line, "alert.%s.smtp: missing (email "
 			    "alerts need an smtp:// URL)", a->name);
-		else if (a->kind == ALERT_GITHUB && a->token_env == NULL)
+		else if (CONF_ALERT_IS_GITHUB(a->kind) && a->token_env == NULL)
 			ld_problem(ld, a->line, "alert.%s.token-env: missing "
-			    "(GitHub takes an issue only with a token, read "
-			    "from the environment, never from this file)",
+			    "(GitHub takes an issue or a comment only with a "
+			    "token, read from the environment, never from "
+			    "this file)",
 			    a->name);
-		else if (a->kind == ALERT_GITHUB && !a->allow_http &&
+		else if (CONF_ALERT_IS_GITHUB(a->kind) && !a->allow_http &&
 		    strncmp(a->api, "https://", 8) != 0)
 			ld_problem(ld, a->line, "alert.%s.api: plain http "
 			    "would send the token in clear (allow-http = yes "

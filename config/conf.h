@@ -198,19 +198,24 @@ struct conf_ablation {
 #define CONF_CONTROL_MIN 0.20
 
 enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL,
-	ALERT_GITHUB };
+	ALERT_GITHUB, ALERT_GITHUB_COMMENT };
+
+/* Whether an alert of kind k speaks to GitHub's API (api, token-env). */
+#define CONF_ALERT_IS_GITHUB(k) \
+	((k) == ALERT_GITHUB || (k) == ALERT_GITHUB_COMMENT)
 
 struct conf_alert {
 	char *name;
 	int line;
 	enum conf_alert_kind kind;
 	char *target;		/* webhook URL, command, address list, or
-				 * github-issue's OWNER/REPO[#N] */
+				 * github-issue's or github-comment's
+				 * OWNER/REPO[#N] */
 	char *smtp;		/* email: smtp:// or smtps:// URL */
 	char *from;		/* email: sender */
 	int allow_http;		/* webhook over plain http (loopback tests) */
-	char *api;		/* github-issue: the GitHub API */
-	char *token_env;	/* github-issue: the variable of its token */
+	char *api;		/* github-*: the GitHub API */
+	char *token_env;	/* github-*: the variable of its token */
 };
 
 struct conf {

@@ -533,13 +533,15 @@ alert_target(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 	struct conf_alert *a = obj;
 	const char *k = en->key;
 	enum conf_alert_kind kind = k[0] == 'w' ? ALERT_WEBHOOK :
-	    k[0] == 'c' ? ALERT_COMMAND : k[0] == 'g' ? ALERT_GITHUB :
-	    ALERT_EMAIL;
+	    k[0] == 'c' ? ALERT_COMMAND : strcmp(k, "github-issue") == 0 ?
+	    ALERT_GITHUB : strcmp(k, "github-comment") == 0 ?
+	    ALERT_GITHUB_COMMENT : ALERT_EMAIL;
 
 	if ((int)a->kind != -1 && a->kind != kind)
 		ld_problem(ld, en->line, "%s: an alert has one of webhook, "
-		    "command, email or github-issue, not several", en->label);
-	if (kind == ALERT_GITHUB && !conf_github_target(en->value, NULL,
+		    "command, email, github-issue or github-comment, not "
+		    "several", en->label);
+	if (CONF_ALERT_IS_GITHUB(kind) && !conf_github_target(en->value, NULL,
 	    0, NULL))
 		ld_problem(ld, en->line, "%s: expected OWNER/REPO or "
 		    "OWNER/REPO#NUMBER, got '%s'", en->label, en->value);
@@ -911,11 +913,17 @@ const struct conf_key conf_keys[] = {
 	    .owned = CO_STR, .form = "OWNER/REPO | OWNER/REPO#NUMBER",
 	    .doc = "open an issue for each confirmed regression, or comment "
 		   "on issue or pull request NUMBER" },
+	{ CONF_ALERT, "github-comment", CK_CUSTOM, L(target),
+	    .set = alert_target, .owned = CO_STR,
+	    .form = "OWNER/REPO | OWNER/REPO#NUMBER",
+	    .doc = "comment on the first bad commit a commit drill-down "
+		   "names, for each confirmed regression, or on pull request "
+		   "NUMBER" },
 	{ CONF_ALERT, "api", CK_URL, L(api), .init = "https://api.github.com",
-	    .doc = "the GitHub API of a github-issue alert" },
+	    .doc = "the GitHub API of a github-issue or github-comment alert" },
 	{ CONF_ALERT, "token-env", CK_STR, L(token_env), .form = "NAME",
-	    .doc = "the environment variable holding a github-issue alert's "
-		   "token" },
+	    .doc = "the environment variable holding a github-issue or "
+		   "github-comment alert's token" },
 	{ CONF_ALERT, "allow-http", CK_BOOL, L(allow_http), .dflt = "no",
 	    .doc = "allow a webhook or the GitHub API over plain http" },
 

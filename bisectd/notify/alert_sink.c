@@ -308,7 +308,7 @@ nomem:
 }
 
 static const char *const kind_names[] = { "webhook", "command", "email",
-    "github-issue" };
+    "github-issue", "github-comment" };
 
 /*
  * Replace every copy of url in msg (libcurl's and our own messages quote
@@ -367,6 +367,7 @@ deliver_one(const struct conf *c, struct store *s,
 		send_email(k, a, doc, r);
 		break;
 	case ALERT_GITHUB:
+	case ALERT_GITHUB_COMMENT:
 		github_send(c, s, k, a, r);
 		break;
 	}
@@ -387,7 +388,8 @@ alert_deliver_at(const struct conf *c, struct store *s,
 		struct store_alert_dues due;
 		char shown[512];
 
-		if ((int)k->kind < 0 || k->kind > ALERT_GITHUB || !k->target)
+		if ((int)k->kind < 0 || k->kind > ALERT_GITHUB_COMMENT ||
+		    !k->target)
 			continue;
 		if (store_alert_enlist(s, k->name, conf_alert_shown(k, shown,
 		    sizeof(shown)), now - ALERT_BACKLOG_S, now, e) < 0 ||

@@ -1,9 +1,11 @@
 /*
- * github.c: the github-issue alert sink (see sink.h).  A confirmed
- * regression becomes an issue of the configured repository, or a comment
- * on its issue or pull request NUMBER, written as a maintainer upstream
- * reads it: what moved, by how much, since which release, and the
- * `--for-upstream` markdown report (no local path, no host name).
+ * github.c: the github-issue and github-comment alert sinks (see
+ * sink.h).  A confirmed regression becomes an issue of the configured
+ * repository, a comment on its issue or pull request NUMBER, or (a
+ * github-comment without NUMBER) a comment on the first bad commit a
+ * commit drill-down named, written as a maintainer upstream reads it:
+ * what moved, by how much, since which release, and the `--for-upstream`
+ * markdown report (no local path, no host name).
  *
  * The body starts with a marker, an HTML comment holding the sha256 of
  * the alert's dedup key; before posting, the repository's issues (or the
@@ -27,6 +29,7 @@
 #include "common/err.h"
 #include "common/strv.h"
 #include "config/conf.h"
+#include "fetch/gitrepo.h"
 #include "fetch/http.h"
 #include "fetch/sha256.h"
 #include "sink.h"
@@ -44,9 +47,38 @@ struct gh {
 	const char *token;
 	struct strv headers;
 	char repo[256];
-	long number;		/* 0: a new issue */
+	long number;		/* 0: a new issue, or the commit */
+	char commit[41];	/* the first bad commit's id, or "" */
 	char marker[SHA256_HEX_LEN + 32];
 };
+
+/* Where the posts go: an issue's or pull request's comments, a commit's
+ * comments, or the repository's issues; *url malloced. */
+static int
+gh_url(const struct gh *g, const char *query, char **url)
+{
+	const char *api = g->k->api, *repo = g->repo;
+	int n;
+
+	if (g->number)
+		n = asprintf(url, "%s/repos/%s/issues/%ld/comments%s", api,
+		    repo, g->number, query);
+	else if (g->commit[0])
+		n = asprintf(url, "%s/repos/%s/commits/%s/comments%s", api,
+		    repo, g->commit, query);
+	else
+		n = asprintf(url, "%s/repos/%s/issues%s", api, repo, query);
+	if (n < 0)
+		*url = NULL;
+	return n < 0 ? -1 : 0;
+}
+
+/* What a post is, in messages. */
+static const char *
+gh_what(const struct gh *g)
+{
+	return g->number || g->commit[0] ? "comment" : "issue";
+}
 
 static void
 gh_opts(const struct gh *g, struct http_opts *ho)
@@ -120,10 +152,8 @@ gh_posted(const struct gh *g, struct sink_outcome *r)
 	int found = 0, rc = 0;
 
 	gh_opts(g, &ho);
-	if ((g->number ? asprintf(&url, "%s/repos/%s/issues/%ld/comments?"
-	    "per_page=100", g->k->api, g->repo, g->number) : asprintf(&url,
-	    "%s/repos/%s/issues?state=all&sort=created&direction=desc&"
-	    "per_page=100", g->k->api, g->repo)) < 0)
+	if (gh_url(g, g->number || g->commit[0] ? "?per_page=100" :
+	    "?state=all&sort=created&direction=desc&per_page=100", &url) < 0)
 		return err_set(&r->err, "out of memory");
 	for (int page = 0; url && page < GITHUB_PAGES_MAX && !found; page++) {
 		struct http_response resp;
@@ -152,8 +182,8 @@ gh_posted(const struct gh *g, struct sink_outcome *r)
 				found = 1;
 		}
 		if (!json_is_array(a)) {
-			err_set(&r->err, "GitHub's list of %s is no JSON "
-			    "array", g->number ? "comments" : "issues");
+			err_set(&r->err, "GitHub's list of %ss is no JSON "
+			    "array", gh_what(g));
 			rc = -1;
 		}
 		json_decref(a);
@@ -247,7 +277,7 @@ gh_document(const struct gh *g, const struct conf *c, struct store *s,
 		buf_release(&body);
 		return NULL;
 	}
-	if (g->number == 0)
+	if (g->number == 0 && g->commit[0] == '\0')
 		json_object_set_new(d, "title", json_string(title));
 	json_object_set_new(d, "body", json_stringn(body.data, body.len));
 	buf_release(&body);
@@ -279,9 +309,28 @@ github_send(const struct conf *c, struct store *s, const struct conf_alert *k,
 	}
 	if (!conf_github_target(k->target, g.repo, sizeof(g.repo),
 	    &g.number)) {
-		err_set(&r->err, "github-issue '%s' is no OWNER/REPO",
+		err_set(&r->err, "%s '%s' is no OWNER/REPO", k->kind ==
+		    ALERT_GITHUB ? "github-issue" : "github-comment",
 		    k->target);
 		goto out;
+	}
+	if (k->kind == ALERT_GITHUB_COMMENT && g.number == 0) {
+		const char *id = json_string_value(json_object_get(
+		    json_object_get(json_object_get(o, "verdict"), "commit"),
+		    "id"));
+
+		/* A verdict that names no commit has none to comment on. */
+		if (id == NULL) {
+			r->ok = 1;
+			goto out;
+		}
+		/* The id goes into a URL: a full hexadecimal id only. */
+		if (!gitrepo_is_id(id)) {
+			err_set(&r->err, "the first bad commit's id is no "
+			    "commit id");
+			goto out;
+		}
+		snprintf(g.commit, sizeof(g.commit), "%s", id);
 	}
 	if ((g.token = getenv(k->token_env)) == NULL || g.token[0] == '\0') {
 		err_set(&r->err, "$%s is not set: GitHub takes no issue "
@@ -300,12 +349,9 @@ github_send(const struct conf *c, struct store *s, const struct conf_alert *k,
 		goto out;
 	}
 	if ((doc = gh_document(&g, c, s, o)) == NULL ||
-	    (g.number ? asprintf(&url, "%s/repos/%s/issues/%ld/comments",
-	    k->api, g.repo, g.number) : asprintf(&url, "%s/repos/%s/issues",
-	    k->api, g.repo)) < 0) {
-		url = NULL;
+	    gh_url(&g, "", &url) < 0) {
 		err_set(&r->err, "cannot build the %s of alert %lld",
-		    g.number ? "comment" : "issue", (long long)a->id);
+		    gh_what(&g), (long long)a->id);
 		goto out;
 	}
 	gh_opts(&g, &ho);
@@ -316,8 +362,8 @@ github_send(const struct conf *c, struct store *s, const struct conf_alert *k,
 		if (resp.status == 201)
 			r->ok = 1;
 		else
-			gh_refused(g.number ? "the comment" : "the new issue",
-			    &resp, r);
+			gh_refused(g.number || g.commit[0] ? "the comment" :
+			    "the new issue", &resp, r);
 	} else if (resp.status > 0)
 		r->http_status = resp.status;
 	http_response_release(&resp);

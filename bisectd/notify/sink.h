@@ -25,11 +25,14 @@ struct sink_outcome {
 char *sink_blank_controls(char *s);
 
 /*
- * github-issue (github.c): a confirmed regression alert posted as an
- * issue of k's repository, or as a comment on its issue or pull request
- * NUMBER, carrying the markdown of `bisectctl report --for-upstream` over
- * the range the alert names.  Every other alert, and an unconfirmed
- * regression, is delivered by posting nothing.  A post that carries the
+ * github-issue and github-comment (github.c): a confirmed regression
+ * alert posted as an issue of k's repository, as a comment on its issue
+ * or pull request NUMBER, or (github-comment without NUMBER) as a comment
+ * on the first bad commit the verdict's drill-down named, carrying the
+ * markdown of `bisectctl report --for-upstream` over the range the alert
+ * names.  Every other alert, an unconfirmed regression, and for a
+ * commit's comment a verdict that names no commit, is delivered by
+ * posting nothing.  A post that carries the
  * alert's marker is looked for first, so a verdict is never posted
  * twice, even after an attempt whose answer was lost.
  */

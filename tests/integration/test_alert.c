@@ -775,6 +775,98 @@ test_github_issue(void)
 	json_decref(v);
 }
 
+/*
+ * github-comment: a confirmed regression whose drill-down named a commit
+ * is a comment on that commit (no title), posted once; a verdict naming
+ * no commit posts nothing; an id that is no full commit id never reaches
+ * a URL.
+ */
+static void
+test_github_commit(void)
+{
+	static const char id[] = "3518294894cc0d5c2b1e4a7f9e8d6c5b4a392817";
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	json_t *v = json_loads(verdict_json, 0, NULL), *doc;
+	char text[8192], dir[128], *body;
+	const char *tok = "BISECTD_TEST_GH_TOKEN";
+	int64_t now = (int64_t)time(NULL);
+	int issues;
+
+	check_tmpdir("test_alert_github_commit");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "[alert \"gh\"]\n\tgithub-comment = acme/engine\n\tapi = %s\n"
+	    "\ttoken-env = %s\n\tallow-http = yes\n",
+	    testserver_url(&ts, "/api"), tok);
+	c = check_conf_load(text);
+	if (c == NULL || v == NULL || store_open("t.db", &s, &e) < 0) {
+		CHECK(!"config and store");
+		conf_free(c);
+		json_decref(v);
+		return;
+	}
+	CHECK_INT(c->alerts[0].kind, ALERT_GITHUB_COMMENT);
+	setenv(tok, "SECRETXYZ-token", 1);
+	snprintf(dir, sizeof(dir), "api/acme/engine/commit-%s-comments", id);
+
+	/* No commit in the verdict: nothing to comment on. */
+	CHECK_INT(alert_record_regression(s, "basert", "0.2.0..0.2.6",
+	    "per-token", v, NULL, &e), 0);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "delivered", 1, -1, NULL);
+	CHECK_INT(count_posts(dir), 0);
+
+	/* The drill-down's commit: one comment on it, and only one, though
+	 * GitHub's answer to the first post was lost. */
+	snprintf(text, sizeof(text), "mkdir -p %s/api/acme/engine", ts.root);
+	CHECK_INT(check_run(text, NULL), 0);
+	snprintf(text, sizeof(text), "%s/api/acme/engine/mode", ts.root);
+	check_write_file(text, "lost-once\n");
+	json_object_set_new(v, "commit", json_pack("{s:s,s:s,s:s}", "id", id,
+	    "short", "3518294894cc", "subject", "sched: a slower queue"));
+	json_object_set_new(v, "first_bad", json_string("0.3.1"));
+	CHECK_INT(alert_record_regression(s, "basert", "0.3.0..0.3.2",
+	    "per-token", v, NULL, &e), 0);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "pending", 1, -1, NULL);
+	CHECK_INT(count_posts(dir), 1);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + ALERT_RETRY_BASE_S, &e),
+	    0);
+	check_delivery(s, 0, "delivered", 2, -1, NULL);
+	CHECK_INT(count_posts(dir), 1);
+	snprintf(text, sizeof(text), "%s/%s/1.json", ts.root, dir);
+	body = check_read_file(text);
+	doc = body ? json_loads(body, 0, NULL) : NULL;
+	CHECK(json_object_get(doc, "title") == NULL);
+	CHECK_CONTAINS(json_string_value(json_object_get(doc, "body")),
+	    "<!-- bisectd-alert ");
+	CHECK_CONTAINS(json_string_value(json_object_get(doc, "body")),
+	    "**basert 0.3.1: per-token slower since 0.2.3");
+	json_decref(doc);
+	free(body);
+	/* Delivered: another pass posts nothing. */
+	CHECK_INT(alert_deliver_at(c, s, NULL, now + 7 * ALERT_RETRY_BASE_S,
+	    &e), 0);
+	CHECK_INT(count_posts(dir), 1);
+
+	/* Upstream text as the id: refused before any request. */
+	issues = count_posts("api/acme/engine/issues");
+	json_object_set_new(v, "commit", json_pack("{s:s}", "id",
+	    "../../issues"));
+	json_object_set_new(v, "first_bad", json_string("0.4.1"));
+	CHECK_INT(alert_record_regression(s, "basert", "0.4.0..0.4.2",
+	    "per-token", v, NULL, &e), 0);
+	CHECK_INT(alert_deliver_at(c, s, NULL, now, &e), 0);
+	check_delivery(s, 0, "pending", 1, -1, "the first bad commit's id is "
+	    "no commit id");
+	CHECK_INT(count_posts("api/acme/engine/issues"), issues);
+	unsetenv(tok);
+	store_close(s);
+	conf_free(c);
+	json_decref(v);
+}
+
 /* A slide is alerted once, in words that give its span, its total with
  * the interval and its change a release; a tag's control byte is inert. */
 static void
@@ -841,6 +933,7 @@ main(void)
 	CHECK_CASE(test_report_link);
 	CHECK_CASE(test_email);
 	CHECK_CASE(test_github_issue);
+	CHECK_CASE(test_github_commit);
 	CHECK_CASE(test_gradual);
 	testserver_stop(&ts);
 	return check_done();

@@ -852,7 +852,8 @@ handle_http(int fd)
 	} else if (has_prefix(rq->path, "/git/", &rest))
 		serve_git_refs(fd, rq, rest);
 	else if (has_prefix(rq->path, "/api/repos/", &rest) &&
-	    strstr(rest, "/issues") != NULL)
+	    (strstr(rest, "/issues") != NULL ||
+	    strstr(rest, "/comments") != NULL))
 		serve_issues(fd, rq);
 	else if (has_prefix(rq->path, "/api/repos/", &rest))
 		serve_api(fd, rq);

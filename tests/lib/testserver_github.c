@@ -290,9 +290,11 @@ list_numbered(int fd, const struct req *rq, const char *dir)
 /*
  *   /api/repos/OWNER/REPO/issues[?...]
  *   /api/repos/OWNER/REPO/issues/N/comments[?...]
+ *   /api/repos/OWNER/REPO/commits/SHA/comments[?...]
  *                        POST stores the request's body (JSON) as
  *                        --root/api/OWNER/REPO/issues/K.json (comments:
- *                        issue-N-comments/K.json), K = 1, 2, ..., and
+ *                        issue-N-comments/K.json, commit-SHA-comments/
+ *                        K.json), K = 1, 2, ..., and
  *                        answers 201 {"number": K} ({"id": K}); GET
  *                        answers the stored bodies, newest first, as one
  *                        JSON array.  The Authorization header of each
@@ -308,7 +310,7 @@ void
 serve_issues(int fd, const struct req *rq)
 {
 	char owner[256], repo[256], dir[PATH_MAX], store[PATH_MAX + 64];
-	char mode[256], word[64] = "", headers[512], reply[64];
+	char mode[256], word[64] = "", headers[512], reply[64], sha[65];
 	const char *p = rq->path + strlen("/api/repos/"), *rest;
 	long arg = -1, number = 0;
 	int k;
@@ -325,7 +327,12 @@ serve_issues(int fd, const struct req *rq)
 	    number > 0)
 		snprintf(store, sizeof(store), "api/%s/%s/issue-%ld-comments",
 		    owner, repo, number);
-	else {
+	else if (sscanf(rest, "commits/%64[^/]/comments", sha) == 1 &&
+	    safe_name(sha)) {
+		snprintf(store, sizeof(store), "api/%s/%s/commit-%s-comments",
+		    owner, repo, sha);
+		number = -1;	/* a comment: answered with its id */
+	} else {
 		respond_text(fd, rq, 404, "{\"message\": \"Not Found\"}\n");
 		return;
 	}

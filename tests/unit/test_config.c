@@ -121,7 +121,7 @@ test_every_key(void)
 	}
 	CHECK_INT(c->nengines, 4);
 	CHECK_INT(c->nweights, 2);
-	CHECK_INT(c->nalerts, 4);
+	CHECK_INT(c->nalerts, 5);
 	CHECK_STR(c->socket_group, "bisectd");
 	CHECK_INT(c->max_wait_ms, 60000);
 	g = conf_engine(c, "llama");
@@ -165,6 +165,8 @@ test_every_key(void)
 	CHECK(c->alerts[3].kind == ALERT_GITHUB);
 	CHECK_STR(c->alerts[3].target, "ggml-org/llama.cpp");
 	CHECK_STR(c->alerts[3].token_env, "BISECTD_GITHUB_TOKEN");
+	CHECK(c->alerts[4].kind == ALERT_GITHUB_COMMENT);
+	CHECK_STR(c->alerts[4].api, "https://api.github.com");
 	CHECK_INT(c->nablations, 3);
 	CHECK(conf_ablation_control(c, "basert") == &c->ablations[0]);
 	CHECK_STR(c->ablations[2].args.n ? c->ablations[2].args.v[0] : NULL,
@@ -560,6 +562,27 @@ test_structure_errors(void)
 	CHECK(c == NULL);
 	CHECK_CONTAINS(probs, "alert.x.api: plain http would send the token "
 	    "in clear");
+	free(probs);
+	/* github-comment: the same target, token and API checks; one kind
+	 * an alert. */
+	c = load("[alert \"x\"]\n\tgithub-comment = a/../b\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.github-comment: expected OWNER/REPO");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-comment = a/b\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.token-env: missing");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-comment = a/b\n"
+	    "\tgithub-issue = a/b\n\ttoken-env = T\n", &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "alert.x.github-issue: an alert has one of "
+	    "webhook, command, email, github-issue or github-comment");
+	free(probs);
+	c = load("[alert \"x\"]\n\tgithub-comment = a/b\n"
+	    "\ttoken-env = T\n", &probs);
+	CHECK(c != NULL && c->alerts[0].kind == ALERT_GITHUB_COMMENT);
+	conf_free(c);
 	free(probs);
 	c = load("[alert \"x\"]\n\tgithub-issue = \"a/b#12\"\n"
 	    "\ttoken-env = T\n", &probs);

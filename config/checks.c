@@ -247,6 +247,44 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 
 /* Each switch names a known engine and turns something on; each engine
  * with switches has exactly one control. */
+/* Each [compare]: two engines or more, each configured, none twice. */
+static void
+check_compares(struct conf_loader *ld)
+{
+	struct conf *c = ld->c;
+
+	for (size_t i = 0; i < c->ncompares; i++) {
+		const struct conf_compare *k = &c->compares[i];
+		char key[320];
+		int line;
+
+		snprintf(key, sizeof(key), "compare.%s.engines", k->name);
+		line = linemap_find(ld, key, 0);
+		if (k->engines_bad)
+			continue;
+		if (k->engines.n < 2 || k->engines.n > CONF_COMPARE_MAX) {
+			ld_problem(ld, line ? line : k->line, "%s: expected "
+			    "2 to %d engines, got %zu", key, CONF_COMPARE_MAX,
+			    k->engines.n);
+			continue;
+		}
+		for (size_t j = 0; j < k->engines.n; j++) {
+			const char *w = k->engines.v[j];
+			size_t len = strcspn(w, "@");
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)len, w);
+			if (conf_engine(c, name) == NULL)
+				ld_problem(ld, line, "%s: no [engine \"%s\"] "
+				    "section", key, name);
+			for (size_t m = 0; m < j; m++)
+				if (strcmp(k->engines.v[m], w) == 0)
+					ld_problem(ld, line, "%s: '%s' named "
+					    "twice", key, w);
+		}
+	}
+}
+
 static void
 check_ablations(struct conf_loader *ld)
 {
@@ -384,6 +422,7 @@ conf_check_all(struct conf_loader *ld)
 		    "yardstick.engine: no [engine \"%s\"] section",
 		    c->yardstick_engine);
 	check_ablations(ld);
+	check_compares(ld);
 	if (c->yardstick_version && c->yardstick_engine == NULL)
 		ld_problem(ld, linemap_find(ld, "yardstick.version", 0),
 		    "yardstick.engine: missing (a yardstick names its engine)");

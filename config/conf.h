@@ -197,6 +197,20 @@ struct conf_ablation {
 /* The default of control-min. */
 #define CONF_CONTROL_MIN 0.20
 
+/* The most engines a [compare] section ranks. */
+#define CONF_COMPARE_MAX 16
+
+/* A league table re-measured on a schedule (bisectctl compare's), with
+ * an alert when its leader changes beyond the noise. */
+struct conf_compare {
+	char *name;		/* the subsection name */
+	int line;
+	struct strv engines;	/* ENGINE or ENGINE@VERSION, as written */
+	int engines_bad;	/* the list could not be read (said once) */
+	int64_t every_ms;	/* how often it is measured */
+	int reps;		/* runs a cell; 0: each engine's reps */
+};
+
 enum conf_alert_kind { ALERT_WEBHOOK, ALERT_COMMAND, ALERT_EMAIL,
 	ALERT_GITHUB, ALERT_GITHUB_COMMENT };
 
@@ -247,6 +261,8 @@ struct conf {
 	size_t nalerts;
 	struct conf_ablation *ablations;	/* in the file's order */
 	size_t nablations;
+	struct conf_compare *compares;		/* in the file's order */
+	size_t ncompares;
 	struct conf_runner *runners;
 	size_t nrunners;
 

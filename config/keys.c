@@ -657,6 +657,36 @@ ablation_control_min(struct conf_loader *ld, void *obj,
 		a->control_min = f;
 }
 
+static void
+compare_engines(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_compare *k = obj;
+	struct strv v = STRV_INIT;
+
+	strv_split(&v, en->value, ',');
+	strv_clear(&k->engines);
+	for (size_t i = 0; i < v.n; i++) {
+		char *w = v.v[i], *at;
+
+		while (*w == ' ' || *w == '\t')
+			w++;
+		for (size_t n = strlen(w); n > 0 && (w[n - 1] == ' ' ||
+		    w[n - 1] == '\t'); n--)
+			w[n - 1] = '\0';
+		at = strchr(w, '@');
+		if (w[0] == '\0' || w[0] == '@' || (at && at[1] == '\0') ||
+		    strpbrk(w, " \t") != NULL) {
+			ld_problem(ld, en->line, "%s: expected ENGINE or "
+			    "ENGINE@VERSION, comma-separated, got '%s'",
+			    en->label, en->value);
+			k->engines_bad = 1;
+			break;
+		}
+		strv_push(&k->engines, w);
+	}
+	strv_clear(&v);
+}
+
 /* --- the table --- */
 
 #define B(f)	offsetof(struct conf, f)
@@ -665,6 +695,7 @@ ablation_control_min(struct conf_loader *ld, void *obj,
 #define R(f)	offsetof(struct conf_runner, f)
 #define A(f)	offsetof(struct conf_ablation, f)
 #define L(f)	offsetof(struct conf_alert, f)
+#define K(f)	offsetof(struct conf_compare, f)
 
 static const char *const units[] = { "ns", "us", "ms", "s", "tps", NULL };
 static const char *const modes[] = { "bench", "server", NULL };
@@ -934,6 +965,17 @@ const struct conf_key conf_keys[] = {
 	    .doc = "the reference release" },
 	{ CONF_YARDSTICK, "every", CK_DURATION, B(yardstick_every_ms), .lo = 1,
 	    .init = "30d", .doc = "how often the reference is checked" },
+
+	{ CONF_COMPARE, "engines", CK_CUSTOM, K(engines),
+	    .set = compare_engines, .owned = CO_STRV,
+	    .form = "ENGINE[@VERSION], ...",
+	    .doc = "the engines ranked side by side, each at a release or "
+		   "at its newest" },
+	{ CONF_COMPARE, "every", CK_DURATION, K(every_ms), .lo = 1,
+	    .init = "30d", .doc = "how often the table is measured again" },
+	{ CONF_COMPARE, "reps", CK_INT, K(reps), .lo = 1, .hi = 1000,
+	    .dflt = "each engine's reps",
+	    .doc = "process runs of each engine in each cell" },
 };
 
 const size_t conf_nkeys = sizeof(conf_keys) / sizeof(conf_keys[0]);
@@ -942,7 +984,8 @@ const char *
 conf_section_name(enum conf_section s)
 {
 	static const char *const names[CONF_NSECTIONS] = { "bisectd",
-	    "weights", "engine", "runner", "ablation", "alert", "yardstick" };
+	    "weights", "engine", "runner", "ablation", "alert", "yardstick",
+	    "compare" };
 
 	assert((unsigned)s < CONF_NSECTIONS);
 	return names[s];

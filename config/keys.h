@@ -24,6 +24,7 @@ enum conf_section {
 	CONF_ABLATION,		/* [ablation "NAME"]: struct conf_ablation */
 	CONF_ALERT,		/* [alert "NAME"]: struct conf_alert */
 	CONF_YARDSTICK,		/* [yardstick]: struct conf */
+	CONF_COMPARE,		/* [compare "NAME"]: struct conf_compare */
 	CONF_NSECTIONS
 };
 

@@ -105,6 +105,7 @@ static const struct named {
 	[CONF_RUNNER] = NAMED(runners, nrunners, struct conf_runner),
 	[CONF_ABLATION] = NAMED(ablations, nablations, struct conf_ablation),
 	[CONF_ALERT] = NAMED(alerts, nalerts, struct conf_alert),
+	[CONF_COMPARE] = NAMED(compares, ncompares, struct conf_compare),
 };
 
 /*
@@ -276,8 +277,8 @@ dispatch(struct conf_loader *ld, const git_config_entry *ge, int nth)
 			break;
 	if (s == CONF_NSECTIONS)
 		ld_problem(ld, en.line, "%s: unknown section [%s] (expected "
-		    "bisectd, weights, engine, alert, runner, ablation or "
-		    "yardstick)", name, section);
+		    "bisectd, weights, engine, alert, runner, ablation, "
+		    "yardstick or compare)", name, section);
 	else if (s == CONF_BISECTD || s == CONF_YARDSTICK) {
 		if (sub)
 			ld_problem(ld, en.line, "%s: [%s] takes no subsection "
@@ -582,11 +583,16 @@ conf_free(struct conf *c)
 		free(c->ablations[i].name);
 		conf_key_free(CONF_ABLATION, &c->ablations[i]);
 	}
+	for (size_t i = 0; i < c->ncompares; i++) {
+		free(c->compares[i].name);
+		conf_key_free(CONF_COMPARE, &c->compares[i]);
+	}
 	free(c->weights);
 	free(c->engines);
 	free(c->runners);
 	free(c->alerts);
 	free(c->ablations);
+	free(c->compares);
 	free(c->file);
 	free(c->path);
 	free(c->dir);

@@ -168,6 +168,13 @@ test_every_key(void)
 	CHECK(c->alerts[4].kind == ALERT_GITHUB_COMMENT);
 	CHECK_STR(c->alerts[4].api, "https://api.github.com");
 	CHECK_INT(c->nablations, 3);
+	CHECK_INT(c->ncompares, 1);
+	if (c->ncompares == 1) {
+		CHECK_INT(c->compares[0].engines.n, 3);
+		CHECK_STR(c->compares[0].engines.v[0], "basert@0.2.0");
+		CHECK_INT(c->compares[0].every_ms, 30LL * 86400 * 1000);
+		CHECK_INT(c->compares[0].reps, 10);
+	}
 	CHECK(conf_ablation_control(c, "basert") == &c->ablations[0]);
 	CHECK_STR(c->ablations[2].args.n ? c->ablations[2].args.v[0] : NULL,
 	    "--skip lm-head");
@@ -1064,6 +1071,60 @@ test_ablation(void)
 	free(probs);
 }
 
+/* [compare]: two engines or more, each configured, once; a spec is
+ * ENGINE or ENGINE@VERSION; each problem on its line. */
+static void
+test_compare_sections(void)
+{
+	static const char engines[] =
+	    "[weights \"w\"]\n\tpath = /w.bin\n"
+	    "[engine \"a\"]\n\tsource = dir:/r\n\tasset = a-{version}.tgz\n"
+	    "\tcommand = {bin}/x\n\tweights = w\n"
+	    "[engine \"b\"]\n\tsource = dir:/r\n\tasset = b-{version}.tgz\n"
+	    "\tcommand = {bin}/x\n\tweights = w\n";
+	struct { const char *body, *problem; } bad[] = {
+		{ "\tengines = a\n", "t.conf:14: compare.m.engines: expected "
+		    "2 to 16 engines, got 1" },
+		{ "\tengines = a, ghost@1.0\n", "t.conf:14: compare.m.engines: "
+		    "no [engine \"ghost\"] section" },
+		{ "\tengines = a, b@\n", "t.conf:14: compare.m.engines: "
+		    "expected ENGINE or ENGINE@VERSION, comma-separated, got "
+		    "'a, b@'" },
+		{ "\tengines = a, a\n", "t.conf:14: compare.m.engines: 'a' "
+		    "named twice" },
+		{ "\tengines = a, b\n\treps = 0\n", "t.conf:15: compare.m.reps" },
+		{ "\tevery = 7d\n", "compare.m.engines: expected 2 to 16 "
+		    "engines, got 0" },
+	};
+	char text[2048], *probs;
+	struct conf *c;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "%s[compare \"m\"]\n%s", engines,
+		    bad[i].body);
+		c = load(text, &probs);
+		CHECK(c == NULL);
+		CHECK_CONTAINS(probs, bad[i].problem);
+		CHECK_INT(count_lines(probs ? probs : ""), 1);
+		conf_free(c);
+		free(probs);
+	}
+	snprintf(text, sizeof(text), "%s[compare \"m\"]\n"
+	    "\tengines = a@0.2.0 ,b\n\tevery = 7d\n", engines);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c != NULL && c->ncompares == 1) {
+		CHECK_INT(c->compares[0].engines.n, 2);
+		CHECK_STR(c->compares[0].engines.v[0], "a@0.2.0");
+		CHECK_STR(c->compares[0].engines.v[1], "b");
+		CHECK_INT(c->compares[0].every_ms, 7LL * 86400 * 1000);
+		CHECK_INT(c->compares[0].reps, 0);
+	} else
+		CHECK(!"one compare section");
+	conf_free(c);
+	free(probs);
+}
+
 int
 main(void)
 {
@@ -1085,5 +1146,6 @@ main(void)
 	test_canary(dir);
 	CHECK_CASE(test_runners);
 	CHECK_CASE(test_ablation);
+	CHECK_CASE(test_compare_sections);
 	return check_done();
 }

@@ -1,12 +1,13 @@
 /*
  * ctl_compare.c: bisectctl compare: engines measured side by side on
- * this machine, their runs interleaved, ranked (report/league.h).
+ * this machine, their runs interleaved (acquire/league_run.h), ranked
+ * (report/league.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bisectd/acquire/bench_release.h"
+#include "bisectd/acquire/league_run.h"
 #include "bisectd/measure/benchlock.h"
 #include "bisectd/report/league.h"
 #include "common/err.h"
@@ -14,19 +15,10 @@
 #include "ctl_local.h"
 #include "store/store.h"
 
-/* One ENGINE[@VERSION] operand, resolved. */
-struct entrant {
-	const struct conf_engine *eng;
-	char *version;		/* malloced */
-	struct bench_job j;
-	struct bench_prep p;
-	int prepared;
-};
-
 /* The engine of operand arg and its version: the one after '@', or its
  * newest stored (else listed) release.  0, or the exit code, said. */
 static int
-resolve(struct ctl *c, struct store *s, const char *arg, struct entrant *x)
+resolve(struct ctl *c, struct store *s, const char *arg, struct league_entrant *x)
 {
 	const char *at = strchr(arg, '@');
 	char name[256];
@@ -47,79 +39,10 @@ resolve(struct ctl *c, struct store *s, const char *arg, struct entrant *x)
 	return x->version ? 0 : ctl_error("out of memory");
 }
 
-/*
- * The cells every entrant runs, each once: a cell two engines share is
- * run A B C ... in turn, so that no engine gets the quiet half of the
- * night.  reps[t * n + u]: entrant t's runs of cell u, 0 where its
- * matrix lacks it.  The cells point into the entrants' own.
- */
-static int
-union_cells(struct entrant *x, size_t nx, int reps_given,
-    struct bench_cell **cells, size_t *ncells, int **reps)
-{
-	size_t total = 0, n = 0;
-
-	for (size_t t = 0; t < nx; t++)
-		total += x[t].j.ncells;
-	if ((*cells = calloc(total + 1, sizeof(**cells))) == NULL ||
-	    (*reps = calloc(nx * total + 1, sizeof(**reps))) == NULL)
-		return -1;
-	for (size_t t = 0; t < nx; t++)
-		for (size_t k = 0; k < x[t].j.ncells; k++) {
-			const struct bench_cell *b = &x[t].j.cells[k];
-			size_t u;
-
-			for (u = 0; u < n; u++)
-				if (strcmp((*cells)[u].kind, b->kind) == 0 &&
-				    (*cells)[u].prompt == b->prompt &&
-				    (*cells)[u].gen == b->gen &&
-				    strcmp((*cells)[u].content, b->content) == 0)
-					break;
-			if (u == n)
-				(*cells)[n++] = *b;
-			(*reps)[t * total + u] = reps_given > 0 ? reps_given :
-			    x[t].eng->reps;
-		}
-	/* Close up the rows from total to n columns. */
-	for (size_t t = 0; t < nx; t++)
-		memmove(*reps + t * n, *reps + t * total, n * sizeof(**reps));
-	*ncells = n;
-	return 0;
-}
-
-/* Every entrant's cells, interleaved, every run stored. */
-static int
-run_all(struct ctl *c, struct entrant *x, size_t nx, struct bench_tally *tl,
-    struct err *e)
-{
-	struct bench_target t[BENCH_MAX_TARGETS];
-	struct bench_cell *cells = NULL;
-	size_t ncells;
-	int *reps = NULL, warmup = 0, rc;
-
-	for (size_t i = 0; i < nx; i++) {
-		t[i] = x[i].p.t;
-		t[i].eng = x[i].eng;
-		t[i].weights_id = x[i].p.w.weights_id;
-		t[i].weights_path = x[i].p.w.path;
-		t[i].weights_sha256 = x[i].p.w.sha256;
-		if (x[i].eng->warmup > warmup)
-			warmup = x[i].eng->warmup;
-	}
-	if (union_cells(x, nx, c->reps, &cells, &ncells, &reps) < 0)
-		rc = err_set(e, "out of memory");
-	else
-		rc = bench_run(&x[0].p.ctx, t, nx, cells, ncells, reps, warmup,
-		    0, tl, e);
-	free(cells);
-	free(reps);
-	return rc;
-}
-
 int
 cmd_compare(struct ctl *c)
 {
-	struct entrant x[BENCH_MAX_TARGETS];
+	struct league_entrant x[BENCH_MAX_TARGETS];
 	struct benchlock lock = BENCHLOCK_INIT;
 	struct bench_tally tally;
 	struct league l;
@@ -146,21 +69,15 @@ cmd_compare(struct ctl *c)
 		rc = EXIT_FAIL;
 		goto done;
 	}
-	for (size_t i = 0; i < nx && rc == EXIT_OK; i++) {
-		x[i].j.reps = c->reps;
+	for (size_t i = 0; i < nx; i++) {
 		x[i].j.progress = ctl_on_progress;
 		x[i].j.download = ctl_on_download;
 		x[i].j.stop = &ctl_stop;
-		if (bench_prepare(c->conf, x[i].eng, s, x[i].version, &x[i].j,
-		    &x[i].p, &e) < 0) {
-			ctl_end_line();
-			rc = ctl_failed(&e);
-		} else
-			x[i].prepared = 1;
 	}
-	if (rc == EXIT_OK && run_all(c, x, nx, &tally, &e) < 0)
-		rc = ctl_error("%s", e.msg);
+	rc = league_measure(c->conf, s, x, nx, c->reps, &tally, &e);
 	ctl_end_line();
+	if (rc < 0)
+		rc = ctl_failed(&e);
 	benchlock_release(&lock);
 	if (rc != EXIT_OK)
 		goto done;
@@ -186,12 +103,8 @@ cmd_compare(struct ctl *c)
 		    "and are flagged busy\n", tally.busy);
 done:
 	league_free(&l);
-	for (size_t i = 0; i < nx; i++) {
-		if (x[i].prepared)
-			bench_prep_release(&x[i].p);
-		bench_job_release(&x[i].j);
-		free(x[i].version);
-	}
+	for (size_t i = 0; i < nx; i++)
+		league_entrant_release(&x[i]);
 	if (s)
 		store_close(s);
 	return rc;

@@ -247,7 +247,8 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 
 /* Each switch names a known engine and turns something on; each engine
  * with switches has exactly one control. */
-/* Each [compare]: two engines or more, each configured, none twice. */
+/* Each [compare]: two engines or more, each configured, none twice (the
+ * check knows an entry by its engine). */
 static void
 check_compares(struct conf_loader *ld)
 {
@@ -278,9 +279,11 @@ check_compares(struct conf_loader *ld)
 				ld_problem(ld, line, "%s: no [engine \"%s\"] "
 				    "section", key, name);
 			for (size_t m = 0; m < j; m++)
-				if (strcmp(k->engines.v[m], w) == 0)
-					ld_problem(ld, line, "%s: '%s' named "
-					    "twice", key, w);
+				if (strncmp(k->engines.v[m], name, len) == 0 &&
+				    strcspn(k->engines.v[m], "@") == len)
+					ld_problem(ld, line, "%s: engine '%s' "
+					    "named twice (one release an "
+					    "engine)", key, name);
 		}
 	}
 }

@@ -313,6 +313,9 @@ void conf_problem(const struct conf *c, struct strv *problems, int line,
 
 /* The engine called name, or NULL. */
 const struct conf_engine *conf_engine(const struct conf *c, const char *name);
+/* The [compare "NAME"] section, or NULL. */
+const struct conf_compare *conf_compare(const struct conf *c,
+    const char *name);
 
 /* The runner called name, or NULL. */
 const struct conf_runner *conf_runner_find(const struct conf *c,

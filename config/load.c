@@ -525,6 +525,15 @@ conf_engine(const struct conf *c, const char *name)
 	return NULL;
 }
 
+const struct conf_compare *
+conf_compare(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncompares; i++)
+		if (strcmp(c->compares[i].name, name) == 0)
+			return &c->compares[i];
+	return NULL;
+}
+
 const struct conf_runner *
 conf_runner_find(const struct conf *c, const char *name)
 {

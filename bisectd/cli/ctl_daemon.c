@@ -16,6 +16,7 @@
 #include "bisectd/daemon/control.h"
 #include "ctl.h"
 #include "common/err.h"
+#include "bisectd/jobs/compare_check.h"
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
@@ -231,6 +232,16 @@ schedules(struct ctl *c, struct store *s)
 			printf("next scheduled:\n");
 		printf("  watch %-12s %s  (%s)\n", g->name, ctl_next_text(next,
 		    now, text, sizeof(text)), g->schedule);
+	}
+	for (size_t i = 0; i < c->conf->ncompares; i++) {
+		const struct conf_compare *k = &c->conf->compares[i];
+
+		if (compare_check_next(s, k, &when, &e) < 0)
+			return ctl_failed(&e);
+		if (shown++ == 0)
+			printf("next scheduled:\n");
+		printf("  compare %-10s %s\n", k->name, ctl_next_text(
+		    (time_t)when, now, text, sizeof(text)));
 	}
 	if (c->conf->yardstick_engine == NULL)
 		return 0;

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "bisectd/jobs/compare_check.h"
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
@@ -163,11 +164,14 @@ job_pending(struct daemon *d, const char *kind, const char *engine,
 	return 0;
 }
 
+/*
+ * Queue a watch job of engine with args (taken over: freed here), what
+ * it is in the log's words, unless the same is queued already.
+ */
 static int
-enqueue_watch(struct daemon *d, const char *engine, int yardstick,
-    const char *why, struct err *e)
+enqueue_args(struct daemon *d, const char *engine, char *args,
+    const char *what, const char *why, struct err *e)
 {
-	char *args = job_run_watch_args(yardstick);
 	int64_t id;
 	int pending, rc = -1;
 
@@ -176,21 +180,71 @@ enqueue_watch(struct daemon *d, const char *engine, int yardstick,
 	if (job_pending(d, "watch", engine, args, &pending, e) < 0)
 		goto out;
 	if (pending) {
-		logm(d, DAEMON_LOG_INFO, "%s: a %s job of %s is queued already",
-		    why, yardstick ? "yardstick" : "watch", engine);
+		logm(d, DAEMON_LOG_INFO, "%s: %s is queued already", why,
+		    what);
 		rc = 0;
 		goto out;
 	}
 	if (store_job_enqueue(d->store, "watch", engine, args, 0, &id, e) < 0)
 		goto out;
 	d->queued = 1;
-	logm(d, DAEMON_LOG_INFO, "%s: queued %s of %s as job %lld", why,
-	    yardstick ? "the yardstick check" : "a watch", engine,
+	logm(d, DAEMON_LOG_INFO, "%s: queued %s as job %lld", why, what,
 	    (long long)id);
 	rc = 0;
 out:
 	free(args);
 	return rc;
+}
+
+static int
+enqueue_watch(struct daemon *d, const char *engine, int yardstick,
+    const char *why, struct err *e)
+{
+	char what[300];
+
+	snprintf(what, sizeof(what), "%s of %s", yardstick ?
+	    "the yardstick check" : "a watch", engine);
+	return enqueue_args(d, engine, job_run_watch_args(yardstick), what,
+	    why, e);
+}
+
+/*
+ * Queue each [compare] check that is due; *next the soonest one to come.
+ * A check that failed stores no time of its own: it waits a period from
+ * when it was queued rather than being queued again at once.
+ */
+static int
+compare_schedules(struct daemon *d, time_t now, time_t *next,
+    struct err *e)
+{
+	for (size_t i = 0; i < d->conf->ncompares; i++) {
+		const struct conf_compare *k = &d->conf->compares[i];
+		char name[300], what[300], engine[256];
+		int64_t when, last, every = k->every_ms / 1000;
+
+		if (compare_check_next(d->store, k, &when, e) < 0)
+			return -1;
+		snprintf(name, sizeof(name), "compare:%s", k->name);
+		if (store_schedule_last(d->store, name, &last, e) == 0 &&
+		    last + every > when)
+			when = last + every;
+		if (when <= now) {
+			/* The job is filed under the table's first engine. */
+			snprintf(engine, sizeof(engine), "%.*s",
+			    (int)strcspn(k->engines.v[0], "@"),
+			    k->engines.v[0]);
+			snprintf(what, sizeof(what), "the compare check %s",
+			    k->name);
+			if (enqueue_args(d, engine, job_run_compare_args(
+			    k->name), what, "compare", e) < 0 ||
+			    store_schedule_set(d->store, name, now, e) < 0)
+				return -1;
+			when = now + every;
+		}
+		if (*next == 0 || when < *next)
+			*next = (time_t)when;
+	}
+	return 0;
 }
 
 /*
@@ -232,6 +286,8 @@ run_schedules(struct daemon *d, time_t *next, struct err *e)
 		if (*next == 0 || fire < *next)
 			*next = fire;
 	}
+	if (compare_schedules(d, now, next, e) < 0)
+		return -1;
 	if (d->conf->yardstick_engine == NULL)
 		return 0;
 	if ((rc = yardstick_next(d->conf, d->store, &when, e)) < 0)

@@ -223,7 +223,11 @@ job_what(const struct page_ctx *p, const char *kind, const char *engine,
 		if (off >= 0 && (size_t)off < len &&
 		    json_is_true(json_object_get(a, "all")))
 			snprintf(buf + off, len - off, ", every change");
-	} else if (strcmp(kind, "watch") == 0)
+	} else if (strcmp(kind, "watch") == 0 &&
+	    json_is_string(json_object_get(a, "compare")))
+		snprintf(buf, len, "compare check %s",
+		    json_string_value(json_object_get(a, "compare")));
+	else if (strcmp(kind, "watch") == 0)
 		snprintf(buf, len, json_is_true(json_object_get(a,
 		    "yardstick")) ? "yardstick check of %s" :
 		    "watch of %s's releases", engine);

@@ -21,6 +21,7 @@
 #include "bisectd/search/verdict.h"
 #include "common/err.h"
 #include "common/logto.h"
+#include "compare_check.h"
 #include "job_run.h"
 #include "store/store.h"
 #include "watch.h"
@@ -201,6 +202,8 @@ run_watch(const struct conf *c, const struct conf_engine *g,
 	json_t *r, *verdict = NULL;
 	char *compared = NULL;
 	int rc, yard = json_is_true(json_object_get(args, "yardstick"));
+	const char *cmp = json_string_value(json_object_get(args, "compare"));
+	const struct conf_compare *k = NULL;
 
 	memset(&w, 0, sizeof(w));
 	w.stop = o->stop;
@@ -210,14 +213,18 @@ run_watch(const struct conf *c, const struct conf_engine *g,
 	w.job_id = job->id;
 	w.compared = &compared;
 	w.verdict = &verdict;
-	rc = yard ? yardstick_run(c, s, &w, e) : watch_run(c, g, s, &w, e);
+	if (cmp && (k = conf_compare(c, cmp)) == NULL)
+		return err_set(e, "[compare \"%s\"] is no longer configured",
+		    cmp);
+	rc = k ? compare_check_run(c, s, &w, k, NULL, e) : yard ?
+	    yardstick_run(c, s, &w, e) : watch_run(c, g, s, &w, e);
 	if (rc < 0) {
 		json_decref(verdict);
 		free(compared);
 		return -1;
 	}
-	r = json_pack("{s:s,s:i}", yard ? "yardstick" : "watch", g->name,
-	    "exit_code", rc);
+	r = json_pack("{s:s,s:i}", k ? "compare" : yard ? "yardstick" :
+	    "watch", k ? k->name : g->name, "exit_code", rc);
 	/* What the watch compared and found, for `bisectctl status`. */
 	if (compared && verdict) {
 		json_object_set_new(r, "range", json_string(compared));
@@ -326,4 +333,14 @@ char *
 job_run_watch_args(int yardstick)
 {
 	return strdup(yardstick ? "{\"yardstick\":true}" : "{}");
+}
+
+char *
+job_run_compare_args(const char *name)
+{
+	json_t *o = json_pack("{s:s}", "compare", name);
+	char *s = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	return s;
 }

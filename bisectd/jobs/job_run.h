@@ -64,5 +64,7 @@ const struct conf_runner *job_run_slurm(const struct conf *c,
  * yardstick check (malloced).
  */
 char *job_run_watch_args(int yardstick);
+/* The same for the check of [compare "name"]. */
+char *job_run_compare_args(const char *name);
 
 #endif

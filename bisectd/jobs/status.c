@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "config/conf.h"
 #include "config/cron.h"
+#include "compare_check.h"
 #include "status.h"
 #include "store/store.h"
 #include "watch.h"
@@ -110,6 +111,9 @@ status_job_args_text(const char *kind, const json_t *args, char *buf,
 	} else if (strcmp(kind, "watch") == 0) {
 		if (json_is_true(json_object_get(a, "yardstick")))
 			snprintf(raw, sizeof(raw), "yardstick check");
+		else if ((v = json_string_value(json_object_get(a,
+		    "compare"))))
+			snprintf(raw, sizeof(raw), "compare check %s", v);
 	} else if (version) {
 		add_option(raw, sizeof(raw), &off, "%s", version);
 		if ((v = json_string_value(json_object_get(a, "prompts"))))
@@ -154,6 +158,12 @@ status_job_outcome(const struct store_job *j, char *buf, size_t len)
 		    "no result");
 	else if (strcmp(j->kind, "bisect") == 0)
 		verdict_words(r, raw, sizeof(raw));
+	else if (strcmp(j->kind, "watch") == 0 &&
+	    json_object_get(r, "compare"))
+		snprintf(raw, sizeof(raw), "%s", j->exit_code == 0 ?
+		    "the same leaders (or none apart from the rest)" :
+		    j->exit_code == 3 ? "another engine leads" :
+		    "inconclusive");
 	else if (strcmp(j->kind, "watch") == 0 &&
 	    json_object_get(r, "yardstick"))
 		snprintf(raw, sizeof(raw), "%s", j->exit_code == 0 ?
@@ -210,7 +220,8 @@ job_json(const struct store_job *j, int interrupted)
 	return o;
 }
 
-/* Each scheduled watch and the yardstick check with its next time. */
+/* Each scheduled watch, compare check and the yardstick check with its
+ * next time. */
 static int
 schedules_json(const struct conf *c, struct store *s, json_t *a,
     struct err *e)
@@ -229,6 +240,13 @@ schedules_json(const struct conf *c, struct store *s, json_t *a,
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:I,s:b}",
 		    "job", "watch", "engine", g->name, "schedule", g->schedule,
 		    "next", (json_int_t)next, "due", next <= now));
+	}
+	for (size_t i = 0; i < c->ncompares; i++) {
+		if (compare_check_next(s, &c->compares[i], &when, e) < 0)
+			return -1;
+		json_array_append_new(a, json_pack("{s:s,s:s,s:I,s:b}", "job",
+		    "compare", "compare", c->compares[i].name, "next",
+		    (json_int_t)when, "due", when <= now));
 	}
 	if (c->yardstick_engine == NULL)
 		return 0;

@@ -137,6 +137,29 @@ league_rank(struct league *l)
 	rank_at(l, 1, l->rank_gen);
 }
 
+int
+league_leader(const struct league *l, int decode)
+{
+	int at = -1;
+
+	for (size_t i = 0; i < l->n; i++)
+		if ((decode ? l->v[i].tg_rank : l->v[i].pp_rank) == 1) {
+			if (at >= 0)
+				return -1;
+			at = (int)i;
+		}
+	return at;
+}
+
+const struct league_fig *
+league_ranked_fig(const struct league *l, size_t i, int decode)
+{
+	const struct league_entry *x = &l->v[i];
+
+	return decode ? fig_at(x->tg, x->ntg, l->rank_gen) :
+	    fig_at(x->pp, x->npp, l->rank_prompt);
+}
+
 void
 league_free(struct league *l)
 {

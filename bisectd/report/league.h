@@ -71,6 +71,15 @@ void league_rank(struct league *l);
 
 void league_free(struct league *l);
 
+/* The entry that ranks first alone on prefill (decode 0) or on decode
+ * (1), its interval apart from every other's: its index, or -1 when the
+ * first place is shared or nothing ranks. */
+int league_leader(const struct league *l, int decode);
+
+/* Entry i's figure at the length the side is ranked at, or NULL. */
+const struct league_fig *league_ranked_fig(const struct league *l, size_t i,
+    int decode);
+
 /* The league as JSON: a new reference, NULL when memory runs out. */
 struct json_t *league_json(const struct league *l);
 

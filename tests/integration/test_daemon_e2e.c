@@ -619,6 +619,72 @@ test_missed_schedule(void)
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 }
 
+/*
+ * A [compare] section through the daemon: never checked, it is due at
+ * start-up, queued once as a watch job of its first engine, run to its
+ * first table (nothing to alert), and `status` gives the check's words
+ * and when it is due again; a restart queues nothing more.
+ */
+static void
+test_compare_schedule(void)
+{
+	char eng[8192], a[2048], b[2048], sa[1024], sb[1024], buf[64], *log;
+	char cmd[4200], *out = NULL;
+	struct store_jobs jobs;
+	struct err e = ERR_INIT;
+	struct store *s;
+	int64_t id = 0;
+	pid_t pid;
+	int code;
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p ra rb state && ln -s %s/tests/"
+	    "demo-cpu/basert-0.2.3.tar.gz ra/ && ln -s %s/tests/demo-cpu/"
+	    "basert-0.2.4.tar.gz rb/", build, build);
+	CHECK_INT(check_run(cmd, NULL), 0);
+	snprintf(sa, sizeof(sa), "\tsource = dir:%s/ra\n", dir);
+	snprintf(sb, sizeof(sb), "\tsource = dir:%s/rb\n", dir);
+	snprintf(a, sizeof(a), ENGINE_FMT, "basert", sa);
+	snprintf(b, sizeof(b), ENGINE_FMT, "other", sb);
+	snprintf(eng, sizeof(eng), "%s%s", a, b);
+	write_config(eng, "[compare \"m\"]\n\tengines = basert, other\n"
+	    "\tevery = 7d\n");
+
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	json_decref(daemon_status());
+	CHECK_INT(count_watches("basert"), 1);
+	s = open_store();
+	if (s && store_job_list(s, 10, &jobs, &e) == 0) {
+		if (jobs.n > 0) {
+			id = jobs.v[0].id;
+			CHECK_STR(jobs.v[0].args, "{\"compare\":\"m\"}");
+		}
+		store_jobs_release(&jobs);
+	}
+	store_close(s);
+	CHECK(id > 0);
+	CHECK_STR(wait_job(id, 120, buf, sizeof(buf), &code), "done");
+	CHECK_INT(code, 0);
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	CHECK_CONTAINS(out, "compare check m");
+	CHECK_CONTAINS(out, "the same leaders (or none apart from the rest)");
+	CHECK_CONTAINS(out, "  compare m ");
+	free(out);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, "compare: queued the compare check m as job ");
+	free(log);
+
+	/* Checked: a restart queues nothing more. */
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	json_decref(daemon_status());
+	check_sleep_ms(500);
+	CHECK_INT(count_watches("basert"), 1);
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+}
+
 /* A folder of its own for the next case: the last one is removed when
  * every check passed (check_done removes the last folder only). */
 static int
@@ -648,5 +714,7 @@ main(void)
 		test_watch_decode();
 	if (check_failures == 0 && next_dir() == 0)
 		CHECK_CASE(test_watch_history);
+	if (check_failures == 0 && next_dir() == 0)
+		CHECK_CASE(test_compare_schedule);
 	return check_done();
 }

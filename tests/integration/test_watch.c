@@ -21,6 +21,7 @@
 #include "common/err.h"
 #include "store/store.h"
 #include "common/strv.h"
+#include "bisectd/jobs/compare_check.h"
 #include "bisectd/jobs/watch.h"
 
 static const char *build;
@@ -296,7 +297,141 @@ yardstick_case(const char *name, const char *ys_version,
 	conf_free(c);
 }
 
-/* The watch, or with "yardstick" the yardstick (two CTest tests). */
+/* [compare "m"] of specs over basert from dir a and other from dir b. */
+static struct conf *
+compare_conf(const char *a_dir, const char *b_dir, const char *specs)
+{
+	char text[16384], a[4096], b[4096];
+
+	snprintf(a, sizeof(a), ENGINE_FMT_REPS("8"), "basert", a_dir, "demo");
+	snprintf(b, sizeof(b), ENGINE_FMT_REPS("8"), "other", b_dir, "demo");
+	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = t.db\n"
+	    "\tcache = cache\n\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n%s%s"
+	    "[compare \"m\"]\n\tengines = %s\n\tevery = 7d\n",
+	    build, a, b, specs);
+	return check_conf_load(text);
+}
+
+/* The prefill alerts of kind "compare" (a decode leader by chance is no
+ * concern here: decode is the same in every demo release). */
+static int
+prefill_alerts(struct store *s, char *summary, size_t len)
+{
+	struct store_alert_rows rows;
+	int n = 0;
+
+	summary[0] = '\0';
+	if (count_alerts(s, "compare", &rows) < 0)
+		return -1;
+	for (size_t i = 0; i < rows.n; i++)
+		if (strcmp(rows.v[i].alert.kind, "compare") == 0 &&
+		    strstr(rows.v[i].alert.body, "\"side\":\"prefill\"")) {
+			snprintf(summary, len, "%s", rows.v[i].alert.summary);
+			n++;
+		}
+	store_alert_rows_release(&rows);
+	return n;
+}
+
+/*
+ * A [compare] check: the first table (each engine's newest release) is
+ * kept without an alert; when the other engine leads basert beyond the
+ * noise, one alert names both with their figures; the same table again
+ * alerts nothing more.
+ */
+static void
+test_compare_check(void)
+{
+	struct watch_opts o = { .log = log_line };
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char summary[1024];
+	int64_t when = 0;
+	int rc;
+
+	check_tmpdir("test_watch_compare");
+	publish("ra", "0.2.3");		/* 96.6 us a prompt token */
+	publish("rb", "0.2.4");		/* 328 */
+	if ((c = compare_conf("ra", "rb", "basert, other")) == NULL ||
+	    store_open("t.db", &s, &e) < 0) {
+		CHECK(!"config and store");
+		conf_free(c);
+		return;
+	}
+	CHECK_INT(compare_check_next(s, &c->compares[0], &when, &e), 0);
+	CHECK(when <= (int64_t)time(NULL));
+	rc = compare_check_run(c, s, &o, &c->compares[0], NULL, &e);
+	if (rc < 0)
+		fprintf(stderr, "compare: %s\n", e.msg);
+	CHECK_INT(rc, 0);
+	CHECK_INT(prefill_alerts(s, summary, sizeof(summary)), 0);
+	CHECK_INT(compare_check_next(s, &c->compares[0], &when, &e), 0);
+	CHECK(when >= (int64_t)time(NULL) + 7 * 86400 - 60);
+	conf_free(c);
+
+	/* The section now ranks basert's slow release against other's fast
+	 * one: the same engines, another leader. */
+	publish("ra", "0.2.4");
+	publish("rb", "0.2.3");
+	if ((c = compare_conf("ra", "rb", "basert@0.2.4, other@0.2.3")) ==
+	    NULL) {
+		CHECK(!"config");
+		store_close(s);
+		return;
+	}
+	rc = compare_check_run(c, s, &o, &c->compares[0], NULL, &e);
+	if (rc < 0)
+		fprintf(stderr, "compare: %s\n", e.msg);
+	CHECK_INT(rc, 3);
+	CHECK_INT(prefill_alerts(s, summary, sizeof(summary)), 1);
+	CHECK_CONTAINS(summary, "compare m: other 0.2.3 now leads prefill at "
+	    "512 tokens, ");
+	CHECK_CONTAINS(summary, "over basert 0.2.4 at ");
+	CHECK_CONTAINS(summary, "(n 8)");
+	if (getenv("TEST_WATCH_VERBOSE"))
+		fprintf(stderr, "alert: %s\n", summary);
+	/* The same table again: the same leader, nothing more. */
+	rc = compare_check_run(c, s, &o, &c->compares[0], NULL, &e);
+	CHECK_INT(rc, 0);
+	CHECK_INT(prefill_alerts(s, summary, sizeof(summary)), 1);
+	store_close(s);
+	conf_free(c);
+}
+
+/* A run that fails fails the check: no engine leads by another's crash. */
+static void
+test_compare_failed_run(void)
+{
+	struct watch_opts o = { .log = log_line };
+	struct err e = ERR_INIT;
+	struct store *s = NULL;
+	struct conf *c;
+	char summary[1024];
+
+	check_tmpdir("test_watch_compare_fail");
+	publish("ra", "0.2.4");
+	publish("rb", "0.2.3");
+	if ((c = compare_conf("ra", "rb", "basert, other")) == NULL ||
+	    store_open("t.db", &s, &e) < 0) {
+		CHECK(!"config and store");
+		conf_free(c);
+		return;
+	}
+	/* other's command cannot run: every run of it fails */
+	free(c->engines[1].command);
+	c->engines[1].command = strdup("{bin}/bin/no-such-engine");
+	CHECK_INT(compare_check_run(c, s, &o, &c->compares[0], NULL, &e), -1);
+	CHECK_CONTAINS(e.msg, "compare m: ");
+	CHECK_CONTAINS(e.msg, " runs failed; the last: ");
+	CHECK_INT(prefill_alerts(s, summary, sizeof(summary)), 0);
+	store_close(s);
+	conf_free(c);
+}
+
+/* The watch, with "yardstick" the yardstick, with "compare" the
+ * [compare] check (three CTest tests). */
 int
 main(int argc, char **argv)
 {
@@ -306,7 +441,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "BISECTD_BUILD_DIR is not set\n");
 		return 1;
 	}
-	if (strcmp(part, "yardstick") != 0) {
+	if (strcmp(part, "compare") == 0) {
+		test_compare_check();
+		test_compare_failed_run();
+	} else if (strcmp(part, "yardstick") != 0) {
 		test_watch();
 		test_watch_every_metric();
 	} else {

@@ -1090,8 +1090,8 @@ test_compare_sections(void)
 		{ "\tengines = a, b@\n", "t.conf:14: compare.m.engines: "
 		    "expected ENGINE or ENGINE@VERSION, comma-separated, got "
 		    "'a, b@'" },
-		{ "\tengines = a, a\n", "t.conf:14: compare.m.engines: 'a' "
-		    "named twice" },
+		{ "\tengines = a, b, a@1.0\n", "t.conf:14: compare.m.engines: "
+		    "engine 'a' named twice (one release an engine)" },
 		{ "\tengines = a, b\n\treps = 0\n", "t.conf:15: compare.m.reps" },
 		{ "\tevery = 7d\n", "compare.m.engines: expected 2 to 16 "
 		    "engines, got 0" },

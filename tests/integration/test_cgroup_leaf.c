@@ -106,8 +106,8 @@ real_cgroup(char *dir, size_t len)
 	char *mnt = NULL, *self = NULL, *nl;
 	int ok = 0;
 
-	if (check_run("findmnt -n -o TARGET -t cgroup2 | head -n 1", &mnt) !=
-	    0 || check_run("sed -n 's/^0:://p' /proc/self/cgroup", &self) != 0 ||
+	if (check_run("awk '/ - cgroup2 / { print $5; exit }' "
+	    "/proc/self/mountinfo", &mnt) != 0 || check_run("sed -n 's/^0:://p' /proc/self/cgroup", &self) != 0 ||
 	    mnt[0] == '\0' || self[0] == '\0') {
 		fprintf(stderr, "note: no cgroup2 mount; real tree not "
 		    "tested\n");

@@ -307,7 +307,7 @@ cgroup_move_to_leaf(const char *dir, const char *leaf, pid_t self,
     char *why, size_t ylen)
 {
 	char path[PATH_MAX + 32], buf[64], pid[24];
-	ssize_t n;
+	size_t plen;
 
 	if (!cg_writable(dir, "cgroup.procs") ||
 	    !cg_writable(dir, "cgroup.subtree_control")) {
@@ -317,14 +317,13 @@ cgroup_move_to_leaf(const char *dir, const char *leaf, pid_t self,
 	}
 	/* Another process in it (the shell that started us, say) is not
 	 * ours to move: the cgroup is not the service's own then. */
-	snprintf(pid, sizeof(pid), "%ld", (long)self);
+	plen = (size_t)snprintf(pid, sizeof(pid), "%ld", (long)self);
 	if (procfs_pathf(path, sizeof(path), "%s/cgroup.procs", dir) < 0 ||
-	    (n = procfs_read(path, buf, sizeof(buf))) < 0) {
+	    procfs_read(path, buf, sizeof(buf)) < 0) {
 		snprintf(why, ylen, "cannot read '%s/cgroup.procs'", dir);
 		return -1;
 	}
-	if (strncmp(buf, pid, strlen(pid)) != 0 ||
-	    strspn(buf + strlen(pid), "\n") != strlen(buf + strlen(pid))) {
+	if (strncmp(buf, pid, plen) != 0 || strcmp(buf + plen, "\n") != 0) {
 		snprintf(why, ylen, "other processes share cgroup '%s'", dir);
 		return 0;
 	}

@@ -85,15 +85,12 @@ test_fake_not_delegated(void)
 	CHECK_INT(cgroup_move_to_leaf("svc", "daemon", getpid(), why,
 	    sizeof(why)), 0);
 	CHECK_CONTAINS(why, "is not delegated to us");
-	/* A missing leaf that cannot be made is a failed move. */
+	/* A leaf that cannot take us (a file here) is a failed move. */
 	fake_tree(pid, 1);
-	CHECK(check_run("rm -rf svc/daemon && chmod 0555 svc", NULL) == 0);
-	if (geteuid() != 0) {
-		CHECK_INT(cgroup_move_to_leaf("svc", "daemon", getpid(), why,
-		    sizeof(why)), -1);
-		CHECK_CONTAINS(why, "cannot create cgroup 'svc/daemon'");
-	}
-	(void)chmod("svc", 0755);
+	CHECK(check_run("rm -rf svc/daemon && touch svc/daemon", NULL) == 0);
+	CHECK_INT(cgroup_move_to_leaf("svc", "daemon", getpid(), why,
+	    sizeof(why)), -1);
+	CHECK_CONTAINS(why, "cannot move into cgroup 'svc/daemon'");
 }
 
 /*

@@ -206,6 +206,16 @@ check_installed() {
 		check "no bisectd group" grep -q '^bisectd:' "$root/etc/group"
 		check "the unit is not enabled" [ -L \
 		    "$root/etc/systemd/system/multi-user.target.wants/bisectd.service" ]
+		# systemd's own reading of the unit, where systemd is here:
+		# any unknown key or missing program is a line of output.
+		if [ -x "$root/usr/bin/systemd-analyze" ]; then
+			out=$(chroot "$root" systemd-analyze verify \
+			    /lib/systemd/system/bisectd.service 2>&1)
+			rc=$?
+			check "systemd-analyze verify failed ($rc): $out" \
+			    [ "$rc" -eq 0 ]
+			check "systemd-analyze verify says: $out" [ -z "$out" ]
+		fi
 		mode_owner /var/lib/bisectd 700 bisectd:bisectd
 		mode_owner /var/cache/bisectd 700 bisectd:bisectd
 	else

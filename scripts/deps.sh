@@ -16,6 +16,13 @@ BISECTD_FUZZ_PACKAGES="clang libclang-rt-14-dev"
 # takes a screenshot of it, pngtopnm (netpbm) makes that a PPM to read.
 BISECTD_BROWSER_PACKAGES="libxml2-utils chromium netpbm"
 
+# The Debian package's test (tests/package/test_deb.sh): debhelper runs
+# the CMake build and writes the maintainer scripts, dpkg-dev has
+# dpkg-buildpackage, lintian checks the result, mount mounts the
+# throwaway root it is installed into.  debian/control says
+# Rules-Requires-Root: no, so the build needs no fakeroot.
+BISECTD_DEB_PACKAGES="debhelper dpkg-dev lintian mount"
+
 # install_deps [MORE-PACKAGES...]
 install_deps() {
 	missing=""

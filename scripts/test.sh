@@ -6,7 +6,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
-install_deps $BISECTD_FUZZ_PACKAGES $BISECTD_BROWSER_PACKAGES
+install_deps $BISECTD_FUZZ_PACKAGES $BISECTD_BROWSER_PACKAGES \
+    $BISECTD_DEB_PACKAGES
 
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
 #include "bisectd/notify/alert_sink.h"
+#include "bisectd/process/cgroup.h"
 #include "bisectd/remote/slurm.h"
 #include "common/clock.h"
 #include "common/err.h"
@@ -735,6 +737,30 @@ reload(struct daemon *d)
 	log_next_runs(d);
 }
 
+/*
+ * Alone in a cgroup delegated to us (systemd's Delegate=yes), move into
+ * a leaf of it before any run, so that runs' cgroups beside the leaf
+ * can have the memory controller.  Said when it happened or failed;
+ * started by hand, in a shell's cgroup, nothing is moved.
+ */
+static void
+leave_delegated_cgroup(struct daemon *d)
+{
+	char where[PATH_MAX], why[512];
+
+	switch (cgroup_leave_delegated(DAEMON_CGROUP_LEAF, where,
+	    sizeof(where), why, sizeof(why))) {
+	case 1:
+		logm(d, DAEMON_LOG_INFO, "cgroup: moved into '%s'; runs get "
+		    "cgroups beside it", where);
+		break;
+	case -1:
+		logm(d, DAEMON_LOG_WARNING, "cgroup: %s; runs' memory caps "
+		    "may not apply", why);
+		break;
+	}
+}
+
 static int
 start(struct daemon *d, struct err *e)
 {
@@ -742,6 +768,7 @@ start(struct daemon *d, struct err *e)
 	char *dir = strdup(d->database), *slash;
 	int rc, n;
 
+	leave_delegated_cgroup(d);
 	/* The database's folder holds the lock files: make it first. */
 	if (dir == NULL)
 		return err_set(e, "out of memory");

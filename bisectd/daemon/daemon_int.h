@@ -70,6 +70,8 @@ struct progress {
 #define DAEMON_ACCEPTS_PER_PASS	8
 /* At most one control-socket log line per this many ms. */
 #define DAEMON_CONTROL_LOG_MS	10000
+/* The child of a delegated cgroup the daemon moves into at start. */
+#define DAEMON_CGROUP_LEAF	"daemon"
 
 struct daemon;
 

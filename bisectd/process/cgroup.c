@@ -28,6 +28,9 @@
 
 static pthread_once_t cg_once = PTHREAD_ONCE_INIT;
 static char cg_parent[PATH_MAX];	/* "" when cgroups are unavailable */
+/* The delegated cgroup we left for a leaf (cgroup_leave_delegated): the
+ * parent of the runs' cgroups, not the leaf we are in now. */
+static char cg_base[PATH_MAX];
 static char cg_why[512];
 /* One emptied run cgroup kept for the next run: making and removing a
  * cgroup per run costs time and leaves the kernel work in the background
@@ -227,7 +230,9 @@ cg_probe(void)
 {
 	char dir[PATH_MAX], probe[PATH_MAX], kill_file[PATH_MAX];
 
-	if (cg_locate(dir, sizeof(dir)) < 0)
+	if (cg_base[0] != '\0')
+		memcpy(dir, cg_base, sizeof(dir));
+	else if (cg_locate(dir, sizeof(dir)) < 0)
 		return;
 	if (access(dir, W_OK) < 0) {
 		cg_unavailable("cannot write to our cgroup '%s': %s", dir,
@@ -284,6 +289,76 @@ cg_write(const char *dir, const char *file, const char *text)
 	if (write(fd, text, strlen(text)) < 0)
 		rc = -1;
 	close(fd);
+	return rc;
+}
+
+/* Whether we may write dir's file; errno when not. */
+static int
+cg_writable(const char *dir, const char *file)
+{
+	char path[PATH_MAX + 32];
+
+	return procfs_pathf(path, sizeof(path), "%s/%s", dir, file) == 0 &&
+	    access(path, W_OK) == 0;
+}
+
+int
+cgroup_move_to_leaf(const char *dir, const char *leaf, pid_t self,
+    char *why, size_t ylen)
+{
+	char path[PATH_MAX + 32], buf[64], pid[24];
+	size_t plen;
+
+	if (!cg_writable(dir, "cgroup.procs") ||
+	    !cg_writable(dir, "cgroup.subtree_control")) {
+		snprintf(why, ylen, "cgroup '%s' is not delegated to us: %s",
+		    dir, strerror(errno));
+		return 0;
+	}
+	/* Another process in it (the shell that started us, say) is not
+	 * ours to move: the cgroup is not the service's own then. */
+	plen = (size_t)snprintf(pid, sizeof(pid), "%ld", (long)self);
+	if (procfs_pathf(path, sizeof(path), "%s/cgroup.procs", dir) < 0 ||
+	    procfs_read(path, buf, sizeof(buf)) < 0) {
+		snprintf(why, ylen, "cannot read '%s/cgroup.procs'", dir);
+		return -1;
+	}
+	if (strncmp(buf, pid, plen) != 0 || strcmp(buf + plen, "\n") != 0) {
+		snprintf(why, ylen, "other processes share cgroup '%s'", dir);
+		return 0;
+	}
+	if (procfs_pathf(path, sizeof(path), "%s/%s", dir, leaf) < 0) {
+		snprintf(why, ylen, "cgroup path too long");
+		return -1;
+	}
+	if (mkdir(path, 0755) < 0 && errno != EEXIST) {
+		snprintf(why, ylen, "cannot create cgroup '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (cg_write(path, "cgroup.procs", pid) < 0) {
+		snprintf(why, ylen, "cannot move into cgroup '%s': %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+int
+cgroup_leave_delegated(const char *leaf, char *where, size_t wlen,
+    char *why, size_t ylen)
+{
+	char dir[PATH_MAX];
+	int rc;
+
+	if (cg_locate(dir, sizeof(dir)) < 0) {
+		snprintf(why, ylen, "%s", cg_why);
+		return 0;
+	}
+	if ((rc = cgroup_move_to_leaf(dir, leaf, getpid(), why, ylen)) == 1) {
+		memcpy(cg_base, dir, sizeof(cg_base));
+		snprintf(where, wlen, "%s/%s", dir, leaf);
+	}
 	return rc;
 }
 

@@ -22,6 +22,24 @@ struct err;
 int cgroup_available(char *where, size_t wlen, char *why, size_t ylen);
 
 /*
+ * Leave the root of the delegated cgroup this process was started in
+ * (systemd's Delegate=yes) for its child leaf, made if missing, so that
+ * runs can have cgroups beside it with a memory cap: cgroup v2 enables
+ * a controller for children only in a cgroup without processes of its
+ * own.  Only when we are its one process and may write its cgroup.procs
+ * and cgroup.subtree_control; call it before the first run.  1 with the
+ * leaf's folder in where; 0 (nothing moved) or -1 (the move failed)
+ * with the reason in why.
+ */
+int cgroup_leave_delegated(const char *leaf, char *where, size_t wlen,
+    char *why, size_t ylen);
+
+/* The same on the cgroup folder dir for the process self, recording
+ * nothing: what cgroup_leave_delegated does once it found dir. */
+int cgroup_move_to_leaf(const char *dir, const char *leaf, pid_t self,
+    char *why, size_t ylen);
+
+/*
  * A cgroup for one run, named after marker (the spare one when there
  * is one): its folder open for clone3 (O_DIRECTORY), the folder's path
  * in *dir (malloced) and its memory.events oom_kill count in

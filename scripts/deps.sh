@@ -19,9 +19,11 @@ BISECTD_BROWSER_PACKAGES="libxml2-utils chromium netpbm"
 # The Debian package's test (tests/package/test_deb.sh): debhelper runs
 # the CMake build and writes the maintainer scripts, dpkg-dev has
 # dpkg-buildpackage, lintian checks the result, mount mounts the
-# throwaway root it is installed into.  debian/control says
-# Rules-Requires-Root: no, so the build needs no fakeroot.
-BISECTD_DEB_PACKAGES="debhelper dpkg-dev lintian mount"
+# throwaway root it is installed into, and build-essential is what
+# dpkg-buildpackage checks for before any build (g++ among it).
+# debian/control says Rules-Requires-Root: no, so the build needs no
+# fakeroot.
+BISECTD_DEB_PACKAGES="debhelper dpkg-dev build-essential lintian mount"
 
 # install_deps [MORE-PACKAGES...]
 install_deps() {

@@ -486,9 +486,10 @@ alert_history(struct store *s, const struct history *h,
 
 /*
  * The history of eng (every stored release, every metric): each
- * slowdown it finds that no earlier alert covered (a regression alert
- * or a history alert naming a first bad release among the releases
- * around it) is alerted once, kind "history".  A slowdown the same
+ * slowdown it finds whose interval lies above half the engine's
+ * threshold and that no earlier alert covered (a regression alert or a
+ * history alert naming a first bad release among the releases around
+ * it) is alerted once, kind "history".  A slowdown the same
  * releases show on several metrics is alerted once.  Changes for the
  * better are logged, not alerted.
  */
@@ -514,6 +515,19 @@ watch_history(const struct conf *c, const struct conf_engine *eng,
 			int fresh;
 
 			history_range(x, p, &a, &b);
+			/* As the bisect counts a change: its interval above
+			 * half the threshold.  A significant drift of 3% is
+			 * the history's to show, not news to page anyone
+			 * about (a loaded machine makes such shifts). */
+			if (p->up && !(p->rel.lo > eng->threshold / 2)) {
+				wlog(o, ALERT_LOG_INFO, "watch %s: history of "
+				    "%s: slower at %s by %+.1f%% [%+.1f%%, "
+				    "%+.1f%%], below half the threshold: not "
+				    "alerted", eng->name, x->metric,
+				    x->v[p->at].version, 100 * p->rel.value,
+				    100 * p->rel.lo, 100 * p->rel.hi);
+				continue;
+			}
 			if (!p->up || covered(&rows, l, x->v[a].version,
 			    x->v[b].version)) {
 				wlog(o, ALERT_LOG_INFO, "watch %s: history of "

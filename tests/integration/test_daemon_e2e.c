@@ -519,6 +519,36 @@ test_watch_history(void)
 	free(log);
 }
 
+/*
+ * A step of 8% at 1.0.6 (tests/releases/nudge-*), its interval below
+ * half the threshold (10%): the history shows it, the watch logs it,
+ * and nothing is alerted.
+ */
+static void
+test_history_below_threshold(void)
+{
+	struct testserver ts;
+	char cmd[4200], *log;
+	pid_t pid;
+
+	if (fake_watched("nudge", 20, 18, &ts) < 0)
+		return;
+	for (int v = 0; v <= 18; v++) {
+		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench nudge 1.0.%d "
+		    ">/dev/null", ctl, v);
+		CHECK_INT(check_run(cmd, NULL), 0);
+	}
+	pid = start_daemon();
+	watch_ends("nudge", 0);
+	check_sleep_ms(1000);
+	CHECK_INT(count_hooks(ts.root), 0);
+	log = stop_all(pid, &ts);
+	CHECK_CONTAINS(log, "watch nudge: history of per-token: slower at "
+	    "1.0.6 by +");
+	CHECK_CONTAINS(log, "below half the threshold: not alerted");
+	free(log);
+}
+
 /* Watch jobs of engine in the store (any state). */
 static int
 count_watches(const char *engine)
@@ -716,5 +746,7 @@ main(void)
 		CHECK_CASE(test_watch_history);
 	if (check_failures == 0 && next_dir() == 0)
 		CHECK_CASE(test_compare_schedule);
+	if (check_failures == 0 && next_dir() == 0)
+		CHECK_CASE(test_history_below_threshold);
 	return check_done();
 }

@@ -4,6 +4,7 @@
  */
 #include <assert.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,8 +25,6 @@
 
 /* A Slurm tool gets this long before it counts as hung. */
 #define SLURM_TOOL_TIMEOUT_MS (60 * 1000)
-/* How often a job in flight is asked about. */
-#define SLURM_POLL_MS 500
 
 /*
  * The batch script: a constant.  What it runs comes from the job's
@@ -115,6 +114,57 @@ slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e)
 		rc = err_set(e, "scontrol said nothing of job %s's state", id);
 	run_result_release(&r);
 	return rc;
+}
+
+/*
+ * What squeue said of this user's jobs, shared by every bisect of the
+ * process waiting on one: one squeue a poll, however many wait (a fleet's
+ * matrix would otherwise ask once per job every poll).  A job it does
+ * not list (not yet, or no longer known) is asked of scontrol alone.
+ */
+static struct {
+	pthread_mutex_t mu;
+	char *out;		/* the last answer, or NULL when it failed */
+	int64_t at_ms;		/* when it was read; 0: never */
+} queue = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+slurm_poll(int64_t slurm_id, struct slurm_state *st, struct err *e)
+{
+	const char *argv[] = { "squeue", "--me", "--states=all", "--noheader",
+	    "--format=" SLURM_QUEUE_FORMAT, NULL };
+	int64_t now = mono_ms();
+	int found = 0;
+
+	pthread_mutex_lock(&queue.mu);
+	/* A little under the poll: waiters woken together share one. */
+	if (queue.at_ms == 0 || now - queue.at_ms >= SLURM_POLL_MS * 9 / 10) {
+		struct run_result r;
+		struct err ie = ERR_INIT;
+
+		free(queue.out);
+		queue.out = NULL;
+		if (tool(argv, NULL, &r, &ie) == 0) {
+			if (r.reason == RUN_OK)
+				queue.out = strdup(r.out.data ? r.out.data :
+				    "");
+			run_result_release(&r);
+		}
+		queue.at_ms = now;
+	}
+	if (queue.out != NULL)
+		found = slurm_parse_queue(queue.out, slurm_id, st);
+	pthread_mutex_unlock(&queue.mu);
+	return found && st->state[0] ? 0 : slurm_query(slurm_id, st, e);
 }
 
 int
@@ -453,7 +503,7 @@ wait_job(const struct slurm_measure_ctx *c, struct store_slurm_job *row,
 
 		if (stopped(c, row, e))
 			return WAIT_FAIL;
-		if (slurm_query(row->slurm_id, &st, e) < 0)
+		if (slurm_poll(row->slurm_id, &st, e) < 0)
 			return WAIT_FAIL;
 		if (strcmp(st.state, last) != 0 && st.state[0]) {
 			snprintf(last, sizeof(last), "%s", st.state);

@@ -37,6 +37,14 @@ struct slurm_state {
 int slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e);
 
 /*
+ * The same from one squeue of this user's jobs a poll (SLURM_POLL_MS),
+ * shared by every thread that asks within it; a job squeue does not list
+ * is asked of scontrol (slurm_query()).
+ */
+#define SLURM_POLL_MS 500
+int slurm_poll(int64_t slurm_id, struct slurm_state *st, struct err *e);
+
+/*
  * Whether a node is out of service (drained, draining, down, failing or
  * gone from the cluster): 1 with why set ("node N is IDLE+DRAIN:
  * REASON"), 0 when it takes jobs, -1 with e set when scontrol cannot say.
@@ -59,6 +67,15 @@ int slurm_parse_jobid(const char *out, int64_t *id);
 /* The job's state, node and reason from what `scontrol show job -o`
  * printed; each field "" when absent, "(null)" or "None". */
 void slurm_parse_job(const char *out, struct slurm_state *st);
+
+/*
+ * From the lines of `squeue --format="JobId=%i JobState=%T NodeList=%N
+ * Reason=%r"` (SLURM_QUEUE_FORMAT), job id's state into *st as
+ * slurm_parse_job() reads a line: 1 when a line names the job, 0 when
+ * none does.
+ */
+#define SLURM_QUEUE_FORMAT "JobId=%i JobState=%T NodeList=%N Reason=%r"
+int slurm_parse_queue(const char *out, int64_t id, struct slurm_state *st);
 
 /*
  * From what `scontrol show node -o node` printed, whether the node is

@@ -99,6 +99,31 @@ slurm_parse_job(const char *out, struct slurm_state *st)
 }
 
 int
+slurm_parse_queue(const char *out, int64_t id, struct slurm_state *st)
+{
+	char want[40], line[1024];
+
+	memset(st, 0, sizeof(*st));
+	snprintf(want, sizeof(want), "JobId=%lld ", (long long)id);
+	for (const char *p = out; *p; ) {
+		size_t n = strcspn(p, "\n");
+
+		if (strncmp(p, want, strlen(want)) == 0) {
+			/* A leading blank: every field after one, as in
+			 * scontrol's one line. */
+			snprintf(line, sizeof(line), " %.*s", (int)(n <
+			    sizeof(line) - 2 ? n : sizeof(line) - 2), p);
+			slurm_parse_job(line, st);
+			return 1;
+		}
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	return 0;
+}
+
+int
 slurm_parse_node(const char *out, const char *node, char *why, size_t len)
 {
 	const char *p, *reason;

@@ -84,6 +84,32 @@ test_job(void)
 	CHECK(utf8_valid(st.node));
 }
 
+/* squeue's lines: the job's own, not another's whose id it begins. */
+static void
+test_queue(void)
+{
+	static const char out[] =
+	    "JobId=42 JobState=RUNNING NodeList=node07 Reason=None\n"
+	    "JobId=4242 JobState=PENDING NodeList= Reason=Resources\n"
+	    "JobId=7 JobState=COMPLETED NodeList=node02 Reason=None";
+	struct slurm_state st;
+
+	CHECK_INT(slurm_parse_queue(out, 4242, &st), 1);
+	CHECK_STR(st.state, "PENDING");
+	CHECK_STR(st.node, "");
+	CHECK_STR(st.reason, "Resources");
+	CHECK_INT(slurm_parse_queue(out, 42, &st), 1);
+	CHECK_STR(st.state, "RUNNING");
+	CHECK_STR(st.node, "node07");
+	CHECK_STR(st.reason, "");
+	/* The last line, without its newline. */
+	CHECK_INT(slurm_parse_queue(out, 7, &st), 1);
+	CHECK_STR(st.state, "COMPLETED");
+	CHECK_INT(slurm_parse_queue(out, 4, &st), 0);
+	CHECK_STR(st.state, "");
+	CHECK_INT(slurm_parse_queue("", 42, &st), 0);
+}
+
 static void
 test_node(void)
 {
@@ -118,6 +144,7 @@ main(void)
 {
 	CHECK_CASE(test_jobid);
 	CHECK_CASE(test_job);
+	CHECK_CASE(test_queue);
 	CHECK_CASE(test_node);
 	return check_done();
 }

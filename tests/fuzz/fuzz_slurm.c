@@ -2,14 +2,15 @@
  * fuzz_slurm.c: what the daemon reads of Slurm's tools
  * (bisectd/remote/slurm_parse.c).  The input is taken as each answer in
  * turn: what `sbatch --parsable` printed, a line of `scontrol show job
- * -o` and one of `scontrol show node -o`.
+ * -o`, squeue's job lines and one of `scontrol show node -o`.
  *
  * Properties: a job id taken is the digits the answer starts with, no
  * sign, blank or overflow, ended by a newline, ';' or the end; the
  * state, node and reason of a job and the reason a node is down are
  * valid UTF-8 without a control byte or C1 control, within their
  * buffers; a job's field holds no blank and is never "(null)" or
- * "None"; a node is down exactly when its State says DRAIN, DOWN or
+ * "None"; job 42 is found in squeue's lines exactly when one starts with
+ * its id; a node is down exactly when its State says DRAIN, DOWN or
  * FAIL, and its reason names it.
  */
 #include <stdint.h>
@@ -98,6 +99,26 @@ check_job(const char *text)
 	check_field("Reason", " Reason=", st.reason, sizeof(st.reason), text);
 }
 
+/* squeue's lines: job 42's fields as text, or none when no line is its. */
+static void
+check_queue(const char *text)
+{
+	struct slurm_state st;
+	int found;
+
+	memset(&st, 0x55, sizeof(st));
+	found = slurm_parse_queue(text, 42, &st);
+	if (found != (strncmp(text, "JobId=42 ", 9) == 0 ||
+	    strstr(text, "\nJobId=42 ") != NULL))
+		fuzz_fail("job 42 %s, yet the text %s its line",
+		    found ? "found" : "not found", found ? "lacks" : "holds");
+	check_text("JobState", st.state, sizeof(st.state));
+	check_text("NodeList", st.node, sizeof(st.node));
+	check_text("Reason", st.reason, sizeof(st.reason));
+	if (!found && (st.state[0] || st.node[0] || st.reason[0]))
+		fuzz_fail("job 42 not found, yet its fields are set");
+}
+
 static void
 check_node(const char *text, size_t len)
 {
@@ -137,6 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	check_jobid(text);
 	check_job(text);
+	check_queue(text);
 	/* The buffer pinned_gone() gives, and one that cuts the text. */
 	check_node(text, 512);
 	check_node(text, 1 + size % 40);

@@ -29,51 +29,45 @@
 #include "fetch/sha256.h"
 #include "build.h"
 #include "changes.h"
+#include "report.h"
 #include "summary.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
 
 /* --- per release --- */
 
-static json_t *
-cell_json(int tokens, const struct cellsum *cs)
+/* A cell of a release as report.h types it. */
+static void
+cell_of(int tokens, const struct cellsum *cs, struct report_cell *c)
 {
 	struct throughput t;
-	json_t *o = json_object();
 
-	if (stats_throughput(tokens, &cs->st, &t) < 0) {
-		json_decref(o);
-		return json_null();
-	}
-	json_object_set_new(o, "tps", out_num(t.tps));
-	json_object_set_new(o, "sd", out_num(t.sd));
-	json_object_set_new(o, "n", json_integer((json_int_t)t.n));
-	json_object_set_new(o, "cv", out_num(t.cv));
-	json_object_set_new(o, "ms", out_num(cs->st.mean / 1e6));
-	json_object_set_new(o, "ms_sd", out_num(cs->st.sd / 1e6));
-	json_object_set_new(o, "ms_median", out_num(cs->st.median / 1e6));
-	/* Both levels of spread: between process runs (what intervals and
-	 * comparisons rest on) and between samples inside one run. */
-	json_object_set_new(o, "samples",
-	    json_integer((json_int_t)cs->runs.samples));
-	json_object_set_new(o, "ms_sd_between",
-	    out_num(cs->runs.sd_between / 1e6));
-	json_object_set_new(o, "ms_sd_within",
-	    out_num(cs->runs.sd_within / 1e6));
-	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
-	if (cs->lower_bound)
-		json_object_set_new(o, "lower_bound", json_true());
-	if (cs->throttled > 0)
-		json_object_set_new(o, "throttled_runs",
-		    json_integer(cs->throttled));
+	memset(c, 0, sizeof(*c));
+	if (stats_throughput(tokens, &cs->st, &t) < 0)
+		return;
+	c->ok = 1;
+	c->tps = t.tps;
+	c->sd = t.sd;
+	c->n = (long long)t.n;
+	c->cv = t.cv;
+	c->ms = cs->st.mean / 1e6;
+	c->ms_sd = cs->st.sd / 1e6;
+	c->ms_median = cs->st.median / 1e6;
+	c->samples = (long long)cs->runs.samples;
+	c->ms_sd_between = cs->runs.sd_between / 1e6;
+	c->ms_sd_within = cs->runs.sd_within / 1e6;
+	c->cv_within = cs->runs.cv_within;
+	c->lower_bound = cs->lower_bound;
+	c->throttled_runs = cs->throttled;
 	if (cs->confirm_ok && stats_throughput(tokens, &cs->confirm.values,
-	    &t) == 0)
-		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
-		    "s:I}", "tps", out_num(t.tps), "n", (json_int_t)t.n, "ms",
-		    out_num(cs->confirm.values.mean / 1e6), "ms_sd",
-		    out_num(cs->confirm.values.sd / 1e6), "samples",
-		    (json_int_t)cs->confirm.samples));
-	return o;
+	    &t) == 0) {
+		c->confirm.ok = 1;
+		c->confirm.tps = t.tps;
+		c->confirm.n = (long long)t.n;
+		c->confirm.ms = cs->confirm.values.mean / 1e6;
+		c->confirm.ms_sd = cs->confirm.values.sd / 1e6;
+		c->confirm.samples = (long long)cs->confirm.samples;
+	}
 }
 
 /* A release's GPU figures (docs/report.md): those read, null the rest. */
@@ -203,34 +197,42 @@ ceiling_contradicted(const struct release_figs *fg,
  * A release's entry from its figures and its row (version, archive,
  * fetch failure); with plot, also its runs as plot points ([tokens,
  * ms] per process run of each prompt length) and the fitted line's
- * band.
+ * band.  NULL when memory runs out.
  */
 static json_t *
 release_json(const struct release_figs *fg, const struct conf_engine *eng,
     const struct store_release *rel, int plot)
 {
-	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
-	json_t *flags = json_array(), *fails = json_array();
-	json_t *points = plot ? json_array() : NULL;
+	json_t *o, *flags, *fails, *points;
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
+	struct report_release cells = { NULL, 0 };
+	struct report_cell_at *at;
+
+	if (fg->npp + fg->ntg > 0 && (cells.cells = calloc(fg->npp + fg->ntg,
+	    sizeof(*cells.cells))) == NULL)
+		return NULL;
+	o = json_object();
+	flags = json_array();
+	fails = json_array();
+	points = plot ? json_array() : NULL;
 
 	json_object_set_new(o, "version", json_string(rel->version));
 	json_object_set_new(o, "sha256", rel->archive_sha256 ?
 	    json_string(rel->archive_sha256) : json_null());
 	for (size_t i = 0; i < fg->npp; i++) {
 		const struct cellsum *cs = &fg->pp[i];
-		char key[32];
-
 		for (size_t k = 0; points && k < fg->npoints[i]; k++)
 			json_array_append_new(points, json_pack("[i,f]",
 			    eng->prompts[i], fg->points[i][k] / 1e6));
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
-		json_object_set_new(pp, key, cell_json(eng->prompts[i], cs));
+		at = &cells.cells[cells.ncells++];
+		at->group = REPORT_PP;
+		snprintf(at->key, sizeof(at->key), "%d", eng->prompts[i]);
+		cell_of(eng->prompts[i], cs, &at->c);
 		if (cs->st.cv > eng->max_cv)
 			add_flag(flags, "noisy");
 		if (cs->busy)
@@ -243,22 +245,20 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		const char *content = eng->contents.n ? eng->contents.v[k] :
 		    "";
 		const struct cellsum *cs = &fg->tg[i];
-		char key[96];
-		json_t *c;
 
 		if (!cs->ok)
 			continue;
 		measured = 1;
+		at = &cells.cells[cells.ncells++];
+		at->group = REPORT_TG;
 		if (content[0])
-			snprintf(key, sizeof(key), "%d/%s", eng->gen[g],
-			    content);
+			snprintf(at->key, sizeof(at->key), "%d/%s",
+			    eng->gen[g], content);
 		else
-			snprintf(key, sizeof(key), "%d", eng->gen[g]);
-		c = cell_json(eng->gen[g], cs);
-		json_object_set_new(tg, key, c);
-		if (g == 0 && k < 2 && json_is_object(c))
-			decode_tps[k] = json_real_value(json_object_get(c,
-			    "tps"));
+			snprintf(at->key, sizeof(at->key), "%d", eng->gen[g]);
+		cell_of(eng->gen[g], cs, &at->c);
+		if (g == 0 && k < 2 && at->c.ok)
+			decode_tps[k] = at->c.tps;
 		if (cs->st.cv > eng->max_cv)
 			add_flag(flags, "noisy");
 		if (cs->busy)
@@ -345,8 +345,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	json_object_set_new(o, "status", json_string(measured ? "measured" :
 	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
 	    "failed" : "not-measured"));
-	json_object_set_new(o, "pp", pp);
-	json_object_set_new(o, "tg", tg);
+	report_cells_json(&cells, o);
+	free(cells.cells);
 	json_object_set_new(o, "flags", flags);
 	json_object_set_new(o, "failures", fails);
 	if (points)
@@ -1039,7 +1039,12 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			err_set(e, "out of memory");
 			goto fail;
 		}
-		rj = release_json(&fg, eng, &r.list.v[i], o->plot);
+		if ((rj = release_json(&fg, eng, &r.list.v[i], o->plot)) ==
+		    NULL) {
+			summary_figs_release(&fg);
+			err_set(e, "out of memory");
+			goto fail;
+		}
 		/* Its samples are the first release's with its archive. */
 		for (size_t k = 0; sha && k < i; k++)
 			if (r.list.v[k].archive_sha256 &&

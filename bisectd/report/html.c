@@ -17,6 +17,7 @@
 #include "gpu_lines.h"
 #include "html.h"
 #include "page.h"
+#include "report.h"
 #include "text_escape.h"
 
 
@@ -718,41 +719,37 @@ section_verdict(FILE *out, const json_t *rep)
 
 /* One row per cell of a release; failures under it. */
 static void
-cell_rows(FILE *out, const json_t *r, size_t *nrows)
+cell_rows(FILE *out, const json_t *r, const struct report_release *tr,
+    size_t *nrows)
 {
-	static const char *const groups[] = { "pp", "tg" };
 	const json_t *flags = json_object_get(r, "flags");
 	const json_t *fails = json_object_get(r, "failures"), *f;
 	int any = 0;
 	size_t i;
 
-	for (int g = 0; g < 2; g++) {
-		const char *k;
-		json_t *c;
+	for (size_t k = 0; k < tr->ncells; k++) {
+		const struct report_cell *c = &tr->cells[k].c;
 
-		json_object_foreach(json_object_get(r, groups[g]), k, c) {
-			fputs("<tr><td>", out);
-			if (!any) {
-				html_esc(out, rep_str(r, "version"));
-				fputs("</td><td>", out);
-				html_esc(out, rep_str(r, "status"));
-			} else
-				fputs("</td><td>", out);
-			fprintf(out, "</td><td>%s", groups[g]);
-			html_esc(out, k);
-			fprintf(out, "</td><td>%lld</td><td>%.4g</td>"
-			    "<td>%.4g ± %.3g</td><td>%.1f%%</td><td>",
-			    (long long)json_integer_value(json_object_get(c,
-			    "n")), rep_real(c, "ms_median"), rep_real(c, "ms"),
-			    rep_real(c, "ms_sd"), 100 * rep_real(c, "cv"));
-			json_array_foreach(flags, i, f) {
-				fputs(i ? ", " : "", out);
-				html_esc(out, json_string_value(f));
-			}
-			fputs("</td></tr>\n", out);
-			any = 1;
-			(*nrows)++;
+		fputs("<tr><td>", out);
+		if (!any) {
+			html_esc(out, rep_str(r, "version"));
+			fputs("</td><td>", out);
+			html_esc(out, rep_str(r, "status"));
+		} else
+			fputs("</td><td>", out);
+		fprintf(out, "</td><td>%s", report_group_name(
+		    tr->cells[k].group));
+		html_esc(out, tr->cells[k].key);
+		fprintf(out, "</td><td>%lld</td><td>%.4g</td><td>%.4g ± %.3g"
+		    "</td><td>%.1f%%</td><td>", c->n, c->ms_median, c->ms,
+		    c->ms_sd, 100 * c->cv);
+		json_array_foreach(flags, i, f) {
+			fputs(i ? ", " : "", out);
+			html_esc(out, json_string_value(f));
 		}
+		fputs("</td></tr>\n", out);
+		any = 1;
+		(*nrows)++;
 	}
 	if (!any) {
 		fputs("<tr><td>", out);
@@ -781,7 +778,7 @@ cell_rows(FILE *out, const json_t *r, size_t *nrows)
 }
 
 static void
-section_cells(FILE *out, const json_t *rep)
+section_cells(FILE *out, const json_t *rep, const struct report *rp)
 {
 	const json_t *r;
 	size_t i, nrows = 0;
@@ -793,7 +790,7 @@ section_cells(FILE *out, const json_t *rep)
 	    "<th>mean ± sd ms</th><th>CV</th><th>flags</th></tr></thead>\n"
 	    "<tbody>\n", out);
 	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		cell_rows(out, r, &nrows);
+		cell_rows(out, r, &rp->releases[i], &nrows);
 	fputs("</tbody></table></div>\n</section>\n", out);
 }
 
@@ -874,22 +871,30 @@ page_header(FILE *out, const json_t *rep)
  * change point.  The field report's lesson: whoever watches one number
  * misses the regression in the other.
  */
+/* Of a cell of a release, the decode figure under key; NULL: none. */
+static const struct report_cell *
+decode_cell(const struct report *rp, size_t i, const char *key)
+{
+	return i < rp->nreleases ? report_release_cell(&rp->releases[i],
+	    REPORT_TG, key) : NULL;
+}
+
 static void
-section_decode(FILE *out, const json_t *rep)
+section_decode(FILE *out, const json_t *rep, const struct report *rp)
 {
 	const json_t *rels = json_object_get(rep, "releases"), *r, *cp;
 	const json_t *points = json_object_get(json_object_get(rep,
 	    "verdict"), "change_points");
-	json_t *keys = NULL, *c;
+	const struct report_release *keys = NULL;
 	size_t i, n = json_array_size(rels), every = n > 10 ? (n + 9) / 10 : 1;
-	const char *key;
 
 	/* The decode cells of the first release that has any. */
-	json_array_foreach(rels, i, r)
-		if (json_object_size(json_object_get(r, "tg")) > 0) {
-			keys = json_object_get(r, "tg");
-			break;
-		}
+	for (i = 0; i < rp->nreleases && keys == NULL; i++)
+		for (size_t k = 0; k < rp->releases[i].ncells; k++)
+			if (rp->releases[i].cells[k].group == REPORT_TG) {
+				keys = &rp->releases[i];
+				break;
+			}
 	if (keys == NULL)
 		return;
 	fputs("<section id=\"decode\">\n<h2>Decode across the range</h2>\n"
@@ -897,17 +902,18 @@ section_decode(FILE *out, const json_t *rep)
 	    "order: a dot and its 95% interval per release that measured it "
 	    "(the whole matrix is measured on the ends and each boundary "
 	    "pair), a dashed line at each change point.</p>\n", out);
-	json_object_foreach(keys, key, c) {
+	for (size_t kc = 0; kc < keys->ncells; kc++) {
 		struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY,
 		    -INFINITY };
+		const char *key = keys->cells[kc].key;
 		char id[128], title[160];
 
-		json_array_foreach(rels, i, r) {
-			const json_t *x = json_object_get(json_object_get(r,
-			    "tg"), key);
-			double t = rep_real(x, "tps"), sd = rep_real(x, "sd");
-			double k = (double)json_integer_value(json_object_get(x,
-			    "n"));
+		if (keys->cells[kc].group != REPORT_TG)
+			continue;
+		for (i = 0; i < n; i++) {
+			const struct report_cell *x = decode_cell(rp, i, key);
+			double t = x ? x->tps : NAN, sd = x ? x->sd : NAN;
+			double k = x ? (double)x->n : 0;
 			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
 			    sd / sqrt(k) : 0;
 
@@ -928,12 +934,10 @@ section_decode(FILE *out, const json_t *rep)
 		svg_open(out, id, title);
 		svg_axes(out, &a, 0, "release (version order)", title);
 		json_array_foreach(rels, i, r) {
-			const json_t *x = json_object_get(json_object_get(r,
-			    "tg"), key);
-			double px = svg_px(&a, (double)i), t = rep_real(x,
-			    "tps"), sd = rep_real(x, "sd");
-			double k = (double)json_integer_value(json_object_get(x,
-			    "n"));
+			const struct report_cell *x = decode_cell(rp, i, key);
+			double px = svg_px(&a, (double)i);
+			double t = x ? x->tps : NAN, sd = x ? x->sd : NAN;
+			double k = x ? (double)x->n : 0;
 			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
 			    sd / sqrt(k) : NAN;
 
@@ -1036,12 +1040,17 @@ section_else_changed(FILE *out, const json_t *rep)
 int
 report_html(const json_t *report, FILE *out)
 {
+	struct report rp;
 	json_t *rep;
 
 	/* Control characters written out first, as every rendering for
 	 * people does; html_esc() then handles markup. */
 	if ((rep = text_escape_json(report)) == NULL)
 		return -1;
+	if (report_read(rep, &rp) < 0) {
+		json_decref(rep);
+		return -1;
+	}
 	page_header(out, rep);
 	section_verdict(out, rep);
 	section_else_changed(out, rep);
@@ -1049,12 +1058,13 @@ report_html(const json_t *report, FILE *out)
 	if (!is_output(rep)) {
 		section_fit(out, rep);
 		section_metric(out, rep);
-		section_decode(out, rep);
+		section_decode(out, rep, &rp);
 		section_ratios(out, rep);
 	}
 	section_canary(out, rep);
 	gpu_releases_html(json_object_get(rep, "releases"), out);
-	section_cells(out, rep);
+	section_cells(out, rep, &rp);
+	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);
 	return ferror(out) ? -1 : 0;

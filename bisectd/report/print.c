@@ -16,6 +16,7 @@
 #include "gpu_lines.h"
 #include "print.h"
 #include "print_int.h"
+#include "report.h"
 #include "text_escape.h"
 
 /*
@@ -24,27 +25,22 @@
  * a run: "1234.5 ± 12.3 (5 runs/25, in-run ± 0.4)".  "-" when missing.
  */
 static void
-cell_text(char *buf, size_t len, const json_t *c)
+cell_text(char *buf, size_t len, const struct report_cell *c)
 {
-	long long runs, samples;
 	const char *lb;
 
-	if (!json_is_object(c)) {
+	if (c == NULL || !c->ok) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	lb = json_is_true(json_object_get(c, "lower_bound")) ? "≥" : "";
-	runs = (long long)json_integer_value(json_object_get(c, "n"));
-	samples = (long long)json_integer_value(json_object_get(c,
-	    "samples"));
-	if (samples > runs && isfinite(rep_real(c, "cv_within")))
+	lb = c->lower_bound ? "≥" : "";
+	if (c->samples > c->n && isfinite(c->cv_within))
 		snprintf(buf, len, "%s%.1f ± %.1f (%lld runs/%lld, in-run "
-		    "± %.1f)", lb, rep_real(c, "tps"), rep_real(c, "sd"), runs,
-		    samples, rep_real(c, "tps") * rep_real(c, "cv_within"));
+		    "± %.1f)", lb, c->tps, c->sd, c->n, c->samples,
+		    c->tps * c->cv_within);
 	else
-		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb,
-		    rep_real(c, "tps"),
-		    rep_real(c, "sd"), runs);
+		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb, c->tps, c->sd,
+		    c->n);
 }
 
 void
@@ -107,43 +103,36 @@ pad(FILE *out, const char *s, int width)
 
 /* Column keys: "pp512", "tg128/prose" in the order they appear. */
 struct columns {
-	char name[32][48];
-	char group[32][4];
-	char key[32][48];
+	char name[32][112];
+	enum report_group group[32];
+	char key[32][96];
 	size_t n;
 };
 
 static void
-collect_columns(const json_t *rels, struct columns *c)
+collect_columns(const struct report *rp, struct columns *c)
 {
-	size_t i;
-	json_t *r;
-
 	c->n = 0;
-	json_array_foreach(rels, i, r) {
-		static const char *const groups[] = { "pp", "tg" };
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_release *r = &rp->releases[i];
 
-		for (int g = 0; g < 2; g++) {
-			const char *k;
-			json_t *v;
+		for (size_t k = 0; k < r->ncells; k++) {
+			const struct report_cell_at *at = &r->cells[k];
+			const char *g = report_group_name(at->group);
+			size_t j;
 
-			json_object_foreach(json_object_get(r, groups[g]), k, v) {
-				size_t j;
-
-				for (j = 0; j < c->n; j++)
-					if (strcmp(c->group[j], groups[g]) == 0 &&
-					    strcmp(c->key[j], k) == 0)
-						break;
-				if (j < c->n || c->n == 32)
-					continue;
-				snprintf(c->group[c->n], sizeof(c->group[0]),
-				    "%s", groups[g]);
-				snprintf(c->key[c->n], sizeof(c->key[0]), "%s",
-				    k);
-				snprintf(c->name[c->n], sizeof(c->name[0]),
-				    "%s%s tok/s", groups[g], k);
-				c->n++;
-			}
+			for (j = 0; j < c->n; j++)
+				if (c->group[j] == at->group &&
+				    strcmp(c->key[j], at->key) == 0)
+					break;
+			if (j < c->n || c->n == 32)
+				continue;
+			c->group[c->n] = at->group;
+			snprintf(c->key[c->n], sizeof(c->key[0]), "%s",
+			    at->key);
+			snprintf(c->name[c->n], sizeof(c->name[0]),
+			    "%s%s tok/s", g, at->key);
+			c->n++;
 		}
 	}
 }
@@ -523,37 +512,32 @@ print_curves(const json_t *rels, FILE *out, int md)
 }
 
 static void
-print_confirm(const json_t *rels, FILE *out, int md)
+print_confirm(const json_t *rels, const struct report *rp, FILE *out,
+    int md)
 {
-	static const char *const groups[] = { "pp", "tg" };
-	const json_t *r, *c, *k;
-	const char *key;
-	size_t i;
 	int shown = 0;
 
-	json_array_foreach(rels, i, r)
-		for (int g = 0; g < 2; g++)
-			json_object_foreach(json_object_get(r, groups[g]), key,
-			    c) {
-				if (!json_is_object(k = json_object_get(c,
-				    "confirm")))
-					continue;
-				if (shown++ == 0)
-					fprintf(out, md ? "\n**Confirmation "
-					    "runs** (interleaved with the other "
-					    "end; not in the table, no flags)\n"
-					    "\n" : "\nconfirmation runs "
-					    "(interleaved with the other end; not "
-					    "in the table, no flags):\n");
-				fprintf(out, "%s%s %s%s: %lld runs, %.4g ms "
-				    "(sd %.3g), %.1f tok/s; first runs %.4g "
-				    "ms\n", md ? "- " : "  ",
-				    rep_str(r, "version"), groups[g], key,
-				    (long long)json_integer_value(
-				    json_object_get(k, "n")), rep_real(k, "ms"),
-				    rep_real(k, "ms_sd"), rep_real(k, "tps"),
-				    rep_real(c, "ms"));
-			}
+	for (size_t i = 0; i < rp->nreleases; i++)
+		for (size_t j = 0; j < rp->releases[i].ncells; j++) {
+			const struct report_cell_at *at =
+			    &rp->releases[i].cells[j];
+			const struct report_confirm *k = &at->c.confirm;
+
+			if (!k->ok)
+				continue;
+			if (shown++ == 0)
+				fprintf(out, md ? "\n**Confirmation runs** "
+				    "(interleaved with the other end; not in "
+				    "the table, no flags)\n\n" : "\n"
+				    "confirmation runs (interleaved with the "
+				    "other end; not in the table, no "
+				    "flags):\n");
+			fprintf(out, "%s%s %s%s: %lld runs, %.4g ms (sd %.3g), "
+			    "%.1f tok/s; first runs %.4g ms\n", md ? "- " :
+			    "  ", rep_str(json_array_get(rels, i), "version"),
+			    report_group_name(at->group), at->key, k->n,
+			    k->ms, k->ms_sd, k->tps, at->c.ms);
+		}
 }
 
 /* A fence no backtick run inside the commands can close. */
@@ -605,21 +589,24 @@ print_text(const json_t *rep, FILE *out, int md)
 	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *rep_ = json_object_get(rep, "reproduce");
 	struct columns cols;
+	struct report rp;
 	char buf[160], per[96], fix[96];
 	size_t i, j;
 	json_t *r, *x;
 	int wv = 7, wc[32], wp = 12, wf = 8;
 
 	print_header(rep, out, md);
-	collect_columns(rels, &cols);
+	if (report_read(rep, &rp) < 0)
+		return;
+	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
 	json_array_foreach(rels, i, r) {
 		if ((int)strlen(rep_str(r, "version")) > wv)
 			wv = (int)strlen(rep_str(r, "version"));
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), json_object_get(
-			    json_object_get(r, cols.group[j]), cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(
+			    &rp.releases[i], cols.group[j], cols.key[j]));
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
@@ -663,8 +650,8 @@ print_text(const json_t *rep, FILE *out, int md)
 			fprintf(out, "%-*s  %-12s", wv, rep_str(r, "version"),
 			    rep_str(r, "status"));
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), json_object_get(
-			    json_object_get(r, cols.group[j]), cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(
+			    &rp.releases[i], cols.group[j], cols.key[j]));
 			if (md)
 				fprintf(out, " %s |", buf);
 			else {
@@ -714,7 +701,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
 			    rep_str(r, "version"), rep_str(r,
 			    "ceiling_contradicted"));
-	print_confirm(rels, out, md);
+	print_confirm(rels, &rp, out, md);
 	gpu_releases_text(rels, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
@@ -732,6 +719,7 @@ print_text(const json_t *rep, FILE *out, int md)
 		} else
 			fprintf(out, "  %s\n", json_string_value(x));
 	print_runs(json_object_get(rep_, "runs"), out, md);
+	report_clear(&rp);
 }
 
 /*
@@ -828,6 +816,7 @@ print_csv(const json_t *rep, FILE *out)
 	const json_t *v = json_object_get(rep, "verdict");
 	int commits = strcmp(rep_str(rep, "points"), "commits") == 0;
 	int drilled = json_is_object(json_object_get(v, "commit"));
+	struct report rp;
 	json_t *r;
 	size_t i;
 
@@ -838,65 +827,58 @@ print_csv(const json_t *rep, FILE *out)
 	    "fixed_hi,ceiling_tps,flags,canary,canary_sha256,canary_diff,"
 	    "canary_since,canary_detail,command%s\n", commits || drilled ?
 	    ",subject,author,date,url,verdict" : "");
+	if (report_read(rep, &rp) < 0)
+		return;
 	json_array_foreach(rels, i, r) {
-		static const char *const groups[] = { "pp", "tg" };
+		const struct report_release *tr = &rp.releases[i];
 		const json_t *pci = json_object_get(r, "per_token_ms_ci");
 		const json_t *fci = json_object_get(r, "fixed_ms_ci");
 		const json_t *canary = json_object_get(r, "canary");
 		char flags[256];
-		int any = 0;
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		for (int g = 0; g <= 2; g++) {
-			const char *k;
-			json_t *c;
+		if (tr->ncells == 0) {
+			/* A release without samples still gets a row. */
+			text_csv_field(out, rep_str(rep, "engine"));
+			fputc(',', out);
+			text_csv_field(out, rep_str(r, "version"));
+			fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",",
+			    rep_str(r, "status"), flags);
+			canary_csv(canary, out);
+			fputc(',', out);
+			commit_cells(commits, r, v, out);
+			fputc('\n', out);
+		}
+		for (size_t k = 0; k < tr->ncells; k++) {
+			const struct report_cell_at *at = &tr->cells[k];
+			const char *g = report_group_name(at->group);
 
-			if (g == 2) {
-				if (any)
-					break;
-				/* A release without samples still gets a row. */
-				text_csv_field(out, rep_str(rep, "engine"));
-				fputc(',', out);
-				text_csv_field(out, rep_str(r, "version"));
-				fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",",
-				    rep_str(r, "status"), flags);
-				canary_csv(canary, out);
-				fputc(',', out);
-				commit_cells(commits, r, v, out);
-				fputc('\n', out);
-				break;
-			}
-			json_object_foreach(json_object_get(r, groups[g]), k,
-			    c) {
-				any = 1;
-				text_csv_field(out, rep_str(rep, "engine"));
-				fputc(',', out);
-				text_csv_field(out, rep_str(r, "version"));
-				fprintf(out, ",%s,%s%s,%lld", rep_str(r,
-				    "status"), groups[g], k,
-				    (long long)json_integer_value(
-				    json_object_get(c, "n")));
-				text_csv_number(out, rep_real(c, "tps"));
-				text_csv_number(out, rep_real(c, "sd"));
-				text_csv_number(out, rep_real(c, "ms"));
-				text_csv_number(out, rep_real(c, "ms_sd"));
-				text_csv_number(out, rep_real(r, "per_token_ms"));
-				text_csv_number(out, rep_at(pci, 0));
-				text_csv_number(out, rep_at(pci, 1));
-				text_csv_number(out, rep_real(r, "fixed_ms"));
-				text_csv_number(out, rep_at(fci, 0));
-				text_csv_number(out, rep_at(fci, 1));
-				text_csv_number(out, rep_real(r, "ceiling_tps"));
-				fprintf(out, ",\"%s\",", flags);
-				canary_csv(canary, out);
-				fputc(',', out);
-				csv_command(rep, rep_str(r, "version"),
-				    groups[g], k, out);
-				commit_cells(commits, r, v, out);
-				fputc('\n', out);
-			}
+			text_csv_field(out, rep_str(rep, "engine"));
+			fputc(',', out);
+			text_csv_field(out, rep_str(r, "version"));
+			fprintf(out, ",%s,%s%s,%lld", rep_str(r, "status"), g,
+			    at->key, at->c.n);
+			text_csv_number(out, at->c.tps);
+			text_csv_number(out, at->c.sd);
+			text_csv_number(out, at->c.ms);
+			text_csv_number(out, at->c.ms_sd);
+			text_csv_number(out, rep_real(r, "per_token_ms"));
+			text_csv_number(out, rep_at(pci, 0));
+			text_csv_number(out, rep_at(pci, 1));
+			text_csv_number(out, rep_real(r, "fixed_ms"));
+			text_csv_number(out, rep_at(fci, 0));
+			text_csv_number(out, rep_at(fci, 1));
+			text_csv_number(out, rep_real(r, "ceiling_tps"));
+			fprintf(out, ",\"%s\",", flags);
+			canary_csv(canary, out);
+			fputc(',', out);
+			csv_command(rep, rep_str(r, "version"), g, at->key,
+			    out);
+			commit_cells(commits, r, v, out);
+			fputc('\n', out);
 		}
 	}
+	report_clear(&rp);
 }
 
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | \

@@ -11,6 +11,7 @@
 
 #include "fields.h"
 #include "page.h"
+#include "report.h"
 #include "text_escape.h"
 #include "trend.h"
 
@@ -39,11 +40,15 @@ struct series {
 /* Decode time per generated token (ms) of a release: its first decode
  * cell's, the engine's first generation length and content. */
 static double
-decode_ms(const json_t *rel)
+decode_ms(const struct report_release *rel)
 {
-	void *it = json_object_iter(json_object_get(rel, "tg"));
-	double tps = it ? rep_real(json_object_iter_value(it), "tps") : NAN;
+	double tps = NAN;
 
+	for (size_t k = 0; k < rel->ncells; k++)
+		if (rel->cells[k].group == REPORT_TG) {
+			tps = rel->cells[k].c.tps;
+			break;
+		}
 	return tps > 0 ? 1000 / tps : NAN;
 }
 
@@ -204,6 +209,7 @@ trend_html(const json_t *report, const char *id, FILE *out)
 		{ "tg", "decode time per token", NULL, 0, 0, 0 },
 	};
 	const json_t *rels, *r;
+	struct report rp;
 	json_t *rep;
 	size_t i, n;
 	int rc = 1;
@@ -215,13 +221,17 @@ trend_html(const json_t *report, const char *id, FILE *out)
 	n = json_array_size(rels);
 	s[0].v = calloc(n + 1, sizeof(double));
 	s[1].v = calloc(n + 1, sizeof(double));
+	if (report_read(rep, &rp) < 0) {
+		rc = -1;
+		goto out;
+	}
 	if (s[0].v == NULL || s[1].v == NULL) {
 		rc = -1;
 		goto out;
 	}
 	json_array_foreach(rels, i, r) {
 		s[0].v[i] = rep_real(r, "per_token_ms");
-		s[1].v[i] = decode_ms(r);
+		s[1].v[i] = decode_ms(&rp.releases[i]);
 		for (int k = 0; k < 2; k++) {
 			/* A figure of 0 or less is no base for a change. */
 			if (!(s[k].v[i] > 0))
@@ -239,6 +249,7 @@ trend_html(const json_t *report, const char *id, FILE *out)
 		rc = ferror(out) ? -1 : 0;
 	}
 out:
+	report_clear(&rp);
 	free(s[0].v);
 	free(s[1].v);
 	json_decref(rep);

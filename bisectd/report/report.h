@@ -1,0 +1,88 @@
+/*
+ * report.h: the parts of a report (report/build.h) as typed values, and
+ * the one place that turns them into the report's JSON and back: the
+ * renderers read these fields, so a field that is misspelt does not
+ * compile, where a key that is misspelt rendered empty.  The JSON's
+ * shape is docs/report.md's; report_json.c holds every key of these
+ * parts.
+ */
+#ifndef BISECTD_REPORT_REPORT_H
+#define BISECTD_REPORT_REPORT_H
+
+#include <stddef.h>
+
+struct json_t;
+
+/* The boundary's interleaved confirmation runs of a cell ("confirm"). */
+struct report_confirm {
+	int ok;			/* 0: none (the key left out) */
+	double tps;
+	long long n;		/* runs */
+	double ms, ms_sd;
+	long long samples;
+};
+
+/*
+ * A cell of a release: its throughput with the spread between runs and
+ * n, its time, and the spread inside a run.  Missing figures are NAN,
+ * never zero.
+ */
+struct report_cell {
+	int ok;			/* 0: too few runs for a figure (null) */
+	double tps, sd;		/* tok/s, between runs */
+	long long n;		/* runs */
+	double cv;
+	double ms, ms_sd, ms_median;
+	long long samples;
+	double ms_sd_between, ms_sd_within, cv_within;
+	int lower_bound;	/* a run hit its time limit */
+	long long throttled_runs;	/* 0: none (the key left out) */
+	struct report_confirm confirm;
+};
+
+enum report_group { REPORT_PP, REPORT_TG };
+
+/* A cell with its place: group pp (prefill) or tg (decode), and its
+ * key there, "512" or "128/prose". */
+struct report_cell_at {
+	enum report_group group;
+	char key[96];
+	struct report_cell c;
+};
+
+/* What the renderers read of a release so far: its cells, pp first,
+ * each group in the order measured. */
+struct report_release {
+	struct report_cell_at *cells;	/* malloced */
+	size_t ncells;
+};
+
+/*
+ * What the renderers read of a report so far; the rest they read from
+ * its JSON.  releases[i] is the JSON's "releases"[i].
+ */
+struct report {
+	struct report_release *releases;	/* malloced */
+	size_t nreleases;
+};
+
+/* "pp" or "tg". */
+const char *report_group_name(enum report_group g);
+
+/* The cells of r as the members "pp" and "tg" of the release object o,
+ * each an object of the cells by key. */
+void report_cells_json(const struct report_release *r, struct json_t *o);
+
+/*
+ * The typed parts of the report's JSON rep (escaped or not, as
+ * report/text_escape.h makes it) into *out; free with report_clear().
+ * Returns 0, or -1 when out of memory (then *out is empty).
+ */
+int report_read(const struct json_t *rep, struct report *out);
+void report_clear(struct report *r);
+
+/* The cell of group g under key in r; NULL when r has none. */
+const struct report_cell *report_release_cell(const struct report_release *r,
+    enum report_group g, const char *key);
+
+#endif

@@ -145,24 +145,6 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 	return band;
 }
 
-/* The chosen model's cost per token at each fit length: [{tokens, ms,
- * ms_ci}], ascending; under the line each is its slope. */
-static json_t *
-cost_at_json(const struct fit *f)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < f->nper_token_at; i++) {
-		json_t *c = json_object();
-
-		json_object_set_new(c, "tokens",
-		    json_integer(f->per_token_at[i].tokens));
-		out_estimate_ms(&f->per_token_at[i].cost_ns, "ms", c);
-		json_array_append_new(a, c);
-	}
-	return a;
-}
-
 /*
  * Whether a prefill cell measured faster than the fit's ceiling allows:
  * 1000 / per-token ms is the throughput a line reaches at an endless
@@ -193,6 +175,56 @@ ceiling_contradicted(const struct release_figs *fg,
 	return 0;
 }
 
+static void
+ms_of(const struct estimate *x, struct report_ms *m)
+{
+	m->value = x->value / 1e6;
+	m->lo = x->lo / 1e6;
+	m->hi = x->hi / 1e6;
+}
+
+/*
+ * A release's fit as report.h types it; why and note hold the
+ * ceiling's contradiction and why the fixed part is not estimable.
+ */
+static void
+fit_of(const struct release_figs *fg, const struct conf_engine *eng,
+    struct report_fit *rf, char *why, size_t why_len, char *note,
+    size_t note_len)
+{
+	const struct fit *f = &fg->fit;
+
+	memset(rf, 0, sizeof(*rf));
+	why[0] = note[0] = '\0';
+	rf->fixed_not_estimable = note;
+	rf->ceiling_contradicted = why;
+	if (!fg->has_fit)
+		return;
+	rf->ok = 1;
+	ms_of(&f->per_token_ns, &rf->per_token);
+	rf->curve = f->model == FIT_MODEL_CURVE;
+	for (size_t i = 0; i < f->nper_token_at; i++) {
+		rf->cost_at[i].tokens = f->per_token_at[i].tokens;
+		ms_of(&f->per_token_at[i].cost_ns, &rf->cost_at[i].ms);
+	}
+	rf->ncost_at = f->nper_token_at;
+	if (fit_model_why(f) != NULL) {
+		rf->fixed.value = rf->fixed.lo = rf->fixed.hi = NAN;
+		out_fixed_note(fit_model_why(f), fit_hint(f), note, note_len);
+	} else
+		ms_of(&f->model_fixed_ns, &rf->fixed);
+	rf->fit_hint = fit_hint(f);
+	if (ceiling_contradicted(fg, eng, why, why_len)) {
+		rf->ceiling.value = rf->ceiling.lo = rf->ceiling.hi = NAN;
+		rf->ceiling_tokens = NAN;
+		return;
+	}
+	rf->ceiling.value = f->model_ceiling_tps;
+	rf->ceiling.lo = f->model_ceiling_lo;
+	rf->ceiling.hi = f->model_ceiling_hi;
+	rf->ceiling_tokens = rf->curve ? f->model_ceiling_tokens : NAN;
+}
+
 /*
  * A release's entry from its figures and its row (version, archive,
  * fetch failure); with plot, also its runs as plot points ([tokens,
@@ -207,11 +239,13 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
-	struct report_release cells = { NULL, 0 };
+	struct report_release tr;
 	struct report_cell_at *at;
+	char why[256], note[512];
 
-	if (fg->npp + fg->ntg > 0 && (cells.cells = calloc(fg->npp + fg->ntg,
-	    sizeof(*cells.cells))) == NULL)
+	memset(&tr, 0, sizeof(tr));
+	if (fg->npp + fg->ntg > 0 && (tr.cells = calloc(fg->npp + fg->ntg,
+	    sizeof(*tr.cells))) == NULL)
 		return NULL;
 	o = json_object();
 	flags = json_array();
@@ -229,7 +263,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		at = &cells.cells[cells.ncells++];
+		at = &tr.cells[tr.ncells++];
 		at->group = REPORT_PP;
 		snprintf(at->key, sizeof(at->key), "%d", eng->prompts[i]);
 		cell_of(eng->prompts[i], cs, &at->c);
@@ -249,7 +283,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		at = &cells.cells[cells.ncells++];
+		at = &tr.cells[tr.ncells++];
 		at->group = REPORT_TG;
 		if (content[0])
 			snprintf(at->key, sizeof(at->key), "%d/%s",
@@ -277,50 +311,22 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	    fabs(decode_tps[0] / decode_tps[1] - 1) > 0.20 &&
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
 		add_flag(flags, "content-dependent-decode");
+	fit_of(fg, eng, &tr.fit, why, sizeof(why), note, sizeof(note));
+	report_fit_json(&tr.fit, o);
 	if (fg->has_fit) {
 		const struct fit *f = &fg->fit;
-		char why[256];
 
-		out_estimate_ms(&f->per_token_ns, "per_token_ms", o);
 		/* An interval reaching zero: too few runs for this noise. */
 		if (!(f->per_token_ns.lo > 0))
 			add_flag(flags, "per-token-unresolved");
-		json_object_set_new(o, "model", json_string(f->model ==
-		    FIT_MODEL_CURVE ? "curve" : "line"));
-		json_object_set_new(o, "per_token_at", cost_at_json(f));
-		out_fixed_ms(&f->model_fixed_ns, fit_model_why(f), fit_hint(f),
-		    "fixed_ms", o);
 		if (!f->model_fixed_estimable)
 			add_flag(flags, "fixed-not-estimable");
-		if (fit_hint(f) != NULL)
-			json_object_set_new(o, "fit_hint",
-			    json_string(fit_hint(f)));
-		if (ceiling_contradicted(fg, eng, why, sizeof(why))) {
-			/* Measured faster than the line's limit: the cost of
-			 * a token is not one number here; no ceiling. */
+		/* Measured faster than the line's limit: the cost of a token
+		 * is not one number here; no ceiling. */
+		if (why[0])
 			add_flag(flags, "ceiling-contradicted");
-			json_object_set_new(o, "ceiling_tps", json_null());
-			json_object_set_new(o, "ceiling_ci", json_null());
-			json_object_set_new(o, "ceiling_contradicted",
-			    json_string(why));
-		} else {
-			json_object_set_new(o, "ceiling_tps",
-			    out_num(f->model_ceiling_tps));
-			json_object_set_new(o, "ceiling_ci",
-			    out_interval(f->model_ceiling_lo,
-			    f->model_ceiling_hi));
-			/* The curve's peak is at a length, not at an endless
-			 * prompt. */
-			if (f->model == FIT_MODEL_CURVE)
-				json_object_set_new(o, "ceiling_tokens",
-				    out_num(f->model_ceiling_tokens));
-		}
 		if (plot)
 			json_object_set_new(o, "fit_band", band_json(f, eng));
-	} else {
-		json_object_set_new(o, "per_token_ms", json_null());
-		json_object_set_new(o, "fixed_ms", json_null());
-		json_object_set_new(o, "ceiling_tps", json_null());
 	}
 	for (size_t i = 0; i < fg->nfailed; i++) {
 		json_t *f = json_object();
@@ -345,8 +351,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 	json_object_set_new(o, "status", json_string(measured ? "measured" :
 	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
 	    "failed" : "not-measured"));
-	report_cells_json(&cells, o);
-	free(cells.cells);
+	report_cells_json(&tr, o);
+	free(tr.cells);
 	json_object_set_new(o, "flags", flags);
 	json_object_set_new(o, "failures", fails);
 	if (points)

@@ -24,6 +24,7 @@
 /* The releases a time plot shows: their points and fitted bands. */
 struct fit_series {
 	const json_t *rel;
+	const struct report_fit *fit;	/* rel's */
 	const char *cls;	/* "good" or "bad" */
 };
 
@@ -85,35 +86,34 @@ fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
  * curve "0.2.4: curve, 0.026 ms/token at 64 to 0.071 at 512, peak 9000
  * tok/s". */
 static void
-fit_caption(FILE *out, const json_t *rel)
+fit_caption(FILE *out, const json_t *rel, const struct report_fit *f)
 {
 	html_esc(out, rep_str(rel, "version"));
 	fputs(": ", out);
-	if (!isfinite(rep_real(rel, "per_token_ms"))) {
+	if (!isfinite(f->per_token.value)) {
 		fputs("no fit", out);
 		return;
 	}
-	if (strcmp(rep_str(rel, "model"), "curve") == 0) {
-		const json_t *at = json_object_get(rel, "per_token_at");
-		const json_t *first = json_array_get(at, 0);
-		const json_t *last = json_array_get(at,
-		    json_array_size(at) - 1);
+	if (f->curve) {
+		static const struct report_cost_at none = { 0,
+		    { NAN, NAN, NAN } };
+		const struct report_cost_at *first = f->ncost_at ?
+		    &f->cost_at[0] : &none;
+		const struct report_cost_at *last = f->ncost_at ?
+		    &f->cost_at[f->ncost_at - 1] : &none;
 
 		/* The cost of a token grows along the curve: at its ends. */
 		fprintf(out, "curve, %.4g ms/token at %lld to %.4g at %lld",
-		    rep_real(first, "ms"), (long long)json_integer_value(
-		    json_object_get(first, "tokens")), rep_real(last, "ms"),
-		    (long long)json_integer_value(json_object_get(last,
-		    "tokens")));
+		    first->ms.value, first->tokens, last->ms.value,
+		    last->tokens);
 	} else {
-		html_num_ci(out, rep_real(rel, "per_token_ms"),
-		    json_object_get(rel, "per_token_ms_ci"), 0, 1);
+		html_num_lohi(out, f->per_token.value, f->per_token.lo,
+		    f->per_token.hi, 0, 1);
 		fputs(" ms/token", out);
 	}
-	if (isfinite(rep_real(rel, "ceiling_tps")))
-		fprintf(out, ", %s %.0f tok/s", isfinite(rep_real(rel,
-		    "ceiling_tokens")) ? "peak" : "ceiling",
-		    rep_real(rel, "ceiling_tps"));
+	if (isfinite(f->ceiling.value))
+		fprintf(out, ", %s %.0f tok/s", isfinite(f->ceiling_tokens) ?
+		    "peak" : "ceiling", f->ceiling.value);
 }
 
 /*
@@ -156,7 +156,7 @@ fit_plot(FILE *out, const char *id, const char *title,
 		fprintf(out, "<circle class=\"%s\" cx=\"%d\" cy=\"%.1f\" "
 		    "r=\"3.5\"/><text x=\"%d\" y=\"%.1f\">", s[k].cls,
 		    PAD_L + 12, y - 4, PAD_L + 20, y);
-		fit_caption(out, s[k].rel);
+		fit_caption(out, s[k].rel, s[k].fit);
 		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n", out);
@@ -197,27 +197,31 @@ series_top(const json_t *rel)
 }
 
 static void
-section_fit(FILE *out, const json_t *rep)
+section_fit(FILE *out, const json_t *rep, const struct report *rp)
 {
 	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *v = json_object_get(rep, "verdict");
 	const json_t *good, *bad, *r;
 	struct fit_series s[2];
-	size_t i, shown = 0;
+	size_t i, shown = 0, ig = 0, ib = 0;
 
-	good = find_release(rels, rep_str(v, "last_good"), NULL);
-	bad = find_release(rels, rep_str(v, "first_bad"), NULL);
+	good = find_release(rels, rep_str(v, "last_good"), &ig);
+	bad = find_release(rels, rep_str(v, "first_bad"), &ib);
 	fputs("<section id=\"fit\">\n<h2>Time against prompt length</h2>\n",
 	    out);
 	if (good == NULL || bad == NULL) {
 		/* No boundary: the range's ends. */
-		good = json_array_get(rels, 0);
-		bad = json_array_get(rels, json_array_size(rels) - 1);
+		ig = 0;
+		ib = rp->nreleases ? rp->nreleases - 1 : 0;
+		good = json_array_get(rels, ig);
+		bad = json_array_get(rels, ib);
 		fputs("<p>No boundary was found: the range's ends.</p>\n", out);
 	}
 	s[0].rel = good;
+	s[0].fit = good ? &rp->releases[ig].fit : NULL;
 	s[0].cls = "good";
 	s[1].rel = bad;
+	s[1].fit = bad ? &rp->releases[ib].fit : NULL;
 	s[1].cls = "bad";
 	fputs("<p>Each dot is one process run (its samples' mean); the line "
 	    "is the fit time = fixed + per-token × length over the lengths "
@@ -242,13 +246,14 @@ section_fit(FILE *out, const json_t *rep)
 		char id[48];
 
 		if (json_array_size(json_object_get(r, "points")) == 0 &&
-		    !isfinite(rep_real(r, "per_token_ms")))
+		    !isfinite(rp->releases[i].fit.per_token.value))
 			continue;
 		snprintf(id, sizeof(id), "fit-%zu", i);
 		fputs("<details><summary>", out);
 		html_esc(out, rep_str(r, "version"));
 		fputs("</summary>\n", out);
 		s[0].rel = r;
+		s[0].fit = &rp->releases[i].fit;
 		s[0].cls = "good";
 		fit_plot(out, id, "Time against prompt length", s, 1);
 		fputs("</details>\n", out);
@@ -1056,7 +1061,7 @@ report_html(const json_t *report, FILE *out)
 	section_else_changed(out, rep);
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(rep)) {
-		section_fit(out, rep);
+		section_fit(out, rep, &rp);
 		section_metric(out, rep);
 		section_decode(out, rep, &rp);
 		section_ratios(out, rep);

@@ -68,6 +68,27 @@ ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
 		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
 }
 
+/* A figure of the fit with its interval, as ci_text() writes it; none
+ * when there is no figure. */
+static void
+ms_text(char *buf, size_t len, const struct report_ms *m, const char *none)
+{
+	if (!isfinite(m->value))
+		snprintf(buf, len, "%s", none);
+	else if (isfinite(m->lo) && isfinite(m->hi))
+		snprintf(buf, len, "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
+	else
+		snprintf(buf, len, "%.4g", m->value);
+}
+
+/* The fixed part: "not estimable" where the fit says so. */
+static void
+fixed_text(char *buf, size_t len, const struct report_fit *f)
+{
+	ms_text(buf, len, &f->fixed, f->fixed_not_estimable[0] ?
+	    "not estimable" : "-");
+}
+
 static void
 flags_text(char *buf, size_t len, const json_t *flags)
 {
@@ -432,39 +453,37 @@ print_else_changed(const json_t *rep, FILE *out, int md)
  * read once and skipped after.
  */
 static void
-print_not_estimable(const json_t *rels, FILE *out, int md)
+print_not_estimable(const json_t *rels, const struct report *rp, FILE *out,
+    int md)
 {
-	size_t n = json_array_size(rels);
-	const json_t *r, *q;
-	size_t i, j, count;
+	size_t i, j, count, n = rp->nreleases;
 
-	json_array_foreach(rels, i, r) {
-		const char *why = rep_str(r, "fixed_not_estimable");
+	for (i = 0; i < n; i++) {
+		const char *why = rp->releases[i].fit.fixed_not_estimable;
 
 		if (!*why)
 			continue;
 		/* Said already with an earlier release of that reason. */
 		for (j = 0; j < i; j++)
-			if (strcmp(rep_str(json_array_get(rels, j),
-			    "fixed_not_estimable"), why) == 0)
+			if (strcmp(rp->releases[j].fit.fixed_not_estimable,
+			    why) == 0)
 				break;
 		if (j < i)
 			continue;
 		count = 0;
 		for (j = i; j < n; j++)
-			count += strcmp(rep_str(json_array_get(rels, j),
-			    "fixed_not_estimable"), why) == 0;
+			count += strcmp(rp->releases[j].fit.fixed_not_estimable,
+			    why) == 0;
 		fprintf(out, "%sfixed overhead not estimable", md ? "\n" : "");
 		if (count == n && n > 1)
 			fprintf(out, " on every release");
 		else
-			for (j = i; j < n; j++) {
-				q = json_array_get(rels, j);
-				if (strcmp(rep_str(q, "fixed_not_estimable"),
-				    why) == 0)
+			for (j = i; j < n; j++)
+				if (strcmp(rp->releases[j].fit.
+				    fixed_not_estimable, why) == 0)
 					fprintf(out, "%s%s", j == i ? " on " :
-					    ", ", rep_str(q, "version"));
-			}
+					    ", ", rep_str(json_array_get(rels,
+					    j), "version"));
 		fprintf(out, ": %s\n", why);
 	}
 }
@@ -476,14 +495,14 @@ print_not_estimable(const json_t *rels, FILE *out, int md)
  * an average over the lengths for them.
  */
 static void
-print_curves(const json_t *rels, FILE *out, int md)
+print_curves(const json_t *rels, const struct report *rp, FILE *out, int md)
 {
-	const json_t *r, *c;
-	size_t i, k;
 	int any = 0;
 
-	json_array_foreach(rels, i, r) {
-		if (strcmp(rep_str(r, "model"), "curve") != 0)
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_fit *f = &rp->releases[i].fit;
+
+		if (!f->curve)
 			continue;
 		if (!any)
 			fprintf(out, "%sthe cost per token grows with the "
@@ -491,22 +510,21 @@ print_curves(const json_t *rels, FILE *out, int md)
 			    "per-token ms in the table is the line's "
 			    "average):\n", md ? "\n" : "");
 		any = 1;
-		fprintf(out, "%s%s:", md ? "- " : "  ", rep_str(r, "version"));
-		json_array_foreach(json_object_get(r, "per_token_at"), k, c) {
+		fprintf(out, "%s%s:", md ? "- " : "  ",
+		    rep_str(json_array_get(rels, i), "version"));
+		for (size_t k = 0; k < f->ncost_at; k++) {
 			char ci[96];
 
-			ci_text(ci, sizeof(ci), c, "ms", 0);
+			ms_text(ci, sizeof(ci), &f->cost_at[k].ms, "-");
 			fprintf(out, "%s %s ms at %lld", k ? "," : "", ci,
-			    (long long)json_integer_value(json_object_get(c,
-			    "tokens")));
+			    f->cost_at[k].tokens);
 		}
-		if (isfinite(rep_real(r, "fixed_ms")))
+		if (isfinite(f->fixed.value))
 			fprintf(out, "; fixed %.4g ms from the curve's "
-			    "intercept", rep_real(r, "fixed_ms"));
-		if (isfinite(rep_real(r, "ceiling_tokens")))
+			    "intercept", f->fixed.value);
+		if (isfinite(f->ceiling_tokens))
 			fprintf(out, "; at most %.0f tok/s, at %.0f tokens",
-			    rep_real(r, "ceiling_tps"),
-			    rep_real(r, "ceiling_tokens"));
+			    f->ceiling.value, f->ceiling_tokens);
 		fputc('\n', out);
 	}
 }
@@ -610,8 +628,8 @@ print_text(const json_t *rep, FILE *out, int md)
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
-		ci_text(per, sizeof(per), r, "per_token_ms", 0);
-		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		ms_text(per, sizeof(per), &rp.releases[i].fit.per_token, "-");
+		fixed_text(fix, sizeof(fix), &rp.releases[i].fit);
 		if ((int)strlen(per) > wp)
 			wp = (int)strlen(per);
 		if ((int)strlen(fix) > wf)
@@ -638,11 +656,12 @@ print_text(const json_t *rep, FILE *out, int md)
 	}
 	json_array_foreach(rels, i, r) {
 		char flags[256];
-		double ceil = rep_real(r, "ceiling_tps");
+		const struct report_fit *f = &rp.releases[i].fit;
+		double ceil = f->ceiling.value;
 
 		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		ci_text(per, sizeof(per), r, "per_token_ms", 0);
-		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		ms_text(per, sizeof(per), &f->per_token, "-");
+		fixed_text(fix, sizeof(fix), f);
 		if (md)
 			fprintf(out, "| %s | %s |", rep_str(r, "version"),
 			    rep_str(r, "status"));
@@ -690,17 +709,17 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "version"),
 			    rep_str(r, "same_archive_as"),
 			    rep_str(r, "sha256"));
-	print_not_estimable(rels, out, md);
-	print_curves(rels, out, md);
+	print_not_estimable(rels, &rp, out, md);
+	print_curves(rels, &rp, out, md);
 	print_unresolved(rels, out, md);
 	if (*rep_str(rep, "shape_unknown"))
 		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",
 		    rep_str(rep, "shape_unknown"));
 	json_array_foreach(rels, i, r)
-		if (*rep_str(r, "ceiling_contradicted"))
+		if (*rp.releases[i].fit.ceiling_contradicted)
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
-			    rep_str(r, "version"), rep_str(r,
-			    "ceiling_contradicted"));
+			    rep_str(r, "version"),
+			    rp.releases[i].fit.ceiling_contradicted);
 	print_confirm(rels, &rp, out, md);
 	gpu_releases_text(rels, out, md);
 	print_canary(rels, out, md);
@@ -831,8 +850,7 @@ print_csv(const json_t *rep, FILE *out)
 		return;
 	json_array_foreach(rels, i, r) {
 		const struct report_release *tr = &rp.releases[i];
-		const json_t *pci = json_object_get(r, "per_token_ms_ci");
-		const json_t *fci = json_object_get(r, "fixed_ms_ci");
+		const struct report_fit *f = &tr->fit;
 		const json_t *canary = json_object_get(r, "canary");
 		char flags[256];
 
@@ -862,13 +880,13 @@ print_csv(const json_t *rep, FILE *out)
 			text_csv_number(out, at->c.sd);
 			text_csv_number(out, at->c.ms);
 			text_csv_number(out, at->c.ms_sd);
-			text_csv_number(out, rep_real(r, "per_token_ms"));
-			text_csv_number(out, rep_at(pci, 0));
-			text_csv_number(out, rep_at(pci, 1));
-			text_csv_number(out, rep_real(r, "fixed_ms"));
-			text_csv_number(out, rep_at(fci, 0));
-			text_csv_number(out, rep_at(fci, 1));
-			text_csv_number(out, rep_real(r, "ceiling_tps"));
+			text_csv_number(out, f->per_token.value);
+			text_csv_number(out, f->per_token.lo);
+			text_csv_number(out, f->per_token.hi);
+			text_csv_number(out, f->fixed.value);
+			text_csv_number(out, f->fixed.lo);
+			text_csv_number(out, f->fixed.hi);
+			text_csv_number(out, f->ceiling.value);
 			fprintf(out, ",\"%s\",", flags);
 			canary_csv(canary, out);
 			fputc(',', out);

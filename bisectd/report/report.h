@@ -11,7 +11,42 @@
 
 #include <stddef.h>
 
+#include "bisectd/analysis/fit.h"
+
 struct json_t;
+
+/* A figure in ms with its 95% interval; NAN where there is none. */
+struct report_ms {
+	double value, lo, hi;
+};
+
+/* The chosen model's cost per token at a fit length. */
+struct report_cost_at {
+	long long tokens;
+	struct report_ms ms;
+};
+
+/*
+ * A release's fit, time = fixed + per_token * tokens (or the curve's
+ * costs at each length), and the throughput it leaves as a ceiling.
+ * Strings are borrowed: from the builder's figures, or from the JSON
+ * the report was read from.
+ */
+struct report_fit {
+	int ok;				/* 0: no fit; the rest NAN */
+	struct report_ms per_token;	/* the line's slope */
+	int curve;			/* the model: 1 curve, 0 line */
+	struct report_cost_at cost_at[FIT_MAX_CELLS];	/* ascending */
+	size_t ncost_at;
+	struct report_ms fixed;
+	const char *fixed_not_estimable;	/* why; "": it is */
+	const char *fit_hint;		/* NULL: none */
+	struct report_ms ceiling;	/* tok/s */
+	/* Measured faster than the ceiling allows, and by how much: the
+	 * ceiling is then NAN. */
+	const char *ceiling_contradicted;	/* "": not */
+	double ceiling_tokens;		/* the curve's peak; NAN: none */
+};
 
 /* The boundary's interleaved confirmation runs of a cell ("confirm"). */
 struct report_confirm {
@@ -55,6 +90,7 @@ struct report_cell_at {
 struct report_release {
 	struct report_cell_at *cells;	/* malloced */
 	size_t ncells;
+	struct report_fit fit;
 };
 
 /*
@@ -72,6 +108,10 @@ const char *report_group_name(enum report_group g);
 /* The cells of r as the members "pp" and "tg" of the release object o,
  * each an object of the cells by key. */
 void report_cells_json(const struct report_release *r, struct json_t *o);
+
+/* The fit f as the members of the release object o, where the release's
+ * entry has them (docs/report.md). */
+void report_fit_json(const struct report_fit *f, struct json_t *o);
 
 /*
  * The typed parts of the report's JSON rep (escaped or not, as

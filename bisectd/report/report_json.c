@@ -72,6 +72,63 @@ report_cells_json(const struct report_release *r, json_t *o)
 	}
 }
 
+/* NAME and NAME_ci of an estimate in ms. */
+static void
+ms_json(const struct report_ms *m, const char *name, json_t *o)
+{
+	char key[64];
+
+	json_object_set_new(o, name, out_num(m->value));
+	snprintf(key, sizeof(key), "%s_ci", name);
+	json_object_set_new(o, key, out_interval(m->lo, m->hi));
+}
+
+void
+report_fit_json(const struct report_fit *f, json_t *o)
+{
+	json_t *at;
+
+	if (!f->ok) {
+		json_object_set_new(o, "per_token_ms", json_null());
+		json_object_set_new(o, "fixed_ms", json_null());
+		json_object_set_new(o, "ceiling_tps", json_null());
+		return;
+	}
+	ms_json(&f->per_token, "per_token_ms", o);
+	json_object_set_new(o, "model", json_string(f->curve ? "curve" :
+	    "line"));
+	at = json_array();
+	for (size_t i = 0; i < f->ncost_at; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "tokens",
+		    json_integer(f->cost_at[i].tokens));
+		ms_json(&f->cost_at[i].ms, "ms", c);
+		json_array_append_new(at, c);
+	}
+	json_object_set_new(o, "per_token_at", at);
+	ms_json(&f->fixed, "fixed_ms", o);
+	if (f->fixed_not_estimable[0])
+		json_object_set_new(o, "fixed_not_estimable",
+		    json_string(f->fixed_not_estimable));
+	if (f->fit_hint != NULL)
+		json_object_set_new(o, "fit_hint", json_string(f->fit_hint));
+	if (f->ceiling_contradicted[0]) {
+		json_object_set_new(o, "ceiling_tps", json_null());
+		json_object_set_new(o, "ceiling_ci", json_null());
+		json_object_set_new(o, "ceiling_contradicted",
+		    json_string(f->ceiling_contradicted));
+		return;
+	}
+	json_object_set_new(o, "ceiling_tps", out_num(f->ceiling.value));
+	json_object_set_new(o, "ceiling_ci", out_interval(f->ceiling.lo,
+	    f->ceiling.hi));
+	/* The curve's peak is at a length, not at an endless prompt. */
+	if (f->curve)
+		json_object_set_new(o, "ceiling_tokens",
+		    out_num(f->ceiling_tokens));
+}
+
 static long long
 count(const json_t *o, const char *key)
 {
@@ -109,6 +166,46 @@ cell_read(const json_t *o, struct report_cell *c)
 }
 
 static void
+ms_read(const json_t *o, const char *name, struct report_ms *m)
+{
+	char key[64];
+	const json_t *ci;
+
+	snprintf(key, sizeof(key), "%s_ci", name);
+	ci = json_object_get(o, key);
+	m->value = rep_real(o, name);
+	m->lo = rep_at(ci, 0);
+	m->hi = rep_at(ci, 1);
+}
+
+static void
+fit_read(const json_t *r, struct report_fit *f)
+{
+	const json_t *at = json_object_get(r, "per_token_at"), *c;
+	const json_t *hint = json_object_get(r, "fit_hint");
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->ok = json_is_string(json_object_get(r, "model"));
+	ms_read(r, "per_token_ms", &f->per_token);
+	f->curve = strcmp(rep_str(r, "model"), "curve") == 0;
+	json_array_foreach(at, i, c) {
+		if (f->ncost_at == FIT_MAX_CELLS)
+			break;
+		f->cost_at[f->ncost_at].tokens = count(c, "tokens");
+		ms_read(c, "ms", &f->cost_at[f->ncost_at++].ms);
+	}
+	ms_read(r, "fixed_ms", &f->fixed);
+	f->fixed_not_estimable = rep_str(r, "fixed_not_estimable");
+	f->fit_hint = json_string_value(hint);
+	f->ceiling.value = rep_real(r, "ceiling_tps");
+	f->ceiling.lo = rep_at(json_object_get(r, "ceiling_ci"), 0);
+	f->ceiling.hi = rep_at(json_object_get(r, "ceiling_ci"), 1);
+	f->ceiling_contradicted = rep_str(r, "ceiling_contradicted");
+	f->ceiling_tokens = rep_real(r, "ceiling_tokens");
+}
+
+static void
 release_clear(struct report_release *r)
 {
 	free(r->cells);
@@ -123,6 +220,7 @@ release_read(const json_t *r, struct report_release *out)
 	memset(out, 0, sizeof(*out));
 	for (int g = REPORT_PP; g <= REPORT_TG; g++)
 		n += json_object_size(json_object_get(r, group_names[g]));
+	fit_read(r, &out->fit);
 	if (n == 0)
 		return 0;
 	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL)

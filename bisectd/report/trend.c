@@ -230,7 +230,7 @@ trend_html(const json_t *report, const char *id, FILE *out)
 		goto out;
 	}
 	json_array_foreach(rels, i, r) {
-		s[0].v[i] = rep_real(r, "per_token_ms");
+		s[0].v[i] = rp.releases[i].fit.per_token.value;
 		s[1].v[i] = decode_ms(&rp.releases[i]);
 		for (int k = 0; k < 2; k++) {
 			/* A figure of 0 or less is no base for a change. */

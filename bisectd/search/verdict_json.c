@@ -52,10 +52,16 @@ out_fixed_ms(const struct estimate *x, const char *why, const char *hint,
 	json_object_set_new(o, name, json_null());
 	snprintf(key, sizeof(key), "%s_ci", name);
 	json_object_set_new(o, key, out_interval(NAN, NAN));
-	snprintf(note, sizeof(note), "%s; %s", why, hint ? hint : "measure "
-	    "longer prompts (fit lengths well above where the line bends)");
+	out_fixed_note(why, hint, note, sizeof(note));
 	json_object_set_new(o, "fixed_not_estimable", json_string(note));
 	return o;
+}
+
+void
+out_fixed_note(const char *why, const char *hint, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s; %s", why, hint ? hint : "measure longer "
+	    "prompts (fit lengths well above where the line bends)");
 }
 
 /* A relative change and its interval under name and name_ci. */

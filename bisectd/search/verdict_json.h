@@ -48,4 +48,8 @@ struct json_t *out_estimate_ms(const struct estimate *x, const char *name,
 struct json_t *out_fixed_ms(const struct estimate *x, const char *why,
     const char *hint, const char *name, struct json_t *o);
 
+/* The "fixed_not_estimable" sentence of out_fixed_ms() into buf. */
+void out_fixed_note(const char *why, const char *hint, char *buf,
+    size_t len);
+
 #endif

@@ -70,30 +70,31 @@ cell_of(int tokens, const struct cellsum *cs, struct report_cell *c)
 	}
 }
 
-/* A release's GPU figures (docs/report.md): those read, null the rest. */
-static json_t *
-gpu_json(const struct release_gpu *g, const struct conf_engine *eng)
-{
-	json_t *o = json_object(), *pp = json_object();
+/* The GPU figures' energy per prompt length fit report.h's. */
+_Static_assert(CONF_MAX_LENGTHS <= FIT_MAX_CELLS, "report_gpu.pp");
 
-	json_object_set_new(o, "runs", json_integer(g->runs));
-	json_object_set_new(o, "throttled_runs", json_integer(g->throttled));
-	json_object_set_new(o, "sm_mhz", g->runs > 0 ? json_real(g->sm_mhz) :
-	    json_null());
-	json_object_set_new(o, "mem_peak_bytes", g->mem_peak >= 0 ?
-	    json_integer(g->mem_peak) : json_null());
+/* A release's GPU figures (docs/report.md) as report.h types them. */
+static void
+gpu_of(const struct release_gpu *g, const struct conf_engine *eng,
+    struct report_gpu *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->ok = g->runs > 0 || g->throttled > 0;
+	x->runs = g->runs;
+	x->throttled_runs = g->throttled;
+	x->sm_mhz = g->sm_mhz;
+	x->mem_peak_bytes = g->mem_peak >= 0 ? g->mem_peak : -1;
 	for (size_t i = 0; i < eng->nprompts; i++) {
-		char key[32];
+		struct report_energy *y = &x->pp[x->npp];
 
 		if (g->energy_runs[i] == 0)
 			continue;
-		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
-		json_object_set_new(pp, key, json_pack("{s:f,s:f,s:i}",
-		    "energy_j", g->energy_j[i], "tokens_per_j",
-		    g->tokens_per_j[i], "runs", g->energy_runs[i]));
+		snprintf(y->tokens, sizeof(y->tokens), "%d", eng->prompts[i]);
+		y->energy_j = g->energy_j[i];
+		y->tokens_per_j = g->tokens_per_j[i];
+		y->runs = g->energy_runs[i];
+		x->npp++;
 	}
-	json_object_set_new(o, "pp", pp);
-	return o;
 }
 
 static void
@@ -346,8 +347,8 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		json_object_set_new(f, "detail", json_string(rel->failure));
 		json_array_append_new(fails, f);
 	}
-	if (fg->gpu.runs > 0 || fg->gpu.throttled > 0)
-		json_object_set_new(o, "gpu", gpu_json(&fg->gpu, eng));
+	gpu_of(&fg->gpu, eng, &tr.gpu);
+	report_gpu_json(&tr.gpu, o);
 	json_object_set_new(o, "status", json_string(measured ? "measured" :
 	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
 	    "failed" : "not-measured"));

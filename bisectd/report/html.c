@@ -1067,7 +1067,7 @@ report_html(const json_t *report, FILE *out)
 		section_ratios(out, rep);
 	}
 	section_canary(out, rep);
-	gpu_releases_html(json_object_get(rep, "releases"), out);
+	gpu_releases_html(json_object_get(rep, "releases"), &rp, out);
 	section_cells(out, rep, &rp);
 	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);

@@ -721,7 +721,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rep_str(r, "version"),
 			    rp.releases[i].fit.ceiling_contradicted);
 	print_confirm(rels, &rp, out, md);
-	gpu_releases_text(rels, out, md);
+	gpu_releases_text(rels, &rp, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	print_else_changed(rep, out, md);

@@ -85,12 +85,31 @@ struct report_cell_at {
 	struct report_cell c;
 };
 
+/* A release's energy figures at one prompt length (docs/gpu.md). */
+struct report_energy {
+	char tokens[16];	/* the prompt length, as the JSON keys it */
+	double energy_j;	/* the median joules of a run */
+	double tokens_per_j;
+	long long runs;		/* runs with an energy figure */
+};
+
+/* A release's GPU figures over its analysed runs (docs/gpu.md). */
+struct report_gpu {
+	int ok;			/* 0: none read (the key left out) */
+	long long runs, throttled_runs;
+	double sm_mhz;		/* median SM clock; NAN: none read */
+	long long mem_peak_bytes;	/* above the baseline; -1: not read */
+	struct report_energy pp[FIT_MAX_CELLS];
+	size_t npp;
+};
+
 /* What the renderers read of a release so far: its cells, pp first,
  * each group in the order measured. */
 struct report_release {
 	struct report_cell_at *cells;	/* malloced */
 	size_t ncells;
 	struct report_fit fit;
+	struct report_gpu gpu;
 };
 
 /*
@@ -112,6 +131,9 @@ void report_cells_json(const struct report_release *r, struct json_t *o);
 /* The fit f as the members of the release object o, where the release's
  * entry has them (docs/report.md). */
 void report_fit_json(const struct report_fit *f, struct json_t *o);
+
+/* The GPU figures g as the release object's "gpu", where it has them. */
+void report_gpu_json(const struct report_gpu *g, struct json_t *o);
 
 /*
  * The typed parts of the report's JSON rep (escaped or not, as

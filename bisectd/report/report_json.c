@@ -4,6 +4,7 @@
  * else; the golden files of tests/golden/ pin the bytes.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,6 +130,30 @@ report_fit_json(const struct report_fit *f, json_t *o)
 		    out_num(f->ceiling_tokens));
 }
 
+void
+report_gpu_json(const struct report_gpu *g, json_t *o)
+{
+	json_t *x, *pp;
+
+	if (!g->ok)
+		return;
+	x = json_object();
+	pp = json_object();
+	json_object_set_new(x, "runs", json_integer(g->runs));
+	json_object_set_new(x, "throttled_runs",
+	    json_integer(g->throttled_runs));
+	json_object_set_new(x, "sm_mhz", g->runs > 0 ? json_real(g->sm_mhz) :
+	    json_null());
+	json_object_set_new(x, "mem_peak_bytes", g->mem_peak_bytes >= 0 ?
+	    json_integer(g->mem_peak_bytes) : json_null());
+	for (size_t i = 0; i < g->npp; i++)
+		json_object_set_new(pp, g->pp[i].tokens, json_pack("{s:f,s:f,"
+		    "s:I}", "energy_j", g->pp[i].energy_j, "tokens_per_j",
+		    g->pp[i].tokens_per_j, "runs", (json_int_t)g->pp[i].runs));
+	json_object_set_new(x, "pp", pp);
+	json_object_set_new(o, "gpu", x);
+}
+
 static long long
 count(const json_t *o, const char *key)
 {
@@ -206,6 +231,34 @@ fit_read(const json_t *r, struct report_fit *f)
 }
 
 static void
+gpu_read(const json_t *r, struct report_gpu *g)
+{
+	const json_t *x = json_object_get(r, "gpu"), *e;
+	const json_t *mem = json_object_get(x, "mem_peak_bytes");
+	const char *k;
+
+	memset(g, 0, sizeof(*g));
+	g->ok = json_is_object(x);
+	g->runs = count(x, "runs");
+	g->throttled_runs = count(x, "throttled_runs");
+	g->sm_mhz = rep_real(x, "sm_mhz");
+	g->mem_peak_bytes = json_is_number(mem) ?
+	    (long long)json_number_value(mem) : -1;
+	json_object_foreach((json_t *)(uintptr_t)json_object_get(x, "pp"), k,
+	    e) {
+		struct report_energy *y = &g->pp[g->npp];
+
+		if (g->npp == FIT_MAX_CELLS)
+			break;
+		snprintf(y->tokens, sizeof(y->tokens), "%s", k);
+		y->energy_j = rep_real(e, "energy_j");
+		y->tokens_per_j = rep_real(e, "tokens_per_j");
+		y->runs = count(e, "runs");
+		g->npp++;
+	}
+}
+
+static void
 release_clear(struct report_release *r)
 {
 	free(r->cells);
@@ -221,6 +274,7 @@ release_read(const json_t *r, struct report_release *out)
 	for (int g = REPORT_PP; g <= REPORT_TG; g++)
 		n += json_object_size(json_object_get(r, group_names[g]));
 	fit_read(r, &out->fit);
+	gpu_read(r, &out->gpu);
 	if (n == 0)
 		return 0;
 	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL)

@@ -98,15 +98,10 @@ gpu_of(const struct release_gpu *g, const struct conf_engine *eng,
 }
 
 static void
-add_flag(json_t *flags, const char *f)
+add_flag(struct report_release *tr, const char *f)
 {
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(flags, i, v)
-		if (strcmp(json_string_value(v), f) == 0)
-			return;
-	json_array_append_new(flags, json_string(f));
+	if (!report_release_flagged(tr, f) && tr->nflags < REPORT_MAX_FLAGS)
+		tr->flags[tr->nflags++] = f;
 }
 
 /* The band plotted around a release's line: this many lengths over the
@@ -226,54 +221,57 @@ fit_of(const struct release_figs *fg, const struct conf_engine *eng,
 	rf->ceiling_tokens = rf->curve ? f->model_ceiling_tokens : NAN;
 }
 
+/* The strings a release's entry points to while it is encoded. */
+struct release_text {
+	char why[256];		/* the ceiling's contradiction */
+	char note[512];		/* why the fixed part is not estimable */
+};
+
 /*
  * A release's entry from its figures and its row (version, archive,
- * fetch failure); with plot, also its runs as plot points ([tokens,
- * ms] per process run of each prompt length) and the fitted line's
- * band.  NULL when memory runs out.
+ * fetch failure) into *tr, pointing into fg, rel and t; with plot, also
+ * its runs as plot points ([tokens, ms] per process run of each prompt
+ * length) and the fitted line's band.  Returns 0, or -1 when memory
+ * runs out; free with report_release_clear() either way.
  */
-static json_t *
-release_json(const struct release_figs *fg, const struct conf_engine *eng,
-    const struct store_release *rel, int plot)
+static int
+release_of(const struct release_figs *fg, const struct conf_engine *eng,
+    const struct store_release *rel, int plot, struct report_release *tr,
+    struct release_text *t)
 {
-	json_t *o, *flags, *fails, *points;
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
-	struct report_release tr;
 	struct report_cell_at *at;
-	char why[256], note[512];
 
-	memset(&tr, 0, sizeof(tr));
-	if (fg->npp + fg->ntg > 0 && (tr.cells = calloc(fg->npp + fg->ntg,
-	    sizeof(*tr.cells))) == NULL)
-		return NULL;
-	o = json_object();
-	flags = json_array();
-	fails = json_array();
-	points = plot ? json_array() : NULL;
-
-	json_object_set_new(o, "version", json_string(rel->version));
-	json_object_set_new(o, "sha256", rel->archive_sha256 ?
-	    json_string(rel->archive_sha256) : json_null());
+	memset(tr, 0, sizeof(*tr));
+	if ((fg->npp + fg->ntg > 0 && (tr->cells = calloc(fg->npp + fg->ntg,
+	    sizeof(*tr->cells))) == NULL) || (tr->failures = calloc(
+	    fg->nfailed + 1, sizeof(*tr->failures))) == NULL)
+		return -1;
+	tr->version = rel->version;
+	tr->sha256 = rel->archive_sha256;
+	if (plot && (tr->points = json_array()) == NULL)
+		return -1;
 	for (size_t i = 0; i < fg->npp; i++) {
 		const struct cellsum *cs = &fg->pp[i];
-		for (size_t k = 0; points && k < fg->npoints[i]; k++)
-			json_array_append_new(points, json_pack("[i,f]",
+
+		for (size_t k = 0; tr->points && k < fg->npoints[i]; k++)
+			json_array_append_new(tr->points, json_pack("[i,f]",
 			    eng->prompts[i], fg->points[i][k] / 1e6));
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		at = &tr.cells[tr.ncells++];
+		at = &tr->cells[tr->ncells++];
 		at->group = REPORT_PP;
 		snprintf(at->key, sizeof(at->key), "%d", eng->prompts[i]);
 		cell_of(eng->prompts[i], cs, &at->c);
 		if (cs->st.cv > eng->max_cv)
-			add_flag(flags, "noisy");
+			add_flag(tr, "noisy");
 		if (cs->busy)
-			add_flag(flags, "busy");
+			add_flag(tr, "busy");
 		if (cs->lower_bound)
-			add_flag(flags, "lower-bound");
+			add_flag(tr, "lower-bound");
 	}
 	for (size_t i = 0; i < fg->ntg; i++) {
 		size_t g = i / nk, k = i % nk;
@@ -284,7 +282,7 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		at = &tr.cells[tr.ncells++];
+		at = &tr->cells[tr->ncells++];
 		at->group = REPORT_TG;
 		if (content[0])
 			snprintf(at->key, sizeof(at->key), "%d/%s",
@@ -295,84 +293,72 @@ release_json(const struct release_figs *fg, const struct conf_engine *eng,
 		if (g == 0 && k < 2 && at->c.ok)
 			decode_tps[k] = at->c.tps;
 		if (cs->st.cv > eng->max_cv)
-			add_flag(flags, "noisy");
+			add_flag(tr, "noisy");
 		if (cs->busy)
-			add_flag(flags, "busy");
+			add_flag(tr, "busy");
 	}
 	/* Left out of the figures, kept in the store: during those runs
 	 * the GPU ran at another clock (docs/gpu.md). */
 	if (fg->gpu.throttled > 0) {
-		add_flag(flags, "throttled");
-		json_object_set_new(o, "throttled_runs",
-		    json_integer(fg->gpu.throttled));
+		add_flag(tr, "throttled");
+		tr->throttled_runs = fg->gpu.throttled;
 	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */
 	if (isfinite(decode_tps[0]) && isfinite(decode_tps[1]) &&
 	    fabs(decode_tps[0] / decode_tps[1] - 1) > 0.20 &&
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
-		add_flag(flags, "content-dependent-decode");
-	fit_of(fg, eng, &tr.fit, why, sizeof(why), note, sizeof(note));
-	report_fit_json(&tr.fit, o);
+		add_flag(tr, "content-dependent-decode");
+	fit_of(fg, eng, &tr->fit, t->why, sizeof(t->why), t->note,
+	    sizeof(t->note));
 	if (fg->has_fit) {
 		const struct fit *f = &fg->fit;
 
 		/* An interval reaching zero: too few runs for this noise. */
 		if (!(f->per_token_ns.lo > 0))
-			add_flag(flags, "per-token-unresolved");
+			add_flag(tr, "per-token-unresolved");
 		if (!f->model_fixed_estimable)
-			add_flag(flags, "fixed-not-estimable");
+			add_flag(tr, "fixed-not-estimable");
 		/* Measured faster than the line's limit: the cost of a token
 		 * is not one number here; no ceiling. */
-		if (why[0])
-			add_flag(flags, "ceiling-contradicted");
-		if (plot)
-			json_object_set_new(o, "fit_band", band_json(f, eng));
+		if (t->why[0])
+			add_flag(tr, "ceiling-contradicted");
+		if (plot && (tr->fit_band = band_json(f, eng)) == NULL)
+			return -1;
 	}
 	for (size_t i = 0; i < fg->nfailed; i++) {
-		json_t *f = json_object();
+		struct report_failure *f = &tr->failures[tr->nfailures++];
 
-		json_object_set_new(f, "reason", json_string(
-		    fg->failed[i].failure));
-		json_object_set_new(f, "detail", json_string(
-		    fg->failed[i].detail ? fg->failed[i].detail : ""));
-		json_object_set_new(f, "run", json_integer(
-		    fg->failed[i].run_id));
-		json_array_append_new(fails, f);
+		f->reason = fg->failed[i].failure;
+		f->detail = fg->failed[i].detail;
+		f->run = fg->failed[i].run_id;
 	}
 	if (rel->state == RELEASE_FAILED && rel->failure) {
-		json_t *f = json_object();
+		struct report_failure *f = &tr->failures[tr->nfailures++];
 
-		json_object_set_new(f, "reason", json_string("fetch"));
-		json_object_set_new(f, "detail", json_string(rel->failure));
-		json_array_append_new(fails, f);
+		f->reason = "fetch";
+		f->detail = rel->failure;
+		f->run = -1;
 	}
-	gpu_of(&fg->gpu, eng, &tr.gpu);
-	report_gpu_json(&tr.gpu, o);
-	json_object_set_new(o, "status", json_string(measured ? "measured" :
-	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
-	    "failed" : "not-measured"));
-	report_cells_json(&tr, o);
-	free(tr.cells);
-	json_object_set_new(o, "flags", flags);
-	json_object_set_new(o, "failures", fails);
-	if (points)
-		json_object_set_new(o, "points", points);
-	return o;
+	gpu_of(&fg->gpu, eng, &tr->gpu);
+	tr->status = measured ? "measured" : rel->state == RELEASE_FAILED ||
+	    tr->nfailures ? "failed" : "not-measured";
+	return 0;
 }
 
 /*
- * metric_ms and metric_ms_ci of a release (k-th of the range) when the
+ * The verdict's metric of a release (k-th of the range) when the
  * verdict was judged on its search runs.  Nothing when it has none.
  */
 static void
 release_metric(const struct judgement *j, const struct release_figs *fg,
-    size_t k, json_t *rj)
+    size_t k, struct report_release *tr)
 {
 	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0 ||
 	    j->data.rel[k].skipped || !fg->has_metric)
 		return;
-	out_estimate_ms(&fg->metric, "metric_ms", rj);
+	tr->has_metric = 1;
+	ms_of(&fg->metric, &tr->metric);
 }
 
 /* Tokens a report's diff shows of each side. */
@@ -1038,6 +1024,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	for (size_t i = r.lo; i <= r.hi; i++) {
 		const char *sha = r.list.v[i].archive_sha256;
 		struct release_figs fg;
+		struct report_release tr;
+		struct release_text t;
 		json_t *rj;
 
 		assert(i - r.lo < n);
@@ -1046,8 +1034,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			err_set(e, "out of memory");
 			goto fail;
 		}
-		if ((rj = release_json(&fg, eng, &r.list.v[i], o->plot)) ==
-		    NULL) {
+		if (release_of(&fg, eng, &r.list.v[i], o->plot, &tr, &t) < 0) {
+			report_release_clear(&tr);
 			summary_figs_release(&fg);
 			err_set(e, "out of memory");
 			goto fail;
@@ -1056,25 +1044,24 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		for (size_t k = 0; sha && k < i; k++)
 			if (r.list.v[k].archive_sha256 &&
 			    strcmp(r.list.v[k].archive_sha256, sha) == 0) {
-				json_object_set_new(rj, "same_archive_as",
-				    json_string(r.list.v[k].version));
+				tr.same_archive_as = r.list.v[k].version;
 				break;
 			}
-		release_metric(&j, &fg, i - r.lo, rj);
-		summary_figs_release(&fg);
+		release_metric(&j, &fg, i - r.lo, &tr);
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
-			json_object_set_new(rj, "status", json_string(
-			    "skipped"));
-		if (o->req.commits) {
-			json_t *cj = commits_describe(eng, s, engine_id,
+			tr.status = "skipped";
+		if (o->req.commits)
+			tr.commit = commits_describe(eng, s, engine_id,
 			    r.list.v[i].version, e);
-
-			if (cj != NULL)
-				json_object_set_new(rj, "commit", cj);
-		}
 		if (eng->canary && i - r.lo < oj.n)
-			json_object_set_new(rj, "canary", canary_json(&oj, &r,
-			    i - r.lo, &prev));
+			tr.canary = canary_json(&oj, &r, i - r.lo, &prev);
+		rj = report_release_json(&tr);
+		report_release_clear(&tr);
+		summary_figs_release(&fg);
+		if (rj == NULL) {
+			err_set(e, "out of memory");
+			goto fail;
+		}
 		if (o->sink) {
 			o->sink->release(rj, i - r.lo, o->sink->arg);
 			json_decref(rj);

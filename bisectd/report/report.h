@@ -103,13 +103,40 @@ struct report_gpu {
 	size_t npp;
 };
 
-/* What the renderers read of a release so far: its cells, pp first,
- * each group in the order measured. */
+/* A failed run of a release, or its failed fetch. */
+struct report_failure {
+	const char *reason;	/* "fetch", or the run's failure */
+	const char *detail;
+	long long run;		/* the run's id; -1: no run (a fetch) */
+};
+
+/* More flags than a release's entry can raise. */
+#define REPORT_MAX_FLAGS 16
+
+/*
+ * A release's entry (docs/report.md "releases").  Strings are borrowed,
+ * as report_fit's.  The parts not typed yet are kept as JSON: the plot
+ * (points, fit_band), the commit and the canary; a reference each, NULL
+ * when the entry has none.
+ */
 struct report_release {
-	struct report_cell_at *cells;	/* malloced */
-	size_t ncells;
+	const char *version;
+	const char *sha256;		/* the archive's; NULL: none */
+	long long throttled_runs;	/* 0: none (the key left out) */
 	struct report_fit fit;
 	struct report_gpu gpu;
+	const char *status;	/* measured, failed, not-measured, skipped */
+	struct report_cell_at *cells;	/* pp first, as measured; malloced */
+	size_t ncells;
+	const char *flags[REPORT_MAX_FLAGS];	/* "noisy", "busy" ... */
+	size_t nflags;
+	struct report_failure *failures;	/* malloced */
+	size_t nfailures;
+	/* Measured once with the first release of the same archive. */
+	const char *same_archive_as;	/* NULL: its own */
+	int has_metric;		/* the verdict was judged on its runs */
+	struct report_ms metric;	/* the verdict's metric of it */
+	struct json_t *fit_band, *points, *commit, *canary;
 };
 
 /*
@@ -124,16 +151,15 @@ struct report {
 /* "pp" or "tg". */
 const char *report_group_name(enum report_group g);
 
-/* The cells of r as the members "pp" and "tg" of the release object o,
- * each an object of the cells by key. */
-void report_cells_json(const struct report_release *r, struct json_t *o);
+/* The release's entry r as its JSON object: a new reference, NULL when
+ * out of memory. */
+struct json_t *report_release_json(const struct report_release *r);
 
-/* The fit f as the members of the release object o, where the release's
- * entry has them (docs/report.md). */
-void report_fit_json(const struct report_fit *f, struct json_t *o);
+/* Whether r carries the flag. */
+int report_release_flagged(const struct report_release *r, const char *flag);
 
-/* The GPU figures g as the release object's "gpu", where it has them. */
-void report_gpu_json(const struct report_gpu *g, struct json_t *o);
+/* Drop r's references and memory; r is empty after. */
+void report_release_clear(struct report_release *r);
 
 /*
  * The typed parts of the report's JSON rep (escaped or not, as

@@ -59,8 +59,8 @@ cell_json(const struct report_cell *c)
 	return o;
 }
 
-void
-report_cells_json(const struct report_release *r, json_t *o)
+static void
+cells_json(const struct report_release *r, json_t *o)
 {
 	for (int g = REPORT_PP; g <= REPORT_TG; g++) {
 		json_t *cells = json_object();
@@ -84,8 +84,8 @@ ms_json(const struct report_ms *m, const char *name, json_t *o)
 	json_object_set_new(o, key, out_interval(m->lo, m->hi));
 }
 
-void
-report_fit_json(const struct report_fit *f, json_t *o)
+static void
+fit_json(const struct report_fit *f, json_t *o)
 {
 	json_t *at;
 
@@ -130,8 +130,8 @@ report_fit_json(const struct report_fit *f, json_t *o)
 		    out_num(f->ceiling_tokens));
 }
 
-void
-report_gpu_json(const struct report_gpu *g, json_t *o)
+static void
+gpu_json(const struct report_gpu *g, json_t *o)
 {
 	json_t *x, *pp;
 
@@ -152,6 +152,79 @@ report_gpu_json(const struct report_gpu *g, json_t *o)
 		    g->pp[i].tokens_per_j, "runs", (json_int_t)g->pp[i].runs));
 	json_object_set_new(x, "pp", pp);
 	json_object_set_new(o, "gpu", x);
+}
+
+static json_t *
+failures_json(const struct report_release *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nfailures; i++) {
+		const struct report_failure *f = &r->failures[i];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "reason", json_string(f->reason));
+		json_object_set_new(x, "detail", json_string(f->detail ?
+		    f->detail : ""));
+		if (f->run >= 0)
+			json_object_set_new(x, "run", json_integer(f->run));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
+/* Set key to v, a reference the object takes another of, when v is
+ * there. */
+static void
+part_json(json_t *o, const char *key, json_t *v)
+{
+	if (v != NULL)
+		json_object_set(o, key, v);
+}
+
+json_t *
+report_release_json(const struct report_release *r)
+{
+	json_t *o = json_object(), *flags = json_array();
+
+	if (o == NULL || flags == NULL) {
+		json_decref(o);
+		json_decref(flags);
+		return NULL;
+	}
+	json_object_set_new(o, "version", json_string(r->version));
+	json_object_set_new(o, "sha256", r->sha256 ? json_string(r->sha256) :
+	    json_null());
+	if (r->throttled_runs > 0)
+		json_object_set_new(o, "throttled_runs",
+		    json_integer(r->throttled_runs));
+	fit_json(&r->fit, o);
+	part_json(o, "fit_band", r->fit_band);
+	gpu_json(&r->gpu, o);
+	json_object_set_new(o, "status", json_string(r->status));
+	cells_json(r, o);
+	for (size_t i = 0; i < r->nflags; i++)
+		json_array_append_new(flags, json_string(r->flags[i]));
+	json_object_set_new(o, "flags", flags);
+	json_object_set_new(o, "failures", failures_json(r));
+	part_json(o, "points", r->points);
+	if (r->same_archive_as != NULL)
+		json_object_set_new(o, "same_archive_as",
+		    json_string(r->same_archive_as));
+	if (r->has_metric)
+		ms_json(&r->metric, "metric_ms", o);
+	part_json(o, "commit", r->commit);
+	part_json(o, "canary", r->canary);
+	return o;
+}
+
+int
+report_release_flagged(const struct report_release *r, const char *flag)
+{
+	for (size_t i = 0; i < r->nflags; i++)
+		if (strcmp(r->flags[i], flag) == 0)
+			return 1;
+	return 0;
 }
 
 static long long
@@ -258,27 +331,71 @@ gpu_read(const json_t *r, struct report_gpu *g)
 	}
 }
 
-static void
-release_clear(struct report_release *r)
+void
+report_release_clear(struct report_release *r)
 {
 	free(r->cells);
+	free(r->failures);
+	json_decref(r->fit_band);
+	json_decref(r->points);
+	json_decref(r->commit);
+	json_decref(r->canary);
 	memset(r, 0, sizeof(*r));
+}
+
+/* A JSON part kept as it is: a new reference, NULL when missing. */
+static json_t *
+part_read(const json_t *r, const char *key)
+{
+	return json_incref(json_object_get(r, key));
 }
 
 static int
 release_read(const json_t *r, struct report_release *out)
 {
-	size_t n = 0;
+	const json_t *flags = json_object_get(r, "flags");
+	const json_t *fails = json_object_get(r, "failures"), *x;
+	size_t n = 0, i;
 
 	memset(out, 0, sizeof(*out));
+	out->version = rep_str(r, "version");
+	out->sha256 = json_string_value(json_object_get(r, "sha256"));
+	out->throttled_runs = count(r, "throttled_runs");
+	out->status = rep_str(r, "status");
+	json_array_foreach(flags, i, x)
+		if (json_is_string(x) && out->nflags < REPORT_MAX_FLAGS)
+			out->flags[out->nflags++] = json_string_value(x);
+	out->same_archive_as = json_string_value(json_object_get(r,
+	    "same_archive_as"));
+	out->has_metric = json_object_get(r, "metric_ms") != NULL;
+	ms_read(r, "metric_ms", &out->metric);
+	out->fit_band = part_read(r, "fit_band");
+	out->points = part_read(r, "points");
+	out->commit = part_read(r, "commit");
+	out->canary = part_read(r, "canary");
+	if (json_array_size(fails) > 0 && (out->failures = calloc(
+	    json_array_size(fails), sizeof(*out->failures))) == NULL) {
+		report_release_clear(out);
+		return -1;
+	}
+	json_array_foreach(fails, i, x) {
+		struct report_failure *f = &out->failures[out->nfailures++];
+		const json_t *run = json_object_get(x, "run");
+
+		f->reason = rep_str(x, "reason");
+		f->detail = rep_str(x, "detail");
+		f->run = json_is_integer(run) ? json_integer_value(run) : -1;
+	}
 	for (int g = REPORT_PP; g <= REPORT_TG; g++)
 		n += json_object_size(json_object_get(r, group_names[g]));
 	fit_read(r, &out->fit);
 	gpu_read(r, &out->gpu);
 	if (n == 0)
 		return 0;
-	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL)
+	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL) {
+		report_release_clear(out);
 		return -1;
+	}
 	for (int g = REPORT_PP; g <= REPORT_TG; g++) {
 		const char *key;
 		json_t *v;
@@ -319,7 +436,7 @@ void
 report_clear(struct report *r)
 {
 	for (size_t i = 0; i < r->nreleases; i++)
-		release_clear(&r->releases[i]);
+		report_release_clear(&r->releases[i]);
 	free(r->releases);
 	memset(r, 0, sizeof(*r));
 }

@@ -3,7 +3,6 @@
  * fields.h).
  */
 #include <math.h>
-#include <string.h>
 
 #include <jansson.h>
 
@@ -31,30 +30,6 @@ rep_str(const json_t *o, const char *key)
 	const char *s = json_string_value(json_object_get(o, key));
 
 	return s ? s : "";
-}
-
-int
-rep_has_canary(const json_t *rels)
-{
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(rels, i, r)
-		if (json_is_object(json_object_get(r, "canary")))
-			return 1;
-	return 0;
-}
-
-int
-rep_has_flag(const json_t *r, const char *flag)
-{
-	const json_t *f;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "flags"), i, f)
-		if (json_is_string(f) && strcmp(json_string_value(f), flag) == 0)
-			return 1;
-	return 0;
 }
 
 const char *

@@ -79,8 +79,7 @@ gpu_words(const struct report_gpu *g, char *buf, size_t len)
 }
 
 void
-gpu_releases_text(const json_t *rels, const struct report *rp, FILE *out,
-    int md)
+gpu_releases_text(const struct report *rp, FILE *out, int md)
 {
 	int head = 0;
 	char buf[1024];
@@ -96,14 +95,13 @@ gpu_releases_text(const json_t *rels, const struct report *rp, FILE *out,
 			    "energy per run)\n\n" : "\nGPU (median SM clock "
 			    "over the analysed runs, peak memory above the "
 			    "baseline, energy per run):\n", out);
-		fprintf(out, "%s%s: %s\n", md ? "- " : "  ", rep_str(
-		    json_array_get(rels, i), "version"), gpu_words(g, buf,
-		    sizeof(buf)));
+		fprintf(out, "%s%s: %s\n", md ? "- " : "  ",
+		    rp->releases[i].version, gpu_words(g, buf, sizeof(buf)));
 	}
 }
 
 void
-gpu_releases_html(const json_t *rels, const struct report *rp, FILE *out)
+gpu_releases_html(const struct report *rp, FILE *out)
 {
 	int head = 0;
 
@@ -123,7 +121,7 @@ gpu_releases_html(const json_t *rels, const struct report *rp, FILE *out)
 			    "GiB</th><th>energy</th></tr></thead>\n<tbody>\n",
 			    out);
 		fputs("<tr><td>", out);
-		html_esc(out, rep_str(json_array_get(rels, i), "version"));
+		html_esc(out, rp->releases[i].version);
 		fprintf(out, isfinite(g->sm_mhz) ? "</td><td>%.0f" :
 		    "</td><td>-", g->sm_mhz);
 		fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", g->runs,

@@ -16,12 +16,9 @@ void gpu_clocks_text(const struct json_t *verdict, FILE *out, int md);
 /* The same as a verdict list's item. */
 void gpu_clocks_html(const struct json_t *verdict, FILE *out);
 
-/* One line per release with GPU figures (rp's releases, the report's
- * "releases" rels), under a heading. */
-void gpu_releases_text(const struct json_t *rels, const struct report *rp,
-    FILE *out, int md);
+/* One line per release of rp with GPU figures, under a heading. */
+void gpu_releases_text(const struct report *rp, FILE *out, int md);
 /* The same as a small table in its own section. */
-void gpu_releases_html(const struct json_t *rels, const struct report *rp,
-    FILE *out);
+void gpu_releases_html(const struct report *rp, FILE *out);
 
 #endif

@@ -23,8 +23,7 @@
 
 /* The releases a time plot shows: their points and fitted bands. */
 struct fit_series {
-	const json_t *rel;
-	const struct report_fit *fit;	/* rel's */
+	const struct report_release *rel;
 	const char *cls;	/* "good" or "bad" */
 };
 
@@ -39,12 +38,11 @@ fit_extent(const struct fit_series *s, size_t n, struct plot_axes *a)
 		const json_t *p;
 		size_t i;
 
-		json_array_foreach(json_object_get(s[k].rel, "points"), i, p) {
+		json_array_foreach(s[k].rel->points, i, p) {
 			a->x1 = fmax(a->x1, rep_at(p, 0));
 			a->y1 = fmax(a->y1, rep_at(p, 1));
 		}
-		json_array_foreach(json_object_get(s[k].rel, "fit_band"), i,
-		    p) {
+		json_array_foreach(s[k].rel->fit_band, i, p) {
 			a->x1 = fmax(a->x1, rep_at(p, 0));
 			a->y1 = fmax(a->y1, rep_at(p, 3));
 		}
@@ -57,7 +55,7 @@ fit_extent(const struct fit_series *s, size_t n, struct plot_axes *a)
 static void
 fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
 {
-	const json_t *band = json_object_get(s->rel, "fit_band"), *p;
+	const json_t *band = s->rel->fit_band, *p;
 	size_t i, n = json_array_size(band);
 
 	if (n < 2)
@@ -86,9 +84,11 @@ fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
  * curve "0.2.4: curve, 0.026 ms/token at 64 to 0.071 at 512, peak 9000
  * tok/s". */
 static void
-fit_caption(FILE *out, const json_t *rel, const struct report_fit *f)
+fit_caption(FILE *out, const struct report_release *rel)
 {
-	html_esc(out, rep_str(rel, "version"));
+	const struct report_fit *f = &rel->fit;
+
+	html_esc(out, rel->version);
 	fputs(": ", out);
 	if (!isfinite(f->per_token.value)) {
 		fputs("no fit", out);
@@ -137,7 +137,7 @@ fit_plot(FILE *out, const char *id, const char *title,
 		size_t i;
 
 		fprintf(out, "<g class=\"runs\" data-release=\"%zu\">\n", k);
-		json_array_foreach(json_object_get(s[k].rel, "points"), i, p) {
+		json_array_foreach(s[k].rel->points, i, p) {
 			fputs("<circle class=\"run ", out);
 			fputs(s[k].cls, out);
 			fputs("\" cx=\"", out);
@@ -156,23 +156,20 @@ fit_plot(FILE *out, const char *id, const char *title,
 		fprintf(out, "<circle class=\"%s\" cx=\"%d\" cy=\"%.1f\" "
 		    "r=\"3.5\"/><text x=\"%d\" y=\"%.1f\">", s[k].cls,
 		    PAD_L + 12, y - 4, PAD_L + 20, y);
-		fit_caption(out, s[k].rel, s[k].fit);
+		fit_caption(out, s[k].rel);
 		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n", out);
 }
 
-static const json_t *
-find_release(const json_t *rels, const char *version, size_t *idx)
+static const struct report_release *
+find_release(const struct report *rp, const char *version, size_t *idx)
 {
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(rels, i, r)
-		if (*version && strcmp(rep_str(r, "version"), version) == 0) {
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (*version && strcmp(rp->releases[i].version, version) == 0) {
 			if (idx)
 				*idx = i;
-			return r;
+			return &rp->releases[i];
 		}
 	return NULL;
 }
@@ -183,15 +180,15 @@ find_release(const json_t *rels, const char *version, size_t *idx)
 
 /* The longest time a release's plot shows: its runs' and band's. */
 static double
-series_top(const json_t *rel)
+series_top(const struct report_release *rel)
 {
 	const json_t *p;
 	double top = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(rel, "points"), i, p)
+	json_array_foreach(rel->points, i, p)
 		top = fmax(top, rep_at(p, 1));
-	json_array_foreach(json_object_get(rel, "fit_band"), i, p)
+	json_array_foreach(rel->fit_band, i, p)
 		top = fmax(top, rep_at(p, 3));
 	return top;
 }
@@ -199,29 +196,24 @@ series_top(const json_t *rel)
 static void
 section_fit(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *v = json_object_get(rep, "verdict");
-	const json_t *good, *bad, *r;
+	const struct report_release *good, *bad;
 	struct fit_series s[2];
-	size_t i, shown = 0, ig = 0, ib = 0;
+	size_t shown = 0;
 
-	good = find_release(rels, rep_str(v, "last_good"), &ig);
-	bad = find_release(rels, rep_str(v, "first_bad"), &ib);
+	good = find_release(rp, rep_str(v, "last_good"), NULL);
+	bad = find_release(rp, rep_str(v, "first_bad"), NULL);
 	fputs("<section id=\"fit\">\n<h2>Time against prompt length</h2>\n",
 	    out);
 	if (good == NULL || bad == NULL) {
 		/* No boundary: the range's ends. */
-		ig = 0;
-		ib = rp->nreleases ? rp->nreleases - 1 : 0;
-		good = json_array_get(rels, ig);
-		bad = json_array_get(rels, ib);
+		good = rp->nreleases ? &rp->releases[0] : NULL;
+		bad = rp->nreleases ? &rp->releases[rp->nreleases - 1] : NULL;
 		fputs("<p>No boundary was found: the range's ends.</p>\n", out);
 	}
 	s[0].rel = good;
-	s[0].fit = good ? &rp->releases[ig].fit : NULL;
 	s[0].cls = "good";
 	s[1].rel = bad;
-	s[1].fit = bad ? &rp->releases[ib].fit : NULL;
 	s[1].cls = "bad";
 	fputs("<p>Each dot is one process run (its samples' mean); the line "
 	    "is the fit time = fixed + per-token × length over the lengths "
@@ -242,18 +234,18 @@ section_fit(FILE *out, const json_t *rep, const struct report *rp)
 		fit_plot(out, "fit-boundary", "Time against prompt length, "
 		    "boundary pair", s, good && bad ? 2 : 0);
 	fputs("<h3>Any measured release</h3>\n", out);
-	json_array_foreach(rels, i, r) {
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_release *r = &rp->releases[i];
 		char id[48];
 
-		if (json_array_size(json_object_get(r, "points")) == 0 &&
-		    !isfinite(rp->releases[i].fit.per_token.value))
+		if (json_array_size(r->points) == 0 &&
+		    !isfinite(r->fit.per_token.value))
 			continue;
 		snprintf(id, sizeof(id), "fit-%zu", i);
 		fputs("<details><summary>", out);
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fputs("</summary>\n", out);
 		s[0].rel = r;
-		s[0].fit = &rp->releases[i].fit;
 		s[0].cls = "good";
 		fit_plot(out, id, "Time against prompt length", s, 1);
 		fputs("</details>\n", out);
@@ -305,25 +297,23 @@ between(const struct plot_axes *a, size_t i, size_t j)
  * every change point.
  */
 static void
-section_metric(FILE *out, const json_t *rep)
+section_metric(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *points = json_object_get(json_object_get(rep,
 	    "verdict"), "change_points");
-	const json_t *r, *cp;
-	size_t i, n = json_array_size(rels), every;
+	const json_t *cp;
+	size_t i, n = rp->nreleases, every;
 	struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
 	char label[96];
 
 	metric_label(rep_str(rep, "metric"), label, sizeof(label));
-	json_array_foreach(rels, i, r) {
-		const json_t *ci = json_object_get(r, "metric_ms_ci");
-		double v = rep_real(r, "metric_ms");
+	for (i = 0; i < n; i++) {
+		const struct report_ms *m = &rp->releases[i].metric;
 
-		if (!isfinite(v))
+		if (!isfinite(m->value))
 			continue;
-		a.y0 = fmin(a.y0, isfinite(rep_at(ci, 0)) ? rep_at(ci, 0) : v);
-		a.y1 = fmax(a.y1, isfinite(rep_at(ci, 1)) ? rep_at(ci, 1) : v);
+		a.y0 = fmin(a.y0, isfinite(m->lo) ? m->lo : m->value);
+		a.y1 = fmax(a.y1, isfinite(m->hi) ? m->hi : m->value);
 	}
 	if (a.y0 > 0 && a.y0 < a.y1 * 0.5)
 		a.y0 = 0;
@@ -338,15 +328,16 @@ section_metric(FILE *out, const json_t *rep)
 	svg_axes(out, &a, 0, "release (version order)", label);
 	/* About ten version labels, whatever the range's length. */
 	every = n > 10 ? (n + 9) / 10 : 1;
-	json_array_foreach(rels, i, r) {
-		const char *st = rep_str(r, "status");
-		const json_t *ci = json_object_get(r, "metric_ms_ci");
-		double x = svg_px(&a, (double)i), v = rep_real(r, "metric_ms");
+	for (i = 0; i < n; i++) {
+		const struct report_release *r = &rp->releases[i];
+		const char *st = r->status;
+		const struct report_ms *m = &r->metric;
+		double x = svg_px(&a, (double)i), v = m->value;
 
 		if (i % every == 0 || i == n - 1) {
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
 			    "text-anchor=\"middle\">", x, PLOT_H - PAD_B + 16);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fputs("</text>\n", out);
 		}
 		if (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) {
@@ -355,31 +346,31 @@ section_metric(FILE *out, const json_t *rep)
 			fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f "
 			    "%.1fM%.1f %.1fL%.1f %.1f\"><title>", st, x - 4,
 			    y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fprintf(out, " %s</title></path>\n", st);
 			continue;
 		}
 		if (!isfinite(v)) {
 			fprintf(out, "<circle class=\"gap\" cx=\"%.1f\" "
 			    "cy=\"%d\" r=\"3\"><title>", x, PLOT_H - PAD_B - 8);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fputs(" not measured</title></circle>\n", out);
 			continue;
 		}
-		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
+		if (isfinite(m->lo) && isfinite(m->hi))
 			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
 			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x,
-			    svg_py(&a, rep_at(ci, 0)), svg_py(&a, rep_at(ci, 1)));
+			    svg_py(&a, m->lo), svg_py(&a, m->hi));
 		fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"3\"><title>", x, svg_py(&a, v));
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fprintf(out, ": %.4g</title></circle>\n", v);
 	}
 	json_array_foreach(points, i, cp) {
 		size_t g, b;
 
-		if (find_release(rels, rep_str(cp, "last_good"), &g) == NULL ||
-		    find_release(rels, rep_str(cp, "first_bad"), &b) == NULL)
+		if (find_release(rp, rep_str(cp, "last_good"), &g) == NULL ||
+		    find_release(rp, rep_str(cp, "first_bad"), &b) == NULL)
 			continue;
 		fprintf(out, "<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
@@ -495,13 +486,12 @@ text_diff(FILE *out, const json_t *d)
  * row's class is its state, or "changed".  Nothing without a canary.
  */
 static void
-section_canary(FILE *out, const json_t *rep)
+section_canary(FILE *out, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases"), *r, *k;
+	const json_t *k;
 	char h[16];
-	size_t i;
 
-	if (!rep_has_canary(rels))
+	if (!report_has_canary(rp))
 		return;
 	fputs("<section id=\"canary\">\n<h2>Output canary</h2>\n<p>The "
 	    "sha256 of the text each release generates from the canary "
@@ -511,18 +501,18 @@ section_canary(FILE *out, const json_t *rep)
 	    "<thead><tr><th>release</th><th>canary</th><th>status</th>"
 	    "<th>since the release before</th></tr></thead>\n<tbody>\n",
 	    out);
-	json_array_foreach(rels, i, r) {
+	for (size_t i = 0; i < rp->nreleases; i++) {
 		const char *st;
 
-		k = json_object_get(r, "canary");
+		k = rp->releases[i].canary;
 		if (!json_is_object(k))
 			continue;
 		st = rep_str(k, "status");
 		fputs("<tr class=\"", out);
 		html_esc(out, json_is_true(json_object_get(k, "changed")) ?
 		    "changed" : st);
-		html_markup(out, "\"><td>", rep_str(r, "version"), "</td><td>",
-		    NULL);
+		html_markup(out, "\"><td>", rp->releases[i].version,
+		    "</td><td>", NULL);
 		if (*rep_str(k, "sha256"))
 			html_markup(out, "<code title=\"", rep_str(k, "sha256"),
 			    "\">", short_hash(rep_str(k, "sha256"), h,
@@ -724,33 +714,29 @@ section_verdict(FILE *out, const json_t *rep)
 
 /* One row per cell of a release; failures under it. */
 static void
-cell_rows(FILE *out, const json_t *r, const struct report_release *tr,
-    size_t *nrows)
+cell_rows(FILE *out, const struct report_release *r, size_t *nrows)
 {
-	const json_t *flags = json_object_get(r, "flags");
-	const json_t *fails = json_object_get(r, "failures"), *f;
 	int any = 0;
-	size_t i;
 
-	for (size_t k = 0; k < tr->ncells; k++) {
-		const struct report_cell *c = &tr->cells[k].c;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct report_cell *c = &r->cells[k].c;
 
 		fputs("<tr><td>", out);
 		if (!any) {
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fputs("</td><td>", out);
-			html_esc(out, rep_str(r, "status"));
+			html_esc(out, r->status);
 		} else
 			fputs("</td><td>", out);
 		fprintf(out, "</td><td>%s", report_group_name(
-		    tr->cells[k].group));
-		html_esc(out, tr->cells[k].key);
+		    r->cells[k].group));
+		html_esc(out, r->cells[k].key);
 		fprintf(out, "</td><td>%lld</td><td>%.4g</td><td>%.4g ± %.3g"
 		    "</td><td>%.1f%%</td><td>", c->n, c->ms_median, c->ms,
 		    c->ms_sd, 100 * c->cv);
-		json_array_foreach(flags, i, f) {
+		for (size_t i = 0; i < r->nflags; i++) {
 			fputs(i ? ", " : "", out);
-			html_esc(out, json_string_value(f));
+			html_esc(out, r->flags[i]);
 		}
 		fputs("</td></tr>\n", out);
 		any = 1;
@@ -758,35 +744,33 @@ cell_rows(FILE *out, const json_t *r, const struct report_release *tr,
 	}
 	if (!any) {
 		fputs("<tr><td>", out);
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fputs("</td><td>", out);
-		html_esc(out, rep_str(r, "status"));
+		html_esc(out, r->status);
 		fputs("</td><td></td><td></td><td></td><td></td><td></td>"
 		    "<td></td></tr>\n", out);
 		(*nrows)++;
 	}
-	json_array_foreach(fails, i, f) {
+	for (size_t i = 0; i < r->nfailures; i++) {
 		if (i == 5) {
 			fprintf(out, "<tr><td></td><td colspan=\"7\" "
 			    "class=\"fail\">… %zu failures in all "
-			    "(bisectctl runs)</td></tr>\n",
-			    json_array_size(fails));
+			    "(bisectctl runs)</td></tr>\n", r->nfailures);
 			break;
 		}
 		fputs("<tr><td></td><td colspan=\"7\" class=\"fail\">failed: ",
 		    out);
-		html_esc(out, rep_str(f, "reason"));
+		html_esc(out, r->failures[i].reason);
 		fputs(": ", out);
-		html_esc(out, rep_str(f, "detail"));
+		html_esc(out, r->failures[i].detail);
 		fputs("</td></tr>\n", out);
 	}
 }
 
 static void
-section_cells(FILE *out, const json_t *rep, const struct report *rp)
+section_cells(FILE *out, const struct report *rp)
 {
-	const json_t *r;
-	size_t i, nrows = 0;
+	size_t nrows = 0;
 
 	fputs("<section id=\"cells\">\n<h2>Cells</h2>\n<p>Times of one "
 	    "process run (ms); n counts runs, CV is the spread between them."
@@ -794,8 +778,8 @@ section_cells(FILE *out, const json_t *rep, const struct report *rp)
 	    "<th>status</th><th>cell</th><th>n</th><th>median ms</th>"
 	    "<th>mean ± sd ms</th><th>CV</th><th>flags</th></tr></thead>\n"
 	    "<tbody>\n", out);
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		cell_rows(out, r, &rp->releases[i], &nrows);
+	for (size_t i = 0; i < rp->nreleases; i++)
+		cell_rows(out, &rp->releases[i], &nrows);
 	fputs("</tbody></table></div>\n</section>\n", out);
 }
 
@@ -876,22 +860,20 @@ page_header(FILE *out, const json_t *rep)
  * change point.  The field report's lesson: whoever watches one number
  * misses the regression in the other.
  */
-/* Of a cell of a release, the decode figure under key; NULL: none. */
+/* Release i's decode cell under key; NULL: none. */
 static const struct report_cell *
 decode_cell(const struct report *rp, size_t i, const char *key)
 {
-	return i < rp->nreleases ? report_release_cell(&rp->releases[i],
-	    REPORT_TG, key) : NULL;
+	return report_release_cell(&rp->releases[i], REPORT_TG, key);
 }
 
 static void
 section_decode(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases"), *r, *cp;
 	const json_t *points = json_object_get(json_object_get(rep,
-	    "verdict"), "change_points");
+	    "verdict"), "change_points"), *cp;
 	const struct report_release *keys = NULL;
-	size_t i, n = json_array_size(rels), every = n > 10 ? (n + 9) / 10 : 1;
+	size_t i, n = rp->nreleases, every = n > 10 ? (n + 9) / 10 : 1;
 
 	/* The decode cells of the first release that has any. */
 	for (i = 0; i < rp->nreleases && keys == NULL; i++)
@@ -938,7 +920,7 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
 		snprintf(title, sizeof(title), "decode tg%s (tok/s)", key);
 		svg_open(out, id, title);
 		svg_axes(out, &a, 0, "release (version order)", title);
-		json_array_foreach(rels, i, r) {
+		for (i = 0; i < n; i++) {
 			const struct report_cell *x = decode_cell(rp, i, key);
 			double px = svg_px(&a, (double)i);
 			double t = x ? x->tps : NAN, sd = x ? x->sd : NAN;
@@ -950,7 +932,7 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
 				fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
 				    "text-anchor=\"middle\">", px, PLOT_H -
 				    PAD_B + 16);
-				html_esc(out, rep_str(r, "version"));
+				html_esc(out, rp->releases[i].version);
 				fputs("</text>\n", out);
 			}
 			if (!isfinite(t))
@@ -962,15 +944,15 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
 				    t + h));
 			fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" "
 			    "cy=\"%.1f\" r=\"3\"><title>", px, svg_py(&a, t));
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, rp->releases[i].version);
 			fprintf(out, ": %.4g tok/s (%lld runs)</title></circle>"
 			    "\n", t, (long long)k);
 		}
 		json_array_foreach(points, i, cp) {
 			size_t g, b;
 
-			if (find_release(rels, rep_str(cp, "last_good"),
-			    &g) == NULL || find_release(rels, rep_str(cp,
+			if (find_release(rp, rep_str(cp, "last_good"),
+			    &g) == NULL || find_release(rp, rep_str(cp,
 			    "first_bad"), &b) == NULL)
 				continue;
 			fprintf(out, "<line class=\"change\" x1=\"%.1f\" "
@@ -1062,13 +1044,13 @@ report_html(const json_t *report, FILE *out)
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(rep)) {
 		section_fit(out, rep, &rp);
-		section_metric(out, rep);
+		section_metric(out, rep, &rp);
 		section_decode(out, rep, &rp);
 		section_ratios(out, rep);
 	}
-	section_canary(out, rep);
-	gpu_releases_html(json_object_get(rep, "releases"), &rp, out);
-	section_cells(out, rep, &rp);
+	section_canary(out, &rp);
+	gpu_releases_html(&rp, out);
+	section_cells(out, &rp);
 	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);

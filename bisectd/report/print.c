@@ -90,15 +90,14 @@ fixed_text(char *buf, size_t len, const struct report_fit *f)
 }
 
 static void
-flags_text(char *buf, size_t len, const json_t *flags)
+flags_text(char *buf, size_t len, const struct report_release *r)
 {
-	size_t i, off = 0;
-	json_t *f;
+	size_t off = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(flags, i, f)
+	for (size_t i = 0; i < r->nflags; i++)
 		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-		    "%s%s", i ? "," : "", json_string_value(f));
+		    "%s%s", i ? "," : "", r->flags[i]);
 }
 
 /* Columns a UTF-8 string takes on a terminal ("±" is two bytes, one
@@ -272,24 +271,23 @@ canary_hash(const json_t *k, char *buf, size_t len)
  * canary.
  */
 static void
-print_canary(const json_t *rels, FILE *out, int md)
+print_canary(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r, *k, *d;
+	const json_t *k, *d;
 	char h[80];
-	size_t i;
 
-	if (!rep_has_canary(rels))
+	if (!report_has_canary(rp))
 		return;
 	fprintf(out, md ? "\n**Output canary** (sha256 of the text each "
 	    "release generates from the canary prompt)\n\n" :
 	    "\ncanary (sha256 of the text each release generates from the "
 	    "canary prompt):\n");
-	json_array_foreach(rels, i, r) {
-		k = json_object_get(r, "canary");
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		k = rp->releases[i].canary;
 		if (!json_is_object(k))
 			continue;
-		fprintf(out, md ? "- %s: `%s`" : "  %-12s %s", rep_str(r, "version"),
-		    canary_hash(k, h, sizeof(h)));
+		fprintf(out, md ? "- %s: `%s`" : "  %-12s %s",
+		    rp->releases[i].version, canary_hash(k, h, sizeof(h)));
 		if (strcmp(rep_str(k, "status"), "deterministic") != 0 &&
 		    *rep_str(k, "detail"))
 			fprintf(out, " (%s)", rep_str(k, "detail"));
@@ -351,21 +349,19 @@ print_header(const json_t *rep, FILE *out, int md)
 	    rep_str(w, "sha256") : "(not pinned yet)");
 }
 
-/* The boundary's confirmation runs, apart from the table they would
- * otherwise blur. */
 /* The releases whose per-token interval reaches zero, and what that
  * means, in one sentence. */
 static void
-print_unresolved(const json_t *rels, FILE *out, int md)
+print_unresolved(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r;
-	size_t i, k = 0;
+	size_t k = 0;
 
-	json_array_foreach(rels, i, r)
-		if (rep_has_flag(r, "per-token-unresolved"))
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (report_release_flagged(&rp->releases[i],
+		    "per-token-unresolved"))
 			fprintf(out, "%s%s", k++ ? ", " : md ? "\nper-token cost "
 			    "unresolved on " : "per-token cost unresolved on ",
-			    rep_str(r, "version"));
+			    rp->releases[i].version);
 	if (k > 0)
 		fprintf(out, ": its 95%% interval reaches zero or below, too "
 		    "few runs for this noise to compare (a bisect measures "
@@ -453,8 +449,7 @@ print_else_changed(const json_t *rep, FILE *out, int md)
  * read once and skipped after.
  */
 static void
-print_not_estimable(const json_t *rels, const struct report *rp, FILE *out,
-    int md)
+print_not_estimable(const struct report *rp, FILE *out, int md)
 {
 	size_t i, j, count, n = rp->nreleases;
 
@@ -482,8 +477,7 @@ print_not_estimable(const json_t *rels, const struct report *rp, FILE *out,
 				if (strcmp(rp->releases[j].fit.
 				    fixed_not_estimable, why) == 0)
 					fprintf(out, "%s%s", j == i ? " on " :
-					    ", ", rep_str(json_array_get(rels,
-					    j), "version"));
+					    ", ", rp->releases[j].version);
 		fprintf(out, ": %s\n", why);
 	}
 }
@@ -495,7 +489,7 @@ print_not_estimable(const json_t *rels, const struct report *rp, FILE *out,
  * an average over the lengths for them.
  */
 static void
-print_curves(const json_t *rels, const struct report *rp, FILE *out, int md)
+print_curves(const struct report *rp, FILE *out, int md)
 {
 	int any = 0;
 
@@ -511,7 +505,7 @@ print_curves(const json_t *rels, const struct report *rp, FILE *out, int md)
 			    "average):\n", md ? "\n" : "");
 		any = 1;
 		fprintf(out, "%s%s:", md ? "- " : "  ",
-		    rep_str(json_array_get(rels, i), "version"));
+		    rp->releases[i].version);
 		for (size_t k = 0; k < f->ncost_at; k++) {
 			char ci[96];
 
@@ -530,8 +524,7 @@ print_curves(const json_t *rels, const struct report *rp, FILE *out, int md)
 }
 
 static void
-print_confirm(const json_t *rels, const struct report *rp, FILE *out,
-    int md)
+print_confirm(const struct report *rp, FILE *out, int md)
 {
 	int shown = 0;
 
@@ -552,7 +545,7 @@ print_confirm(const json_t *rels, const struct report *rp, FILE *out,
 				    "flags):\n");
 			fprintf(out, "%s%s %s%s: %lld runs, %.4g ms (sd %.3g), "
 			    "%.1f tok/s; first runs %.4g ms\n", md ? "- " :
-			    "  ", rep_str(json_array_get(rels, i), "version"),
+			    "  ", rp->releases[i].version,
 			    report_group_name(at->group), at->key, k->n,
 			    k->ms, k->ms_sd, k->tps, at->c.ms);
 		}
@@ -604,13 +597,11 @@ print_runs(const json_t *runs, FILE *out, int md)
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
-	const json_t *rels = json_object_get(rep, "releases");
-	const json_t *rep_ = json_object_get(rep, "reproduce");
+	const json_t *rep_ = json_object_get(rep, "reproduce"), *x;
 	struct columns cols;
 	struct report rp;
 	char buf[160], per[96], fix[96];
 	size_t i, j;
-	json_t *r, *x;
 	int wv = 7, wc[32], wp = 12, wf = 8;
 
 	print_header(rep, out, md);
@@ -619,17 +610,19 @@ print_text(const json_t *rep, FILE *out, int md)
 	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
-	json_array_foreach(rels, i, r) {
-		if ((int)strlen(rep_str(r, "version")) > wv)
-			wv = (int)strlen(rep_str(r, "version"));
+	for (i = 0; i < rp.nreleases; i++) {
+		const struct report_release *r = &rp.releases[i];
+
+		if ((int)strlen(r->version) > wv)
+			wv = (int)strlen(r->version);
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), report_release_cell(
-			    &rp.releases[i], cols.group[j], cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(r,
+			    cols.group[j], cols.key[j]));
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
-		ms_text(per, sizeof(per), &rp.releases[i].fit.per_token, "-");
-		fixed_text(fix, sizeof(fix), &rp.releases[i].fit);
+		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		fixed_text(fix, sizeof(fix), &r->fit);
 		if ((int)strlen(per) > wp)
 			wp = (int)strlen(per);
 		if ((int)strlen(fix) > wf)
@@ -654,23 +647,21 @@ print_text(const json_t *rep, FILE *out, int md)
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, "PER-TOKEN MS",
 		    wf, "FIXED MS", "CEILING", "FLAGS");
 	}
-	json_array_foreach(rels, i, r) {
+	for (i = 0; i < rp.nreleases; i++) {
+		const struct report_release *r = &rp.releases[i];
+		double ceil = r->fit.ceiling.value;
 		char flags[256];
-		const struct report_fit *f = &rp.releases[i].fit;
-		double ceil = f->ceiling.value;
 
-		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		ms_text(per, sizeof(per), &f->per_token, "-");
-		fixed_text(fix, sizeof(fix), f);
+		flags_text(flags, sizeof(flags), r);
+		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		fixed_text(fix, sizeof(fix), &r->fit);
 		if (md)
-			fprintf(out, "| %s | %s |", rep_str(r, "version"),
-			    rep_str(r, "status"));
+			fprintf(out, "| %s | %s |", r->version, r->status);
 		else
-			fprintf(out, "%-*s  %-12s", wv, rep_str(r, "version"),
-			    rep_str(r, "status"));
+			fprintf(out, "%-*s  %-12s", wv, r->version, r->status);
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), report_release_cell(
-			    &rp.releases[i], cols.group[j], cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(r,
+			    cols.group[j], cols.key[j]));
 			if (md)
 				fprintf(out, " %s |", buf);
 			else {
@@ -682,47 +673,46 @@ print_text(const json_t *rep, FILE *out, int md)
 		if (md) {
 			fprintf(out, " %s | %s | %s | %s |", per, fix, buf,
 			    flags);
-			json_array_foreach(json_object_get(r, "failures"), j, x)
+			for (j = 0; j < r->nfailures; j++)
 				fprintf(out, "%s %s", j ? "," : "",
-				    rep_str(x, "reason"));
+				    r->failures[j].reason);
 			fputs(" |\n", out);
 			continue;
 		}
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf, fix, buf,
 		    flags);
-		json_array_foreach(json_object_get(r, "failures"), j, x) {
+		for (j = 0; j < r->nfailures; j++) {
 			if (j == 3) {
 				fprintf(out, "%*s  ... %zu failures in all "
 				    "('bisectctl runs')\n", wv, "",
-				    json_array_size(json_object_get(r,
-				    "failures")));
+				    r->nfailures);
 				break;
 			}
 			fprintf(out, "%*s  failed run: %s: %s\n", wv, "",
-			    rep_str(x, "reason"), rep_str(x, "detail"));
+			    r->failures[j].reason, r->failures[j].detail);
 		}
 	}
-	json_array_foreach(rels, i, r)
-		if (*rep_str(r, "same_archive_as"))
+	for (i = 0; i < rp.nreleases; i++)
+		if (rp.releases[i].same_archive_as != NULL)
 			fprintf(out, "%s%s: same archive as %s (sha256 %.12s): "
 			    "measured once, the same samples\n", md ? "\n" : "",
-			    rep_str(r, "version"),
-			    rep_str(r, "same_archive_as"),
-			    rep_str(r, "sha256"));
-	print_not_estimable(rels, &rp, out, md);
-	print_curves(rels, &rp, out, md);
-	print_unresolved(rels, out, md);
+			    rp.releases[i].version,
+			    rp.releases[i].same_archive_as,
+			    rp.releases[i].sha256 ? rp.releases[i].sha256 : "");
+	print_not_estimable(&rp, out, md);
+	print_curves(&rp, out, md);
+	print_unresolved(&rp, out, md);
 	if (*rep_str(rep, "shape_unknown"))
 		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",
 		    rep_str(rep, "shape_unknown"));
-	json_array_foreach(rels, i, r)
+	for (i = 0; i < rp.nreleases; i++)
 		if (*rp.releases[i].fit.ceiling_contradicted)
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
-			    rep_str(r, "version"),
+			    rp.releases[i].version,
 			    rp.releases[i].fit.ceiling_contradicted);
-	print_confirm(rels, &rp, out, md);
-	gpu_releases_text(rels, &rp, out, md);
-	print_canary(rels, out, md);
+	print_confirm(&rp, out, md);
+	gpu_releases_text(&rp, out, md);
+	print_canary(&rp, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	print_else_changed(rep, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
@@ -767,10 +757,11 @@ csv_command(const json_t *rep, const char *version, const char *group,
 /* The commit columns of a row (none for releases): subject, author,
  * date, url and the commit's part in the verdict. */
 static void
-commit_cells(int commits, const json_t *r, const json_t *v, FILE *out)
+commit_cells(int commits, const struct report_release *r, const json_t *v,
+    FILE *out)
 {
-	const json_t *c = json_object_get(r, "commit");
-	const char *version = rep_str(r, "version"), *role = "";
+	const json_t *c = r->commit;
+	const char *version = r->version, *role = "";
 	size_t i;
 	json_t *x;
 
@@ -831,13 +822,10 @@ canary_csv(const json_t *k, FILE *out)
 static void
 print_csv(const json_t *rep, FILE *out)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *v = json_object_get(rep, "verdict");
 	int commits = strcmp(rep_str(rep, "points"), "commits") == 0;
 	int drilled = json_is_object(json_object_get(v, "commit"));
 	struct report rp;
-	json_t *r;
-	size_t i;
 
 	/* A commit range adds who and what each commit is, and its part
 	 * in the verdict. */
@@ -848,23 +836,22 @@ print_csv(const json_t *rep, FILE *out)
 	    ",subject,author,date,url,verdict" : "");
 	if (report_read(rep, &rp) < 0)
 		return;
-	json_array_foreach(rels, i, r) {
+	for (size_t i = 0; i < rp.nreleases; i++) {
 		const struct report_release *tr = &rp.releases[i];
 		const struct report_fit *f = &tr->fit;
-		const json_t *canary = json_object_get(r, "canary");
 		char flags[256];
 
-		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
+		flags_text(flags, sizeof(flags), tr);
 		if (tr->ncells == 0) {
 			/* A release without samples still gets a row. */
 			text_csv_field(out, rep_str(rep, "engine"));
 			fputc(',', out);
-			text_csv_field(out, rep_str(r, "version"));
-			fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",",
-			    rep_str(r, "status"), flags);
-			canary_csv(canary, out);
+			text_csv_field(out, tr->version);
+			fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",", tr->status,
+			    flags);
+			canary_csv(tr->canary, out);
 			fputc(',', out);
-			commit_cells(commits, r, v, out);
+			commit_cells(commits, tr, v, out);
 			fputc('\n', out);
 		}
 		for (size_t k = 0; k < tr->ncells; k++) {
@@ -873,9 +860,9 @@ print_csv(const json_t *rep, FILE *out)
 
 			text_csv_field(out, rep_str(rep, "engine"));
 			fputc(',', out);
-			text_csv_field(out, rep_str(r, "version"));
-			fprintf(out, ",%s,%s%s,%lld", rep_str(r, "status"), g,
-			    at->key, at->c.n);
+			text_csv_field(out, tr->version);
+			fprintf(out, ",%s,%s%s,%lld", tr->status, g, at->key,
+			    at->c.n);
 			text_csv_number(out, at->c.tps);
 			text_csv_number(out, at->c.sd);
 			text_csv_number(out, at->c.ms);
@@ -888,11 +875,10 @@ print_csv(const json_t *rep, FILE *out)
 			text_csv_number(out, f->fixed.hi);
 			text_csv_number(out, f->ceiling.value);
 			fprintf(out, ",\"%s\",", flags);
-			canary_csv(canary, out);
+			canary_csv(tr->canary, out);
 			fputc(',', out);
-			csv_command(rep, rep_str(r, "version"), g, at->key,
-			    out);
-			commit_cells(commits, r, v, out);
+			csv_command(rep, tr->version, g, at->key, out);
+			commit_cells(commits, tr, v, out);
 			fputc('\n', out);
 		}
 	}

@@ -155,6 +155,9 @@ const char *report_group_name(enum report_group g);
  * out of memory. */
 struct json_t *report_release_json(const struct report_release *r);
 
+/* Whether any release of rp has a canary. */
+int report_has_canary(const struct report *rp);
+
 /* Whether r carries the flag. */
 int report_release_flagged(const struct report_release *r, const char *flag);
 

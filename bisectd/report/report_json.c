@@ -219,6 +219,15 @@ report_release_json(const struct report_release *r)
 }
 
 int
+report_has_canary(const struct report *rp)
+{
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (json_is_object(rp->releases[i].canary))
+			return 1;
+	return 0;
+}
+
+int
 report_release_flagged(const struct report_release *r, const char *flag)
 {
 	for (size_t i = 0; i < r->nflags; i++)

@@ -73,15 +73,11 @@ cells_json(const struct report_release *r, json_t *o)
 	}
 }
 
-/* NAME and NAME_ci of an estimate in ms. */
+/* NAME and NAME_ci of a figure in ms. */
 static void
 ms_json(const struct report_ms *m, const char *name, json_t *o)
 {
-	char key[64];
-
-	json_object_set_new(o, name, out_num(m->value));
-	snprintf(key, sizeof(key), "%s_ci", name);
-	json_object_set_new(o, key, out_interval(m->lo, m->hi));
+	out_value_ci(m->value, m->lo, m->hi, name, o);
 }
 
 static void

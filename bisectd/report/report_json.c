@@ -339,12 +339,12 @@ gpu_read(const json_t *r, struct report_gpu *g)
 void
 report_release_clear(struct report_release *r)
 {
+	json_t *parts[] = { r->fit_band, r->points, r->commit, r->canary };
+
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		json_decref(parts[i]);
 	free(r->cells);
 	free(r->failures);
-	json_decref(r->fit_band);
-	json_decref(r->points);
-	json_decref(r->commit);
-	json_decref(r->canary);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -418,22 +418,20 @@ canary_json(const struct canary_judgement *oj, const struct range *r,
 	return o;
 }
 
-static json_t *
-machine_json(const struct store_machine *m)
+/* The machine as report.h types it; for upstream, no hostname. */
+static void
+machine_of(const struct store_machine *m, int upstream,
+    struct report_machine *x)
 {
-	json_t *o = json_object();
-
-	if (m->hw_key == NULL)
-		return o;
-	json_object_set_new(o, "cpu_model", json_string(m->cpu_model));
-	json_object_set_new(o, "cores", json_integer(m->cores));
-	json_object_set_new(o, "mem_bytes", json_integer(m->mem_bytes));
-	json_object_set_new(o, "arch", json_string(m->arch));
-	json_object_set_new(o, "kernel", json_string(m->kernel));
-	json_object_set_new(o, "os", json_string(m->os));
-	json_object_set_new(o, "hostname", json_string(m->hostname));
-	json_object_set_new(o, "hw_key", json_string(m->hw_key));
-	return o;
+	x->ok = m->hw_key != NULL;
+	x->cpu_model = m->cpu_model;
+	x->cores = m->cores;
+	x->mem_bytes = m->mem_bytes;
+	x->arch = m->arch;
+	x->kernel = m->kernel;
+	x->os = m->os;
+	x->hostname = upstream ? NULL : m->hostname;
+	x->hw_key = m->hw_key;
 }
 
 /*
@@ -870,6 +868,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct report_cells qc;
 	struct canary_prev prev = { NULL, NULL };
 	struct store_cell_query pq[BISECT_MAX_CELLS];
+	struct report head;
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
@@ -884,6 +883,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	memset(&oj, 0, sizeof(oj));
 	memset(&rs, 0, sizeof(rs));
 	memset(&qc, 0, sizeof(qc));
+	memset(&head, 0, sizeof(head));
 	if (bisect_request_canary(&o->req) && eng->canary == NULL)
 		return err_set(e, "engine %s has no canary (see [engine] "
 		    "canary in the configuration)", eng->name);
@@ -911,45 +911,33 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		goto fail;
 	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0)
 		goto fail;
-	rep = json_object();
-	json_object_set_new(rep, "engine", json_string(eng->name));
-	json_object_set_new(rep, "points", json_string(o->req.commits ? "commits" :
-	    "releases"));
-	{
-		json_t *range = json_object();
-
-		json_object_set_new(range, "from", json_string(
-		    r.list.v[r.lo].version));
-		json_object_set_new(range, "to", json_string(
-		    r.list.v[r.hi].version));
-		json_object_set_new(rep, "range", range);
-	}
-	json_object_set_new(rep, "metric", json_string(conf_metric_name(
-	    (int)o->req.metric.kind >= 0 ? &o->req.metric : &eng->metric,
-	    metric, sizeof(metric))));
-	json_object_set_new(rep, "threshold", out_num(p.threshold));
+	head.engine = eng->name;
+	head.commits = o->req.commits;
+	head.from = r.list.v[r.lo].version;
+	head.to = r.list.v[r.hi].version;
+	head.metric = conf_metric_name((int)o->req.metric.kind >= 0 ?
+	    &o->req.metric : &eng->metric, metric, sizeof(metric));
+	head.threshold = p.threshold;
 	/* A line through two points always fits: only a third length shows
 	 * a cost per token that grows with the prompt. */
 	if (eng->nfit < 3)
-		json_object_set_new(rep, "shape_unknown", json_string("two fit "
-		    "lengths cannot show whether the cost of a token grows with "
-		    "the prompt: fit over three or more (fit = 128,512,2048)"));
-	json_object_set_new(rep, "machine", machine_json(&m));
-	if (eng->runner && eng->runner->kind == RUNNER_SLURM) {
-		json_t *a = reanchored_json(s, eng->name,
-		    r.list.v[r.lo].version, r.list.v[r.hi].version, e);
-
-		if (a == NULL)
-			goto fail;
-		json_object_set_new(rep, "reanchored", a);
+		head.shape_unknown = "two fit lengths cannot show whether the "
+		    "cost of a token grows with the prompt: fit over three or "
+		    "more (fit = 128,512,2048)";
+	machine_of(&m, o->upstream, &head.machine);
+	if (eng->runner && eng->runner->kind == RUNNER_SLURM &&
+	    (head.reanchored = reanchored_json(s, eng->name,
+	    r.list.v[r.lo].version, r.list.v[r.hi].version, e)) == NULL)
+		goto fail;
+	head.weights = eng->weights->name;
+	head.weights_sha256 = wsha;
+	rep = report_head_json(&head);
+	json_decref(head.reanchored);
+	if (rep == NULL) {
+		err_set(e, "out of memory");
+		goto fail;
 	}
-	w = json_object();
-	json_object_set_new(w, "name", json_string(eng->weights->name));
-	json_object_set_new(w, "sha256", wsha ? json_string(wsha) :
-	    json_null());
-	json_object_set_new(rep, "weights", w);
-	rels = json_array();
-	json_object_set_new(rep, "releases", rels);
+	rels = json_object_get(rep, "releases");
 	if (report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0 ||
 	    range_cell_queries(&p, eng, wsha ? wsha : "", hw, pq, e) < 0 ||
 	    summary_config(eng, &p, &qc, pq, config, e) < 0)
@@ -1007,7 +995,6 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		if (about == NULL)
 			goto fail;
 		json_object_set_new(rep, "about", about);
-		json_object_del(json_object_get(rep, "machine"), "hostname");
 	}
 	if (!bisect_request_canary(&o->req)) {
 		json_t *wc = else_changed_json(conf, eng, o, &r, &j, &rs,

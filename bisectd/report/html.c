@@ -306,7 +306,7 @@ section_metric(FILE *out, const json_t *rep, const struct report *rp)
 	struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
 	char label[96];
 
-	metric_label(rep_str(rep, "metric"), label, sizeof(label));
+	metric_label(rp->metric, label, sizeof(label));
 	for (i = 0; i < n; i++) {
 		const struct report_ms *m = &rp->releases[i].metric;
 
@@ -319,7 +319,7 @@ section_metric(FILE *out, const json_t *rep, const struct report *rp)
 		a.y0 = 0;
 	svg_nice_range(&a.y0, &a.y1);
 	fputs("<section id=\"metric\">\n<h2>", out);
-	html_esc(out, rep_str(rep, "metric"));
+	html_esc(out, rp->metric);
 	fputs(" across the range</h2>\n<p>In version order; a dot and its "
 	    "95% interval per measured release, a grey mark for one not "
 	    "measured, a cross for one skipped or failed, a dashed line at "
@@ -455,9 +455,9 @@ section_ratios(FILE *out, const json_t *rep)
 
 /* The report's verdict is the output canary's (bisect --metric output). */
 static int
-is_output(const json_t *rep)
+is_output(const struct report *rp)
 {
-	return strcmp(rep_str(rep, "metric"), "output") == 0;
+	return strcmp(rp->metric, "output") == 0;
 }
 
 /* The first 12 hex digits of a sha256, as the other formats show it. */
@@ -538,7 +538,7 @@ section_canary(FILE *out, const struct report *rp)
 
 
 static void
-section_verdict(FILE *out, const json_t *rep)
+section_verdict(FILE *out, const json_t *rep, int output)
 {
 	const json_t *v = json_object_get(rep, "verdict");
 	const json_t *rp = json_object_get(rep, "reproduce");
@@ -654,7 +654,7 @@ section_verdict(FILE *out, const json_t *rep)
 		html_esc(out, rep_str(u, "to"));
 		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
 	}
-	if (is_output(rep)) {
+	if (output) {
 		if (json_is_object(json_object_get(v, "diff"))) {
 			html_verdict_item(out, "texts");
 			html_markup(out, "<code>", short_hash(rep_str(v,
@@ -785,64 +785,59 @@ section_cells(FILE *out, const struct report *rp)
 
 /* "basert 0.2.0..0.2.6" */
 static void
-range_name(FILE *out, const json_t *rep)
+range_name(FILE *out, const struct report *rp)
 {
-	const json_t *range = json_object_get(rep, "range");
-
-	html_esc(out, rep_str(rep, "engine"));
+	html_esc(out, rp->engine);
 	fputc(' ', out);
-	html_esc(out, rep_str(range, "from"));
+	html_esc(out, rp->from);
 	fputs("..", out);
-	html_esc(out, rep_str(range, "to"));
+	html_esc(out, rp->to);
 }
 
 
 static void
-page_header(FILE *out, const json_t *rep)
+page_header(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *m = json_object_get(rep, "machine");
-	const json_t *w = json_object_get(rep, "weights");
+	const struct report_machine *m = &rp->machine;
 
 	html_page_open(out);
-	range_name(out, rep);
+	range_name(out, rp);
 	fputs(": ", out);
 	html_esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
 	    html_page_style);
-	range_name(out, rep);
+	range_name(out, rp);
 	fputs("</h1>\n<p class=\"meta\">metric ", out);
-	html_esc(out, rep_str(rep, "metric"));
-	if (is_output(rep))
+	html_esc(out, rp->metric);
+	if (is_output(rp))
 		fputs(" (the canary's texts compared exactly); weights ", out);
 	else
 		fprintf(out, ", threshold %.3g%%; weights ", 100 *
-		    rep_real(rep, "threshold"));
-	html_esc(out, rep_str(w, "name"));
+		    rp->threshold);
+	html_esc(out, rp->weights);
 	fputs(" sha256 ", out);
-	html_esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
-	    "(not pinned yet)");
+	html_esc(out, rp->weights_sha256 && *rp->weights_sha256 ?
+	    rp->weights_sha256 : "(not pinned yet)");
 	fputs("</p>\n", out);
-	if (json_object_size(m)) {
+	if (m->ok) {
 		fputs("<p class=\"meta\">machine ", out);
-		html_esc(out, rep_str(m, "cpu_model"));
-		fprintf(out, ", %lld cores, %.1f GiB, ",
-		    (long long)json_integer_value(json_object_get(m, "cores")),
-		    (double)json_integer_value(json_object_get(m,
-		    "mem_bytes")) / (1 << 30));
-		html_esc(out, rep_str(m, "arch"));
+		html_esc(out, m->cpu_model);
+		fprintf(out, ", %lld cores, %.1f GiB, ", m->cores,
+		    (double)m->mem_bytes / (1 << 30));
+		html_esc(out, m->arch);
 		fputs("; ", out);
-		html_esc(out, rep_str(m, "os"));
+		html_esc(out, m->os);
 		fputs(", kernel ", out);
-		html_esc(out, rep_str(m, "kernel"));
+		html_esc(out, m->kernel);
 		fputs(", host ", out);
-		html_esc(out, rep_str(m, "hostname"));
+		html_esc(out, m->hostname ? m->hostname : "");
 		fputs("</p>\n", out);
 	}
 	{
 		const json_t *x;
 		size_t i;
 
-		json_array_foreach(json_object_get(rep, "reanchored"), i, x) {
+		json_array_foreach(rp->reanchored, i, x) {
 			fputs("<p class=\"meta\">re-anchored: ", out);
 			html_esc(out, *rep_str(x, "why") ? rep_str(x, "why") :
 			    rep_str(x, "from"));
@@ -853,13 +848,6 @@ page_header(FILE *out, const json_t *rep)
 	}
 }
 
-/*
- * Decode beside prefill: per decode cell, its tok/s across the range in
- * version order, a dot and its 95% interval per release that measured
- * it (the ends and the boundary pairs at least), a dashed line at every
- * change point.  The field report's lesson: whoever watches one number
- * misses the regression in the other.
- */
 /* Release i's decode cell under key; NULL: none. */
 static const struct report_cell *
 decode_cell(const struct report *rp, size_t i, const char *key)
@@ -867,6 +855,13 @@ decode_cell(const struct report *rp, size_t i, const char *key)
 	return report_release_cell(&rp->releases[i], REPORT_TG, key);
 }
 
+/*
+ * Decode beside prefill: per decode cell, its tok/s across the range in
+ * version order, a dot and its 95% interval per release that measured
+ * it (the ends and the boundary pairs at least), a dashed line at every
+ * change point.  The field report's lesson: whoever watches one number
+ * misses the regression in the other.
+ */
 static void
 section_decode(FILE *out, const json_t *rep, const struct report *rp)
 {
@@ -971,10 +966,10 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
  * standing against half the threshold; slowdowns marked.
  */
 static void
-section_else_changed(FILE *out, const json_t *rep)
+section_else_changed(FILE *out, const json_t *rep, const struct report *rp)
 {
 	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
-	double cut = rep_real(rep, "threshold") / 2;
+	double cut = rp->threshold / 2;
 	const char *from = NULL, *to = NULL;
 	char interval[64];
 	size_t i;
@@ -1038,11 +1033,11 @@ report_html(const json_t *report, FILE *out)
 		json_decref(rep);
 		return -1;
 	}
-	page_header(out, rep);
-	section_verdict(out, rep);
-	section_else_changed(out, rep);
+	page_header(out, rep, &rp);
+	section_verdict(out, rep, is_output(&rp));
+	section_else_changed(out, rep, &rp);
 	/* An output bisect measured texts, not times: no time plots. */
-	if (!is_output(rep)) {
+	if (!is_output(&rp)) {
 		section_fit(out, rep, &rp);
 		section_metric(out, rep, &rp);
 		section_decode(out, rep, &rp);

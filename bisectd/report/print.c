@@ -315,29 +315,24 @@ print_canary(const struct report *rp, FILE *out, int md)
 }
 
 static void
-print_header(const json_t *rep, FILE *out, int md)
+print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
 {
-	const json_t *m = json_object_get(rep, "machine");
-	const json_t *w = json_object_get(rep, "weights");
-	const json_t *range = json_object_get(rep, "range"), *x;
+	const struct report_machine *m = &rp->machine;
+	const json_t *x;
 	size_t i;
 
-	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rep_str(rep,
-	    "engine"), rep_str(range, "from"), rep_str(range, "to"));
+	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rp->engine,
+	    rp->from, rp->to);
 	fprintf(out, md ? "metric %s, threshold %.3g%%\n\n" :
-	    ": metric %s, threshold %.3g%%\n", rep_str(rep, "metric"),
-	    100 * rep_real(rep, "threshold"));
-	if (json_object_size(m))
+	    ": metric %s, threshold %.3g%%\n", rp->metric,
+	    100 * rp->threshold);
+	if (m->ok)
 		fprintf(out, "%smachine %s, %lld cores, %.1f GiB, %s; %s, "
-		    "kernel %s%s%s\n", md ? "- " : "",
-		    rep_str(m, "cpu_model"),
-		    (long long)json_integer_value(json_object_get(m, "cores")),
-		    (double)json_integer_value(json_object_get(m,
-		    "mem_bytes")) / (1 << 30), rep_str(m, "arch"),
-		    rep_str(m, "os"),
-		    rep_str(m, "kernel"), json_object_get(m, "hostname") ?
-		    ", host " : "", rep_str(m, "hostname"));
-	json_array_foreach(json_object_get(rep, "reanchored"), i, x)
+		    "kernel %s%s%s\n", md ? "- " : "", m->cpu_model, m->cores,
+		    (double)m->mem_bytes / (1 << 30), m->arch, m->os,
+		    m->kernel, m->hostname ? ", host " : "", m->hostname ?
+		    m->hostname : "");
+	json_array_foreach(rp->reanchored, i, x)
 		fprintf(out, "%sre-anchored: %s%s%s; the ends were measured "
 		    "again on node %s\n", md ? "- " : "",
 		    *rep_str(x, "why") ? rep_str(x, "why") : "node ",
@@ -345,8 +340,8 @@ print_header(const json_t *rep, FILE *out, int md)
 		    *rep_str(x, "why") ? "" : " was lost", rep_str(x, "to"));
 	print_about(json_object_get(rep, "about"), out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
-	    rep_str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
-	    rep_str(w, "sha256") : "(not pinned yet)");
+	    rp->weights, rp->weights_sha256 ? rp->weights_sha256 :
+	    "(not pinned yet)");
 }
 
 /* The releases whose per-token interval reaches zero, and what that
@@ -393,10 +388,11 @@ move_words(const json_t *x, char *buf, size_t len, double cut)
  * that means, and for a slowdown nobody searched the command that does.
  */
 static void
-print_else_changed(const json_t *rep, FILE *out, int md)
+print_else_changed(const json_t *rep, const struct report *rp, FILE *out,
+    int md)
 {
 	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
-	double cut = rep_real(rep, "threshold") / 2;
+	double cut = rp->threshold / 2;
 	const char *from = "", *to = "";
 	char words[96], name[160], interval[64];
 	size_t i;
@@ -604,9 +600,9 @@ print_text(const json_t *rep, FILE *out, int md)
 	size_t i, j;
 	int wv = 7, wc[32], wp = 12, wf = 8;
 
-	print_header(rep, out, md);
 	if (report_read(rep, &rp) < 0)
 		return;
+	print_header(rep, &rp, out, md);
 	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
@@ -702,9 +698,9 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_not_estimable(&rp, out, md);
 	print_curves(&rp, out, md);
 	print_unresolved(&rp, out, md);
-	if (*rep_str(rep, "shape_unknown"))
+	if (rp.shape_unknown != NULL)
 		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",
-		    rep_str(rep, "shape_unknown"));
+		    rp.shape_unknown);
 	for (i = 0; i < rp.nreleases; i++)
 		if (*rp.releases[i].fit.ceiling_contradicted)
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
@@ -714,7 +710,7 @@ print_text(const json_t *rep, FILE *out, int md)
 	gpu_releases_text(&rp, out, md);
 	print_canary(&rp, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
-	print_else_changed(rep, out, md);
+	print_else_changed(rep, &rp, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
 		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
@@ -823,10 +819,13 @@ static void
 print_csv(const json_t *rep, FILE *out)
 {
 	const json_t *v = json_object_get(rep, "verdict");
-	int commits = strcmp(rep_str(rep, "points"), "commits") == 0;
 	int drilled = json_is_object(json_object_get(v, "commit"));
 	struct report rp;
+	int commits;
 
+	if (report_read(rep, &rp) < 0)
+		return;
+	commits = rp.commits;
 	/* A commit range adds who and what each commit is, and its part
 	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
@@ -834,8 +833,6 @@ print_csv(const json_t *rep, FILE *out)
 	    "fixed_hi,ceiling_tps,flags,canary,canary_sha256,canary_diff,"
 	    "canary_since,canary_detail,command%s\n", commits || drilled ?
 	    ",subject,author,date,url,verdict" : "");
-	if (report_read(rep, &rp) < 0)
-		return;
 	for (size_t i = 0; i < rp.nreleases; i++) {
 		const struct report_release *tr = &rp.releases[i];
 		const struct report_fit *f = &tr->fit;
@@ -844,7 +841,7 @@ print_csv(const json_t *rep, FILE *out)
 		flags_text(flags, sizeof(flags), tr);
 		if (tr->ncells == 0) {
 			/* A release without samples still gets a row. */
-			text_csv_field(out, rep_str(rep, "engine"));
+			text_csv_field(out, rp.engine);
 			fputc(',', out);
 			text_csv_field(out, tr->version);
 			fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",", tr->status,
@@ -858,7 +855,7 @@ print_csv(const json_t *rep, FILE *out)
 			const struct report_cell_at *at = &tr->cells[k];
 			const char *g = report_group_name(at->group);
 
-			text_csv_field(out, rep_str(rep, "engine"));
+			text_csv_field(out, rp.engine);
 			fputc(',', out);
 			text_csv_field(out, tr->version);
 			fprintf(out, ",%s,%s%s,%lld", tr->status, g, at->key,

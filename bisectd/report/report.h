@@ -139,17 +139,44 @@ struct report_release {
 	struct json_t *fit_band, *points, *commit, *canary;
 };
 
+/* The machine the runs compared were measured on. */
+struct report_machine {
+	int ok;			/* 0: none known (an empty object) */
+	const char *cpu_model, *arch, *kernel, *os, *hw_key;
+	const char *hostname;	/* NULL: left out, for upstream */
+	long long cores, mem_bytes;
+};
+
 /*
- * What the renderers read of a report so far; the rest they read from
- * its JSON.  releases[i] is the JSON's "releases"[i].
+ * What the renderers read of a report so far: what it is of (the head)
+ * and its releases; the verdict, what else changed, how to reproduce
+ * it and the "about" for upstream they read from its JSON.  Strings are
+ * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
  */
 struct report {
+	const char *engine;
+	int commits;		/* its points are commits, not releases */
+	const char *from, *to;	/* the range's ends */
+	const char *metric;	/* the bisected metric: "per-token", "pp512",
+				 * "output" (the canary) ... */
+	double threshold;	/* the slowdown a bisect must find */
+	const char *shape_unknown;	/* why the fit cannot show the
+					 * shape; NULL: it can */
+	struct report_machine machine;
+	/* On Slurm, the times the bisect lost its node (docs/report.md),
+	 * as JSON; NULL when not on Slurm.  A reference. */
+	struct json_t *reanchored;
+	const char *weights, *weights_sha256;	/* sha256 NULL: not pinned */
 	struct report_release *releases;	/* malloced */
 	size_t nreleases;
 };
 
 /* "pp" or "tg". */
 const char *report_group_name(enum report_group g);
+
+/* The head of report r, every member before its releases, with an empty
+ * "releases": a new reference, NULL when out of memory. */
+struct json_t *report_head_json(const struct report *r);
 
 /* The release's entry r as its JSON object: a new reference, NULL when
  * out of memory. */

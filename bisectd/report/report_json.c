@@ -178,6 +178,51 @@ part_json(json_t *o, const char *key, json_t *v)
 		json_object_set(o, key, v);
 }
 
+static json_t *
+machine_json(const struct report_machine *m)
+{
+	json_t *o = json_object();
+
+	if (!m->ok)
+		return o;
+	json_object_set_new(o, "cpu_model", json_string(m->cpu_model));
+	json_object_set_new(o, "cores", json_integer(m->cores));
+	json_object_set_new(o, "mem_bytes", json_integer(m->mem_bytes));
+	json_object_set_new(o, "arch", json_string(m->arch));
+	json_object_set_new(o, "kernel", json_string(m->kernel));
+	json_object_set_new(o, "os", json_string(m->os));
+	if (m->hostname != NULL)
+		json_object_set_new(o, "hostname", json_string(m->hostname));
+	json_object_set_new(o, "hw_key", json_string(m->hw_key));
+	return o;
+}
+
+json_t *
+report_head_json(const struct report *r)
+{
+	json_t *o = json_object();
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "engine", json_string(r->engine));
+	json_object_set_new(o, "points", json_string(r->commits ? "commits" :
+	    "releases"));
+	json_object_set_new(o, "range", json_pack("{s:s,s:s}", "from",
+	    r->from, "to", r->to));
+	json_object_set_new(o, "metric", json_string(r->metric));
+	json_object_set_new(o, "threshold", out_num(r->threshold));
+	if (r->shape_unknown != NULL)
+		json_object_set_new(o, "shape_unknown",
+		    json_string(r->shape_unknown));
+	json_object_set_new(o, "machine", machine_json(&r->machine));
+	part_json(o, "reanchored", r->reanchored);
+	json_object_set_new(o, "weights", json_pack("{s:s,s:o}", "name",
+	    r->weights, "sha256", r->weights_sha256 ?
+	    json_string(r->weights_sha256) : json_null()));
+	json_object_set_new(o, "releases", json_array());
+	return o;
+}
+
 json_t *
 report_release_json(const struct report_release *r)
 {
@@ -417,6 +462,41 @@ release_read(const json_t *r, struct report_release *out)
 	return 0;
 }
 
+static void
+machine_read(const json_t *m, struct report_machine *out)
+{
+	out->ok = json_object_size(m) > 0;
+	out->cpu_model = rep_str(m, "cpu_model");
+	out->cores = count(m, "cores");
+	out->mem_bytes = count(m, "mem_bytes");
+	out->arch = rep_str(m, "arch");
+	out->kernel = rep_str(m, "kernel");
+	out->os = rep_str(m, "os");
+	out->hostname = json_string_value(json_object_get(m, "hostname"));
+	out->hw_key = rep_str(m, "hw_key");
+}
+
+static void
+head_read(const json_t *rep, struct report *out)
+{
+	const json_t *range = json_object_get(rep, "range");
+	const json_t *w = json_object_get(rep, "weights");
+
+	out->engine = rep_str(rep, "engine");
+	out->commits = strcmp(rep_str(rep, "points"), "commits") == 0;
+	out->from = rep_str(range, "from");
+	out->to = rep_str(range, "to");
+	out->metric = rep_str(rep, "metric");
+	out->threshold = rep_real(rep, "threshold");
+	out->shape_unknown = json_string_value(json_object_get(rep,
+	    "shape_unknown"));
+	machine_read(json_object_get(rep, "machine"), &out->machine);
+	out->reanchored = part_read(rep, "reanchored");
+	out->weights = rep_str(w, "name");
+	out->weights_sha256 = json_string_value(json_object_get(w,
+	    "sha256"));
+}
+
 int
 report_read(const json_t *rep, struct report *out)
 {
@@ -424,6 +504,7 @@ report_read(const json_t *rep, struct report *out)
 	size_t n = json_array_size(rels);
 
 	memset(out, 0, sizeof(*out));
+	head_read(rep, out);
 	if (n == 0)
 		return 0;
 	if ((out->releases = calloc(n, sizeof(*out->releases))) == NULL)
@@ -443,6 +524,7 @@ report_clear(struct report *r)
 	for (size_t i = 0; i < r->nreleases; i++)
 		report_release_clear(&r->releases[i]);
 	free(r->releases);
+	json_decref(r->reanchored);
 	memset(r, 0, sizeof(*r));
 }
 

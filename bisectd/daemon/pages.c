@@ -1055,22 +1055,19 @@ metrics_fits(const struct page_ctx *p, struct buf *b)
 		    "ceiling of each measured release: 1 / per-token cost.") < 0)
 			rc = -1;
 		for (size_t i = 0; i < p->conf->nengines && rc == 0; i++) {
-			const json_t *rel = json_object_get(reps[i], "releases");
 			struct report rp;
-			size_t k;
-			json_t *r;
 
 			if (report_read(reps[i], &rp) < 0) {
 				rc = -1;
 				break;
 			}
-			json_array_foreach(rel, k, r) {
+			for (size_t k = 0; k < rp.nreleases; k++) {
 				const struct report_fit *f =
 				    &rp.releases[k].fit;
 				double x = m == 0 ? f->per_token.value / 1000 :
 				    f->ceiling.value;
 				const char *v[] = { p->conf->engines[i].name,
-				    jstr(r, "version") };
+				    rp.releases[k].version };
 
 				if (!isfinite(x))
 					continue;

@@ -3,7 +3,6 @@
  * gpu_lines.h).
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * else; the golden files of tests/golden/ pin the bytes.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,139 @@
 #include "report.h"
 
 static const char *const group_names[] = { "pp", "tg" };
+
+/*
+ * The members of a flat object (a cell, its confirmation runs, the
+ * machine) as a table, so that each key is written once for both ways:
+ * fields_json() writes them in the table's order, fields_read() reads
+ * them back.
+ */
+enum field_type {
+	F_REAL,		/* double: a number, null when not finite */
+	F_INT,		/* long long */
+	F_STR,		/* const char *: left out when NULL; "" when read
+			 * and missing */
+	F_OPT_STR,	/* const char *: left out when NULL, NULL when read
+			 * and missing */
+	F_TRUE,		/* int: true, left out when 0 */
+	F_POSITIVE,	/* long long: left out when 0 or less */
+};
+
+struct field {
+	const char *key;
+	enum field_type type;
+	size_t off;		/* in the struct */
+};
+
+#define FIELD(s, member, type) { #member, type, offsetof(s, member) }
+
+static void
+fields_json(const struct field *f, size_t n, const void *v, json_t *o)
+{
+	const char *base = v;
+
+	for (size_t i = 0; i < n; i++) {
+		const void *at = base + f[i].off;
+		long long k;
+
+		switch (f[i].type) {
+		case F_REAL:
+			json_object_set_new(o, f[i].key,
+			    out_num(*(const double *)at));
+			break;
+		case F_INT:
+			json_object_set_new(o, f[i].key,
+			    json_integer(*(const long long *)at));
+			break;
+		case F_STR:
+		case F_OPT_STR:
+			if (*(const char *const *)at != NULL)
+				json_object_set_new(o, f[i].key, json_string(
+				    *(const char *const *)at));
+			break;
+		case F_TRUE:
+			if (*(const int *)at)
+				json_object_set_new(o, f[i].key, json_true());
+			break;
+		case F_POSITIVE:
+			if ((k = *(const long long *)at) > 0)
+				json_object_set_new(o, f[i].key,
+				    json_integer(k));
+			break;
+		}
+	}
+}
+
+static void
+fields_read(const struct field *f, size_t n, const json_t *o, void *v)
+{
+	char *base = v;
+
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_object_get(o, f[i].key);
+		void *at = base + f[i].off;
+
+		switch (f[i].type) {
+		case F_REAL:
+			*(double *)at = json_is_number(x) ?
+			    json_number_value(x) : NAN;
+			break;
+		case F_INT:
+		case F_POSITIVE:
+			*(long long *)at = json_integer_value(x);
+			break;
+		case F_STR:
+			*(const char **)at = json_is_string(x) ?
+			    json_string_value(x) : "";
+			break;
+		case F_OPT_STR:
+			*(const char **)at = json_string_value(x);
+			break;
+		case F_TRUE:
+			*(int *)at = json_is_true(x);
+			break;
+		}
+	}
+}
+
+#define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
+
+static const struct field cell_fields[] = {
+	FIELD(struct report_cell, tps, F_REAL),
+	FIELD(struct report_cell, sd, F_REAL),
+	FIELD(struct report_cell, n, F_INT),
+	FIELD(struct report_cell, cv, F_REAL),
+	FIELD(struct report_cell, ms, F_REAL),
+	FIELD(struct report_cell, ms_sd, F_REAL),
+	FIELD(struct report_cell, ms_median, F_REAL),
+	/* Both levels of spread: between process runs (what intervals and
+	 * comparisons rest on) and between samples inside one run. */
+	FIELD(struct report_cell, samples, F_INT),
+	FIELD(struct report_cell, ms_sd_between, F_REAL),
+	FIELD(struct report_cell, ms_sd_within, F_REAL),
+	FIELD(struct report_cell, cv_within, F_REAL),
+	FIELD(struct report_cell, lower_bound, F_TRUE),
+	FIELD(struct report_cell, throttled_runs, F_POSITIVE),
+};
+
+static const struct field confirm_fields[] = {
+	FIELD(struct report_confirm, tps, F_REAL),
+	FIELD(struct report_confirm, n, F_INT),
+	FIELD(struct report_confirm, ms, F_REAL),
+	FIELD(struct report_confirm, ms_sd, F_REAL),
+	FIELD(struct report_confirm, samples, F_INT),
+};
+
+static const struct field machine_fields[] = {
+	FIELD(struct report_machine, cpu_model, F_STR),
+	FIELD(struct report_machine, cores, F_INT),
+	FIELD(struct report_machine, mem_bytes, F_INT),
+	FIELD(struct report_machine, arch, F_STR),
+	FIELD(struct report_machine, kernel, F_STR),
+	FIELD(struct report_machine, os, F_STR),
+	FIELD(struct report_machine, hostname, F_OPT_STR),
+	FIELD(struct report_machine, hw_key, F_STR),
+};
 
 const char *
 report_group_name(enum report_group g)
@@ -32,30 +166,14 @@ cell_json(const struct report_cell *c)
 	if (!c->ok)
 		return json_null();
 	o = json_object();
-	json_object_set_new(o, "tps", out_num(c->tps));
-	json_object_set_new(o, "sd", out_num(c->sd));
-	json_object_set_new(o, "n", json_integer(c->n));
-	json_object_set_new(o, "cv", out_num(c->cv));
-	json_object_set_new(o, "ms", out_num(c->ms));
-	json_object_set_new(o, "ms_sd", out_num(c->ms_sd));
-	json_object_set_new(o, "ms_median", out_num(c->ms_median));
-	/* Both levels of spread: between process runs (what intervals and
-	 * comparisons rest on) and between samples inside one run. */
-	json_object_set_new(o, "samples", json_integer(c->samples));
-	json_object_set_new(o, "ms_sd_between", out_num(c->ms_sd_between));
-	json_object_set_new(o, "ms_sd_within", out_num(c->ms_sd_within));
-	json_object_set_new(o, "cv_within", out_num(c->cv_within));
-	if (c->lower_bound)
-		json_object_set_new(o, "lower_bound", json_true());
-	if (c->throttled_runs > 0)
-		json_object_set_new(o, "throttled_runs",
-		    json_integer(c->throttled_runs));
-	if (c->confirm.ok)
-		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
-		    "s:I}", "tps", out_num(c->confirm.tps), "n",
-		    (json_int_t)c->confirm.n, "ms", out_num(c->confirm.ms),
-		    "ms_sd", out_num(c->confirm.ms_sd), "samples",
-		    (json_int_t)c->confirm.samples));
+	fields_json(cell_fields, NFIELDS(cell_fields), c, o);
+	if (c->confirm.ok) {
+		json_t *k = json_object();
+
+		fields_json(confirm_fields, NFIELDS(confirm_fields),
+		    &c->confirm, k);
+		json_object_set_new(o, "confirm", k);
+	}
 	return o;
 }
 
@@ -183,17 +301,8 @@ machine_json(const struct report_machine *m)
 {
 	json_t *o = json_object();
 
-	if (!m->ok)
-		return o;
-	json_object_set_new(o, "cpu_model", json_string(m->cpu_model));
-	json_object_set_new(o, "cores", json_integer(m->cores));
-	json_object_set_new(o, "mem_bytes", json_integer(m->mem_bytes));
-	json_object_set_new(o, "arch", json_string(m->arch));
-	json_object_set_new(o, "kernel", json_string(m->kernel));
-	json_object_set_new(o, "os", json_string(m->os));
-	if (m->hostname != NULL)
-		json_object_set_new(o, "hostname", json_string(m->hostname));
-	json_object_set_new(o, "hw_key", json_string(m->hw_key));
+	if (m->ok)
+		fields_json(machine_fields, NFIELDS(machine_fields), m, o);
 	return o;
 }
 
@@ -292,25 +401,9 @@ cell_read(const json_t *o, struct report_cell *c)
 
 	memset(c, 0, sizeof(*c));
 	c->ok = json_is_object(o);
-	c->tps = rep_real(o, "tps");
-	c->sd = rep_real(o, "sd");
-	c->n = count(o, "n");
-	c->cv = rep_real(o, "cv");
-	c->ms = rep_real(o, "ms");
-	c->ms_sd = rep_real(o, "ms_sd");
-	c->ms_median = rep_real(o, "ms_median");
-	c->samples = count(o, "samples");
-	c->ms_sd_between = rep_real(o, "ms_sd_between");
-	c->ms_sd_within = rep_real(o, "ms_sd_within");
-	c->cv_within = rep_real(o, "cv_within");
-	c->lower_bound = json_is_true(json_object_get(o, "lower_bound"));
-	c->throttled_runs = count(o, "throttled_runs");
+	fields_read(cell_fields, NFIELDS(cell_fields), o, c);
 	c->confirm.ok = json_is_object(k);
-	c->confirm.tps = rep_real(k, "tps");
-	c->confirm.n = count(k, "n");
-	c->confirm.ms = rep_real(k, "ms");
-	c->confirm.ms_sd = rep_real(k, "ms_sd");
-	c->confirm.samples = count(k, "samples");
+	fields_read(confirm_fields, NFIELDS(confirm_fields), k, &c->confirm);
 }
 
 static void
@@ -466,14 +559,7 @@ static void
 machine_read(const json_t *m, struct report_machine *out)
 {
 	out->ok = json_object_size(m) > 0;
-	out->cpu_model = rep_str(m, "cpu_model");
-	out->cores = count(m, "cores");
-	out->mem_bytes = count(m, "mem_bytes");
-	out->arch = rep_str(m, "arch");
-	out->kernel = rep_str(m, "kernel");
-	out->os = rep_str(m, "os");
-	out->hostname = json_string_value(json_object_get(m, "hostname"));
-	out->hw_key = rep_str(m, "hw_key");
+	fields_read(machine_fields, NFIELDS(machine_fields), m, out);
 }
 
 static void

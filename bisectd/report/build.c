@@ -809,26 +809,26 @@ reanchored_json(struct store *s, const char *engine, const char *good,
 
 /*
  * What else changed, every metric of the matrix: between the range's
- * ends, then across each change point's boundary pair.  NULL when
- * memory runs out.
+ * ends, then across each change point's boundary pair, into head's
+ * changes.  Returns 0, or -1 when memory runs out.
  */
-static json_t *
-else_changed_json(const struct conf *conf, const struct conf_engine *eng,
+static int
+else_changed(const struct conf *conf, const struct conf_engine *eng,
     const struct report_opts *o, const struct range *r,
     const struct judgement *j, const struct report_summaries *rs,
-    double threshold, const char *metric, const char *spec)
+    double threshold, const char *metric, const char *spec,
+    struct report *head)
 {
-	json_t *out = json_array();
 	char ctl[4200];
 	struct changes_ctx c = { eng, threshold, metric, ctl, spec };
 
-	if (out == NULL)
-		return NULL;
+	head->has_changes = 1;
 	snprintf(ctl, sizeof(ctl), o->upstream ? "bisectctl" :
 	    "bisectctl -c %s", conf->path);
 	for (size_t k = 0; k <= j->v.nchanges; k++) {
 		size_t ia = 0, ib = r->hi - r->lo;
 		struct release_figs fa, fb;
+		int rc;
 
 		if (k > 0) {
 			ia = j->v.changes[k - 1].last_good;
@@ -838,20 +838,19 @@ else_changed_json(const struct conf *conf, const struct conf_engine *eng,
 				continue;
 		}
 		if (summary_figs(rs, ia, eng, &fa) < 0)
-			goto nomem;
+			return -1;
 		if (summary_figs(rs, ib, eng, &fb) < 0) {
 			summary_figs_release(&fa);
-			goto nomem;
+			return -1;
 		}
-		changes_pair(&c, &fa, r->list.v[r->lo + ia].version, &fb,
-		    r->list.v[r->lo + ib].version, out);
+		rc = changes_pair(&c, &fa, r->list.v[r->lo + ia].version, &fb,
+		    r->list.v[r->lo + ib].version, head);
 		summary_figs_release(&fa);
 		summary_figs_release(&fb);
+		if (rc < 0)
+			return -1;
 	}
-	return out;
-nomem:
-	json_decref(out);
-	return NULL;
+	return 0;
 }
 
 int
@@ -931,9 +930,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		goto fail;
 	head.weights = eng->weights->name;
 	head.weights_sha256 = wsha;
-	rep = report_head_json(&head);
-	json_decref(head.reanchored);
-	if (rep == NULL) {
+	if ((rep = report_head_json(&head)) == NULL) {
 		err_set(e, "out of memory");
 		goto fail;
 	}
@@ -997,14 +994,13 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		json_object_set_new(rep, "about", about);
 	}
 	if (!bisect_request_canary(&o->req)) {
-		json_t *wc = else_changed_json(conf, eng, o, &r, &j, &rs,
-		    p.threshold, metric, spec);
-
-		if (wc == NULL) {
+		if (else_changed(conf, eng, o, &r, &j, &rs, p.threshold,
+		    metric, spec, &head) < 0) {
 			err_set(e, "out of memory");
 			goto fail;
 		}
-		json_object_set_new(rep, "what_else_changed", wc);
+		json_object_set_new(rep, "what_else_changed",
+		    report_changes_json(&head));
 	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);
@@ -1060,6 +1056,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	ret = 0;
 fail:
 	json_decref(rep);
+	report_clear(&head);
 	judgement_release(&j);
 	canary_judgement_release(&oj);
 	summary_release(&rs, n);

@@ -3,9 +3,9 @@
  * range its
  * throughput per cell with spread and n, the fit (per-token cost, fixed
  * overhead, ceiling) with intervals, flags and failures; the verdict; and
- * how to reproduce it.  Its head and releases are built as the typed
- * values of report/report.h and encoded once into the JSON (the shape
- * docs/report.md documents); the verdict, what else changed, how to
+ * how to reproduce it.  Its head, releases and what else changed are
+ * built as the typed values of report/report.h and encoded once into
+ * the JSON (the shape docs/report.md documents); the verdict, how to
  * reproduce it and "about" are built as JSON.  report/print.h renders
  * it as text, markdown or csv.
  */

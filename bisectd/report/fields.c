@@ -35,7 +35,12 @@ rep_str(const json_t *o, const char *key)
 const char *
 rep_pct_ci(const json_t *ci, char *buf, size_t len)
 {
-	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
+	return rep_pct_lohi(rep_at(ci, 0), rep_at(ci, 1), buf, len);
+}
+
+const char *
+rep_pct_lohi(double lo, double hi, char *buf, size_t len)
+{
 	char a[32] = "unbounded", b[32] = "unbounded";
 
 	if (!isfinite(lo) && !isfinite(hi)) {

@@ -25,4 +25,7 @@ const char *rep_str(const struct json_t *o, const char *key);
  * buf. */
 const char *rep_pct_ci(const struct json_t *ci, char *buf, size_t len);
 
+/* The same of the bounds lo and hi, NAN where there is none. */
+const char *rep_pct_lohi(double lo, double hi, char *buf, size_t len);
+
 #endif

@@ -966,30 +966,28 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
  * standing against half the threshold; slowdowns marked.
  */
 static void
-section_else_changed(FILE *out, const json_t *rep, const struct report *rp)
+section_else_changed(FILE *out, const struct report *rp)
 {
-	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
 	double cut = rp->threshold / 2;
 	const char *from = NULL, *to = NULL;
 	char interval[64];
-	size_t i;
 
-	if (json_array_size(all) == 0)
+	if (rp->nchanges == 0)
 		return;
 	fprintf(out, "<section id=\"else-changed\">\n<h2>What else changed"
 	    "</h2>\n<p>Every metric of the matrix, not only the one searched: "
 	    "a move counts past half the threshold (%.3g%%) either way; "
 	    "throughputs (tok/s) rise when faster, costs (ms) when "
 	    "slower.</p>\n", 100 * cut);
-	json_array_foreach(all, i, x) {
-		const char *m = rep_str(x, "moved");
+	for (size_t i = 0; i < rp->nchanges; i++) {
+		const struct report_change *x = &rp->changes[i];
 
-		if (from == NULL || strcmp(from, rep_str(x, "from")) != 0 ||
-		    strcmp(to, rep_str(x, "to")) != 0) {
+		if (from == NULL || strcmp(from, x->from) != 0 ||
+		    strcmp(to, x->to) != 0) {
 			if (from != NULL)
 				fputs("</tbody></table>\n", out);
-			from = rep_str(x, "from");
-			to = rep_str(x, "to");
+			from = x->from;
+			to = x->to;
 			fputs("<table class=\"changes\"><caption>", out);
 			html_esc(out, from);
 			fputs(" → ", out);
@@ -998,20 +996,18 @@ section_else_changed(FILE *out, const json_t *rep, const struct report *rp)
 			    "</th><th>95% interval</th><th>moved</th></tr>"
 			    "</thead><tbody>\n", out);
 		}
-		fprintf(out, "<tr class=\"%s\"><td>", m);
-		html_esc(out, rep_str(x, "what"));
+		fprintf(out, "<tr class=\"%s\"><td>", x->moved);
+		html_esc(out, x->what);
 		fputs(" (", out);
-		html_esc(out, rep_str(x, "metric"));
-		fprintf(out, ")%s</td><td>", json_is_true(json_object_get(x,
-		    "searched")) ? ", searched" : "");
-		fprintf(out, "%+.1f%% %s</td><td>", 100 * rep_real(x, "change"),
-		    rep_str(x, "unit"));
-		fprintf(out, "%s</td><td>", rep_pct_ci(json_object_get(x,
-		    "change_ci"), interval, sizeof(interval)));
-		html_esc(out, m);
-		if (*rep_str(x, "bisect")) {
+		html_esc(out, x->metric);
+		fprintf(out, ")%s</td><td>", x->searched ? ", searched" : "");
+		fprintf(out, "%+.1f%% %s</td><td>", 100 * x->change, x->unit);
+		fprintf(out, "%s</td><td>", rep_pct_lohi(x->lo, x->hi, interval,
+		    sizeof(interval)));
+		html_esc(out, x->moved);
+		if (x->bisect != NULL) {
 			fputs("<br/>bisect it: <code>", out);
-			html_esc(out, rep_str(x, "bisect"));
+			html_esc(out, x->bisect);
 			fputs("</code>", out);
 		}
 		fputs("</td></tr>\n", out);
@@ -1035,7 +1031,7 @@ report_html(const json_t *report, FILE *out)
 	}
 	page_header(out, rep, &rp);
 	section_verdict(out, rep, is_output(&rp));
-	section_else_changed(out, rep, &rp);
+	section_else_changed(out, &rp);
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(&rp)) {
 		section_fit(out, rep, &rp);

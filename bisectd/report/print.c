@@ -365,13 +365,12 @@ print_unresolved(const struct report *rp, FILE *out, int md)
 
 /* What a metric's move means, in words: "slower", "within the noise". */
 static const char *
-move_words(const json_t *x, char *buf, size_t len, double cut)
+move_words(const struct report_change *x, char *buf, size_t len, double cut)
 {
-	const char *m = rep_str(x, "moved");
-	const json_t *ci = json_object_get(x, "change_ci");
+	const char *m = x->moved;
 
 	if (strcmp(m, "unchanged") == 0)
-		snprintf(buf, len, rep_at(ci, 0) < 0 && rep_at(ci, 1) > 0 ?
+		snprintf(buf, len, x->lo < 0 && x->hi > 0 ?
 		    "unchanged, within the noise" : "unchanged: moved, but "
 		    "by less than %.3g%%", 100 * cut);
 	else if (strcmp(m, "unsure") == 0)
@@ -382,59 +381,48 @@ move_words(const json_t *x, char *buf, size_t len, double cut)
 	return buf;
 }
 
-/*
- * What else changed: every metric of the matrix between the ends and
- * across each boundary pair, its change with its interval and what
- * that means, and for a slowdown nobody searched the command that does.
- */
+/* What else changed: every metric of each pair, with its interval and
+ * how it moved; a slowdown no one searched with the bisect that does. */
 static void
-print_else_changed(const json_t *rep, const struct report *rp, FILE *out,
-    int md)
+print_else_changed(const struct report *rp, FILE *out, int md)
 {
-	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
 	double cut = rp->threshold / 2;
 	const char *from = "", *to = "";
-	char words[96], name[160], interval[64];
-	size_t i;
+	char words[96], name[240], interval[64];
 
-	if (json_array_size(all) == 0)
+	if (rp->nchanges == 0)
 		return;
 	fprintf(out, md ? "\n**What else changed** (every metric of the "
 	    "matrix; a move counts past half the threshold, %.3g%%)\n" :
 	    "\nwhat else changed (every metric of the matrix; a move counts "
 	    "past half the threshold, %.3g%%):\n", 100 * cut);
-	json_array_foreach(all, i, x) {
-		const json_t *ci = json_object_get(x, "change_ci");
+	for (size_t i = 0; i < rp->nchanges; i++) {
+		const struct report_change *x = &rp->changes[i];
 
-		if (strcmp(from, rep_str(x, "from")) != 0 ||
-		    strcmp(to, rep_str(x, "to")) != 0) {
-			from = rep_str(x, "from");
-			to = rep_str(x, "to");
+		if (strcmp(from, x->from) != 0 || strcmp(to, x->to) != 0) {
+			from = x->from;
+			to = x->to;
 			fprintf(out, md ? "\n%s → %s:\n\n" : "  %s -> %s:\n",
 			    from, to);
 		}
-		snprintf(name, sizeof(name), "%s (%s%s)", rep_str(x, "what"),
-		    rep_str(x, "metric"), json_is_true(json_object_get(x,
-		    "searched")) ? ", searched" : "");
-		rep_pct_ci(ci, interval, sizeof(interval));
+		snprintf(name, sizeof(name), "%s (%s%s)", x->what, x->metric,
+		    x->searched ? ", searched" : "");
+		rep_pct_lohi(x->lo, x->hi, interval, sizeof(interval));
 		if (md)
 			fprintf(out, "- %s: %+.1f%% %s %s: %s\n", name,
-			    100 * rep_real(x, "change"), interval,
-			    rep_str(x, "unit"), move_words(x, words,
-			    sizeof(words), cut));
+			    100 * x->change, interval, x->unit, move_words(x,
+			    words, sizeof(words), cut));
 		else
 			fprintf(out, "    %-46s %+7.1f%% %s %s: %s\n", name,
-			    100 * rep_real(x, "change"), interval,
-			    rep_str(x, "unit"), move_words(x, words,
-			    sizeof(words), cut));
-		if (*rep_str(x, "bisect")) {
+			    100 * x->change, interval, x->unit, move_words(x,
+			    words, sizeof(words), cut));
+		if (x->bisect != NULL) {
 			if (md) {
 				fputs("  bisect it: ", out);
-				text_md_code(out, rep_str(x, "bisect"));
+				text_md_code(out, x->bisect);
 				fputc('\n', out);
 			} else
-				fprintf(out, "      bisect it: %s\n",
-				    rep_str(x, "bisect"));
+				fprintf(out, "      bisect it: %s\n", x->bisect);
 		}
 	}
 }
@@ -710,7 +698,7 @@ print_text(const json_t *rep, FILE *out, int md)
 	gpu_releases_text(&rp, out, md);
 	print_canary(&rp, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
-	print_else_changed(rep, &rp, out, md);
+	print_else_changed(&rp, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
 		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",

@@ -139,6 +139,23 @@ struct report_release {
 	struct json_t *fit_band, *points, *commit, *canary;
 };
 
+/* A metric's change between two releases of the range: what else
+ * changed (docs/report.md). */
+struct report_change {
+	const char *from, *to;	/* the pair's versions */
+	char metric[96];	/* "per-token", "pp512", "tg32/prose" ... */
+	char what[128];		/* in words */
+	const char *unit;	/* "ms/token", "ms", "tok/s", "bytes" */
+	/* A time's change positive when slower, a throughput's when
+	 * faster; NAN: none, or no bound there. */
+	double change, lo, hi;
+	const char *moved;	/* against half the threshold: "slower",
+				 * "faster", "unchanged", "unsure" */
+	int searched;		/* the metric the bisect searched */
+	char *bisect;		/* the command that searches it; NULL:
+				 * none; malloced */
+};
+
 /* The machine the runs compared were measured on. */
 struct report_machine {
 	int ok;			/* 0: none known (an empty object) */
@@ -148,9 +165,9 @@ struct report_machine {
 };
 
 /*
- * What the renderers read of a report so far: what it is of (the head)
- * and its releases; the verdict, what else changed, how to reproduce
- * it and the "about" for upstream they read from its JSON.  Strings are
+ * What the renderers read of a report so far: what it is of (the head),
+ * its releases and what else changed; the verdict, how to reproduce it
+ * and the "about" for upstream they read from its JSON.  Strings are
  * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
  */
 struct report {
@@ -169,6 +186,11 @@ struct report {
 	const char *weights, *weights_sha256;	/* sha256 NULL: not pinned */
 	struct report_release *releases;	/* malloced */
 	size_t nreleases;
+	/* Every metric's change between the ends, then across each change
+	 * point; none for the canary's verdict (has_changes 0). */
+	int has_changes;
+	struct report_change *changes;		/* malloced */
+	size_t nchanges;
 };
 
 /* "pp" or "tg". */
@@ -177,6 +199,10 @@ const char *report_group_name(enum report_group g);
 /* The head of report r, every member before its releases, with an empty
  * "releases": a new reference, NULL when out of memory. */
 struct json_t *report_head_json(const struct report *r);
+
+/* The changes of r as the report's "what_else_changed": a new
+ * reference. */
+struct json_t *report_changes_json(const struct report *r);
 
 /* The release's entry r as its JSON object: a new reference, NULL when
  * out of memory. */

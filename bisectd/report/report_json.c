@@ -333,6 +333,35 @@ report_head_json(const struct report *r)
 }
 
 json_t *
+report_changes_json(const struct report *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->nchanges; i++) {
+		const struct report_change *c = &r->changes[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "from", json_string(c->from));
+		json_object_set_new(o, "to", json_string(c->to));
+		json_object_set_new(o, "metric", json_string(c->metric));
+		json_object_set_new(o, "what", json_string(c->what));
+		json_object_set_new(o, "unit", json_string(c->unit));
+		json_object_set_new(o, "change", out_num(c->change));
+		/* A bound there is none of is null: never a made-up one. */
+		json_object_set_new(o, "change_ci", isfinite(c->lo) ||
+		    isfinite(c->hi) ? out_interval(c->lo, c->hi) :
+		    json_null());
+		json_object_set_new(o, "moved", json_string(c->moved));
+		json_object_set_new(o, "searched", json_boolean(c->searched));
+		if (c->bisect != NULL)
+			json_object_set_new(o, "bisect",
+			    json_string(c->bisect));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *
 report_release_json(const struct report_release *r)
 {
 	json_t *o = json_object(), *flags = json_array();
@@ -583,6 +612,42 @@ head_read(const json_t *rep, struct report *out)
 	    "sha256"));
 }
 
+/* What else changed, read from all (its JSON array). */
+static int
+changes_read(const json_t *all, struct report *out)
+{
+	const json_t *x;
+	size_t i;
+
+	out->has_changes = json_is_array(all);
+	if (json_array_size(all) == 0)
+		return 0;
+	if ((out->changes = calloc(json_array_size(all),
+	    sizeof(*out->changes))) == NULL)
+		return -1;
+	json_array_foreach(all, i, x) {
+		struct report_change *c = &out->changes[out->nchanges++];
+		const json_t *ci = json_object_get(x, "change_ci");
+		const char *cmd = json_string_value(json_object_get(x,
+		    "bisect"));
+
+		c->from = rep_str(x, "from");
+		c->to = rep_str(x, "to");
+		snprintf(c->metric, sizeof(c->metric), "%s", rep_str(x,
+		    "metric"));
+		snprintf(c->what, sizeof(c->what), "%s", rep_str(x, "what"));
+		c->unit = rep_str(x, "unit");
+		c->change = rep_real(x, "change");
+		c->lo = rep_at(ci, 0);
+		c->hi = rep_at(ci, 1);
+		c->moved = rep_str(x, "moved");
+		c->searched = json_is_true(json_object_get(x, "searched"));
+		if (cmd != NULL && (c->bisect = strdup(cmd)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 int
 report_read(const json_t *rep, struct report *out)
 {
@@ -591,10 +656,16 @@ report_read(const json_t *rep, struct report *out)
 
 	memset(out, 0, sizeof(*out));
 	head_read(rep, out);
+	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0) {
+		report_clear(out);
+		return -1;
+	}
 	if (n == 0)
 		return 0;
-	if ((out->releases = calloc(n, sizeof(*out->releases))) == NULL)
+	if ((out->releases = calloc(n, sizeof(*out->releases))) == NULL) {
+		report_clear(out);
 		return -1;
+	}
 	for (out->nreleases = 0; out->nreleases < n; out->nreleases++)
 		if (release_read(json_array_get(rels, out->nreleases),
 		    &out->releases[out->nreleases]) < 0) {
@@ -611,6 +682,9 @@ report_clear(struct report *r)
 		report_release_clear(&r->releases[i]);
 	free(r->releases);
 	json_decref(r->reanchored);
+	for (size_t i = 0; i < r->nchanges; i++)
+		free(r->changes[i].bisect);
+	free(r->changes);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -1,10 +1,11 @@
 /*
- * test_report_value.c: a release's entry as a typed value (report.h)
- * reads back from the report's JSON and encodes to the same bytes, and
- * what an entry lacks reads as missing (NAN, NULL, none), never as a
- * made-up zero.
+ * test_report_value.c: the typed parts of a report (report.h: its head,
+ * each release's entry, what else changed) read back from the report's
+ * JSON and encode to the same bytes, and what an entry lacks reads as
+ * missing (NAN, NULL, none), never as a made-up zero.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +18,10 @@
 #define DUMP_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | \
 	JSON_REAL_PRECISION(17))
 
-/* Whether release r encodes to the bytes of want. */
+/* Whether got (a new reference, decref'd here) dumps as want. */
 static int
-encodes_as(const struct report_release *r, const json_t *want)
+same_json(json_t *got, const json_t *want)
 {
-	json_t *got = report_release_json(r);
 	char *a = json_dumps(want, DUMP_FLAGS);
 	char *b = got ? json_dumps(got, DUMP_FLAGS) : NULL;
 	int same = a && b && strcmp(a, b) == 0;
@@ -33,6 +33,24 @@ encodes_as(const struct report_release *r, const json_t *want)
 	free(b);
 	json_decref(got);
 	return same;
+}
+
+/* The head of rp encodes as every member of rep before "releases". */
+static void
+head_encodes_as(const struct report *rp, const json_t *rep)
+{
+	json_t *head = report_head_json(rp), *want = json_object();
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)(uintptr_t)rep, key, v) {
+		if (strcmp(key, "releases") == 0)
+			break;
+		json_object_set(want, key, v);
+	}
+	json_object_set_new(want, "releases", json_array());
+	CHECK(same_json(head, want));
+	json_decref(want);
 }
 
 /* Each release of the golden report, read and encoded again, is the
@@ -58,7 +76,12 @@ test_golden_round_trip(void)
 	CHECK_INT(report_read(rep, &rp), 0);
 	CHECK_INT(rp.nreleases, json_array_size(rels));
 	for (size_t i = 0; i < rp.nreleases; i++)
-		CHECK(encodes_as(&rp.releases[i], json_array_get(rels, i)));
+		CHECK(same_json(report_release_json(&rp.releases[i]),
+		    json_array_get(rels, i)));
+	head_encodes_as(&rp, rep);
+	CHECK(rp.nchanges > 0);
+	CHECK(same_json(report_changes_json(&rp), json_object_get(rep,
+	    "what_else_changed")));
 	/* Some release of it is measured, with cells and a fit. */
 	CHECK(rp.nreleases > 0 && rp.releases[0].ncells > 0);
 	CHECK(rp.nreleases > 0 && rp.releases[0].fit.ok);
@@ -132,7 +155,7 @@ test_curve_gpu_failures(void)
 	CHECK_INT(report_read(rep, &rp), 0);
 	CHECK_INT(rp.nreleases, 1);
 	back = &rp.releases[0];
-	CHECK(encodes_as(back, o));
+	CHECK(same_json(report_release_json(back), o));
 	CHECK_STR(back->version, "0.2.1");
 	CHECK(back->sha256 == NULL);
 	CHECK(back->fit.ok && back->fit.curve);
@@ -188,6 +211,57 @@ test_missing_is_missing(void)
 	json_decref(rep);
 }
 
+/* A change no one searched, with the bisect that does, and one whose
+ * interval has no upper bound: null there, not a number made up. */
+static void
+test_changes(void)
+{
+	char cmd[] = "bisectctl bisect --now --metric tg32 e 1..2";
+	struct report r, back;
+	struct report_change c[2];
+	json_t *all, *rep;
+
+	memset(&r, 0, sizeof(r));
+	memset(c, 0, sizeof(c));
+	for (int i = 0; i < 2; i++) {
+		c[i].from = "1";
+		c[i].to = "2";
+		c[i].unit = "tok/s";
+		c[i].moved = i ? "unsure" : "slower";
+	}
+	snprintf(c[0].metric, sizeof(c[0].metric), "tg32");
+	snprintf(c[0].what, sizeof(c[0].what), "decode of 32 tokens");
+	c[0].change = -0.3;
+	c[0].lo = -0.35;
+	c[0].hi = -0.25;
+	c[0].bisect = cmd;
+	snprintf(c[1].metric, sizeof(c[1].metric), "pp512");
+	snprintf(c[1].what, sizeof(c[1].what), "prefill of 512 tokens");
+	c[1].change = -0.2;
+	c[1].lo = -1;
+	c[1].hi = INFINITY;
+	c[1].searched = 1;
+	r.changes = c;
+	r.nchanges = 2;
+	all = report_changes_json(&r);
+	CHECK(json_is_null(json_array_get(json_object_get(json_array_get(all,
+	    1), "change_ci"), 1)));
+	CHECK(json_object_get(json_array_get(all, 1), "bisect") == NULL);
+	rep = json_pack("{s:o}", "what_else_changed", all);
+	CHECK_INT(report_read(rep, &back), 0);
+	CHECK(back.has_changes);
+	CHECK_INT(back.nchanges, 2);
+	CHECK_STR(back.changes[0].bisect, cmd);
+	CHECK_STR(back.changes[0].metric, "tg32");
+	CHECK(back.changes[1].bisect == NULL);
+	CHECK(back.changes[1].searched && !back.changes[0].searched);
+	CHECK(isnan(back.changes[1].hi));
+	CHECK_NEAR(back.changes[1].lo, -1, 1e-12);
+	CHECK(same_json(report_changes_json(&back), all));
+	report_clear(&back);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -195,5 +269,6 @@ main(void)
 	CHECK_CASE(test_golden_round_trip);
 	CHECK_CASE(test_curve_gpu_failures);
 	CHECK_CASE(test_missing_is_missing);
+	CHECK_CASE(test_changes);
 	return check_done();
 }

@@ -31,17 +31,20 @@ enum field_type {
 			 * and missing */
 	F_OPT_STR,	/* const char *: left out when NULL, NULL when read
 			 * and missing */
+	F_CHARS,	/* char[size]: copied whole when read */
 	F_TRUE,		/* int: true, left out when 0 */
+	F_BOOL,		/* int: true or false */
 	F_POSITIVE,	/* long long: left out when 0 or less */
 };
 
 struct field {
 	const char *key;
 	enum field_type type;
-	size_t off;		/* in the struct */
+	size_t off, size;	/* in the struct */
 };
 
-#define FIELD(s, member, type) { #member, type, offsetof(s, member) }
+#define FIELD(s, member, type) { #member, type, offsetof(s, member), \
+	sizeof(((s *)0)->member) }
 
 static void
 fields_json(const struct field *f, size_t n, const void *v, json_t *o)
@@ -67,9 +70,16 @@ fields_json(const struct field *f, size_t n, const void *v, json_t *o)
 				json_object_set_new(o, f[i].key, json_string(
 				    *(const char *const *)at));
 			break;
+		case F_CHARS:
+			json_object_set_new(o, f[i].key, json_string(at));
+			break;
 		case F_TRUE:
 			if (*(const int *)at)
 				json_object_set_new(o, f[i].key, json_true());
+			break;
+		case F_BOOL:
+			json_object_set_new(o, f[i].key,
+			    json_boolean(*(const int *)at));
 			break;
 		case F_POSITIVE:
 			if ((k = *(const long long *)at) > 0)
@@ -105,7 +115,12 @@ fields_read(const struct field *f, size_t n, const json_t *o, void *v)
 		case F_OPT_STR:
 			*(const char **)at = json_string_value(x);
 			break;
+		case F_CHARS:
+			snprintf(at, f[i].size, "%s", json_is_string(x) ?
+			    json_string_value(x) : "");
+			break;
 		case F_TRUE:
+		case F_BOOL:
 			*(int *)at = json_is_true(x);
 			break;
 		}
@@ -138,6 +153,23 @@ static const struct field confirm_fields[] = {
 	FIELD(struct report_confirm, ms, F_REAL),
 	FIELD(struct report_confirm, ms_sd, F_REAL),
 	FIELD(struct report_confirm, samples, F_INT),
+};
+
+/* A change, around its interval ("change_ci"), and after it; the
+ * command ("bisect") is copied when read. */
+static const struct field change_fields[] = {
+	FIELD(struct report_change, from, F_STR),
+	FIELD(struct report_change, to, F_STR),
+	FIELD(struct report_change, metric, F_CHARS),
+	FIELD(struct report_change, what, F_CHARS),
+	FIELD(struct report_change, unit, F_STR),
+	FIELD(struct report_change, change, F_REAL),
+};
+
+static const struct field change_after_fields[] = {
+	FIELD(struct report_change, moved, F_STR),
+	FIELD(struct report_change, searched, F_BOOL),
+	FIELD(struct report_change, bisect, F_OPT_STR),
 };
 
 static const struct field machine_fields[] = {
@@ -341,21 +373,13 @@ report_changes_json(const struct report *r)
 		const struct report_change *c = &r->changes[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "from", json_string(c->from));
-		json_object_set_new(o, "to", json_string(c->to));
-		json_object_set_new(o, "metric", json_string(c->metric));
-		json_object_set_new(o, "what", json_string(c->what));
-		json_object_set_new(o, "unit", json_string(c->unit));
-		json_object_set_new(o, "change", out_num(c->change));
+		fields_json(change_fields, NFIELDS(change_fields), c, o);
 		/* A bound there is none of is null: never a made-up one. */
 		json_object_set_new(o, "change_ci", isfinite(c->lo) ||
 		    isfinite(c->hi) ? out_interval(c->lo, c->hi) :
 		    json_null());
-		json_object_set_new(o, "moved", json_string(c->moved));
-		json_object_set_new(o, "searched", json_boolean(c->searched));
-		if (c->bisect != NULL)
-			json_object_set_new(o, "bisect",
-			    json_string(c->bisect));
+		fields_json(change_after_fields, NFIELDS(change_after_fields),
+		    c, o);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -628,21 +652,15 @@ changes_read(const json_t *all, struct report *out)
 	json_array_foreach(all, i, x) {
 		struct report_change *c = &out->changes[out->nchanges++];
 		const json_t *ci = json_object_get(x, "change_ci");
-		const char *cmd = json_string_value(json_object_get(x,
-		    "bisect"));
 
-		c->from = rep_str(x, "from");
-		c->to = rep_str(x, "to");
-		snprintf(c->metric, sizeof(c->metric), "%s", rep_str(x,
-		    "metric"));
-		snprintf(c->what, sizeof(c->what), "%s", rep_str(x, "what"));
-		c->unit = rep_str(x, "unit");
-		c->change = rep_real(x, "change");
+		fields_read(change_fields, NFIELDS(change_fields), x, c);
 		c->lo = rep_at(ci, 0);
 		c->hi = rep_at(ci, 1);
-		c->moved = rep_str(x, "moved");
-		c->searched = json_is_true(json_object_get(x, "searched"));
-		if (cmd != NULL && (c->bisect = strdup(cmd)) == NULL)
+		fields_read(change_after_fields, NFIELDS(change_after_fields),
+		    x, c);
+		/* Owned, as the builder's. */
+		if (c->bisect != NULL && (c->bisect = strdup(c->bisect)) ==
+		    NULL)
 			return -1;
 	}
 	return 0;

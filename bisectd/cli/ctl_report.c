@@ -115,6 +115,28 @@ range_usage(struct ctl *c, struct store *s, const struct conf_engine *g)
 	return 0;
 }
 
+/*
+ * The request r checked against engine g, and the store opened with the
+ * range of the command checked in it (range_usage()).  Returns 0 with
+ * *s open, or the exit code with *s closed.
+ */
+static int
+open_range(struct ctl *c, const struct conf_engine *g,
+    const struct bisect_request *r, struct store **s)
+{
+	int rc;
+
+	if ((rc = no_canary(g, r)) != 0)
+		return rc;
+	if ((*s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	if ((rc = range_usage(c, *s, g)) != 0) {
+		store_close(*s);
+		return rc;
+	}
+	return 0;
+}
+
 int
 cmd_report(struct ctl *c)
 {
@@ -130,14 +152,8 @@ cmd_report(struct ctl *c)
 		return rc;
 	o.upstream = c->upstream;
 	o.plot = c->format == FORMAT_HTML;
-	if ((rc = no_canary(g, &o.req)) != 0)
+	if ((rc = open_range(c, g, &o.req, &s)) != 0)
 		return rc;
-	if ((s = ctl_store(c)) == NULL)
-		return EXIT_FAIL;
-	if ((rc = range_usage(c, s, g)) != 0) {
-		store_close(s);
-		return rc;
-	}
 	return report_out(c, g, s, &o);
 }
 
@@ -242,14 +258,8 @@ cmd_bisect(struct ctl *c)
 	if (c->commits && (g->repo == NULL || g->build.n == 0))
 		return ctl_usage_error("engine %s: --commits needs its repo and "
 		    "build lines in the configuration", g->name);
-	if ((rc = no_canary(g, &o.req)) != 0)
+	if ((rc = open_range(c, g, &o.req, &s)) != 0)
 		return rc;
-	if ((s = ctl_store(c)) == NULL)
-		return EXIT_FAIL;
-	if ((rc = range_usage(c, s, g)) != 0) {
-		store_close(s);
-		return rc;
-	}
 	if (c->dry_run) {
 		rc = print_plan(c, g, s, &o);
 		store_close(s);

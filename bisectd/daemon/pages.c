@@ -16,6 +16,7 @@
 #include "bisectd/report/build.h"
 #include "bisectd/report/listing_json.h"
 #include "bisectd/report/page.h"
+#include "bisectd/report/report.h"
 #include "bisectd/report/text_escape.h"
 #include "bisectd/report/trend.h"
 #include "bisectd/search/verdict_json.h"
@@ -1051,7 +1052,6 @@ metrics_fits(const struct page_ctx *p, struct buf *b)
 	for (int m = 0; m < 2 && rc == 0; m++) {
 		const char *name = m == 0 ? "bisectd_per_token_seconds" :
 		    "bisectd_ceiling_tokens_per_second";
-		const char *key = m == 0 ? "per_token_ms" : "ceiling_tps";
 
 		if (family(b, name, "gauge", m == 0 ? "Prefill cost per prompt "
 		    "token of each measured release, from the fit over the "
@@ -1059,21 +1059,26 @@ metrics_fits(const struct page_ctx *p, struct buf *b)
 		    "ceiling of each measured release: 1 / per-token cost.") < 0)
 			rc = -1;
 		for (size_t i = 0; i < p->conf->nengines && rc == 0; i++) {
-			const json_t *rel = json_object_get(reps[i], "releases");
-			size_t k;
-			json_t *r;
+			struct report rp;
 
-			json_array_foreach(rel, k, r) {
-				const json_t *x = json_object_get(r, key);
+			if (report_read(reps[i], &rp) < 0) {
+				rc = -1;
+				break;
+			}
+			for (size_t k = 0; k < rp.nreleases; k++) {
+				const struct report_fit *f =
+				    &rp.releases[k].fit;
+				double x = m == 0 ? f->per_token.value / 1000 :
+				    f->ceiling.value;
 				const char *v[] = { p->conf->engines[i].name,
-				    jstr(r, "version") };
+				    rp.releases[k].version };
 
-				if (!json_is_number(x))
+				if (!isfinite(x))
 					continue;
-				if ((rc = sample(b, name, fl, v, json_number_value(
-				    x) / (m == 0 ? 1000 : 1))) < 0)
+				if ((rc = sample(b, name, fl, v, x)) < 0)
 					break;
 			}
+			report_clear(&rp);
 		}
 	}
 	for (size_t i = 0; i < p->conf->nengines; i++)

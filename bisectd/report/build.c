@@ -29,89 +29,79 @@
 #include "fetch/sha256.h"
 #include "build.h"
 #include "changes.h"
+#include "report.h"
 #include "summary.h"
 #include "bisectd/analysis/stats.h"
 #include "store/store.h"
 
 /* --- per release --- */
 
-static json_t *
-cell_json(int tokens, const struct cellsum *cs)
+/* A cell of a release as report.h types it. */
+static void
+cell_of(int tokens, const struct cellsum *cs, struct report_cell *c)
 {
 	struct throughput t;
-	json_t *o = json_object();
 
-	if (stats_throughput(tokens, &cs->st, &t) < 0) {
-		json_decref(o);
-		return json_null();
-	}
-	json_object_set_new(o, "tps", out_num(t.tps));
-	json_object_set_new(o, "sd", out_num(t.sd));
-	json_object_set_new(o, "n", json_integer((json_int_t)t.n));
-	json_object_set_new(o, "cv", out_num(t.cv));
-	json_object_set_new(o, "ms", out_num(cs->st.mean / 1e6));
-	json_object_set_new(o, "ms_sd", out_num(cs->st.sd / 1e6));
-	json_object_set_new(o, "ms_median", out_num(cs->st.median / 1e6));
-	/* Both levels of spread: between process runs (what intervals and
-	 * comparisons rest on) and between samples inside one run. */
-	json_object_set_new(o, "samples",
-	    json_integer((json_int_t)cs->runs.samples));
-	json_object_set_new(o, "ms_sd_between",
-	    out_num(cs->runs.sd_between / 1e6));
-	json_object_set_new(o, "ms_sd_within",
-	    out_num(cs->runs.sd_within / 1e6));
-	json_object_set_new(o, "cv_within", out_num(cs->runs.cv_within));
-	if (cs->lower_bound)
-		json_object_set_new(o, "lower_bound", json_true());
-	if (cs->throttled > 0)
-		json_object_set_new(o, "throttled_runs",
-		    json_integer(cs->throttled));
+	memset(c, 0, sizeof(*c));
+	if (stats_throughput(tokens, &cs->st, &t) < 0)
+		return;
+	c->ok = 1;
+	c->tps = t.tps;
+	c->sd = t.sd;
+	c->n = (long long)t.n;
+	c->cv = t.cv;
+	c->ms = cs->st.mean / 1e6;
+	c->ms_sd = cs->st.sd / 1e6;
+	c->ms_median = cs->st.median / 1e6;
+	c->samples = (long long)cs->runs.samples;
+	c->ms_sd_between = cs->runs.sd_between / 1e6;
+	c->ms_sd_within = cs->runs.sd_within / 1e6;
+	c->cv_within = cs->runs.cv_within;
+	c->lower_bound = cs->lower_bound;
+	c->throttled_runs = cs->throttled;
 	if (cs->confirm_ok && stats_throughput(tokens, &cs->confirm.values,
-	    &t) == 0)
-		json_object_set_new(o, "confirm", json_pack("{s:o,s:I,s:o,s:o,"
-		    "s:I}", "tps", out_num(t.tps), "n", (json_int_t)t.n, "ms",
-		    out_num(cs->confirm.values.mean / 1e6), "ms_sd",
-		    out_num(cs->confirm.values.sd / 1e6), "samples",
-		    (json_int_t)cs->confirm.samples));
-	return o;
+	    &t) == 0) {
+		c->confirm.ok = 1;
+		c->confirm.tps = t.tps;
+		c->confirm.n = (long long)t.n;
+		c->confirm.ms = cs->confirm.values.mean / 1e6;
+		c->confirm.ms_sd = cs->confirm.values.sd / 1e6;
+		c->confirm.samples = (long long)cs->confirm.samples;
+	}
 }
 
-/* A release's GPU figures (docs/report.md): those read, null the rest. */
-static json_t *
-gpu_json(const struct release_gpu *g, const struct conf_engine *eng)
-{
-	json_t *o = json_object(), *pp = json_object();
+/* The GPU figures' energy per prompt length fit report.h's. */
+_Static_assert(CONF_MAX_LENGTHS <= FIT_MAX_CELLS, "report_gpu.pp");
 
-	json_object_set_new(o, "runs", json_integer(g->runs));
-	json_object_set_new(o, "throttled_runs", json_integer(g->throttled));
-	json_object_set_new(o, "sm_mhz", g->runs > 0 ? json_real(g->sm_mhz) :
-	    json_null());
-	json_object_set_new(o, "mem_peak_bytes", g->mem_peak >= 0 ?
-	    json_integer(g->mem_peak) : json_null());
+/* A release's GPU figures (docs/report.md) as report.h types them. */
+static void
+gpu_of(const struct release_gpu *g, const struct conf_engine *eng,
+    struct report_gpu *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->ok = g->runs > 0 || g->throttled > 0;
+	x->runs = g->runs;
+	x->throttled_runs = g->throttled;
+	x->sm_mhz = g->sm_mhz;
+	x->mem_peak_bytes = g->mem_peak >= 0 ? g->mem_peak : -1;
 	for (size_t i = 0; i < eng->nprompts; i++) {
-		char key[32];
+		struct report_energy *y = &x->pp[x->npp];
 
 		if (g->energy_runs[i] == 0)
 			continue;
-		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
-		json_object_set_new(pp, key, json_pack("{s:f,s:f,s:i}",
-		    "energy_j", g->energy_j[i], "tokens_per_j",
-		    g->tokens_per_j[i], "runs", g->energy_runs[i]));
+		snprintf(y->tokens, sizeof(y->tokens), "%d", eng->prompts[i]);
+		y->energy_j = g->energy_j[i];
+		y->tokens_per_j = g->tokens_per_j[i];
+		y->runs = g->energy_runs[i];
+		x->npp++;
 	}
-	json_object_set_new(o, "pp", pp);
-	return o;
 }
 
 static void
-add_flag(json_t *flags, const char *f)
+add_flag(struct report_release *tr, const char *f)
 {
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(flags, i, v)
-		if (strcmp(json_string_value(v), f) == 0)
-			return;
-	json_array_append_new(flags, json_string(f));
+	if (!report_release_flagged(tr, f) && tr->nflags < REPORT_MAX_FLAGS)
+		tr->flags[tr->nflags++] = f;
 }
 
 /* The band plotted around a release's line: this many lengths over the
@@ -151,24 +141,6 @@ band_json(const struct fit *f, const struct conf_engine *eng)
 	return band;
 }
 
-/* The chosen model's cost per token at each fit length: [{tokens, ms,
- * ms_ci}], ascending; under the line each is its slope. */
-static json_t *
-cost_at_json(const struct fit *f)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < f->nper_token_at; i++) {
-		json_t *c = json_object();
-
-		json_object_set_new(c, "tokens",
-		    json_integer(f->per_token_at[i].tokens));
-		out_estimate_ms(&f->per_token_at[i].cost_ns, "ms", c);
-		json_array_append_new(a, c);
-	}
-	return a;
-}
-
 /*
  * Whether a prefill cell measured faster than the fit's ceiling allows:
  * 1000 / per-token ms is the throughput a line reaches at an endless
@@ -199,173 +171,194 @@ ceiling_contradicted(const struct release_figs *fg,
 	return 0;
 }
 
+static void
+ms_of(const struct estimate *x, struct report_ms *m)
+{
+	m->value = x->value / 1e6;
+	m->lo = x->lo / 1e6;
+	m->hi = x->hi / 1e6;
+}
+
+/*
+ * A release's fit as report.h types it; why and note hold the
+ * ceiling's contradiction and why the fixed part is not estimable.
+ */
+static void
+fit_of(const struct release_figs *fg, const struct conf_engine *eng,
+    struct report_fit *rf, char *why, size_t why_len, char *note,
+    size_t note_len)
+{
+	const struct fit *f = &fg->fit;
+
+	memset(rf, 0, sizeof(*rf));
+	why[0] = note[0] = '\0';
+	rf->fixed_not_estimable = note;
+	rf->ceiling_contradicted = why;
+	if (!fg->has_fit)
+		return;
+	rf->ok = 1;
+	ms_of(&f->per_token_ns, &rf->per_token);
+	rf->curve = f->model == FIT_MODEL_CURVE;
+	for (size_t i = 0; i < f->nper_token_at; i++) {
+		rf->cost_at[i].tokens = f->per_token_at[i].tokens;
+		ms_of(&f->per_token_at[i].cost_ns, &rf->cost_at[i].ms);
+	}
+	rf->ncost_at = f->nper_token_at;
+	if (fit_model_why(f) != NULL) {
+		rf->fixed.value = rf->fixed.lo = rf->fixed.hi = NAN;
+		out_fixed_note(fit_model_why(f), fit_hint(f), note, note_len);
+	} else
+		ms_of(&f->model_fixed_ns, &rf->fixed);
+	rf->fit_hint = fit_hint(f);
+	if (ceiling_contradicted(fg, eng, why, why_len)) {
+		rf->ceiling.value = rf->ceiling.lo = rf->ceiling.hi = NAN;
+		rf->ceiling_tokens = NAN;
+		return;
+	}
+	rf->ceiling.value = f->model_ceiling_tps;
+	rf->ceiling.lo = f->model_ceiling_lo;
+	rf->ceiling.hi = f->model_ceiling_hi;
+	rf->ceiling_tokens = rf->curve ? f->model_ceiling_tokens : NAN;
+}
+
+/* The strings a release's entry points to while it is encoded. */
+struct release_text {
+	char why[256];		/* the ceiling's contradiction */
+	char note[512];		/* why the fixed part is not estimable */
+};
+
 /*
  * A release's entry from its figures and its row (version, archive,
- * fetch failure); with plot, also its runs as plot points ([tokens,
- * ms] per process run of each prompt length) and the fitted line's
- * band.
+ * fetch failure) into *tr, pointing into fg, rel and t; with plot, also
+ * its runs as plot points ([tokens, ms] per process run of each prompt
+ * length) and the fitted line's band.  Returns 0, or -1 when memory
+ * runs out; free with report_release_clear() either way.
  */
-static json_t *
-release_json(const struct release_figs *fg, const struct conf_engine *eng,
-    const struct store_release *rel, int plot)
+static int
+release_of(const struct release_figs *fg, const struct conf_engine *eng,
+    const struct store_release *rel, int plot, struct report_release *tr,
+    struct release_text *t)
 {
-	json_t *o = json_object(), *pp = json_object(), *tg = json_object();
-	json_t *flags = json_array(), *fails = json_array();
-	json_t *points = plot ? json_array() : NULL;
 	size_t nk = eng->contents.n ? eng->contents.n : 1;
 	int measured = 0;
 	double decode_tps[2] = { NAN, NAN };
+	struct report_cell_at *at;
 
-	json_object_set_new(o, "version", json_string(rel->version));
-	json_object_set_new(o, "sha256", rel->archive_sha256 ?
-	    json_string(rel->archive_sha256) : json_null());
+	memset(tr, 0, sizeof(*tr));
+	if ((fg->npp + fg->ntg > 0 && (tr->cells = calloc(fg->npp + fg->ntg,
+	    sizeof(*tr->cells))) == NULL) || (tr->failures = calloc(
+	    fg->nfailed + 1, sizeof(*tr->failures))) == NULL)
+		return -1;
+	tr->version = rel->version;
+	tr->sha256 = rel->archive_sha256;
+	if (plot && (tr->points = json_array()) == NULL)
+		return -1;
 	for (size_t i = 0; i < fg->npp; i++) {
 		const struct cellsum *cs = &fg->pp[i];
-		char key[32];
 
-		for (size_t k = 0; points && k < fg->npoints[i]; k++)
-			json_array_append_new(points, json_pack("[i,f]",
+		for (size_t k = 0; tr->points && k < fg->npoints[i]; k++)
+			json_array_append_new(tr->points, json_pack("[i,f]",
 			    eng->prompts[i], fg->points[i][k] / 1e6));
 		if (!cs->ok)
 			continue;
 		measured = 1;
-		snprintf(key, sizeof(key), "%d", eng->prompts[i]);
-		json_object_set_new(pp, key, cell_json(eng->prompts[i], cs));
+		at = &tr->cells[tr->ncells++];
+		at->group = REPORT_PP;
+		snprintf(at->key, sizeof(at->key), "%d", eng->prompts[i]);
+		cell_of(eng->prompts[i], cs, &at->c);
 		if (cs->st.cv > eng->max_cv)
-			add_flag(flags, "noisy");
+			add_flag(tr, "noisy");
 		if (cs->busy)
-			add_flag(flags, "busy");
+			add_flag(tr, "busy");
 		if (cs->lower_bound)
-			add_flag(flags, "lower-bound");
+			add_flag(tr, "lower-bound");
 	}
 	for (size_t i = 0; i < fg->ntg; i++) {
 		size_t g = i / nk, k = i % nk;
 		const char *content = eng->contents.n ? eng->contents.v[k] :
 		    "";
 		const struct cellsum *cs = &fg->tg[i];
-		char key[96];
-		json_t *c;
 
 		if (!cs->ok)
 			continue;
 		measured = 1;
+		at = &tr->cells[tr->ncells++];
+		at->group = REPORT_TG;
 		if (content[0])
-			snprintf(key, sizeof(key), "%d/%s", eng->gen[g],
-			    content);
+			snprintf(at->key, sizeof(at->key), "%d/%s",
+			    eng->gen[g], content);
 		else
-			snprintf(key, sizeof(key), "%d", eng->gen[g]);
-		c = cell_json(eng->gen[g], cs);
-		json_object_set_new(tg, key, c);
-		if (g == 0 && k < 2 && json_is_object(c))
-			decode_tps[k] = json_real_value(json_object_get(c,
-			    "tps"));
+			snprintf(at->key, sizeof(at->key), "%d", eng->gen[g]);
+		cell_of(eng->gen[g], cs, &at->c);
+		if (g == 0 && k < 2 && at->c.ok)
+			decode_tps[k] = at->c.tps;
 		if (cs->st.cv > eng->max_cv)
-			add_flag(flags, "noisy");
+			add_flag(tr, "noisy");
 		if (cs->busy)
-			add_flag(flags, "busy");
+			add_flag(tr, "busy");
 	}
 	/* Left out of the figures, kept in the store: during those runs
 	 * the GPU ran at another clock (docs/gpu.md). */
 	if (fg->gpu.throttled > 0) {
-		add_flag(flags, "throttled");
-		json_object_set_new(o, "throttled_runs",
-		    json_integer(fg->gpu.throttled));
+		add_flag(tr, "throttled");
+		tr->throttled_runs = fg->gpu.throttled;
 	}
 	/* Decode on two kinds of content differing by more than 20%:
 	 * speculative decoding is the usual reason. */
 	if (isfinite(decode_tps[0]) && isfinite(decode_tps[1]) &&
 	    fabs(decode_tps[0] / decode_tps[1] - 1) > 0.20 &&
 	    fabs(decode_tps[1] / decode_tps[0] - 1) > 0.20)
-		add_flag(flags, "content-dependent-decode");
+		add_flag(tr, "content-dependent-decode");
+	fit_of(fg, eng, &tr->fit, t->why, sizeof(t->why), t->note,
+	    sizeof(t->note));
 	if (fg->has_fit) {
 		const struct fit *f = &fg->fit;
-		char why[256];
 
-		out_estimate_ms(&f->per_token_ns, "per_token_ms", o);
 		/* An interval reaching zero: too few runs for this noise. */
 		if (!(f->per_token_ns.lo > 0))
-			add_flag(flags, "per-token-unresolved");
-		json_object_set_new(o, "model", json_string(f->model ==
-		    FIT_MODEL_CURVE ? "curve" : "line"));
-		json_object_set_new(o, "per_token_at", cost_at_json(f));
-		out_fixed_ms(&f->model_fixed_ns, fit_model_why(f), fit_hint(f),
-		    "fixed_ms", o);
+			add_flag(tr, "per-token-unresolved");
 		if (!f->model_fixed_estimable)
-			add_flag(flags, "fixed-not-estimable");
-		if (fit_hint(f) != NULL)
-			json_object_set_new(o, "fit_hint",
-			    json_string(fit_hint(f)));
-		if (ceiling_contradicted(fg, eng, why, sizeof(why))) {
-			/* Measured faster than the line's limit: the cost of
-			 * a token is not one number here; no ceiling. */
-			add_flag(flags, "ceiling-contradicted");
-			json_object_set_new(o, "ceiling_tps", json_null());
-			json_object_set_new(o, "ceiling_ci", json_null());
-			json_object_set_new(o, "ceiling_contradicted",
-			    json_string(why));
-		} else {
-			json_object_set_new(o, "ceiling_tps",
-			    out_num(f->model_ceiling_tps));
-			json_object_set_new(o, "ceiling_ci",
-			    out_interval(f->model_ceiling_lo,
-			    f->model_ceiling_hi));
-			/* The curve's peak is at a length, not at an endless
-			 * prompt. */
-			if (f->model == FIT_MODEL_CURVE)
-				json_object_set_new(o, "ceiling_tokens",
-				    out_num(f->model_ceiling_tokens));
-		}
-		if (plot)
-			json_object_set_new(o, "fit_band", band_json(f, eng));
-	} else {
-		json_object_set_new(o, "per_token_ms", json_null());
-		json_object_set_new(o, "fixed_ms", json_null());
-		json_object_set_new(o, "ceiling_tps", json_null());
+			add_flag(tr, "fixed-not-estimable");
+		/* Measured faster than the line's limit: the cost of a token
+		 * is not one number here; no ceiling. */
+		if (t->why[0])
+			add_flag(tr, "ceiling-contradicted");
+		if (plot && (tr->fit_band = band_json(f, eng)) == NULL)
+			return -1;
 	}
 	for (size_t i = 0; i < fg->nfailed; i++) {
-		json_t *f = json_object();
+		struct report_failure *f = &tr->failures[tr->nfailures++];
 
-		json_object_set_new(f, "reason", json_string(
-		    fg->failed[i].failure));
-		json_object_set_new(f, "detail", json_string(
-		    fg->failed[i].detail ? fg->failed[i].detail : ""));
-		json_object_set_new(f, "run", json_integer(
-		    fg->failed[i].run_id));
-		json_array_append_new(fails, f);
+		f->reason = fg->failed[i].failure;
+		f->detail = fg->failed[i].detail;
+		f->run = fg->failed[i].run_id;
 	}
 	if (rel->state == RELEASE_FAILED && rel->failure) {
-		json_t *f = json_object();
+		struct report_failure *f = &tr->failures[tr->nfailures++];
 
-		json_object_set_new(f, "reason", json_string("fetch"));
-		json_object_set_new(f, "detail", json_string(rel->failure));
-		json_array_append_new(fails, f);
+		f->reason = "fetch";
+		f->detail = rel->failure;
+		f->run = -1;
 	}
-	if (fg->gpu.runs > 0 || fg->gpu.throttled > 0)
-		json_object_set_new(o, "gpu", gpu_json(&fg->gpu, eng));
-	json_object_set_new(o, "status", json_string(measured ? "measured" :
-	    rel->state == RELEASE_FAILED || json_array_size(fails) ?
-	    "failed" : "not-measured"));
-	json_object_set_new(o, "pp", pp);
-	json_object_set_new(o, "tg", tg);
-	json_object_set_new(o, "flags", flags);
-	json_object_set_new(o, "failures", fails);
-	if (points)
-		json_object_set_new(o, "points", points);
-	return o;
+	gpu_of(&fg->gpu, eng, &tr->gpu);
+	tr->status = measured ? "measured" : rel->state == RELEASE_FAILED ||
+	    tr->nfailures ? "failed" : "not-measured";
+	return 0;
 }
 
 /*
- * metric_ms and metric_ms_ci of a release (k-th of the range) when the
+ * The verdict's metric of a release (k-th of the range) when the
  * verdict was judged on its search runs.  Nothing when it has none.
  */
 static void
 release_metric(const struct judgement *j, const struct release_figs *fg,
-    size_t k, json_t *rj)
+    size_t k, struct report_release *tr)
 {
 	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0 ||
 	    j->data.rel[k].skipped || !fg->has_metric)
 		return;
-	out_estimate_ms(&fg->metric, "metric_ms", rj);
+	tr->has_metric = 1;
+	ms_of(&fg->metric, &tr->metric);
 }
 
 /* Tokens a report's diff shows of each side. */
@@ -425,22 +418,20 @@ canary_json(const struct canary_judgement *oj, const struct range *r,
 	return o;
 }
 
-static json_t *
-machine_json(const struct store_machine *m)
+/* The machine as report.h types it; for upstream, no hostname. */
+static void
+machine_of(const struct store_machine *m, int upstream,
+    struct report_machine *x)
 {
-	json_t *o = json_object();
-
-	if (m->hw_key == NULL)
-		return o;
-	json_object_set_new(o, "cpu_model", json_string(m->cpu_model));
-	json_object_set_new(o, "cores", json_integer(m->cores));
-	json_object_set_new(o, "mem_bytes", json_integer(m->mem_bytes));
-	json_object_set_new(o, "arch", json_string(m->arch));
-	json_object_set_new(o, "kernel", json_string(m->kernel));
-	json_object_set_new(o, "os", json_string(m->os));
-	json_object_set_new(o, "hostname", json_string(m->hostname));
-	json_object_set_new(o, "hw_key", json_string(m->hw_key));
-	return o;
+	x->ok = m->hw_key != NULL;
+	x->cpu_model = m->cpu_model;
+	x->cores = m->cores;
+	x->mem_bytes = m->mem_bytes;
+	x->arch = m->arch;
+	x->kernel = m->kernel;
+	x->os = m->os;
+	x->hostname = upstream ? NULL : m->hostname;
+	x->hw_key = m->hw_key;
 }
 
 /*
@@ -818,26 +809,26 @@ reanchored_json(struct store *s, const char *engine, const char *good,
 
 /*
  * What else changed, every metric of the matrix: between the range's
- * ends, then across each change point's boundary pair.  NULL when
- * memory runs out.
+ * ends, then across each change point's boundary pair, into head's
+ * changes.  Returns 0, or -1 when memory runs out.
  */
-static json_t *
-else_changed_json(const struct conf *conf, const struct conf_engine *eng,
+static int
+else_changed(const struct conf *conf, const struct conf_engine *eng,
     const struct report_opts *o, const struct range *r,
     const struct judgement *j, const struct report_summaries *rs,
-    double threshold, const char *metric, const char *spec)
+    double threshold, const char *metric, const char *spec,
+    struct report *head)
 {
-	json_t *out = json_array();
 	char ctl[4200];
 	struct changes_ctx c = { eng, threshold, metric, ctl, spec };
 
-	if (out == NULL)
-		return NULL;
+	head->has_changes = 1;
 	snprintf(ctl, sizeof(ctl), o->upstream ? "bisectctl" :
 	    "bisectctl -c %s", conf->path);
 	for (size_t k = 0; k <= j->v.nchanges; k++) {
 		size_t ia = 0, ib = r->hi - r->lo;
 		struct release_figs fa, fb;
+		int rc;
 
 		if (k > 0) {
 			ia = j->v.changes[k - 1].last_good;
@@ -847,20 +838,19 @@ else_changed_json(const struct conf *conf, const struct conf_engine *eng,
 				continue;
 		}
 		if (summary_figs(rs, ia, eng, &fa) < 0)
-			goto nomem;
+			return -1;
 		if (summary_figs(rs, ib, eng, &fb) < 0) {
 			summary_figs_release(&fa);
-			goto nomem;
+			return -1;
 		}
-		changes_pair(&c, &fa, r->list.v[r->lo + ia].version, &fb,
-		    r->list.v[r->lo + ib].version, out);
+		rc = changes_pair(&c, &fa, r->list.v[r->lo + ia].version, &fb,
+		    r->list.v[r->lo + ib].version, head);
 		summary_figs_release(&fa);
 		summary_figs_release(&fb);
+		if (rc < 0)
+			return -1;
 	}
-	return out;
-nomem:
-	json_decref(out);
-	return NULL;
+	return 0;
 }
 
 int
@@ -877,6 +867,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct report_cells qc;
 	struct canary_prev prev = { NULL, NULL };
 	struct store_cell_query pq[BISECT_MAX_CELLS];
+	struct report head;
 	json_t *rep = NULL, *rels, *verdict, *w;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
@@ -891,6 +882,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	memset(&oj, 0, sizeof(oj));
 	memset(&rs, 0, sizeof(rs));
 	memset(&qc, 0, sizeof(qc));
+	memset(&head, 0, sizeof(head));
 	if (bisect_request_canary(&o->req) && eng->canary == NULL)
 		return err_set(e, "engine %s has no canary (see [engine] "
 		    "canary in the configuration)", eng->name);
@@ -918,45 +910,31 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		goto fail;
 	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0)
 		goto fail;
-	rep = json_object();
-	json_object_set_new(rep, "engine", json_string(eng->name));
-	json_object_set_new(rep, "points", json_string(o->req.commits ? "commits" :
-	    "releases"));
-	{
-		json_t *range = json_object();
-
-		json_object_set_new(range, "from", json_string(
-		    r.list.v[r.lo].version));
-		json_object_set_new(range, "to", json_string(
-		    r.list.v[r.hi].version));
-		json_object_set_new(rep, "range", range);
-	}
-	json_object_set_new(rep, "metric", json_string(conf_metric_name(
-	    (int)o->req.metric.kind >= 0 ? &o->req.metric : &eng->metric,
-	    metric, sizeof(metric))));
-	json_object_set_new(rep, "threshold", out_num(p.threshold));
+	head.engine = eng->name;
+	head.commits = o->req.commits;
+	head.from = r.list.v[r.lo].version;
+	head.to = r.list.v[r.hi].version;
+	head.metric = conf_metric_name((int)o->req.metric.kind >= 0 ?
+	    &o->req.metric : &eng->metric, metric, sizeof(metric));
+	head.threshold = p.threshold;
 	/* A line through two points always fits: only a third length shows
 	 * a cost per token that grows with the prompt. */
 	if (eng->nfit < 3)
-		json_object_set_new(rep, "shape_unknown", json_string("two fit "
-		    "lengths cannot show whether the cost of a token grows with "
-		    "the prompt: fit over three or more (fit = 128,512,2048)"));
-	json_object_set_new(rep, "machine", machine_json(&m));
-	if (eng->runner && eng->runner->kind == RUNNER_SLURM) {
-		json_t *a = reanchored_json(s, eng->name,
-		    r.list.v[r.lo].version, r.list.v[r.hi].version, e);
-
-		if (a == NULL)
-			goto fail;
-		json_object_set_new(rep, "reanchored", a);
+		head.shape_unknown = "two fit lengths cannot show whether the "
+		    "cost of a token grows with the prompt: fit over three or "
+		    "more (fit = 128,512,2048)";
+	machine_of(&m, o->upstream, &head.machine);
+	if (eng->runner && eng->runner->kind == RUNNER_SLURM &&
+	    (head.reanchored = reanchored_json(s, eng->name,
+	    r.list.v[r.lo].version, r.list.v[r.hi].version, e)) == NULL)
+		goto fail;
+	head.weights = eng->weights->name;
+	head.weights_sha256 = wsha;
+	if ((rep = report_head_json(&head)) == NULL) {
+		err_set(e, "out of memory");
+		goto fail;
 	}
-	w = json_object();
-	json_object_set_new(w, "name", json_string(eng->weights->name));
-	json_object_set_new(w, "sha256", wsha ? json_string(wsha) :
-	    json_null());
-	json_object_set_new(rep, "weights", w);
-	rels = json_array();
-	json_object_set_new(rep, "releases", rels);
+	rels = json_object_get(rep, "releases");
 	if (report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0 ||
 	    range_cell_queries(&p, eng, wsha ? wsha : "", hw, pq, e) < 0 ||
 	    summary_config(eng, &p, &qc, pq, config, e) < 0)
@@ -1014,23 +992,23 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		if (about == NULL)
 			goto fail;
 		json_object_set_new(rep, "about", about);
-		json_object_del(json_object_get(rep, "machine"), "hostname");
 	}
 	if (!bisect_request_canary(&o->req)) {
-		json_t *wc = else_changed_json(conf, eng, o, &r, &j, &rs,
-		    p.threshold, metric, spec);
-
-		if (wc == NULL) {
+		if (else_changed(conf, eng, o, &r, &j, &rs, p.threshold,
+		    metric, spec, &head) < 0) {
 			err_set(e, "out of memory");
 			goto fail;
 		}
-		json_object_set_new(rep, "what_else_changed", wc);
+		json_object_set_new(rep, "what_else_changed",
+		    report_changes_json(&head));
 	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);
 	for (size_t i = r.lo; i <= r.hi; i++) {
 		const char *sha = r.list.v[i].archive_sha256;
 		struct release_figs fg;
+		struct report_release tr;
+		struct release_text t;
 		json_t *rj;
 
 		assert(i - r.lo < n);
@@ -1039,30 +1017,34 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			err_set(e, "out of memory");
 			goto fail;
 		}
-		rj = release_json(&fg, eng, &r.list.v[i], o->plot);
+		if (release_of(&fg, eng, &r.list.v[i], o->plot, &tr, &t) < 0) {
+			report_release_clear(&tr);
+			summary_figs_release(&fg);
+			err_set(e, "out of memory");
+			goto fail;
+		}
 		/* Its samples are the first release's with its archive. */
 		for (size_t k = 0; sha && k < i; k++)
 			if (r.list.v[k].archive_sha256 &&
 			    strcmp(r.list.v[k].archive_sha256, sha) == 0) {
-				json_object_set_new(rj, "same_archive_as",
-				    json_string(r.list.v[k].version));
+				tr.same_archive_as = r.list.v[k].version;
 				break;
 			}
-		release_metric(&j, &fg, i - r.lo, rj);
-		summary_figs_release(&fg);
+		release_metric(&j, &fg, i - r.lo, &tr);
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
-			json_object_set_new(rj, "status", json_string(
-			    "skipped"));
-		if (o->req.commits) {
-			json_t *cj = commits_describe(eng, s, engine_id,
+			tr.status = "skipped";
+		if (o->req.commits)
+			tr.commit = commits_describe(eng, s, engine_id,
 			    r.list.v[i].version, e);
-
-			if (cj != NULL)
-				json_object_set_new(rj, "commit", cj);
-		}
 		if (eng->canary && i - r.lo < oj.n)
-			json_object_set_new(rj, "canary", canary_json(&oj, &r,
-			    i - r.lo, &prev));
+			tr.canary = canary_json(&oj, &r, i - r.lo, &prev);
+		rj = report_release_json(&tr);
+		report_release_clear(&tr);
+		summary_figs_release(&fg);
+		if (rj == NULL) {
+			err_set(e, "out of memory");
+			goto fail;
+		}
 		if (o->sink) {
 			o->sink->release(rj, i - r.lo, o->sink->arg);
 			json_decref(rj);
@@ -1074,6 +1056,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	ret = 0;
 fail:
 	json_decref(rep);
+	report_clear(&head);
 	judgement_release(&j);
 	canary_judgement_release(&oj);
 	summary_release(&rs, n);

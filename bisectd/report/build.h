@@ -3,8 +3,11 @@
  * range its
  * throughput per cell with spread and n, the fit (per-token cost, fixed
  * overhead, ceiling) with intervals, flags and failures; the verdict; and
- * how to reproduce it.  Built as JSON (the shape the README documents);
- * report/print.h renders it as text, markdown or csv.
+ * how to reproduce it.  Its head, releases and what else changed are
+ * built as the typed values of report/report.h and encoded once into
+ * the JSON (the shape docs/report.md documents); the verdict, how to
+ * reproduce it and "about" are built as JSON.  report/print.h renders
+ * it as text, markdown or csv.
  */
 #ifndef BISECTD_REPORT_BUILD_H
 #define BISECTD_REPORT_BUILD_H

@@ -4,11 +4,11 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "changes.h"
+#include "report.h"
 
 /* The change of two cells' mean run times; -1 when either is missing. */
 static int
@@ -113,15 +113,28 @@ changes_tps(const struct estimate *time_rel, double *v, double *lo,
 	*hi = time_rel->lo > -1 ? 1 / (1 + time_rel->lo) - 1 : INFINITY;
 }
 
-void
+/* A change's names are copied whole. */
+_Static_assert(sizeof(((struct report_change *)0)->metric) ==
+    sizeof(((struct metric_change *)0)->metric), "metric");
+_Static_assert(sizeof(((struct report_change *)0)->what) ==
+    sizeof(((struct metric_change *)0)->what), "what");
+
+int
 changes_pair(const struct changes_ctx *c, const struct release_figs *a,
     const char *va, const struct release_figs *b, const char *vb,
-    json_t *out)
+    struct report *rp)
 {
 	struct metric_change m[CHANGES_MAX];
 	size_t n = changes_list(c->eng, c->threshold, a, b, m, CHANGES_MAX);
+	struct report_change *v;
 	int searched_slower = 0;
 
+	if (n == 0)
+		return 0;
+	if ((v = realloc(rp->changes, (rp->nchanges + n) * sizeof(*v))) ==
+	    NULL)
+		return -1;
+	rp->changes = v;
 	/* Where the searched metric got slower too, the others are that
 	 * regression seen from another cell: no second bisect to run. */
 	for (size_t i = 0; i < n; i++)
@@ -130,34 +143,30 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 			searched_slower = 1;
 	for (size_t i = 0; i < n; i++) {
 		const struct estimate *r = &m[i].rel;
-		int searched = strcmp(m[i].metric, c->searched) == 0;
-		double v = r->value, lo = r->lo, hi = r->hi;
-		json_t *o = json_object();
+		struct report_change *x = &rp->changes[rp->nchanges++];
 
+		memset(x, 0, sizeof(*x));
+		x->from = va;
+		x->to = vb;
+		memcpy(x->metric, m[i].metric, sizeof(x->metric));
+		memcpy(x->what, m[i].what, sizeof(x->what));
+		x->unit = m[i].unit;
+		x->change = r->value;
+		x->lo = r->lo;
+		x->hi = r->hi;
 		if (m[i].tps)
-			changes_tps(r, &v, &lo, &hi);
-		json_object_set_new(o, "from", json_string(va));
-		json_object_set_new(o, "to", json_string(vb));
-		json_object_set_new(o, "metric", json_string(m[i].metric));
-		json_object_set_new(o, "what", json_string(m[i].what));
-		json_object_set_new(o, "unit", json_string(m[i].unit));
-		json_object_set_new(o, "change", isfinite(v) ? json_real(v) :
-		    json_null());
-		/* A bound there is none of is null: never a made-up one. */
-		json_object_set_new(o, "change_ci", isfinite(lo) ||
-		    isfinite(hi) ? json_pack("[o,o]", isfinite(lo) ?
-		    json_real(lo) : json_null(), isfinite(hi) ? json_real(hi) :
-		    json_null()) : json_null());
-		json_object_set_new(o, "moved", json_string(stats_move_name(
-		    m[i].moved)));
-		json_object_set_new(o, "searched", json_boolean(searched));
+			changes_tps(r, &x->change, &x->lo, &x->hi);
+		x->moved = stats_move_name(m[i].moved);
+		x->searched = strcmp(m[i].metric, c->searched) == 0;
 		/* A slowdown no one searched: the command that does. */
-		if (m[i].moved == MOVE_SLOWER && !searched &&
+		if (m[i].moved == MOVE_SLOWER && !x->searched &&
 		    !searched_slower && strchr(m[i].metric, '/') == NULL &&
-		    strcmp(m[i].metric, "gpu-memory") != 0)
-			json_object_set_new(o, "bisect", json_sprintf("%s bisect "
-			    "--now --metric %s %s %s", c->ctl, m[i].metric,
-			    c->eng->name, c->range));
-		json_array_append_new(out, o);
+		    strcmp(m[i].metric, "gpu-memory") != 0 &&
+		    asprintf(&x->bisect, "%s bisect --now --metric %s %s %s",
+		    c->ctl, m[i].metric, c->eng->name, c->range) < 0) {
+			x->bisect = NULL;
+			return -1;
+		}
 	}
+	return 0;
 }

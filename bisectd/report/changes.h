@@ -15,7 +15,7 @@
 #include "config/conf.h"
 #include "summary.h"
 
-struct json_t;
+struct report;
 
 /* What a pair's entries are made with. */
 struct changes_ctx {
@@ -60,15 +60,15 @@ void changes_tps(const struct estimate *time_rel, double *v, double *lo,
     double *hi);
 
 /*
- * Append to out (an array) one entry per metric both a and b measured:
- * {"from", "to", "metric", "what", "unit", "change", "change_ci",
- * "moved", "searched", and "bisect" (the command that searches it) for
- * one that got slower and was not searched}.  A time's change is
- * positive when slower; a throughput's (pp, tg: tok/s) positive when
- * faster, as people read them.
+ * Append to rp's changes one per metric both a and b (versions va and
+ * vb, which the changes point to) measured, with the command that
+ * searches it for one that got slower and was not searched.  A time's
+ * change is positive when slower; a throughput's (pp, tg: tok/s)
+ * positive when faster, as people read them.  Returns 0, or -1 when
+ * memory runs out.
  */
-void changes_pair(const struct changes_ctx *c, const struct release_figs *a,
+int changes_pair(const struct changes_ctx *c, const struct release_figs *a,
     const char *va, const struct release_figs *b, const char *vb,
-    struct json_t *out);
+    struct report *rp);
 
 #endif

@@ -3,7 +3,6 @@
  * fields.h).
  */
 #include <math.h>
-#include <string.h>
 
 #include <jansson.h>
 
@@ -33,34 +32,15 @@ rep_str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
-int
-rep_has_canary(const json_t *rels)
-{
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(rels, i, r)
-		if (json_is_object(json_object_get(r, "canary")))
-			return 1;
-	return 0;
-}
-
-int
-rep_has_flag(const json_t *r, const char *flag)
-{
-	const json_t *f;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "flags"), i, f)
-		if (json_is_string(f) && strcmp(json_string_value(f), flag) == 0)
-			return 1;
-	return 0;
-}
-
 const char *
 rep_pct_ci(const json_t *ci, char *buf, size_t len)
 {
-	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
+	return rep_pct_lohi(rep_at(ci, 0), rep_at(ci, 1), buf, len);
+}
+
+const char *
+rep_pct_lohi(double lo, double hi, char *buf, size_t len)
+{
 	char a[32] = "unbounded", b[32] = "unbounded";
 
 	if (!isfinite(lo) && !isfinite(hi)) {

@@ -25,10 +25,7 @@ const char *rep_str(const struct json_t *o, const char *key);
  * buf. */
 const char *rep_pct_ci(const struct json_t *ci, char *buf, size_t len);
 
-/* Whether release r of a report carries the flag. */
-int rep_has_flag(const struct json_t *r, const char *flag);
-
-/* Whether any release of rels (a report's "releases") has a canary. */
-int rep_has_canary(const struct json_t *rels);
+/* The same of the bounds lo and hi, NAN where there is none. */
+const char *rep_pct_lohi(double lo, double hi, char *buf, size_t len);
 
 #endif

@@ -3,7 +3,6 @@
  * gpu_lines.h).
  */
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +11,7 @@
 #include "fields.h"
 #include "gpu_lines.h"
 #include "page.h"
+#include "report.h"
 
 /* "good 0.2.2 at 1980 MHz, bad 0.2.3 at 1881 MHz: -5.0%" into buf;
  * NULL when the verdict has no clocks. */
@@ -55,51 +55,38 @@ gpu_clocks_html(const json_t *v, FILE *out)
 /* A release's GPU figures in words: "sm 1980 MHz (6 runs), 2 throttled
  * runs left out, mem peak 2.00 GiB, pp512 12.3 J/run 41.6 tok/J (3)". */
 static const char *
-gpu_words(const json_t *g, char *buf, size_t len)
+gpu_words(const struct report_gpu *g, char *buf, size_t len)
 {
-	const json_t *x;
-	const char *k;
 	size_t at;
-	double mem = rep_real(g, "mem_peak_bytes");
 
-	long long runs = json_integer_value(json_object_get(g, "runs"));
-
-	if (isfinite(rep_real(g, "sm_mhz")))
+	if (isfinite(g->sm_mhz))
 		at = (size_t)snprintf(buf, len, "sm %.0f MHz (%lld runs)",
-		    rep_real(g, "sm_mhz"), runs);
+		    g->sm_mhz, g->runs);
 	else
-		at = (size_t)snprintf(buf, len, "sm - (%lld runs)", runs);
-	if (at < len && json_integer_value(json_object_get(g,
-	    "throttled_runs")) > 0)
+		at = (size_t)snprintf(buf, len, "sm - (%lld runs)", g->runs);
+	if (at < len && g->throttled_runs > 0)
 		at += (size_t)snprintf(buf + at, len - at, ", %lld throttled "
-		    "runs left out", (long long)json_integer_value(
-		    json_object_get(g, "throttled_runs")));
-	if (at < len && isfinite(mem))
+		    "runs left out", g->throttled_runs);
+	if (at < len && g->mem_peak_bytes >= 0)
 		at += (size_t)snprintf(buf + at, len - at, ", mem peak %.2f "
-		    "GiB", mem / (1024.0 * 1024 * 1024));
-	json_object_foreach((json_t *)(uintptr_t)json_object_get(g, "pp"), k,
-	    x)
-		if (at < len)
-			at += (size_t)snprintf(buf + at, len - at, ", pp%s "
-			    "%.1f J/run %.1f tok/J (%lld runs)", k,
-			    rep_real(x, "energy_j"), rep_real(x,
-			    "tokens_per_j"), (long long)json_integer_value(
-			    json_object_get(x, "runs")));
+		    "GiB", (double)g->mem_peak_bytes / (1024.0 * 1024 * 1024));
+	for (size_t i = 0; i < g->npp && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, ", pp%s %.1f J/run "
+		    "%.1f tok/J (%lld runs)", g->pp[i].tokens,
+		    g->pp[i].energy_j, g->pp[i].tokens_per_j, g->pp[i].runs);
 	return buf;
 }
 
 void
-gpu_releases_text(const json_t *rels, FILE *out, int md)
+gpu_releases_text(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r;
-	size_t i;
 	int head = 0;
 	char buf[1024];
 
-	json_array_foreach(rels, i, r) {
-		const json_t *g = json_object_get(r, "gpu");
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_gpu *g = &rp->releases[i].gpu;
 
-		if (!json_is_object(g))
+		if (!g->ok)
 			continue;
 		if (!head++)
 			fputs(md ? "\n**GPU** (median SM clock over the "
@@ -107,25 +94,20 @@ gpu_releases_text(const json_t *rels, FILE *out, int md)
 			    "energy per run)\n\n" : "\nGPU (median SM clock "
 			    "over the analysed runs, peak memory above the "
 			    "baseline, energy per run):\n", out);
-		fprintf(out, "%s%s: %s\n", md ? "- " : "  ", rep_str(r,
-		    "version"), gpu_words(g, buf, sizeof(buf)));
+		fprintf(out, "%s%s: %s\n", md ? "- " : "  ",
+		    rp->releases[i].version, gpu_words(g, buf, sizeof(buf)));
 	}
 }
 
 void
-gpu_releases_html(const json_t *rels, FILE *out)
+gpu_releases_html(const struct report *rp, FILE *out)
 {
-	const json_t *r;
-	size_t i;
 	int head = 0;
 
-	json_array_foreach(rels, i, r) {
-		const json_t *g = json_object_get(r, "gpu"), *x;
-		double sm = rep_real(g, "sm_mhz");
-		double mem = rep_real(g, "mem_peak_bytes");
-		const char *k;
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_gpu *g = &rp->releases[i].gpu;
 
-		if (!json_is_object(g))
+		if (!g->ok)
 			continue;
 		if (!head++)
 			fputs("<section id=\"gpu\">\n<h2>GPU</h2>\n<p>Over "
@@ -138,26 +120,23 @@ gpu_releases_html(const json_t *rels, FILE *out)
 			    "GiB</th><th>energy</th></tr></thead>\n<tbody>\n",
 			    out);
 		fputs("<tr><td>", out);
-		html_esc(out, rep_str(r, "version"));
-		fprintf(out, isfinite(sm) ? "</td><td>%.0f" : "</td><td>-",
-		    sm);
-		fprintf(out, "</td><td>%lld</td><td>%lld</td><td>",
-		    (long long)json_integer_value(json_object_get(g, "runs")),
-		    (long long)json_integer_value(json_object_get(g,
-		    "throttled_runs")));
-		if (isfinite(mem))
-			fprintf(out, "%.2f", mem / (1024.0 * 1024 * 1024));
+		html_esc(out, rp->releases[i].version);
+		fprintf(out, isfinite(g->sm_mhz) ? "</td><td>%.0f" :
+		    "</td><td>-", g->sm_mhz);
+		fprintf(out, "</td><td>%lld</td><td>%lld</td><td>", g->runs,
+		    g->throttled_runs);
+		if (g->mem_peak_bytes >= 0)
+			fprintf(out, "%.2f", (double)g->mem_peak_bytes /
+			    (1024.0 * 1024 * 1024));
 		else
 			fputc('-', out);
 		fputs("</td><td>", out);
-		json_object_foreach((json_t *)(uintptr_t)json_object_get(g,
-		    "pp"), k, x) {
+		for (size_t k = 0; k < g->npp; k++) {
 			fputs("pp", out);
-			html_esc(out, k);
+			html_esc(out, g->pp[k].tokens);
 			fprintf(out, " %.1f J, %.1f tok/J (%lld runs)<br/>",
-			    rep_real(x, "energy_j"), rep_real(x,
-			    "tokens_per_j"), (long long)json_integer_value(
-			    json_object_get(x, "runs")));
+			    g->pp[k].energy_j, g->pp[k].tokens_per_j,
+			    g->pp[k].runs);
 		}
 		fputs("</td></tr>\n", out);
 	}

@@ -17,12 +17,13 @@
 #include "gpu_lines.h"
 #include "html.h"
 #include "page.h"
+#include "report.h"
 #include "text_escape.h"
 
 
 /* The releases a time plot shows: their points and fitted bands. */
 struct fit_series {
-	const json_t *rel;
+	const struct report_release *rel;
 	const char *cls;	/* "good" or "bad" */
 };
 
@@ -37,12 +38,11 @@ fit_extent(const struct fit_series *s, size_t n, struct plot_axes *a)
 		const json_t *p;
 		size_t i;
 
-		json_array_foreach(json_object_get(s[k].rel, "points"), i, p) {
+		json_array_foreach(s[k].rel->points, i, p) {
 			a->x1 = fmax(a->x1, rep_at(p, 0));
 			a->y1 = fmax(a->y1, rep_at(p, 1));
 		}
-		json_array_foreach(json_object_get(s[k].rel, "fit_band"), i,
-		    p) {
+		json_array_foreach(s[k].rel->fit_band, i, p) {
 			a->x1 = fmax(a->x1, rep_at(p, 0));
 			a->y1 = fmax(a->y1, rep_at(p, 3));
 		}
@@ -55,7 +55,7 @@ fit_extent(const struct fit_series *s, size_t n, struct plot_axes *a)
 static void
 fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
 {
-	const json_t *band = json_object_get(s->rel, "fit_band"), *p;
+	const json_t *band = s->rel->fit_band, *p;
 	size_t i, n = json_array_size(band);
 
 	if (n < 2)
@@ -84,35 +84,36 @@ fit_band(FILE *out, const struct plot_axes *a, const struct fit_series *s)
  * curve "0.2.4: curve, 0.026 ms/token at 64 to 0.071 at 512, peak 9000
  * tok/s". */
 static void
-fit_caption(FILE *out, const json_t *rel)
+fit_caption(FILE *out, const struct report_release *rel)
 {
-	html_esc(out, rep_str(rel, "version"));
+	const struct report_fit *f = &rel->fit;
+
+	html_esc(out, rel->version);
 	fputs(": ", out);
-	if (!isfinite(rep_real(rel, "per_token_ms"))) {
+	if (!isfinite(f->per_token.value)) {
 		fputs("no fit", out);
 		return;
 	}
-	if (strcmp(rep_str(rel, "model"), "curve") == 0) {
-		const json_t *at = json_object_get(rel, "per_token_at");
-		const json_t *first = json_array_get(at, 0);
-		const json_t *last = json_array_get(at,
-		    json_array_size(at) - 1);
+	if (f->curve) {
+		static const struct report_cost_at none = { 0,
+		    { NAN, NAN, NAN } };
+		const struct report_cost_at *first = f->ncost_at ?
+		    &f->cost_at[0] : &none;
+		const struct report_cost_at *last = f->ncost_at ?
+		    &f->cost_at[f->ncost_at - 1] : &none;
 
 		/* The cost of a token grows along the curve: at its ends. */
 		fprintf(out, "curve, %.4g ms/token at %lld to %.4g at %lld",
-		    rep_real(first, "ms"), (long long)json_integer_value(
-		    json_object_get(first, "tokens")), rep_real(last, "ms"),
-		    (long long)json_integer_value(json_object_get(last,
-		    "tokens")));
+		    first->ms.value, first->tokens, last->ms.value,
+		    last->tokens);
 	} else {
-		html_num_ci(out, rep_real(rel, "per_token_ms"),
-		    json_object_get(rel, "per_token_ms_ci"), 0, 1);
+		html_num_lohi(out, f->per_token.value, f->per_token.lo,
+		    f->per_token.hi, 0, 1);
 		fputs(" ms/token", out);
 	}
-	if (isfinite(rep_real(rel, "ceiling_tps")))
-		fprintf(out, ", %s %.0f tok/s", isfinite(rep_real(rel,
-		    "ceiling_tokens")) ? "peak" : "ceiling",
-		    rep_real(rel, "ceiling_tps"));
+	if (isfinite(f->ceiling.value))
+		fprintf(out, ", %s %.0f tok/s", isfinite(f->ceiling_tokens) ?
+		    "peak" : "ceiling", f->ceiling.value);
 }
 
 /*
@@ -136,7 +137,7 @@ fit_plot(FILE *out, const char *id, const char *title,
 		size_t i;
 
 		fprintf(out, "<g class=\"runs\" data-release=\"%zu\">\n", k);
-		json_array_foreach(json_object_get(s[k].rel, "points"), i, p) {
+		json_array_foreach(s[k].rel->points, i, p) {
 			fputs("<circle class=\"run ", out);
 			fputs(s[k].cls, out);
 			fputs("\" cx=\"", out);
@@ -161,17 +162,14 @@ fit_plot(FILE *out, const char *id, const char *title,
 	fputs("</svg>\n", out);
 }
 
-static const json_t *
-find_release(const json_t *rels, const char *version, size_t *idx)
+static const struct report_release *
+find_release(const struct report *rp, const char *version, size_t *idx)
 {
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(rels, i, r)
-		if (*version && strcmp(rep_str(r, "version"), version) == 0) {
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (*version && strcmp(rp->releases[i].version, version) == 0) {
 			if (idx)
 				*idx = i;
-			return r;
+			return &rp->releases[i];
 		}
 	return NULL;
 }
@@ -182,36 +180,35 @@ find_release(const json_t *rels, const char *version, size_t *idx)
 
 /* The longest time a release's plot shows: its runs' and band's. */
 static double
-series_top(const json_t *rel)
+series_top(const struct report_release *rel)
 {
 	const json_t *p;
 	double top = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(rel, "points"), i, p)
+	json_array_foreach(rel->points, i, p)
 		top = fmax(top, rep_at(p, 1));
-	json_array_foreach(json_object_get(rel, "fit_band"), i, p)
+	json_array_foreach(rel->fit_band, i, p)
 		top = fmax(top, rep_at(p, 3));
 	return top;
 }
 
 static void
-section_fit(FILE *out, const json_t *rep)
+section_fit(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *v = json_object_get(rep, "verdict");
-	const json_t *good, *bad, *r;
+	const struct report_release *good, *bad;
 	struct fit_series s[2];
-	size_t i, shown = 0;
+	size_t shown = 0;
 
-	good = find_release(rels, rep_str(v, "last_good"), NULL);
-	bad = find_release(rels, rep_str(v, "first_bad"), NULL);
+	good = find_release(rp, rep_str(v, "last_good"), NULL);
+	bad = find_release(rp, rep_str(v, "first_bad"), NULL);
 	fputs("<section id=\"fit\">\n<h2>Time against prompt length</h2>\n",
 	    out);
 	if (good == NULL || bad == NULL) {
 		/* No boundary: the range's ends. */
-		good = json_array_get(rels, 0);
-		bad = json_array_get(rels, json_array_size(rels) - 1);
+		good = rp->nreleases ? &rp->releases[0] : NULL;
+		bad = rp->nreleases ? &rp->releases[rp->nreleases - 1] : NULL;
 		fputs("<p>No boundary was found: the range's ends.</p>\n", out);
 	}
 	s[0].rel = good;
@@ -237,15 +234,16 @@ section_fit(FILE *out, const json_t *rep)
 		fit_plot(out, "fit-boundary", "Time against prompt length, "
 		    "boundary pair", s, good && bad ? 2 : 0);
 	fputs("<h3>Any measured release</h3>\n", out);
-	json_array_foreach(rels, i, r) {
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_release *r = &rp->releases[i];
 		char id[48];
 
-		if (json_array_size(json_object_get(r, "points")) == 0 &&
-		    !isfinite(rep_real(r, "per_token_ms")))
+		if (json_array_size(r->points) == 0 &&
+		    !isfinite(r->fit.per_token.value))
 			continue;
 		snprintf(id, sizeof(id), "fit-%zu", i);
 		fputs("<details><summary>", out);
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fputs("</summary>\n", out);
 		s[0].rel = r;
 		s[0].cls = "good";
@@ -299,31 +297,29 @@ between(const struct plot_axes *a, size_t i, size_t j)
  * every change point.
  */
 static void
-section_metric(FILE *out, const json_t *rep)
+section_metric(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *points = json_object_get(json_object_get(rep,
 	    "verdict"), "change_points");
-	const json_t *r, *cp;
-	size_t i, n = json_array_size(rels), every;
+	const json_t *cp;
+	size_t i, n = rp->nreleases, every;
 	struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
 	char label[96];
 
-	metric_label(rep_str(rep, "metric"), label, sizeof(label));
-	json_array_foreach(rels, i, r) {
-		const json_t *ci = json_object_get(r, "metric_ms_ci");
-		double v = rep_real(r, "metric_ms");
+	metric_label(rp->metric, label, sizeof(label));
+	for (i = 0; i < n; i++) {
+		const struct report_ms *m = &rp->releases[i].metric;
 
-		if (!isfinite(v))
+		if (!isfinite(m->value))
 			continue;
-		a.y0 = fmin(a.y0, isfinite(rep_at(ci, 0)) ? rep_at(ci, 0) : v);
-		a.y1 = fmax(a.y1, isfinite(rep_at(ci, 1)) ? rep_at(ci, 1) : v);
+		a.y0 = fmin(a.y0, isfinite(m->lo) ? m->lo : m->value);
+		a.y1 = fmax(a.y1, isfinite(m->hi) ? m->hi : m->value);
 	}
 	if (a.y0 > 0 && a.y0 < a.y1 * 0.5)
 		a.y0 = 0;
 	svg_nice_range(&a.y0, &a.y1);
 	fputs("<section id=\"metric\">\n<h2>", out);
-	html_esc(out, rep_str(rep, "metric"));
+	html_esc(out, rp->metric);
 	fputs(" across the range</h2>\n<p>In version order; a dot and its "
 	    "95% interval per measured release, a grey mark for one not "
 	    "measured, a cross for one skipped or failed, a dashed line at "
@@ -332,15 +328,16 @@ section_metric(FILE *out, const json_t *rep)
 	svg_axes(out, &a, 0, "release (version order)", label);
 	/* About ten version labels, whatever the range's length. */
 	every = n > 10 ? (n + 9) / 10 : 1;
-	json_array_foreach(rels, i, r) {
-		const char *st = rep_str(r, "status");
-		const json_t *ci = json_object_get(r, "metric_ms_ci");
-		double x = svg_px(&a, (double)i), v = rep_real(r, "metric_ms");
+	for (i = 0; i < n; i++) {
+		const struct report_release *r = &rp->releases[i];
+		const char *st = r->status;
+		const struct report_ms *m = &r->metric;
+		double x = svg_px(&a, (double)i), v = m->value;
 
 		if (i % every == 0 || i == n - 1) {
 			fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
 			    "text-anchor=\"middle\">", x, PLOT_H - PAD_B + 16);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fputs("</text>\n", out);
 		}
 		if (strcmp(st, "skipped") == 0 || strcmp(st, "failed") == 0) {
@@ -349,31 +346,31 @@ section_metric(FILE *out, const json_t *rep)
 			fprintf(out, "<path class=\"%s\" d=\"M%.1f %.1fL%.1f "
 			    "%.1fM%.1f %.1fL%.1f %.1f\"><title>", st, x - 4,
 			    y - 4, x + 4, y + 4, x - 4, y + 4, x + 4, y - 4);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fprintf(out, " %s</title></path>\n", st);
 			continue;
 		}
 		if (!isfinite(v)) {
 			fprintf(out, "<circle class=\"gap\" cx=\"%.1f\" "
 			    "cy=\"%d\" r=\"3\"><title>", x, PLOT_H - PAD_B - 8);
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, r->version);
 			fputs(" not measured</title></circle>\n", out);
 			continue;
 		}
-		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1)))
+		if (isfinite(m->lo) && isfinite(m->hi))
 			fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
 			    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n", x, x,
-			    svg_py(&a, rep_at(ci, 0)), svg_py(&a, rep_at(ci, 1)));
+			    svg_py(&a, m->lo), svg_py(&a, m->hi));
 		fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"3\"><title>", x, svg_py(&a, v));
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fprintf(out, ": %.4g</title></circle>\n", v);
 	}
 	json_array_foreach(points, i, cp) {
 		size_t g, b;
 
-		if (find_release(rels, rep_str(cp, "last_good"), &g) == NULL ||
-		    find_release(rels, rep_str(cp, "first_bad"), &b) == NULL)
+		if (find_release(rp, rep_str(cp, "last_good"), &g) == NULL ||
+		    find_release(rp, rep_str(cp, "first_bad"), &b) == NULL)
 			continue;
 		fprintf(out, "<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
@@ -458,9 +455,9 @@ section_ratios(FILE *out, const json_t *rep)
 
 /* The report's verdict is the output canary's (bisect --metric output). */
 static int
-is_output(const json_t *rep)
+is_output(const struct report *rp)
 {
-	return strcmp(rep_str(rep, "metric"), "output") == 0;
+	return strcmp(rp->metric, "output") == 0;
 }
 
 /* The first 12 hex digits of a sha256, as the other formats show it. */
@@ -489,13 +486,12 @@ text_diff(FILE *out, const json_t *d)
  * row's class is its state, or "changed".  Nothing without a canary.
  */
 static void
-section_canary(FILE *out, const json_t *rep)
+section_canary(FILE *out, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases"), *r, *k;
+	const json_t *k;
 	char h[16];
-	size_t i;
 
-	if (!rep_has_canary(rels))
+	if (!report_has_canary(rp))
 		return;
 	fputs("<section id=\"canary\">\n<h2>Output canary</h2>\n<p>The "
 	    "sha256 of the text each release generates from the canary "
@@ -505,18 +501,18 @@ section_canary(FILE *out, const json_t *rep)
 	    "<thead><tr><th>release</th><th>canary</th><th>status</th>"
 	    "<th>since the release before</th></tr></thead>\n<tbody>\n",
 	    out);
-	json_array_foreach(rels, i, r) {
+	for (size_t i = 0; i < rp->nreleases; i++) {
 		const char *st;
 
-		k = json_object_get(r, "canary");
+		k = rp->releases[i].canary;
 		if (!json_is_object(k))
 			continue;
 		st = rep_str(k, "status");
 		fputs("<tr class=\"", out);
 		html_esc(out, json_is_true(json_object_get(k, "changed")) ?
 		    "changed" : st);
-		html_markup(out, "\"><td>", rep_str(r, "version"), "</td><td>",
-		    NULL);
+		html_markup(out, "\"><td>", rp->releases[i].version,
+		    "</td><td>", NULL);
 		if (*rep_str(k, "sha256"))
 			html_markup(out, "<code title=\"", rep_str(k, "sha256"),
 			    "\">", short_hash(rep_str(k, "sha256"), h,
@@ -542,7 +538,7 @@ section_canary(FILE *out, const json_t *rep)
 
 
 static void
-section_verdict(FILE *out, const json_t *rep)
+section_verdict(FILE *out, const json_t *rep, int output)
 {
 	const json_t *v = json_object_get(rep, "verdict");
 	const json_t *rp = json_object_get(rep, "reproduce");
@@ -658,7 +654,7 @@ section_verdict(FILE *out, const json_t *rep)
 		html_esc(out, rep_str(u, "to"));
 		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
 	}
-	if (is_output(rep)) {
+	if (output) {
 		if (json_is_object(json_object_get(v, "diff"))) {
 			html_verdict_item(out, "texts");
 			html_markup(out, "<code>", short_hash(rep_str(v,
@@ -718,73 +714,63 @@ section_verdict(FILE *out, const json_t *rep)
 
 /* One row per cell of a release; failures under it. */
 static void
-cell_rows(FILE *out, const json_t *r, size_t *nrows)
+cell_rows(FILE *out, const struct report_release *r, size_t *nrows)
 {
-	static const char *const groups[] = { "pp", "tg" };
-	const json_t *flags = json_object_get(r, "flags");
-	const json_t *fails = json_object_get(r, "failures"), *f;
 	int any = 0;
-	size_t i;
 
-	for (int g = 0; g < 2; g++) {
-		const char *k;
-		json_t *c;
+	for (size_t k = 0; k < r->ncells; k++) {
+		const struct report_cell *c = &r->cells[k].c;
 
-		json_object_foreach(json_object_get(r, groups[g]), k, c) {
-			fputs("<tr><td>", out);
-			if (!any) {
-				html_esc(out, rep_str(r, "version"));
-				fputs("</td><td>", out);
-				html_esc(out, rep_str(r, "status"));
-			} else
-				fputs("</td><td>", out);
-			fprintf(out, "</td><td>%s", groups[g]);
-			html_esc(out, k);
-			fprintf(out, "</td><td>%lld</td><td>%.4g</td>"
-			    "<td>%.4g ± %.3g</td><td>%.1f%%</td><td>",
-			    (long long)json_integer_value(json_object_get(c,
-			    "n")), rep_real(c, "ms_median"), rep_real(c, "ms"),
-			    rep_real(c, "ms_sd"), 100 * rep_real(c, "cv"));
-			json_array_foreach(flags, i, f) {
-				fputs(i ? ", " : "", out);
-				html_esc(out, json_string_value(f));
-			}
-			fputs("</td></tr>\n", out);
-			any = 1;
-			(*nrows)++;
+		fputs("<tr><td>", out);
+		if (!any) {
+			html_esc(out, r->version);
+			fputs("</td><td>", out);
+			html_esc(out, r->status);
+		} else
+			fputs("</td><td>", out);
+		fprintf(out, "</td><td>%s", report_group_name(
+		    r->cells[k].group));
+		html_esc(out, r->cells[k].key);
+		fprintf(out, "</td><td>%lld</td><td>%.4g</td><td>%.4g ± %.3g"
+		    "</td><td>%.1f%%</td><td>", c->n, c->ms_median, c->ms,
+		    c->ms_sd, 100 * c->cv);
+		for (size_t i = 0; i < r->nflags; i++) {
+			fputs(i ? ", " : "", out);
+			html_esc(out, r->flags[i]);
 		}
+		fputs("</td></tr>\n", out);
+		any = 1;
+		(*nrows)++;
 	}
 	if (!any) {
 		fputs("<tr><td>", out);
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, r->version);
 		fputs("</td><td>", out);
-		html_esc(out, rep_str(r, "status"));
+		html_esc(out, r->status);
 		fputs("</td><td></td><td></td><td></td><td></td><td></td>"
 		    "<td></td></tr>\n", out);
 		(*nrows)++;
 	}
-	json_array_foreach(fails, i, f) {
+	for (size_t i = 0; i < r->nfailures; i++) {
 		if (i == 5) {
 			fprintf(out, "<tr><td></td><td colspan=\"7\" "
 			    "class=\"fail\">… %zu failures in all "
-			    "(bisectctl runs)</td></tr>\n",
-			    json_array_size(fails));
+			    "(bisectctl runs)</td></tr>\n", r->nfailures);
 			break;
 		}
 		fputs("<tr><td></td><td colspan=\"7\" class=\"fail\">failed: ",
 		    out);
-		html_esc(out, rep_str(f, "reason"));
+		html_esc(out, r->failures[i].reason);
 		fputs(": ", out);
-		html_esc(out, rep_str(f, "detail"));
+		html_esc(out, r->failures[i].detail);
 		fputs("</td></tr>\n", out);
 	}
 }
 
 static void
-section_cells(FILE *out, const json_t *rep)
+section_cells(FILE *out, const struct report *rp)
 {
-	const json_t *r;
-	size_t i, nrows = 0;
+	size_t nrows = 0;
 
 	fputs("<section id=\"cells\">\n<h2>Cells</h2>\n<p>Times of one "
 	    "process run (ms); n counts runs, CV is the spread between them."
@@ -792,71 +778,66 @@ section_cells(FILE *out, const json_t *rep)
 	    "<th>status</th><th>cell</th><th>n</th><th>median ms</th>"
 	    "<th>mean ± sd ms</th><th>CV</th><th>flags</th></tr></thead>\n"
 	    "<tbody>\n", out);
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		cell_rows(out, r, &nrows);
+	for (size_t i = 0; i < rp->nreleases; i++)
+		cell_rows(out, &rp->releases[i], &nrows);
 	fputs("</tbody></table></div>\n</section>\n", out);
 }
 
 /* "basert 0.2.0..0.2.6" */
 static void
-range_name(FILE *out, const json_t *rep)
+range_name(FILE *out, const struct report *rp)
 {
-	const json_t *range = json_object_get(rep, "range");
-
-	html_esc(out, rep_str(rep, "engine"));
+	html_esc(out, rp->engine);
 	fputc(' ', out);
-	html_esc(out, rep_str(range, "from"));
+	html_esc(out, rp->from);
 	fputs("..", out);
-	html_esc(out, rep_str(range, "to"));
+	html_esc(out, rp->to);
 }
 
 
 static void
-page_header(FILE *out, const json_t *rep)
+page_header(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *m = json_object_get(rep, "machine");
-	const json_t *w = json_object_get(rep, "weights");
+	const struct report_machine *m = &rp->machine;
 
 	html_page_open(out);
-	range_name(out, rep);
+	range_name(out, rp);
 	fputs(": ", out);
 	html_esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
 	    html_page_style);
-	range_name(out, rep);
+	range_name(out, rp);
 	fputs("</h1>\n<p class=\"meta\">metric ", out);
-	html_esc(out, rep_str(rep, "metric"));
-	if (is_output(rep))
+	html_esc(out, rp->metric);
+	if (is_output(rp))
 		fputs(" (the canary's texts compared exactly); weights ", out);
 	else
 		fprintf(out, ", threshold %.3g%%; weights ", 100 *
-		    rep_real(rep, "threshold"));
-	html_esc(out, rep_str(w, "name"));
+		    rp->threshold);
+	html_esc(out, rp->weights);
 	fputs(" sha256 ", out);
-	html_esc(out, *rep_str(w, "sha256") ? rep_str(w, "sha256") :
-	    "(not pinned yet)");
+	html_esc(out, rp->weights_sha256 && *rp->weights_sha256 ?
+	    rp->weights_sha256 : "(not pinned yet)");
 	fputs("</p>\n", out);
-	if (json_object_size(m)) {
+	if (m->ok) {
 		fputs("<p class=\"meta\">machine ", out);
-		html_esc(out, rep_str(m, "cpu_model"));
-		fprintf(out, ", %lld cores, %.1f GiB, ",
-		    (long long)json_integer_value(json_object_get(m, "cores")),
-		    (double)json_integer_value(json_object_get(m,
-		    "mem_bytes")) / (1 << 30));
-		html_esc(out, rep_str(m, "arch"));
+		html_esc(out, m->cpu_model);
+		fprintf(out, ", %lld cores, %.1f GiB, ", m->cores,
+		    (double)m->mem_bytes / (1 << 30));
+		html_esc(out, m->arch);
 		fputs("; ", out);
-		html_esc(out, rep_str(m, "os"));
+		html_esc(out, m->os);
 		fputs(", kernel ", out);
-		html_esc(out, rep_str(m, "kernel"));
+		html_esc(out, m->kernel);
 		fputs(", host ", out);
-		html_esc(out, rep_str(m, "hostname"));
+		html_esc(out, m->hostname ? m->hostname : "");
 		fputs("</p>\n", out);
 	}
 	{
 		const json_t *x;
 		size_t i;
 
-		json_array_foreach(json_object_get(rep, "reanchored"), i, x) {
+		json_array_foreach(rp->reanchored, i, x) {
 			fputs("<p class=\"meta\">re-anchored: ", out);
 			html_esc(out, *rep_str(x, "why") ? rep_str(x, "why") :
 			    rep_str(x, "from"));
@@ -867,6 +848,13 @@ page_header(FILE *out, const json_t *rep)
 	}
 }
 
+/* Release i's decode cell under key; NULL: none. */
+static const struct report_cell *
+decode_cell(const struct report *rp, size_t i, const char *key)
+{
+	return report_release_cell(&rp->releases[i], REPORT_TG, key);
+}
+
 /*
  * Decode beside prefill: per decode cell, its tok/s across the range in
  * version order, a dot and its 95% interval per release that measured
@@ -875,21 +863,20 @@ page_header(FILE *out, const json_t *rep)
  * misses the regression in the other.
  */
 static void
-section_decode(FILE *out, const json_t *rep)
+section_decode(FILE *out, const json_t *rep, const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases"), *r, *cp;
 	const json_t *points = json_object_get(json_object_get(rep,
-	    "verdict"), "change_points");
-	json_t *keys = NULL, *c;
-	size_t i, n = json_array_size(rels), every = n > 10 ? (n + 9) / 10 : 1;
-	const char *key;
+	    "verdict"), "change_points"), *cp;
+	const struct report_release *keys = NULL;
+	size_t i, n = rp->nreleases, every = n > 10 ? (n + 9) / 10 : 1;
 
 	/* The decode cells of the first release that has any. */
-	json_array_foreach(rels, i, r)
-		if (json_object_size(json_object_get(r, "tg")) > 0) {
-			keys = json_object_get(r, "tg");
-			break;
-		}
+	for (i = 0; i < rp->nreleases && keys == NULL; i++)
+		for (size_t k = 0; k < rp->releases[i].ncells; k++)
+			if (rp->releases[i].cells[k].group == REPORT_TG) {
+				keys = &rp->releases[i];
+				break;
+			}
 	if (keys == NULL)
 		return;
 	fputs("<section id=\"decode\">\n<h2>Decode across the range</h2>\n"
@@ -897,17 +884,18 @@ section_decode(FILE *out, const json_t *rep)
 	    "order: a dot and its 95% interval per release that measured it "
 	    "(the whole matrix is measured on the ends and each boundary "
 	    "pair), a dashed line at each change point.</p>\n", out);
-	json_object_foreach(keys, key, c) {
+	for (size_t kc = 0; kc < keys->ncells; kc++) {
 		struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY,
 		    -INFINITY };
+		const char *key = keys->cells[kc].key;
 		char id[128], title[160];
 
-		json_array_foreach(rels, i, r) {
-			const json_t *x = json_object_get(json_object_get(r,
-			    "tg"), key);
-			double t = rep_real(x, "tps"), sd = rep_real(x, "sd");
-			double k = (double)json_integer_value(json_object_get(x,
-			    "n"));
+		if (keys->cells[kc].group != REPORT_TG)
+			continue;
+		for (i = 0; i < n; i++) {
+			const struct report_cell *x = decode_cell(rp, i, key);
+			double t = x ? x->tps : NAN, sd = x ? x->sd : NAN;
+			double k = x ? (double)x->n : 0;
 			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
 			    sd / sqrt(k) : 0;
 
@@ -927,13 +915,11 @@ section_decode(FILE *out, const json_t *rep)
 		snprintf(title, sizeof(title), "decode tg%s (tok/s)", key);
 		svg_open(out, id, title);
 		svg_axes(out, &a, 0, "release (version order)", title);
-		json_array_foreach(rels, i, r) {
-			const json_t *x = json_object_get(json_object_get(r,
-			    "tg"), key);
-			double px = svg_px(&a, (double)i), t = rep_real(x,
-			    "tps"), sd = rep_real(x, "sd");
-			double k = (double)json_integer_value(json_object_get(x,
-			    "n"));
+		for (i = 0; i < n; i++) {
+			const struct report_cell *x = decode_cell(rp, i, key);
+			double px = svg_px(&a, (double)i);
+			double t = x ? x->tps : NAN, sd = x ? x->sd : NAN;
+			double k = x ? (double)x->n : 0;
 			double h = k > 1 ? stats_t_quantile(0.975, k - 1) *
 			    sd / sqrt(k) : NAN;
 
@@ -941,7 +927,7 @@ section_decode(FILE *out, const json_t *rep)
 				fprintf(out, "<text x=\"%.1f\" y=\"%d\" "
 				    "text-anchor=\"middle\">", px, PLOT_H -
 				    PAD_B + 16);
-				html_esc(out, rep_str(r, "version"));
+				html_esc(out, rp->releases[i].version);
 				fputs("</text>\n", out);
 			}
 			if (!isfinite(t))
@@ -953,15 +939,15 @@ section_decode(FILE *out, const json_t *rep)
 				    t + h));
 			fprintf(out, "<circle class=\"metric\" cx=\"%.1f\" "
 			    "cy=\"%.1f\" r=\"3\"><title>", px, svg_py(&a, t));
-			html_esc(out, rep_str(r, "version"));
+			html_esc(out, rp->releases[i].version);
 			fprintf(out, ": %.4g tok/s (%lld runs)</title></circle>"
 			    "\n", t, (long long)k);
 		}
 		json_array_foreach(points, i, cp) {
 			size_t g, b;
 
-			if (find_release(rels, rep_str(cp, "last_good"),
-			    &g) == NULL || find_release(rels, rep_str(cp,
+			if (find_release(rp, rep_str(cp, "last_good"),
+			    &g) == NULL || find_release(rp, rep_str(cp,
 			    "first_bad"), &b) == NULL)
 				continue;
 			fprintf(out, "<line class=\"change\" x1=\"%.1f\" "
@@ -980,30 +966,28 @@ section_decode(FILE *out, const json_t *rep)
  * standing against half the threshold; slowdowns marked.
  */
 static void
-section_else_changed(FILE *out, const json_t *rep)
+section_else_changed(FILE *out, const struct report *rp)
 {
-	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
-	double cut = rep_real(rep, "threshold") / 2;
+	double cut = rp->threshold / 2;
 	const char *from = NULL, *to = NULL;
 	char interval[64];
-	size_t i;
 
-	if (json_array_size(all) == 0)
+	if (rp->nchanges == 0)
 		return;
 	fprintf(out, "<section id=\"else-changed\">\n<h2>What else changed"
 	    "</h2>\n<p>Every metric of the matrix, not only the one searched: "
 	    "a move counts past half the threshold (%.3g%%) either way; "
 	    "throughputs (tok/s) rise when faster, costs (ms) when "
 	    "slower.</p>\n", 100 * cut);
-	json_array_foreach(all, i, x) {
-		const char *m = rep_str(x, "moved");
+	for (size_t i = 0; i < rp->nchanges; i++) {
+		const struct report_change *x = &rp->changes[i];
 
-		if (from == NULL || strcmp(from, rep_str(x, "from")) != 0 ||
-		    strcmp(to, rep_str(x, "to")) != 0) {
+		if (from == NULL || strcmp(from, x->from) != 0 ||
+		    strcmp(to, x->to) != 0) {
 			if (from != NULL)
 				fputs("</tbody></table>\n", out);
-			from = rep_str(x, "from");
-			to = rep_str(x, "to");
+			from = x->from;
+			to = x->to;
 			fputs("<table class=\"changes\"><caption>", out);
 			html_esc(out, from);
 			fputs(" → ", out);
@@ -1012,20 +996,18 @@ section_else_changed(FILE *out, const json_t *rep)
 			    "</th><th>95% interval</th><th>moved</th></tr>"
 			    "</thead><tbody>\n", out);
 		}
-		fprintf(out, "<tr class=\"%s\"><td>", m);
-		html_esc(out, rep_str(x, "what"));
+		fprintf(out, "<tr class=\"%s\"><td>", x->moved);
+		html_esc(out, x->what);
 		fputs(" (", out);
-		html_esc(out, rep_str(x, "metric"));
-		fprintf(out, ")%s</td><td>", json_is_true(json_object_get(x,
-		    "searched")) ? ", searched" : "");
-		fprintf(out, "%+.1f%% %s</td><td>", 100 * rep_real(x, "change"),
-		    rep_str(x, "unit"));
-		fprintf(out, "%s</td><td>", rep_pct_ci(json_object_get(x,
-		    "change_ci"), interval, sizeof(interval)));
-		html_esc(out, m);
-		if (*rep_str(x, "bisect")) {
+		html_esc(out, x->metric);
+		fprintf(out, ")%s</td><td>", x->searched ? ", searched" : "");
+		fprintf(out, "%+.1f%% %s</td><td>", 100 * x->change, x->unit);
+		fprintf(out, "%s</td><td>", rep_pct_lohi(x->lo, x->hi, interval,
+		    sizeof(interval)));
+		html_esc(out, x->moved);
+		if (x->bisect != NULL) {
 			fputs("<br/>bisect it: <code>", out);
-			html_esc(out, rep_str(x, "bisect"));
+			html_esc(out, x->bisect);
 			fputs("</code>", out);
 		}
 		fputs("</td></tr>\n", out);
@@ -1036,25 +1018,31 @@ section_else_changed(FILE *out, const json_t *rep)
 int
 report_html(const json_t *report, FILE *out)
 {
+	struct report rp;
 	json_t *rep;
 
 	/* Control characters written out first, as every rendering for
 	 * people does; html_esc() then handles markup. */
 	if ((rep = text_escape_json(report)) == NULL)
 		return -1;
-	page_header(out, rep);
-	section_verdict(out, rep);
-	section_else_changed(out, rep);
+	if (report_read(rep, &rp) < 0) {
+		json_decref(rep);
+		return -1;
+	}
+	page_header(out, rep, &rp);
+	section_verdict(out, rep, is_output(&rp));
+	section_else_changed(out, &rp);
 	/* An output bisect measured texts, not times: no time plots. */
-	if (!is_output(rep)) {
-		section_fit(out, rep);
-		section_metric(out, rep);
-		section_decode(out, rep);
+	if (!is_output(&rp)) {
+		section_fit(out, rep, &rp);
+		section_metric(out, rep, &rp);
+		section_decode(out, rep, &rp);
 		section_ratios(out, rep);
 	}
-	section_canary(out, rep);
-	gpu_releases_html(json_object_get(rep, "releases"), out);
-	section_cells(out, rep);
+	section_canary(out, &rp);
+	gpu_releases_html(&rp, out);
+	section_cells(out, &rp);
+	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);
 	return ferror(out) ? -1 : 0;

@@ -114,8 +114,13 @@ html_markup(FILE *out, const char *first, ...)
 void
 html_num_ci(FILE *out, double v, const json_t *ci, int sign, double scale)
 {
-	double lo = rep_at(ci, 0), hi = rep_at(ci, 1);
+	html_num_lohi(out, v, rep_at(ci, 0), rep_at(ci, 1), sign, scale);
+}
 
+void
+html_num_lohi(FILE *out, double v, double lo, double hi, int sign,
+    double scale)
+{
 	if (!isfinite(v)) {
 		fputs("–", out);
 		return;

@@ -50,8 +50,12 @@ void html_esc(FILE *out, const char *s);
 void html_markup(FILE *out, const char *first, ...)
     __attribute__((sentinel));
 
-/* "12.3 [11.9, 12.8]" with the interval when it is known, all times
- * scale. */
+/* "12.3 [11.9, 12.8]" with the interval [lo, hi] when it is known, all
+ * times scale. */
+void html_num_lohi(FILE *out, double v, double lo, double hi, int sign,
+    double scale);
+
+/* html_num_lohi() with the interval as the JSON array ci. */
 void html_num_ci(FILE *out, double v, const struct json_t *ci, int sign,
     double scale);
 

@@ -16,6 +16,7 @@
 #include "gpu_lines.h"
 #include "print.h"
 #include "print_int.h"
+#include "report.h"
 #include "text_escape.h"
 
 /*
@@ -24,27 +25,22 @@
  * a run: "1234.5 ± 12.3 (5 runs/25, in-run ± 0.4)".  "-" when missing.
  */
 static void
-cell_text(char *buf, size_t len, const json_t *c)
+cell_text(char *buf, size_t len, const struct report_cell *c)
 {
-	long long runs, samples;
 	const char *lb;
 
-	if (!json_is_object(c)) {
+	if (c == NULL || !c->ok) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	lb = json_is_true(json_object_get(c, "lower_bound")) ? "≥" : "";
-	runs = (long long)json_integer_value(json_object_get(c, "n"));
-	samples = (long long)json_integer_value(json_object_get(c,
-	    "samples"));
-	if (samples > runs && isfinite(rep_real(c, "cv_within")))
+	lb = c->lower_bound ? "≥" : "";
+	if (c->samples > c->n && isfinite(c->cv_within))
 		snprintf(buf, len, "%s%.1f ± %.1f (%lld runs/%lld, in-run "
-		    "± %.1f)", lb, rep_real(c, "tps"), rep_real(c, "sd"), runs,
-		    samples, rep_real(c, "tps") * rep_real(c, "cv_within"));
+		    "± %.1f)", lb, c->tps, c->sd, c->n, c->samples,
+		    c->tps * c->cv_within);
 	else
-		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb,
-		    rep_real(c, "tps"),
-		    rep_real(c, "sd"), runs);
+		snprintf(buf, len, "%s%.1f ± %.1f (%lld)", lb, c->tps, c->sd,
+		    c->n);
 }
 
 void
@@ -72,16 +68,36 @@ ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
 		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
 }
 
+/* A figure of the fit with its interval, as ci_text() writes it; none
+ * when there is no figure. */
 static void
-flags_text(char *buf, size_t len, const json_t *flags)
+ms_text(char *buf, size_t len, const struct report_ms *m, const char *none)
 {
-	size_t i, off = 0;
-	json_t *f;
+	if (!isfinite(m->value))
+		snprintf(buf, len, "%s", none);
+	else if (isfinite(m->lo) && isfinite(m->hi))
+		snprintf(buf, len, "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
+	else
+		snprintf(buf, len, "%.4g", m->value);
+}
+
+/* The fixed part: "not estimable" where the fit says so. */
+static void
+fixed_text(char *buf, size_t len, const struct report_fit *f)
+{
+	ms_text(buf, len, &f->fixed, f->fixed_not_estimable[0] ?
+	    "not estimable" : "-");
+}
+
+static void
+flags_text(char *buf, size_t len, const struct report_release *r)
+{
+	size_t off = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(flags, i, f)
+	for (size_t i = 0; i < r->nflags; i++)
 		off += (size_t)snprintf(buf + off, off < len ? len - off : 0,
-		    "%s%s", i ? "," : "", json_string_value(f));
+		    "%s%s", i ? "," : "", r->flags[i]);
 }
 
 /* Columns a UTF-8 string takes on a terminal ("±" is two bytes, one
@@ -107,43 +123,36 @@ pad(FILE *out, const char *s, int width)
 
 /* Column keys: "pp512", "tg128/prose" in the order they appear. */
 struct columns {
-	char name[32][48];
-	char group[32][4];
-	char key[32][48];
+	char name[32][112];
+	enum report_group group[32];
+	char key[32][96];
 	size_t n;
 };
 
 static void
-collect_columns(const json_t *rels, struct columns *c)
+collect_columns(const struct report *rp, struct columns *c)
 {
-	size_t i;
-	json_t *r;
-
 	c->n = 0;
-	json_array_foreach(rels, i, r) {
-		static const char *const groups[] = { "pp", "tg" };
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_release *r = &rp->releases[i];
 
-		for (int g = 0; g < 2; g++) {
-			const char *k;
-			json_t *v;
+		for (size_t k = 0; k < r->ncells; k++) {
+			const struct report_cell_at *at = &r->cells[k];
+			const char *g = report_group_name(at->group);
+			size_t j;
 
-			json_object_foreach(json_object_get(r, groups[g]), k, v) {
-				size_t j;
-
-				for (j = 0; j < c->n; j++)
-					if (strcmp(c->group[j], groups[g]) == 0 &&
-					    strcmp(c->key[j], k) == 0)
-						break;
-				if (j < c->n || c->n == 32)
-					continue;
-				snprintf(c->group[c->n], sizeof(c->group[0]),
-				    "%s", groups[g]);
-				snprintf(c->key[c->n], sizeof(c->key[0]), "%s",
-				    k);
-				snprintf(c->name[c->n], sizeof(c->name[0]),
-				    "%s%s tok/s", groups[g], k);
-				c->n++;
-			}
+			for (j = 0; j < c->n; j++)
+				if (c->group[j] == at->group &&
+				    strcmp(c->key[j], at->key) == 0)
+					break;
+			if (j < c->n || c->n == 32)
+				continue;
+			c->group[c->n] = at->group;
+			snprintf(c->key[c->n], sizeof(c->key[0]), "%s",
+			    at->key);
+			snprintf(c->name[c->n], sizeof(c->name[0]),
+			    "%s%s tok/s", g, at->key);
+			c->n++;
 		}
 	}
 }
@@ -262,24 +271,23 @@ canary_hash(const json_t *k, char *buf, size_t len)
  * canary.
  */
 static void
-print_canary(const json_t *rels, FILE *out, int md)
+print_canary(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r, *k, *d;
+	const json_t *k, *d;
 	char h[80];
-	size_t i;
 
-	if (!rep_has_canary(rels))
+	if (!report_has_canary(rp))
 		return;
 	fprintf(out, md ? "\n**Output canary** (sha256 of the text each "
 	    "release generates from the canary prompt)\n\n" :
 	    "\ncanary (sha256 of the text each release generates from the "
 	    "canary prompt):\n");
-	json_array_foreach(rels, i, r) {
-		k = json_object_get(r, "canary");
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		k = rp->releases[i].canary;
 		if (!json_is_object(k))
 			continue;
-		fprintf(out, md ? "- %s: `%s`" : "  %-12s %s", rep_str(r, "version"),
-		    canary_hash(k, h, sizeof(h)));
+		fprintf(out, md ? "- %s: `%s`" : "  %-12s %s",
+		    rp->releases[i].version, canary_hash(k, h, sizeof(h)));
 		if (strcmp(rep_str(k, "status"), "deterministic") != 0 &&
 		    *rep_str(k, "detail"))
 			fprintf(out, " (%s)", rep_str(k, "detail"));
@@ -307,29 +315,24 @@ print_canary(const json_t *rels, FILE *out, int md)
 }
 
 static void
-print_header(const json_t *rep, FILE *out, int md)
+print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
 {
-	const json_t *m = json_object_get(rep, "machine");
-	const json_t *w = json_object_get(rep, "weights");
-	const json_t *range = json_object_get(rep, "range"), *x;
+	const struct report_machine *m = &rp->machine;
+	const json_t *x;
 	size_t i;
 
-	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rep_str(rep,
-	    "engine"), rep_str(range, "from"), rep_str(range, "to"));
+	fprintf(out, md ? "### %s %s..%s\n\n" : "%s %s..%s", rp->engine,
+	    rp->from, rp->to);
 	fprintf(out, md ? "metric %s, threshold %.3g%%\n\n" :
-	    ": metric %s, threshold %.3g%%\n", rep_str(rep, "metric"),
-	    100 * rep_real(rep, "threshold"));
-	if (json_object_size(m))
+	    ": metric %s, threshold %.3g%%\n", rp->metric,
+	    100 * rp->threshold);
+	if (m->ok)
 		fprintf(out, "%smachine %s, %lld cores, %.1f GiB, %s; %s, "
-		    "kernel %s%s%s\n", md ? "- " : "",
-		    rep_str(m, "cpu_model"),
-		    (long long)json_integer_value(json_object_get(m, "cores")),
-		    (double)json_integer_value(json_object_get(m,
-		    "mem_bytes")) / (1 << 30), rep_str(m, "arch"),
-		    rep_str(m, "os"),
-		    rep_str(m, "kernel"), json_object_get(m, "hostname") ?
-		    ", host " : "", rep_str(m, "hostname"));
-	json_array_foreach(json_object_get(rep, "reanchored"), i, x)
+		    "kernel %s%s%s\n", md ? "- " : "", m->cpu_model, m->cores,
+		    (double)m->mem_bytes / (1 << 30), m->arch, m->os,
+		    m->kernel, m->hostname ? ", host " : "", m->hostname ?
+		    m->hostname : "");
+	json_array_foreach(rp->reanchored, i, x)
 		fprintf(out, "%sre-anchored: %s%s%s; the ends were measured "
 		    "again on node %s\n", md ? "- " : "",
 		    *rep_str(x, "why") ? rep_str(x, "why") : "node ",
@@ -337,25 +340,23 @@ print_header(const json_t *rep, FILE *out, int md)
 		    *rep_str(x, "why") ? "" : " was lost", rep_str(x, "to"));
 	print_about(json_object_get(rep, "about"), out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
-	    rep_str(w, "name"), json_is_string(json_object_get(w, "sha256")) ?
-	    rep_str(w, "sha256") : "(not pinned yet)");
+	    rp->weights, rp->weights_sha256 ? rp->weights_sha256 :
+	    "(not pinned yet)");
 }
 
-/* The boundary's confirmation runs, apart from the table they would
- * otherwise blur. */
 /* The releases whose per-token interval reaches zero, and what that
  * means, in one sentence. */
 static void
-print_unresolved(const json_t *rels, FILE *out, int md)
+print_unresolved(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r;
-	size_t i, k = 0;
+	size_t k = 0;
 
-	json_array_foreach(rels, i, r)
-		if (rep_has_flag(r, "per-token-unresolved"))
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (report_release_flagged(&rp->releases[i],
+		    "per-token-unresolved"))
 			fprintf(out, "%s%s", k++ ? ", " : md ? "\nper-token cost "
 			    "unresolved on " : "per-token cost unresolved on ",
-			    rep_str(r, "version"));
+			    rp->releases[i].version);
 	if (k > 0)
 		fprintf(out, ": its 95%% interval reaches zero or below, too "
 		    "few runs for this noise to compare (a bisect measures "
@@ -364,13 +365,12 @@ print_unresolved(const json_t *rels, FILE *out, int md)
 
 /* What a metric's move means, in words: "slower", "within the noise". */
 static const char *
-move_words(const json_t *x, char *buf, size_t len, double cut)
+move_words(const struct report_change *x, char *buf, size_t len, double cut)
 {
-	const char *m = rep_str(x, "moved");
-	const json_t *ci = json_object_get(x, "change_ci");
+	const char *m = x->moved;
 
 	if (strcmp(m, "unchanged") == 0)
-		snprintf(buf, len, rep_at(ci, 0) < 0 && rep_at(ci, 1) > 0 ?
+		snprintf(buf, len, x->lo < 0 && x->hi > 0 ?
 		    "unchanged, within the noise" : "unchanged: moved, but "
 		    "by less than %.3g%%", 100 * cut);
 	else if (strcmp(m, "unsure") == 0)
@@ -381,58 +381,48 @@ move_words(const json_t *x, char *buf, size_t len, double cut)
 	return buf;
 }
 
-/*
- * What else changed: every metric of the matrix between the ends and
- * across each boundary pair, its change with its interval and what
- * that means, and for a slowdown nobody searched the command that does.
- */
+/* What else changed: every metric of each pair, with its interval and
+ * how it moved; a slowdown no one searched with the bisect that does. */
 static void
-print_else_changed(const json_t *rep, FILE *out, int md)
+print_else_changed(const struct report *rp, FILE *out, int md)
 {
-	const json_t *all = json_object_get(rep, "what_else_changed"), *x;
-	double cut = rep_real(rep, "threshold") / 2;
+	double cut = rp->threshold / 2;
 	const char *from = "", *to = "";
-	char words[96], name[160], interval[64];
-	size_t i;
+	char words[96], name[240], interval[64];
 
-	if (json_array_size(all) == 0)
+	if (rp->nchanges == 0)
 		return;
 	fprintf(out, md ? "\n**What else changed** (every metric of the "
 	    "matrix; a move counts past half the threshold, %.3g%%)\n" :
 	    "\nwhat else changed (every metric of the matrix; a move counts "
 	    "past half the threshold, %.3g%%):\n", 100 * cut);
-	json_array_foreach(all, i, x) {
-		const json_t *ci = json_object_get(x, "change_ci");
+	for (size_t i = 0; i < rp->nchanges; i++) {
+		const struct report_change *x = &rp->changes[i];
 
-		if (strcmp(from, rep_str(x, "from")) != 0 ||
-		    strcmp(to, rep_str(x, "to")) != 0) {
-			from = rep_str(x, "from");
-			to = rep_str(x, "to");
+		if (strcmp(from, x->from) != 0 || strcmp(to, x->to) != 0) {
+			from = x->from;
+			to = x->to;
 			fprintf(out, md ? "\n%s → %s:\n\n" : "  %s -> %s:\n",
 			    from, to);
 		}
-		snprintf(name, sizeof(name), "%s (%s%s)", rep_str(x, "what"),
-		    rep_str(x, "metric"), json_is_true(json_object_get(x,
-		    "searched")) ? ", searched" : "");
-		rep_pct_ci(ci, interval, sizeof(interval));
+		snprintf(name, sizeof(name), "%s (%s%s)", x->what, x->metric,
+		    x->searched ? ", searched" : "");
+		rep_pct_lohi(x->lo, x->hi, interval, sizeof(interval));
 		if (md)
 			fprintf(out, "- %s: %+.1f%% %s %s: %s\n", name,
-			    100 * rep_real(x, "change"), interval,
-			    rep_str(x, "unit"), move_words(x, words,
-			    sizeof(words), cut));
+			    100 * x->change, interval, x->unit, move_words(x,
+			    words, sizeof(words), cut));
 		else
 			fprintf(out, "    %-46s %+7.1f%% %s %s: %s\n", name,
-			    100 * rep_real(x, "change"), interval,
-			    rep_str(x, "unit"), move_words(x, words,
-			    sizeof(words), cut));
-		if (*rep_str(x, "bisect")) {
+			    100 * x->change, interval, x->unit, move_words(x,
+			    words, sizeof(words), cut));
+		if (x->bisect != NULL) {
 			if (md) {
 				fputs("  bisect it: ", out);
-				text_md_code(out, rep_str(x, "bisect"));
+				text_md_code(out, x->bisect);
 				fputc('\n', out);
 			} else
-				fprintf(out, "      bisect it: %s\n",
-				    rep_str(x, "bisect"));
+				fprintf(out, "      bisect it: %s\n", x->bisect);
 		}
 	}
 }
@@ -443,39 +433,35 @@ print_else_changed(const json_t *rep, FILE *out, int md)
  * read once and skipped after.
  */
 static void
-print_not_estimable(const json_t *rels, FILE *out, int md)
+print_not_estimable(const struct report *rp, FILE *out, int md)
 {
-	size_t n = json_array_size(rels);
-	const json_t *r, *q;
-	size_t i, j, count;
+	size_t i, j, count, n = rp->nreleases;
 
-	json_array_foreach(rels, i, r) {
-		const char *why = rep_str(r, "fixed_not_estimable");
+	for (i = 0; i < n; i++) {
+		const char *why = rp->releases[i].fit.fixed_not_estimable;
 
 		if (!*why)
 			continue;
 		/* Said already with an earlier release of that reason. */
 		for (j = 0; j < i; j++)
-			if (strcmp(rep_str(json_array_get(rels, j),
-			    "fixed_not_estimable"), why) == 0)
+			if (strcmp(rp->releases[j].fit.fixed_not_estimable,
+			    why) == 0)
 				break;
 		if (j < i)
 			continue;
 		count = 0;
 		for (j = i; j < n; j++)
-			count += strcmp(rep_str(json_array_get(rels, j),
-			    "fixed_not_estimable"), why) == 0;
+			count += strcmp(rp->releases[j].fit.fixed_not_estimable,
+			    why) == 0;
 		fprintf(out, "%sfixed overhead not estimable", md ? "\n" : "");
 		if (count == n && n > 1)
 			fprintf(out, " on every release");
 		else
-			for (j = i; j < n; j++) {
-				q = json_array_get(rels, j);
-				if (strcmp(rep_str(q, "fixed_not_estimable"),
-				    why) == 0)
+			for (j = i; j < n; j++)
+				if (strcmp(rp->releases[j].fit.
+				    fixed_not_estimable, why) == 0)
 					fprintf(out, "%s%s", j == i ? " on " :
-					    ", ", rep_str(q, "version"));
-			}
+					    ", ", rp->releases[j].version);
 		fprintf(out, ": %s\n", why);
 	}
 }
@@ -487,14 +473,14 @@ print_not_estimable(const json_t *rels, FILE *out, int md)
  * an average over the lengths for them.
  */
 static void
-print_curves(const json_t *rels, FILE *out, int md)
+print_curves(const struct report *rp, FILE *out, int md)
 {
-	const json_t *r, *c;
-	size_t i, k;
 	int any = 0;
 
-	json_array_foreach(rels, i, r) {
-		if (strcmp(rep_str(r, "model"), "curve") != 0)
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_fit *f = &rp->releases[i].fit;
+
+		if (!f->curve)
 			continue;
 		if (!any)
 			fprintf(out, "%sthe cost per token grows with the "
@@ -502,58 +488,51 @@ print_curves(const json_t *rels, FILE *out, int md)
 			    "per-token ms in the table is the line's "
 			    "average):\n", md ? "\n" : "");
 		any = 1;
-		fprintf(out, "%s%s:", md ? "- " : "  ", rep_str(r, "version"));
-		json_array_foreach(json_object_get(r, "per_token_at"), k, c) {
+		fprintf(out, "%s%s:", md ? "- " : "  ",
+		    rp->releases[i].version);
+		for (size_t k = 0; k < f->ncost_at; k++) {
 			char ci[96];
 
-			ci_text(ci, sizeof(ci), c, "ms", 0);
+			ms_text(ci, sizeof(ci), &f->cost_at[k].ms, "-");
 			fprintf(out, "%s %s ms at %lld", k ? "," : "", ci,
-			    (long long)json_integer_value(json_object_get(c,
-			    "tokens")));
+			    f->cost_at[k].tokens);
 		}
-		if (isfinite(rep_real(r, "fixed_ms")))
+		if (isfinite(f->fixed.value))
 			fprintf(out, "; fixed %.4g ms from the curve's "
-			    "intercept", rep_real(r, "fixed_ms"));
-		if (isfinite(rep_real(r, "ceiling_tokens")))
+			    "intercept", f->fixed.value);
+		if (isfinite(f->ceiling_tokens))
 			fprintf(out, "; at most %.0f tok/s, at %.0f tokens",
-			    rep_real(r, "ceiling_tps"),
-			    rep_real(r, "ceiling_tokens"));
+			    f->ceiling.value, f->ceiling_tokens);
 		fputc('\n', out);
 	}
 }
 
 static void
-print_confirm(const json_t *rels, FILE *out, int md)
+print_confirm(const struct report *rp, FILE *out, int md)
 {
-	static const char *const groups[] = { "pp", "tg" };
-	const json_t *r, *c, *k;
-	const char *key;
-	size_t i;
 	int shown = 0;
 
-	json_array_foreach(rels, i, r)
-		for (int g = 0; g < 2; g++)
-			json_object_foreach(json_object_get(r, groups[g]), key,
-			    c) {
-				if (!json_is_object(k = json_object_get(c,
-				    "confirm")))
-					continue;
-				if (shown++ == 0)
-					fprintf(out, md ? "\n**Confirmation "
-					    "runs** (interleaved with the other "
-					    "end; not in the table, no flags)\n"
-					    "\n" : "\nconfirmation runs "
-					    "(interleaved with the other end; not "
-					    "in the table, no flags):\n");
-				fprintf(out, "%s%s %s%s: %lld runs, %.4g ms "
-				    "(sd %.3g), %.1f tok/s; first runs %.4g "
-				    "ms\n", md ? "- " : "  ",
-				    rep_str(r, "version"), groups[g], key,
-				    (long long)json_integer_value(
-				    json_object_get(k, "n")), rep_real(k, "ms"),
-				    rep_real(k, "ms_sd"), rep_real(k, "tps"),
-				    rep_real(c, "ms"));
-			}
+	for (size_t i = 0; i < rp->nreleases; i++)
+		for (size_t j = 0; j < rp->releases[i].ncells; j++) {
+			const struct report_cell_at *at =
+			    &rp->releases[i].cells[j];
+			const struct report_confirm *k = &at->c.confirm;
+
+			if (!k->ok)
+				continue;
+			if (shown++ == 0)
+				fprintf(out, md ? "\n**Confirmation runs** "
+				    "(interleaved with the other end; not in "
+				    "the table, no flags)\n\n" : "\n"
+				    "confirmation runs (interleaved with the "
+				    "other end; not in the table, no "
+				    "flags):\n");
+			fprintf(out, "%s%s %s%s: %lld runs, %.4g ms (sd %.3g), "
+			    "%.1f tok/s; first runs %.4g ms\n", md ? "- " :
+			    "  ", rp->releases[i].version,
+			    report_group_name(at->group), at->key, k->n,
+			    k->ms, k->ms_sd, k->tps, at->c.ms);
+		}
 }
 
 /* A fence no backtick run inside the commands can close. */
@@ -602,29 +581,32 @@ print_runs(const json_t *runs, FILE *out, int md)
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
-	const json_t *rels = json_object_get(rep, "releases");
-	const json_t *rep_ = json_object_get(rep, "reproduce");
+	const json_t *rep_ = json_object_get(rep, "reproduce"), *x;
 	struct columns cols;
+	struct report rp;
 	char buf[160], per[96], fix[96];
 	size_t i, j;
-	json_t *r, *x;
 	int wv = 7, wc[32], wp = 12, wf = 8;
 
-	print_header(rep, out, md);
-	collect_columns(rels, &cols);
+	if (report_read(rep, &rp) < 0)
+		return;
+	print_header(rep, &rp, out, md);
+	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
-	json_array_foreach(rels, i, r) {
-		if ((int)strlen(rep_str(r, "version")) > wv)
-			wv = (int)strlen(rep_str(r, "version"));
+	for (i = 0; i < rp.nreleases; i++) {
+		const struct report_release *r = &rp.releases[i];
+
+		if ((int)strlen(r->version) > wv)
+			wv = (int)strlen(r->version);
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), json_object_get(
-			    json_object_get(r, cols.group[j]), cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(r,
+			    cols.group[j], cols.key[j]));
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
-		ci_text(per, sizeof(per), r, "per_token_ms", 0);
-		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		fixed_text(fix, sizeof(fix), &r->fit);
 		if ((int)strlen(per) > wp)
 			wp = (int)strlen(per);
 		if ((int)strlen(fix) > wf)
@@ -649,22 +631,21 @@ print_text(const json_t *rep, FILE *out, int md)
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, "PER-TOKEN MS",
 		    wf, "FIXED MS", "CEILING", "FLAGS");
 	}
-	json_array_foreach(rels, i, r) {
+	for (i = 0; i < rp.nreleases; i++) {
+		const struct report_release *r = &rp.releases[i];
+		double ceil = r->fit.ceiling.value;
 		char flags[256];
-		double ceil = rep_real(r, "ceiling_tps");
 
-		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		ci_text(per, sizeof(per), r, "per_token_ms", 0);
-		ci_text(fix, sizeof(fix), r, "fixed_ms", 0);
+		flags_text(flags, sizeof(flags), r);
+		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		fixed_text(fix, sizeof(fix), &r->fit);
 		if (md)
-			fprintf(out, "| %s | %s |", rep_str(r, "version"),
-			    rep_str(r, "status"));
+			fprintf(out, "| %s | %s |", r->version, r->status);
 		else
-			fprintf(out, "%-*s  %-12s", wv, rep_str(r, "version"),
-			    rep_str(r, "status"));
+			fprintf(out, "%-*s  %-12s", wv, r->version, r->status);
 		for (j = 0; j < cols.n; j++) {
-			cell_text(buf, sizeof(buf), json_object_get(
-			    json_object_get(r, cols.group[j]), cols.key[j]));
+			cell_text(buf, sizeof(buf), report_release_cell(r,
+			    cols.group[j], cols.key[j]));
 			if (md)
 				fprintf(out, " %s |", buf);
 			else {
@@ -676,49 +657,48 @@ print_text(const json_t *rep, FILE *out, int md)
 		if (md) {
 			fprintf(out, " %s | %s | %s | %s |", per, fix, buf,
 			    flags);
-			json_array_foreach(json_object_get(r, "failures"), j, x)
+			for (j = 0; j < r->nfailures; j++)
 				fprintf(out, "%s %s", j ? "," : "",
-				    rep_str(x, "reason"));
+				    r->failures[j].reason);
 			fputs(" |\n", out);
 			continue;
 		}
 		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf, fix, buf,
 		    flags);
-		json_array_foreach(json_object_get(r, "failures"), j, x) {
+		for (j = 0; j < r->nfailures; j++) {
 			if (j == 3) {
 				fprintf(out, "%*s  ... %zu failures in all "
 				    "('bisectctl runs')\n", wv, "",
-				    json_array_size(json_object_get(r,
-				    "failures")));
+				    r->nfailures);
 				break;
 			}
 			fprintf(out, "%*s  failed run: %s: %s\n", wv, "",
-			    rep_str(x, "reason"), rep_str(x, "detail"));
+			    r->failures[j].reason, r->failures[j].detail);
 		}
 	}
-	json_array_foreach(rels, i, r)
-		if (*rep_str(r, "same_archive_as"))
+	for (i = 0; i < rp.nreleases; i++)
+		if (rp.releases[i].same_archive_as != NULL)
 			fprintf(out, "%s%s: same archive as %s (sha256 %.12s): "
 			    "measured once, the same samples\n", md ? "\n" : "",
-			    rep_str(r, "version"),
-			    rep_str(r, "same_archive_as"),
-			    rep_str(r, "sha256"));
-	print_not_estimable(rels, out, md);
-	print_curves(rels, out, md);
-	print_unresolved(rels, out, md);
-	if (*rep_str(rep, "shape_unknown"))
+			    rp.releases[i].version,
+			    rp.releases[i].same_archive_as,
+			    rp.releases[i].sha256 ? rp.releases[i].sha256 : "");
+	print_not_estimable(&rp, out, md);
+	print_curves(&rp, out, md);
+	print_unresolved(&rp, out, md);
+	if (rp.shape_unknown != NULL)
 		fprintf(out, "%sthe shape: %s\n", md ? "\n" : "",
-		    rep_str(rep, "shape_unknown"));
-	json_array_foreach(rels, i, r)
-		if (*rep_str(r, "ceiling_contradicted"))
+		    rp.shape_unknown);
+	for (i = 0; i < rp.nreleases; i++)
+		if (*rp.releases[i].fit.ceiling_contradicted)
 			fprintf(out, "%s%s: no ceiling: %s\n", md ? "\n" : "",
-			    rep_str(r, "version"), rep_str(r,
-			    "ceiling_contradicted"));
-	print_confirm(rels, out, md);
-	gpu_releases_text(rels, out, md);
-	print_canary(rels, out, md);
+			    rp.releases[i].version,
+			    rp.releases[i].fit.ceiling_contradicted);
+	print_confirm(&rp, out, md);
+	gpu_releases_text(&rp, out, md);
+	print_canary(&rp, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
-	print_else_changed(rep, out, md);
+	print_else_changed(&rp, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)
 		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
@@ -732,6 +712,7 @@ print_text(const json_t *rep, FILE *out, int md)
 		} else
 			fprintf(out, "  %s\n", json_string_value(x));
 	print_runs(json_object_get(rep_, "runs"), out, md);
+	report_clear(&rp);
 }
 
 /*
@@ -760,10 +741,11 @@ csv_command(const json_t *rep, const char *version, const char *group,
 /* The commit columns of a row (none for releases): subject, author,
  * date, url and the commit's part in the verdict. */
 static void
-commit_cells(int commits, const json_t *r, const json_t *v, FILE *out)
+commit_cells(int commits, const struct report_release *r, const json_t *v,
+    FILE *out)
 {
-	const json_t *c = json_object_get(r, "commit");
-	const char *version = rep_str(r, "version"), *role = "";
+	const json_t *c = r->commit;
+	const char *version = r->version, *role = "";
 	size_t i;
 	json_t *x;
 
@@ -824,13 +806,14 @@ canary_csv(const json_t *k, FILE *out)
 static void
 print_csv(const json_t *rep, FILE *out)
 {
-	const json_t *rels = json_object_get(rep, "releases");
 	const json_t *v = json_object_get(rep, "verdict");
-	int commits = strcmp(rep_str(rep, "points"), "commits") == 0;
 	int drilled = json_is_object(json_object_get(v, "commit"));
-	json_t *r;
-	size_t i;
+	struct report rp;
+	int commits;
 
+	if (report_read(rep, &rp) < 0)
+		return;
+	commits = rp.commits;
 	/* A commit range adds who and what each commit is, and its part
 	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
@@ -838,65 +821,53 @@ print_csv(const json_t *rep, FILE *out)
 	    "fixed_hi,ceiling_tps,flags,canary,canary_sha256,canary_diff,"
 	    "canary_since,canary_detail,command%s\n", commits || drilled ?
 	    ",subject,author,date,url,verdict" : "");
-	json_array_foreach(rels, i, r) {
-		static const char *const groups[] = { "pp", "tg" };
-		const json_t *pci = json_object_get(r, "per_token_ms_ci");
-		const json_t *fci = json_object_get(r, "fixed_ms_ci");
-		const json_t *canary = json_object_get(r, "canary");
+	for (size_t i = 0; i < rp.nreleases; i++) {
+		const struct report_release *tr = &rp.releases[i];
+		const struct report_fit *f = &tr->fit;
 		char flags[256];
-		int any = 0;
 
-		flags_text(flags, sizeof(flags), json_object_get(r, "flags"));
-		for (int g = 0; g <= 2; g++) {
-			const char *k;
-			json_t *c;
+		flags_text(flags, sizeof(flags), tr);
+		if (tr->ncells == 0) {
+			/* A release without samples still gets a row. */
+			text_csv_field(out, rp.engine);
+			fputc(',', out);
+			text_csv_field(out, tr->version);
+			fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",", tr->status,
+			    flags);
+			canary_csv(tr->canary, out);
+			fputc(',', out);
+			commit_cells(commits, tr, v, out);
+			fputc('\n', out);
+		}
+		for (size_t k = 0; k < tr->ncells; k++) {
+			const struct report_cell_at *at = &tr->cells[k];
+			const char *g = report_group_name(at->group);
 
-			if (g == 2) {
-				if (any)
-					break;
-				/* A release without samples still gets a row. */
-				text_csv_field(out, rep_str(rep, "engine"));
-				fputc(',', out);
-				text_csv_field(out, rep_str(r, "version"));
-				fprintf(out, ",%s,,,,,,,,,,,,,,\"%s\",",
-				    rep_str(r, "status"), flags);
-				canary_csv(canary, out);
-				fputc(',', out);
-				commit_cells(commits, r, v, out);
-				fputc('\n', out);
-				break;
-			}
-			json_object_foreach(json_object_get(r, groups[g]), k,
-			    c) {
-				any = 1;
-				text_csv_field(out, rep_str(rep, "engine"));
-				fputc(',', out);
-				text_csv_field(out, rep_str(r, "version"));
-				fprintf(out, ",%s,%s%s,%lld", rep_str(r,
-				    "status"), groups[g], k,
-				    (long long)json_integer_value(
-				    json_object_get(c, "n")));
-				text_csv_number(out, rep_real(c, "tps"));
-				text_csv_number(out, rep_real(c, "sd"));
-				text_csv_number(out, rep_real(c, "ms"));
-				text_csv_number(out, rep_real(c, "ms_sd"));
-				text_csv_number(out, rep_real(r, "per_token_ms"));
-				text_csv_number(out, rep_at(pci, 0));
-				text_csv_number(out, rep_at(pci, 1));
-				text_csv_number(out, rep_real(r, "fixed_ms"));
-				text_csv_number(out, rep_at(fci, 0));
-				text_csv_number(out, rep_at(fci, 1));
-				text_csv_number(out, rep_real(r, "ceiling_tps"));
-				fprintf(out, ",\"%s\",", flags);
-				canary_csv(canary, out);
-				fputc(',', out);
-				csv_command(rep, rep_str(r, "version"),
-				    groups[g], k, out);
-				commit_cells(commits, r, v, out);
-				fputc('\n', out);
-			}
+			text_csv_field(out, rp.engine);
+			fputc(',', out);
+			text_csv_field(out, tr->version);
+			fprintf(out, ",%s,%s%s,%lld", tr->status, g, at->key,
+			    at->c.n);
+			text_csv_number(out, at->c.tps);
+			text_csv_number(out, at->c.sd);
+			text_csv_number(out, at->c.ms);
+			text_csv_number(out, at->c.ms_sd);
+			text_csv_number(out, f->per_token.value);
+			text_csv_number(out, f->per_token.lo);
+			text_csv_number(out, f->per_token.hi);
+			text_csv_number(out, f->fixed.value);
+			text_csv_number(out, f->fixed.lo);
+			text_csv_number(out, f->fixed.hi);
+			text_csv_number(out, f->ceiling.value);
+			fprintf(out, ",\"%s\",", flags);
+			canary_csv(tr->canary, out);
+			fputc(',', out);
+			csv_command(rep, tr->version, g, at->key, out);
+			commit_cells(commits, tr, v, out);
+			fputc('\n', out);
 		}
 	}
+	report_clear(&rp);
 }
 
 #define REPORT_JSON_FLAGS (JSON_INDENT(2) | JSON_PRESERVE_ORDER | \

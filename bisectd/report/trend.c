@@ -11,6 +11,7 @@
 
 #include "fields.h"
 #include "page.h"
+#include "report.h"
 #include "text_escape.h"
 #include "trend.h"
 
@@ -39,11 +40,15 @@ struct series {
 /* Decode time per generated token (ms) of a release: its first decode
  * cell's, the engine's first generation length and content. */
 static double
-decode_ms(const json_t *rel)
+decode_ms(const struct report_release *rel)
 {
-	void *it = json_object_iter(json_object_get(rel, "tg"));
-	double tps = it ? rep_real(json_object_iter_value(it), "tps") : NAN;
+	double tps = NAN;
 
+	for (size_t k = 0; k < rel->ncells; k++)
+		if (rel->cells[k].group == REPORT_TG) {
+			tps = rel->cells[k].c.tps;
+			break;
+		}
 	return tps > 0 ? 1000 / tps : NAN;
 }
 
@@ -57,10 +62,10 @@ change_pct(const struct series *s, size_t i)
  * not, and a dot with its title for each. */
 static void
 draw_series(FILE *out, const struct plot_axes *a, const struct series *s,
-    const json_t *rels)
+    const struct report *rp)
 {
 	const char *lead = "M";
-	size_t i, n = json_array_size(rels);
+	size_t i, n = rp->nreleases;
 
 	if (!s->any)
 		return;
@@ -83,37 +88,35 @@ draw_series(FILE *out, const struct plot_axes *a, const struct series *s,
 		fputs("\" cy=\"", out);
 		svg_coord(out, svg_py(a, change_pct(s, i)));
 		fputs("\" r=\"3.5\"><title>", out);
-		html_esc(out, rep_str(json_array_get(rels, i), "version"));
+		html_esc(out, rp->releases[i].version);
 		fprintf(out, ": %s %.4g ms (%+.1f%%)</title></circle>\n",
 		    s->what, s->v[i], change_pct(s, i));
 	}
 }
 
-/* The release named version in rels: its index, or n. */
+/* The release of rp named version: its index, or n. */
 static size_t
-release_index(const json_t *rels, const char *version)
+release_index(const struct report *rp, const char *version)
 {
-	const json_t *r;
-	size_t i;
-
-	json_array_foreach(rels, i, r)
-		if (strcmp(rep_str(r, "version"), version) == 0)
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (strcmp(rp->releases[i].version, version) == 0)
 			return i;
-	return json_array_size(rels);
+	return rp->nreleases;
 }
 
 /* A dashed line between the last good and the first bad release of
  * each change point. */
 static void
-draw_changes(FILE *out, const struct plot_axes *a, const json_t *rep)
+draw_changes(FILE *out, const struct plot_axes *a, const json_t *rep,
+    const struct report *rp)
 {
-	const json_t *rels = json_object_get(rep, "releases"), *cp;
-	size_t i, n = json_array_size(rels);
+	const json_t *cp;
+	size_t i, n = rp->nreleases;
 
 	json_array_foreach(json_object_get(json_object_get(rep, "verdict"),
 	    "change_points"), i, cp) {
-		size_t g = release_index(rels, rep_str(cp, "last_good"));
-		size_t b = release_index(rels, rep_str(cp, "first_bad"));
+		size_t g = release_index(rp, rep_str(cp, "last_good"));
+		size_t b = release_index(rp, rep_str(cp, "first_bad"));
 		double x;
 
 		if (g >= n || b >= n)
@@ -133,7 +136,7 @@ draw_changes(FILE *out, const struct plot_axes *a, const json_t *rep)
 /* "prefill per-token cost 0.025 ms at 0.2.0, 0.075 ms at 0.2.6
  * (+200.0%)" with its key. */
 static void
-caption_series(FILE *out, const struct series *s, const json_t *rels)
+caption_series(FILE *out, const struct series *s, const struct report *rp)
 {
 	fprintf(out, "<span class=\"key-%s\"></span>%s ", s->name, s->what);
 	if (!s->any) {
@@ -141,19 +144,19 @@ caption_series(FILE *out, const struct series *s, const json_t *rels)
 		return;
 	}
 	fprintf(out, "%.4g ms at ", s->v[s->first]);
-	html_esc(out, rep_str(json_array_get(rels, s->first), "version"));
+	html_esc(out, rp->releases[s->first].version);
 	if (s->last == s->first)
 		return;
 	fprintf(out, ", %.4g ms at ", s->v[s->last]);
-	html_esc(out, rep_str(json_array_get(rels, s->last), "version"));
+	html_esc(out, rp->releases[s->last].version);
 	fprintf(out, " (%+.1f%%)", change_pct(s, s->last));
 }
 
 static void
-draw(FILE *out, const char *id, const json_t *rep, struct series *s)
+draw(FILE *out, const char *id, const json_t *rep, const struct report *rp,
+    struct series *s)
 {
-	const json_t *rels = json_object_get(rep, "releases");
-	size_t i, n = json_array_size(rels), every;
+	size_t i, n = rp->nreleases, every;
 	struct plot_axes a = { -0.5, (double)n - 0.5, 0, 0 };
 
 	for (int k = 0; k < 2; k++)
@@ -183,16 +186,16 @@ draw(FILE *out, const char *id, const json_t *rep, struct series *s)
 		svg_coord(out, svg_px(&a, (double)i));
 		fprintf(out, "\" y=\"%d\" text-anchor=\"middle\">",
 		    PLOT_H - PAD_B + 16);
-		html_esc(out, rep_str(json_array_get(rels, i), "version"));
+		html_esc(out, rp->releases[i].version);
 		fputs("</text>\n", out);
 	}
-	draw_changes(out, &a, rep);
-	draw_series(out, &a, &s[0], rels);
-	draw_series(out, &a, &s[1], rels);
+	draw_changes(out, &a, rep, rp);
+	draw_series(out, &a, &s[0], rp);
+	draw_series(out, &a, &s[1], rp);
 	fputs("</svg>\n<figcaption>", out);
-	caption_series(out, &s[0], rels);
+	caption_series(out, &s[0], rp);
 	fputs("; ", out);
-	caption_series(out, &s[1], rels);
+	caption_series(out, &s[1], rp);
 	fputs(".</figcaption>\n</figure>\n", out);
 }
 
@@ -203,25 +206,28 @@ trend_html(const json_t *report, const char *id, FILE *out)
 		{ "pp", "prefill per-token cost", NULL, 0, 0, 0 },
 		{ "tg", "decode time per token", NULL, 0, 0, 0 },
 	};
-	const json_t *rels, *r;
+	struct report rp;
 	json_t *rep;
-	size_t i, n;
+	size_t n;
 	int rc = 1;
 
 	/* Control characters written out first, as report_html() does. */
 	if ((rep = text_escape_json(report)) == NULL)
 		return -1;
-	rels = json_object_get(rep, "releases");
-	n = json_array_size(rels);
+	if (report_read(rep, &rp) < 0) {
+		json_decref(rep);
+		return -1;
+	}
+	n = rp.nreleases;
 	s[0].v = calloc(n + 1, sizeof(double));
 	s[1].v = calloc(n + 1, sizeof(double));
 	if (s[0].v == NULL || s[1].v == NULL) {
 		rc = -1;
 		goto out;
 	}
-	json_array_foreach(rels, i, r) {
-		s[0].v[i] = rep_real(r, "per_token_ms");
-		s[1].v[i] = decode_ms(r);
+	for (size_t i = 0; i < n; i++) {
+		s[0].v[i] = rp.releases[i].fit.per_token.value;
+		s[1].v[i] = decode_ms(&rp.releases[i]);
 		for (int k = 0; k < 2; k++) {
 			/* A figure of 0 or less is no base for a change. */
 			if (!(s[k].v[i] > 0))
@@ -235,10 +241,11 @@ trend_html(const json_t *report, const char *id, FILE *out)
 		}
 	}
 	if (s[0].any || s[1].any) {
-		draw(out, id, rep, s);
+		draw(out, id, rep, &rp, s);
 		rc = ferror(out) ? -1 : 0;
 	}
 out:
+	report_clear(&rp);
 	free(s[0].v);
 	free(s[1].v);
 	json_decref(rep);

@@ -30,14 +30,21 @@ out_interval(double lo, double hi)
 	return a;
 }
 
-json_t *
-out_estimate_ms(const struct estimate *x, const char *name, json_t *o)
+void
+out_value_ci(double value, double lo, double hi, const char *name,
+    json_t *o)
 {
 	char key[64];
 
-	json_object_set_new(o, name, out_num(x->value / 1e6));
+	json_object_set_new(o, name, out_num(value));
 	snprintf(key, sizeof(key), "%s_ci", name);
-	json_object_set_new(o, key, out_interval(x->lo / 1e6, x->hi / 1e6));
+	json_object_set_new(o, key, out_interval(lo, hi));
+}
+
+json_t *
+out_estimate_ms(const struct estimate *x, const char *name, json_t *o)
+{
+	out_value_ci(x->value / 1e6, x->lo / 1e6, x->hi / 1e6, name, o);
 	return o;
 }
 
@@ -52,21 +59,23 @@ out_fixed_ms(const struct estimate *x, const char *why, const char *hint,
 	json_object_set_new(o, name, json_null());
 	snprintf(key, sizeof(key), "%s_ci", name);
 	json_object_set_new(o, key, out_interval(NAN, NAN));
-	snprintf(note, sizeof(note), "%s; %s", why, hint ? hint : "measure "
-	    "longer prompts (fit lengths well above where the line bends)");
+	out_fixed_note(why, hint, note, sizeof(note));
 	json_object_set_new(o, "fixed_not_estimable", json_string(note));
 	return o;
+}
+
+void
+out_fixed_note(const char *why, const char *hint, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s; %s", why, hint ? hint : "measure longer "
+	    "prompts (fit lengths well above where the line bends)");
 }
 
 /* A relative change and its interval under name and name_ci. */
 static void
 out_change(const struct estimate *x, const char *name, json_t *o)
 {
-	char key[64];
-
-	json_object_set_new(o, name, out_num(x->value));
-	snprintf(key, sizeof(key), "%s_ci", name);
-	json_object_set_new(o, key, out_interval(x->lo, x->hi));
+	out_value_ci(x->value, x->lo, x->hi, name, o);
 }
 
 static const char *

@@ -34,6 +34,10 @@ struct json_t *out_num(double x);
 /* [lo, hi] as two out_num()s. */
 struct json_t *out_interval(double lo, double hi);
 
+/* Sets NAME to value and NAME_ci to [lo, hi] in o, as out_num()s. */
+void out_value_ci(double value, double lo, double hi, const char *name,
+    struct json_t *o);
+
 /* Sets NAME (ms) and NAME_ci ([lo, hi] ms) in o from x (ns); returns o. */
 struct json_t *out_estimate_ms(const struct estimate *x, const char *name,
     struct json_t *o);
@@ -47,5 +51,9 @@ struct json_t *out_estimate_ms(const struct estimate *x, const char *name,
  */
 struct json_t *out_fixed_ms(const struct estimate *x, const char *why,
     const char *hint, const char *name, struct json_t *o);
+
+/* The "fixed_not_estimable" sentence of out_fixed_ms() into buf. */
+void out_fixed_note(const char *why, const char *hint, char *buf,
+    size_t len);
 
 #endif

@@ -1,0 +1,232 @@
+/*
+ * report.h: the parts of a report (report/build.h) as typed values, and
+ * the one place that turns them into the report's JSON and back: the
+ * renderers read these fields, so a field that is misspelt does not
+ * compile, where a key that is misspelt rendered empty.  The JSON's
+ * shape is docs/report.md's; report_json.c holds every key of these
+ * parts.
+ */
+#ifndef BISECTD_REPORT_REPORT_H
+#define BISECTD_REPORT_REPORT_H
+
+#include <stddef.h>
+
+#include "bisectd/analysis/fit.h"
+
+struct json_t;
+
+/* A figure in ms with its 95% interval; NAN where there is none. */
+struct report_ms {
+	double value, lo, hi;
+};
+
+/* The chosen model's cost per token at a fit length. */
+struct report_cost_at {
+	long long tokens;
+	struct report_ms ms;
+};
+
+/*
+ * A release's fit, time = fixed + per_token * tokens (or the curve's
+ * costs at each length), and the throughput it leaves as a ceiling.
+ * Strings are borrowed: from the builder's figures, or from the JSON
+ * the report was read from.
+ */
+struct report_fit {
+	int ok;				/* 0: no fit; the rest NAN */
+	struct report_ms per_token;	/* the line's slope */
+	int curve;			/* the model: 1 curve, 0 line */
+	struct report_cost_at cost_at[FIT_MAX_CELLS];	/* ascending */
+	size_t ncost_at;
+	struct report_ms fixed;
+	const char *fixed_not_estimable;	/* why; "": it is */
+	const char *fit_hint;		/* NULL: none */
+	struct report_ms ceiling;	/* tok/s */
+	/* Measured faster than the ceiling allows, and by how much: the
+	 * ceiling is then NAN. */
+	const char *ceiling_contradicted;	/* "": not */
+	double ceiling_tokens;		/* the curve's peak; NAN: none */
+};
+
+/* The boundary's interleaved confirmation runs of a cell ("confirm"). */
+struct report_confirm {
+	int ok;			/* 0: none (the key left out) */
+	double tps;
+	long long n;		/* runs */
+	double ms, ms_sd;
+	long long samples;
+};
+
+/*
+ * A cell of a release: its throughput with the spread between runs and
+ * n, its time, and the spread inside a run.  Missing figures are NAN,
+ * never zero.
+ */
+struct report_cell {
+	int ok;			/* 0: too few runs for a figure (null) */
+	double tps, sd;		/* tok/s, between runs */
+	long long n;		/* runs */
+	double cv;
+	double ms, ms_sd, ms_median;
+	long long samples;
+	double ms_sd_between, ms_sd_within, cv_within;
+	int lower_bound;	/* a run hit its time limit */
+	long long throttled_runs;	/* 0: none (the key left out) */
+	struct report_confirm confirm;
+};
+
+enum report_group { REPORT_PP, REPORT_TG };
+
+/* A cell with its place: group pp (prefill) or tg (decode), and its
+ * key there, "512" or "128/prose". */
+struct report_cell_at {
+	enum report_group group;
+	char key[96];
+	struct report_cell c;
+};
+
+/* A release's energy figures at one prompt length (docs/gpu.md). */
+struct report_energy {
+	char tokens[16];	/* the prompt length, as the JSON keys it */
+	double energy_j;	/* the median joules of a run */
+	double tokens_per_j;
+	long long runs;		/* runs with an energy figure */
+};
+
+/* A release's GPU figures over its analysed runs (docs/gpu.md). */
+struct report_gpu {
+	int ok;			/* 0: none read (the key left out) */
+	long long runs, throttled_runs;
+	double sm_mhz;		/* median SM clock; NAN: none read */
+	long long mem_peak_bytes;	/* above the baseline; -1: not read */
+	struct report_energy pp[FIT_MAX_CELLS];
+	size_t npp;
+};
+
+/* A failed run of a release, or its failed fetch. */
+struct report_failure {
+	const char *reason;	/* "fetch", or the run's failure */
+	const char *detail;
+	long long run;		/* the run's id; -1: no run (a fetch) */
+};
+
+/* More flags than a release's entry can raise. */
+#define REPORT_MAX_FLAGS 16
+
+/*
+ * A release's entry (docs/report.md "releases").  Strings are borrowed,
+ * as report_fit's.  The parts not typed yet are kept as JSON: the plot
+ * (points, fit_band), the commit and the canary; a reference each, NULL
+ * when the entry has none.
+ */
+struct report_release {
+	const char *version;
+	const char *sha256;		/* the archive's; NULL: none */
+	long long throttled_runs;	/* 0: none (the key left out) */
+	struct report_fit fit;
+	struct report_gpu gpu;
+	const char *status;	/* measured, failed, not-measured, skipped */
+	struct report_cell_at *cells;	/* pp first, as measured; malloced */
+	size_t ncells;
+	const char *flags[REPORT_MAX_FLAGS];	/* "noisy", "busy" ... */
+	size_t nflags;
+	struct report_failure *failures;	/* malloced */
+	size_t nfailures;
+	/* Measured once with the first release of the same archive. */
+	const char *same_archive_as;	/* NULL: its own */
+	int has_metric;		/* the verdict was judged on its runs */
+	struct report_ms metric;	/* the verdict's metric of it */
+	struct json_t *fit_band, *points, *commit, *canary;
+};
+
+/* A metric's change between two releases of the range: what else
+ * changed (docs/report.md). */
+struct report_change {
+	const char *from, *to;	/* the pair's versions */
+	char metric[96];	/* "per-token", "pp512", "tg32/prose" ... */
+	char what[128];		/* in words */
+	const char *unit;	/* "ms/token", "ms", "tok/s", "bytes" */
+	/* A time's change positive when slower, a throughput's when
+	 * faster; NAN: none, or no bound there. */
+	double change, lo, hi;
+	const char *moved;	/* against half the threshold: "slower",
+				 * "faster", "unchanged", "unsure" */
+	int searched;		/* the metric the bisect searched */
+	char *bisect;		/* the command that searches it; NULL:
+				 * none; malloced */
+};
+
+/* The machine the runs compared were measured on. */
+struct report_machine {
+	int ok;			/* 0: none known (an empty object) */
+	const char *cpu_model, *arch, *kernel, *os, *hw_key;
+	const char *hostname;	/* NULL: left out, for upstream */
+	long long cores, mem_bytes;
+};
+
+/*
+ * What the renderers read of a report so far: what it is of (the head),
+ * its releases and what else changed; the verdict, how to reproduce it
+ * and the "about" for upstream they read from its JSON.  Strings are
+ * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
+ */
+struct report {
+	const char *engine;
+	int commits;		/* its points are commits, not releases */
+	const char *from, *to;	/* the range's ends */
+	const char *metric;	/* the bisected metric: "per-token", "pp512",
+				 * "output" (the canary) ... */
+	double threshold;	/* the slowdown a bisect must find */
+	const char *shape_unknown;	/* why the fit cannot show the
+					 * shape; NULL: it can */
+	struct report_machine machine;
+	/* On Slurm, the times the bisect lost its node (docs/report.md),
+	 * as JSON; NULL when not on Slurm.  A reference. */
+	struct json_t *reanchored;
+	const char *weights, *weights_sha256;	/* sha256 NULL: not pinned */
+	struct report_release *releases;	/* malloced */
+	size_t nreleases;
+	/* Every metric's change between the ends, then across each change
+	 * point; none for the canary's verdict (has_changes 0). */
+	int has_changes;
+	struct report_change *changes;		/* malloced */
+	size_t nchanges;
+};
+
+/* "pp" or "tg". */
+const char *report_group_name(enum report_group g);
+
+/* The head of report r, every member before its releases, with an empty
+ * "releases": a new reference, NULL when out of memory. */
+struct json_t *report_head_json(const struct report *r);
+
+/* The changes of r as the report's "what_else_changed": a new
+ * reference. */
+struct json_t *report_changes_json(const struct report *r);
+
+/* The release's entry r as its JSON object: a new reference, NULL when
+ * out of memory. */
+struct json_t *report_release_json(const struct report_release *r);
+
+/* Whether any release of rp has a canary. */
+int report_has_canary(const struct report *rp);
+
+/* Whether r carries the flag. */
+int report_release_flagged(const struct report_release *r, const char *flag);
+
+/* Drop r's references and memory; r is empty after. */
+void report_release_clear(struct report_release *r);
+
+/*
+ * The typed parts of the report's JSON rep (escaped or not, as
+ * report/text_escape.h makes it) into *out; free with report_clear().
+ * Returns 0, or -1 when out of memory (then *out is empty).
+ */
+int report_read(const struct json_t *rep, struct report *out);
+void report_clear(struct report *r);
+
+/* The cell of group g under key in r; NULL when r has none. */
+const struct report_cell *report_release_cell(const struct report_release *r,
+    enum report_group g, const char *key);
+
+#endif

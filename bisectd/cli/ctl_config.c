@@ -176,8 +176,8 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	    json_null());
 	json_object_set_new(o, "command", json_string(g->command));
 	json_object_set_new(o, "env", env);
-	json_object_set_new(o, "mode", json_string(g->mode == MODE_SERVER ?
-	    "server" : "bench"));
+	json_object_set_new(o, "mode", json_string(conf_mode_name(
+	    g->mode)));
 	json_object_set_new(o, "parser", json_string(parser_text(parser,
 	    sizeof(parser), g)));
 	json_object_set_new(o, "weights", json_string(g->weights->name));
@@ -368,7 +368,7 @@ cmd_check_config(struct ctl *c)
 		printf("  command   %s\n", g->command);
 		printf("  mode      %s, parser %s, timeout %s\n",
 		    g->mode == MODE_SERVER ? "server (figures are lower "
-		    "bounds)" : "bench", parser_text(b, sizeof(b), g),
+		    "bounds)" : conf_mode_name(g->mode), parser_text(b, sizeof(b), g),
 		    duration_text(a, sizeof(a), g->timeout_ms));
 		if (g->max_memory > 0)
 			printf("  memory    at most %.1f GiB per run "

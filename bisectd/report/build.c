@@ -28,6 +28,7 @@
 #include "bisectd/search/commits.h"
 #include "fetch/sha256.h"
 #include "build.h"
+#include "serve_lines.h"
 #include "changes.h"
 #include "summary.h"
 #include "bisectd/analysis/stats.h"
@@ -877,7 +878,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct report_cells qc;
 	struct canary_prev prev = { NULL, NULL };
 	struct store_cell_query pq[BISECT_MAX_CELLS];
-	json_t *rep = NULL, *rels, *verdict, *w;
+	json_t *rep = NULL, *rels, *verdict, *w, *serve = NULL;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
 	char config[SHA256_HEX_LEN + 1];
@@ -1026,6 +1027,13 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		}
 		json_object_set_new(rep, "what_else_changed", wc);
 	}
+	if (eng->mode == MODE_SERVE) {
+		json_object_set_new(rep, "serve_profile",
+		    serve_profile_report(eng));
+		if ((serve = serve_releases_json(s, eng, &r.list.v[r.lo], n,
+		    wsha ? wsha : "", hw, e)) == NULL)
+			goto fail;
+	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);
 	for (size_t i = r.lo; i <= r.hi; i++) {
@@ -1063,6 +1071,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		if (eng->canary && i - r.lo < oj.n)
 			json_object_set_new(rj, "canary", canary_json(&oj, &r,
 			    i - r.lo, &prev));
+		if (serve)
+			json_object_set(rj, "serve", json_array_get(serve,
+			    i - r.lo));
 		if (o->sink) {
 			o->sink->release(rj, i - r.lo, o->sink->arg);
 			json_decref(rj);
@@ -1073,6 +1084,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	rep = NULL;
 	ret = 0;
 fail:
+	json_decref(serve);
 	json_decref(rep);
 	judgement_release(&j);
 	canary_judgement_release(&oj);

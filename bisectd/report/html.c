@@ -15,6 +15,7 @@
 #include "bisectd/analysis/stats.h"
 #include "fields.h"
 #include "gpu_lines.h"
+#include "serve_lines.h"
 #include "html.h"
 #include "page.h"
 #include "text_escape.h"
@@ -1054,6 +1055,7 @@ report_html(const json_t *report, FILE *out)
 	}
 	section_canary(out, rep);
 	gpu_releases_html(json_object_get(rep, "releases"), out);
+	serve_html(rep, out);
 	section_cells(out, rep);
 	fputs("</body>\n</html>\n", out);
 	json_decref(rep);

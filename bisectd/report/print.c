@@ -14,6 +14,7 @@
 #include "html.h"
 #include "fields.h"
 #include "gpu_lines.h"
+#include "serve_lines.h"
 #include "print.h"
 #include "print_int.h"
 #include "text_escape.h"
@@ -716,6 +717,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    "ceiling_contradicted"));
 	print_confirm(rels, out, md);
 	gpu_releases_text(rels, out, md);
+	serve_text(rep, out, md);
 	print_canary(rels, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	print_else_changed(rep, out, md);

@@ -43,7 +43,7 @@ struct load_spec {
 
 struct load_result {
 	struct serve_request *req;	/* the measured requests, in the
-					 * order they were sent; malloced */
+					 * order they ended; malloced */
 	size_t n;
 	double *itl_ns;			/* every gap between two tokens of
 					 * a complete measured stream */

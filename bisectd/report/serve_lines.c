@@ -292,6 +292,7 @@ serve_text(const json_t *rep, FILE *out, int md)
 static const char *const html_cols[] = { "ttft-p50", "ttft-p90",
     "ttft-p99", "tpot-p50", "tpot-p90", "itl-p90", "e2e-p90" };
 #define NCOLS (sizeof(html_cols) / sizeof(html_cols[0]))
+static const enum extra html_extra[] = { X_REQ, X_GOOD, X_LAG };
 
 /* TTFT p50, p90 and p99 per release, one line each, every dot with its
  * interval. */
@@ -412,11 +413,11 @@ serve_html(const json_t *rep, FILE *out)
 			    json_object_get(v, "ci"), 0, 1);
 			fputs("</td>", out);
 		}
-		for (int k = 0; k < 5; k += k == X_GOOD ? 2 : 1) {
-			const json_t *v = json_object_get(sv, extra_names[k]);
+		for (size_t c = 0; c < sizeof(html_extra) /
+		    sizeof(html_extra[0]); c++) {
+			const json_t *v = json_object_get(sv,
+			    extra_names[html_extra[c]]);
 
-			if (k == X_TOK)
-				continue;
 			fputs("<td>", out);
 			html_num_ci(out, rep_real(v, "value"),
 			    json_object_get(v, "ci"), 0, 1);

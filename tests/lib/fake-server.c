@@ -450,7 +450,8 @@ serve(int port)
 		conns[i].fd = -1;
 	while (!stopping) {
 		int64_t t = now_ns(), next = t + 200000000;
-		int timeout_ms, np = 1;
+		struct timespec wait;
+		int np = 1;
 
 		admit(t);
 		for (int i = 0; i < MAX_CONNS; i++) {
@@ -475,8 +476,10 @@ serve(int port)
 				of[np++] = i;
 			}
 		t = now_ns();
-		timeout_ms = next > t ? (int)((next - t) / 1000000) : 0;
-		if (poll(pfd, (nfds_t)np, timeout_ms) < 0 && errno != EINTR)
+		/* To the nanosecond: a token is neither early nor spun for. */
+		wait.tv_sec = next > t ? (next - t) / 1000000000 : 0;
+		wait.tv_nsec = next > t ? (next - t) % 1000000000 : 0;
+		if (ppoll(pfd, (nfds_t)np, &wait, NULL) < 0 && errno != EINTR)
 			die("poll: %s", strerror(errno));
 		if (pfd[0].revents & POLLIN) {
 			int fd;

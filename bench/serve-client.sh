@@ -39,16 +39,20 @@ url=http://127.0.0.1:$port/v1/completions
 
 echo "serve-client: $(nproc) cores, fake-server answering at once," \
     "$output tokens an answer, ${secs}s a rate"
-best=0
+best=0 kept=0
 for r in $rates; do
 	n=$(awk -v r="$r" -v s="$secs" 'BEGIN { printf "%d", r * s }')
 	line=$("$sc" "$url" "$r" "$n" fixed "$output")
 	echo "$line"
 	ok=$(echo "$line" | awk -v lag="$lag_ms" '{
 		for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		print (v["failed"] == 0 && v["lag_p99_ms"] < lag &&
-		    v["sent_per_s"] > 0.98 * v["rate"]) ? 1 : 0 }')
-	[ "$ok" = 1 ] && best=$r
+		k = v["failed"] == 0 && v["sent_per_s"] > 0.98 * v["rate"]
+		print k + (k && v["lag_p99_ms"] < lag) }')
+	[ "$ok" -ge 1 ] && kept=$r
+	[ "$ok" = 2 ] && best=$r
 done
-echo "highest rate sustained: $best requests/s (every request complete," \
-    "lag p99 under $lag_ms ms, rate within 2%)"
+echo "highest rate kept: $kept requests/s (every request complete, rate" \
+    "within 2%)"
+echo "highest rate sustained: $best requests/s (and lag p99 under" \
+    "$lag_ms ms)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

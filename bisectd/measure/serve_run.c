@@ -10,18 +10,9 @@
 
 #include "common/err.h"
 #include "config/conf.h"
+#include "definition.h"
 #include "load.h"
 #include "serve_run.h"
-
-static json_t *
-lengths_json(const int *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(v[i]));
-	return a;
-}
 
 char *
 serve_profile_json(const struct conf_engine *eng)
@@ -44,8 +35,10 @@ serve_profile_json(const struct conf_engine *eng)
 		json_object_set_new(o, "duration_ms",
 		    json_integer(l->duration_ms));
 	json_object_set_new(o, "warmup", json_integer(l->warmup));
-	json_object_set_new(o, "prompt", lengths_json(l->prompt, l->nprompt));
-	json_object_set_new(o, "output", lengths_json(l->output, l->noutput));
+	json_object_set_new(o, "prompt", def_lengths_json(l->prompt,
+	    l->nprompt));
+	json_object_set_new(o, "output", def_lengths_json(l->output,
+	    l->noutput));
 	json_object_set_new(o, "dialect", json_string(l->dialect ==
 	    DIALECT_LLAMA ? "llama" : "openai"));
 	s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);

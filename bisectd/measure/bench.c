@@ -484,15 +484,6 @@ server_failure(enum ttft_status st)
 	}
 }
 
-/*
- * Server mode: start the server, wait for it, time one streamed
- * completion to its first token, stop it.  Fills the run and one sample;
- * the figure is a lower bound on prefill speed (mode "server").  A
- * server that fails, or a stream without a token, is a failed run as a
- * crashed bench run is: 0 with the failure in run->end, the server's
- * stderr tail with it.  -1 only when nothing could be run at all (the
- * template, the runner), as run_template()'s -1.
- */
 /* The server of a server or serve run: its argv and health URL are
  * malloced into argv and *health, which the caller frees. */
 static int
@@ -521,6 +512,15 @@ server_spec(const struct conf_engine *eng, const struct tmpl_vals *v,
 	return 0;
 }
 
+/*
+ * Server mode: start the server, wait for it, time one streamed
+ * completion to its first token, stop it.  Fills the run and one sample;
+ * the figure is a lower bound on prefill speed (mode "server").  A
+ * server that fails, or a stream without a token, is a failed run as a
+ * crashed bench run is: 0 with the failure in run->end, the server's
+ * stderr tail with it.  -1 only when nothing could be run at all (the
+ * template, the runner), as run_template()'s -1.
+ */
 static int
 server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
     const struct bench_cell *c, const atomic_int *stop, struct store_run *run,

@@ -72,11 +72,13 @@ static json_t *
 release_serve(const struct store_serve_rows *rows)
 {
 	double *x = calloc(rows->n ? rows->n : 1, sizeof(*x));
-	json_t *o = json_object(), *fig = json_object(), *errs = json_object();
+	json_t *o = json_object(), *fig, *errs;
 	int failed = 0, over = 0, sum[SERVE_NERRORS] = { 0 };
 
 	if (x == NULL)
 		return o;
+	fig = json_object();
+	errs = json_object();
 	for (size_t i = 0; i < rows->n; i++) {
 		failed += rows->v[i].failed;
 		over += rows->v[i].run.lag_over;

@@ -1072,7 +1072,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			json_object_set_new(rj, "canary", canary_json(&oj, &r,
 			    i - r.lo, &prev));
 		if (serve)
-			json_object_set(rj, "serve", json_array_get(serve,
+			serve_release_attach(rj, json_array_get(serve,
 			    i - r.lo));
 		if (o->sink) {
 			o->sink->release(rj, i - r.lo, o->sink->arg);

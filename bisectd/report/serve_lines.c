@@ -149,6 +149,18 @@ serve_releases_json(struct store *s, const struct conf_engine *eng,
 	return a;
 }
 
+void
+serve_release_attach(json_t *rj, json_t *serve)
+{
+	json_object_set(rj, "serve", serve);
+	if (strcmp(rep_str(rj, "status"), "not-measured") != 0)
+		return;
+	if (rep_real(serve, "runs") > 0)
+		json_object_set_new(rj, "status", json_string("measured"));
+	else if (rep_real(serve, "failed_runs") > 0)
+		json_object_set_new(rj, "status", json_string("failed"));
+}
+
 /* "12.3 ms [11.9, 12.8]" of a summary, or "-". */
 static const char *
 value_words(const json_t *v, const char *unit, char *buf, size_t len)

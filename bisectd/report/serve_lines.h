@@ -30,6 +30,11 @@ struct json_t *serve_releases_json(struct store *s,
     size_t n, const char *weights_sha256, const char *hw_key,
     struct err *e);
 
+/* Put a release's "serve" object (serve_releases_json()'s) in its
+ * report entry rj, and the status its runs give where the cells', which
+ * know bench cells alone, say "not-measured". */
+void serve_release_attach(struct json_t *rj, struct json_t *serve);
+
 /* The lines of a report's releases (rels) and profile (rep); nothing
  * for a report of another mode. */
 void serve_text(const struct json_t *rep, FILE *out, int md);

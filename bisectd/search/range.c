@@ -182,6 +182,13 @@ range_cell_queries(const struct bisect_params *p,
 }
 
 int
+range_sample_wanted(const struct bisect_params *p,
+    const struct store_point *pt)
+{
+	return p->metric.kind != BISECT_METRIC_SERVE || pt->idx == p->metric.n;
+}
+
+int
 range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
     const struct conf_engine *eng, const char *weights_sha256,
     const char *hw_key, const int *skipped, struct range_data *d,
@@ -217,10 +224,7 @@ range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
 				const struct store_point *pt =
 				    &cell->points.v[k];
 
-				/* A serve run holds every figure: the one
-				 * searched is one value per run. */
-				if (p->metric.kind == BISECT_METRIC_SERVE &&
-				    pt->idx != p->metric.n)
+				if (!range_sample_wanted(p, pt))
 					continue;
 				b[m].time_ns = (double)pt->time_ns;
 				b[m].run = pt->run_id;

@@ -118,6 +118,11 @@ test_single_request_unchanged(void)
 	b = figure(rep, "1.0.3", "ttft-p90");
 	printf("under load: ttft-p90 %.3f ms, then %.3f ms\n", a, b);
 	CHECK(b / a > 3);
+	/* What the verdict judged is that figure, no other of the runs'. */
+	CHECK_NEAR(json_number_value(json_object_get(check_release(rep,
+	    "1.0.3"), "metric_ms")), b, 0.1 * b);
+	CHECK_STR(json_string_value(json_object_get(check_release(rep,
+	    "1.0.3"), "status")), "measured");
 	CHECK(isnan(figure(rep, "1.0.1", "ttft-p90")));
 	CHECK_INT(json_integer_value(json_object_get(json_object_get(
 	    json_object_get(check_release(rep, "1.0.1"), "serve"),

@@ -4,7 +4,7 @@
 # Included from tests/CMakeLists.txt; archives are built with the ALL
 # target "fake-releases".
 
-add_executable(fake-engine lib/fake-engine.c)
+add_executable(fake-engine lib/fake-engine.c lib/fake-release-path.c)
 target_link_libraries(fake-engine PRIVATE PkgConfig::JANSSON m)
 # It stands in for a foreign binary: the sanitizers' handlers would turn
 # its SIGSEGV into an exit status, and their start-up into overhead.
@@ -12,7 +12,7 @@ target_compile_options(fake-engine PRIVATE -fno-sanitize=all)
 target_link_options(fake-engine PRIVATE -fno-sanitize=all)
 
 # The streaming server under load, for serve mode: fake_serve_release().
-add_executable(fake-server lib/fake-server.c)
+add_executable(fake-server lib/fake-server.c lib/fake-release-path.c)
 target_link_libraries(fake-server PRIVATE PkgConfig::JANSSON)
 target_compile_options(fake-server PRIVATE -fno-sanitize=all)
 target_link_options(fake-server PRIVATE -fno-sanitize=all)

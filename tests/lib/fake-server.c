@@ -45,6 +45,8 @@
 
 #include <jansson.h>
 
+#include "fake-release-path.h"
+
 #define MAX_CONNS	1100
 #define REQ_MAX		(256 * 1024)
 
@@ -177,19 +179,14 @@ release_load(const char *path)
 static void
 release_find(const char *explicit_path)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
-	ssize_t n;
+	char path[PATH_MAX + 32];
 
 	if (explicit_path) {
 		release_load(explicit_path);
 		return;
 	}
-	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
-		die("cannot read /proc/self/exe: %s", strerror(errno));
-	exe[n] = '\0';
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/../release.conf", exe);
+	if (fake_release_path(path, sizeof(path)) < 0)
+		die("cannot find release.conf: %s", strerror(errno));
 	release_load(path);
 }
 

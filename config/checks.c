@@ -85,6 +85,67 @@ engine_line(const struct conf_loader *ld, const struct conf_engine *g,
 	return line ? line : section_line;
 }
 
+/*
+ * Serve mode's profile: a rate or a concurrency, requests or a duration,
+ * outputs of two tokens or more (a time per output token needs a second
+ * token).  Without a metric of its own a serve engine bisects on
+ * ttft-p90; a fit metric means nothing there.  Load keys on another
+ * mode are refused: they would be silently ignored.
+ */
+static void
+check_load(struct conf_loader *ld, struct conf_engine *g, int line)
+{
+	struct conf_load *l = &g->load;
+	const char *mkey = engine_line(ld, g, "metric", 0) ? "metric" : NULL;
+
+	if (g->mode != MODE_SERVE) {
+		static const char *const keys[] = { "load-rate",
+		    "load-concurrency", "load-requests", "load-duration",
+		    "slo-ttft", "slo-tpot", NULL };
+
+		for (size_t i = 0; keys[i]; i++)
+			if (engine_line(ld, g, keys[i], 0))
+				ld_problem(ld, engine_line(ld, g, keys[i], 0),
+				    "engine.%s.%s: only mode = serve takes a "
+				    "load profile", g->name, keys[i]);
+		return;
+	}
+	if (l->rate > 0 && l->concurrency > 0)
+		ld_problem(ld, engine_line(ld, g, "load-concurrency", line),
+		    "engine.%s.load-concurrency: not with load-rate (a load "
+		    "is paced by one of the two)", g->name);
+	else if (l->rate == 0 && l->concurrency == 0)
+		ld_problem(ld, line, "engine.%s.load-rate: missing (mode = "
+		    "serve needs load-rate or load-concurrency)", g->name);
+	else if (l->concurrency > 0)
+		l->arrival = ARRIVAL_CONCURRENCY;
+	if (l->requests > 0 && l->duration_ms > 0)
+		ld_problem(ld, engine_line(ld, g, "load-duration", line),
+		    "engine.%s.load-duration: not with load-requests (a run "
+		    "ends after one of the two)", g->name);
+	else if (l->requests == 0 && l->duration_ms == 0)
+		l->requests = 100;
+	for (size_t i = 0; i < l->nprompt; i++)
+		if (l->prompt[i] == 0)
+			ld_problem(ld, engine_line(ld, g, "load-prompt", line),
+			    "engine.%s.load-prompt: a prompt length must be "
+			    "positive", g->name);
+	for (size_t i = 0; i < l->noutput; i++)
+		if (l->output[i] < 2)
+			ld_problem(ld, engine_line(ld, g, "load-output", line),
+			    "engine.%s.load-output: expected 2 tokens or more "
+			    "(the time per output token is timed from the "
+			    "first to the last), got %d", g->name,
+			    l->output[i]);
+	if (mkey == NULL)
+		g->metric = (struct conf_metric){ METRIC_SERVE,
+		    FIG_TTFT_P90 };
+	else if (g->metric.kind != METRIC_SERVE)
+		ld_problem(ld, engine_line(ld, g, "metric", line),
+		    "engine.%s.metric: expected a serve figure such as "
+		    "ttft-p90 or tpot-p50 in mode = serve", g->name);
+}
+
 /* Engine g's key section names a [section "name"] the file lacks. */
 static void
 no_section(struct conf_loader *ld, const struct conf_engine *g,
@@ -148,11 +209,12 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 		    "command: expected {bin}, the unpacked release, in the "
 		    "command (without it every release runs the same binary), "
 		    "got '%s'", g->name, g->command);
-	if (g->mode == MODE_SERVER && g->url == NULL)
+	if (g->mode != MODE_BENCH && g->url == NULL)
 		ld_problem(ld, line,
-		    "engine.%s.url: missing (mode = server needs "
+		    "engine.%s.url: missing (mode = %s needs "
 		    "the completions URL)",
-		    g->name);
+		    g->name, g->mode == MODE_SERVE ? "serve" : "server");
+	check_load(ld, g, line);
 	if (g->weights_name == NULL) {
 		if (ld->c->nweights == 1)
 			g->weights = &ld->c->weights[0];
@@ -233,6 +295,10 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 	    g->canary_prompt_sha256 || g->canary_parser_arg))
 		ld_problem(ld, line, "engine.%s.canary: missing (canary-prompt "
 		    "and canary-parser describe a canary command)", g->name);
+	if (g->metric.kind == METRIC_SERVE && g->mode != MODE_SERVE)
+		ld_problem(ld, engine_line(ld, g, "metric", line), "engine.%s."
+		    "metric: %s is a serve figure (mode = serve)", g->name,
+		    conf_serve_figure_name(g->metric.n));
 	if (g->metric.kind == METRIC_PP &&
 	    !contains(g->prompts, g->nprompts, g->metric.n))
 		ld_problem(ld, engine_line(ld, g, "metric", line), "engine.%s."

@@ -42,13 +42,67 @@ enum conf_text_parser {
 
 enum conf_unit { UNIT_NS, UNIT_US, UNIT_MS, UNIT_S, UNIT_TPS };
 
-enum conf_mode { MODE_BENCH, MODE_SERVER };
+enum conf_mode { MODE_BENCH, MODE_SERVER, MODE_SERVE };
+
+/* Serve mode: how requests arrive. */
+enum conf_arrival {
+	ARRIVAL_POISSON,	/* at load-rate, exponential gaps */
+	ARRIVAL_FIXED,		/* at load-rate, equal gaps */
+	ARRIVAL_CONCURRENCY	/* load-concurrency in flight, each sent as
+				 * one ends */
+};
+
+/* Serve mode: the streaming API spoken. */
+enum conf_dialect {
+	DIALECT_OPENAI,		/* /v1/completions, "stream": true */
+	DIALECT_LLAMA		/* llama-server's /completion stream */
+};
+
+/*
+ * A serve-mode figure of one run: a latency and a percentile.  The
+ * order is the order of a serve run's stored samples (their index), so
+ * it only ever grows at the end.
+ */
+enum conf_serve_figure {
+	FIG_TTFT_P50, FIG_TTFT_P90, FIG_TTFT_P99,
+	FIG_TPOT_P50, FIG_TPOT_P90, FIG_TPOT_P99,
+	FIG_ITL_P50, FIG_ITL_P90, FIG_ITL_P99,
+	FIG_E2E_P50, FIG_E2E_P90, FIG_E2E_P99,
+	FIG_N
+};
+
+/* The load profile of a serve-mode engine: one run is one server start
+ * and the whole of this load. */
+struct conf_load {
+	enum conf_arrival arrival;
+	double rate;		/* requests a second; 0 with concurrency */
+	int concurrency;	/* requests in flight; 0 with a rate */
+	int requests;		/* measured requests; 0 with a duration */
+	int64_t duration_ms;	/* arrivals stop after it; 0: requests */
+	int warmup;		/* requests before, sent and not counted */
+	int prompt[CONF_MAX_LENGTHS];	/* prompt words, drawn uniformly */
+	size_t nprompt;
+	int output[CONF_MAX_LENGTHS];	/* output tokens, drawn uniformly */
+	size_t noutput;
+	int64_t slo_ttft_ms;	/* goodput's targets; 0: none */
+	int64_t slo_tpot_ms;
+	int64_t max_lag_ms;	/* a run whose requests left later than this
+				 * at p99 is flagged: the client was the
+				 * bottleneck */
+	double max_errors;	/* fraction of failed requests past which
+				 * the run fails */
+	enum conf_dialect dialect;
+	int line;		/* where load-rate or load-concurrency is,
+				 * for messages; 0 */
+};
 
 enum conf_metric_kind {
 	METRIC_PER_TOKEN,	/* slope of the fit, ms per prompt token */
 	METRIC_FIXED,		/* intercept of the fit, ms */
 	METRIC_PP,		/* prefill throughput at prompt length n */
 	METRIC_TG,		/* decode throughput at gen length n */
+	METRIC_SERVE,		/* a serve run's figure, n: its enum
+				 * conf_serve_figure */
 	METRIC_CANARY		/* "output": the canary's text, not a time;
 				 * a bisect's and a report's, never an
 				 * engine's metric key */
@@ -56,7 +110,8 @@ enum conf_metric_kind {
 
 struct conf_metric {
 	enum conf_metric_kind kind;
-	int n;			/* prompt or gen length for METRIC_PP/TG */
+	int n;			/* prompt or gen length for METRIC_PP/TG;
+				 * the enum conf_serve_figure of SERVE */
 };
 
 /* conf_weights, conf_engine, conf_alert, conf_runner and conf_ablation keep
@@ -123,6 +178,7 @@ struct conf_engine {
 	enum conf_mode mode;
 	char *url;		/* server mode: completions URL, or NULL */
 	char *health_url;	/* server mode: readiness URL, or NULL */
+	struct conf_load load;	/* serve mode's profile */
 
 	char *weights_name;
 	const struct conf_weights *weights;	/* resolved; not owned */
@@ -386,7 +442,10 @@ const char *conf_source_name(enum conf_source s);
 const char *conf_parser_name(enum conf_parser p);
 const char *conf_text_parser_name(enum conf_text_parser p);
 const char *conf_unit_name(enum conf_unit u);
+const char *conf_mode_name(enum conf_mode m);	/* "bench" ... */
 const char *conf_metric_name(const struct conf_metric *m, char *buf,
     size_t len);
+/* "ttft-p90": the metric name of a serve figure. */
+const char *conf_serve_figure_name(enum conf_serve_figure f);
 
 #endif

@@ -493,9 +493,30 @@ engine_metric(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 
 	if (conf_parse_metric(en->value, &g->metric) < 0)
 		ld_problem(ld, en->line,
-		    "%s: expected per-token, fixed, ppN or "
-		    "tgN, got '%s'",
+		    "%s: expected per-token, fixed, ppN, tgN or a serve "
+		    "figure (ttft, tpot, itl or e2e, -p50, -p90 or -p99), "
+		    "got '%s'",
 		    en->label, en->value);
+}
+
+/* Serve mode's requests a second: a positive number. */
+static void
+engine_load_rate(struct conf_loader *ld, void *obj,
+    const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(en->value, &end);
+	if (errno || end == en->value || *end != '\0' || !(v > 0) ||
+	    v > 1e6)
+		ld_problem(ld, en->line, "%s: expected requests a second, a "
+		    "number above 0 and up to 1000000 such as 8 or 0.5, got "
+		    "'%s'", en->label, en->value);
+	else
+		g->load.rate = v;
 }
 
 static void
@@ -698,7 +719,9 @@ compare_engines(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 #define K(f)	offsetof(struct conf_compare, f)
 
 static const char *const units[] = { "ns", "us", "ms", "s", "tps", NULL };
-static const char *const modes[] = { "bench", "server", NULL };
+static const char *const modes[] = { "bench", "server", "serve", NULL };
+static const char *const arrivals[] = { "poisson", "fixed", NULL };
+static const char *const dialects[] = { "openai", "llama", NULL };
 
 /* In each section, the order of the file's documentation and of the
  * "unknown key" messages. */
@@ -803,12 +826,57 @@ const struct conf_key conf_keys[] = {
 	    .init = "ms", .doc = "the unit of a regex: parser's capture" },
 	{ CONF_ENGINE, "mode", CK_ENUM, G(mode), .names = modes,
 	    .init = "bench",
-	    .doc = "run the command per cell, or start a server and time its "
-		   "first token" },
+	    .form = "bench | server | serve",
+	    .doc = "run the command per cell, start a server and time its "
+		   "first token, or start a server and load it" },
 	{ CONF_ENGINE, "url", CK_URL, G(url),
-	    .doc = "server mode: the completions URL" },
+	    .doc = "server and serve mode: the completions URL" },
 	{ CONF_ENGINE, "health-url", CK_URL, G(health_url),
-	    .doc = "server mode: the URL that answers once it is ready" },
+	    .doc = "server and serve mode: the URL that answers once it is "
+		   "ready" },
+	{ CONF_ENGINE, "load-rate", CK_CUSTOM, G(load.rate),
+	    .set = engine_load_rate, .line_off = G(load.line), .form = "RATE",
+	    .doc = "serve mode: requests a second (or load-concurrency)" },
+	{ CONF_ENGINE, "load-arrival", CK_ENUM, G(load.arrival),
+	    .names = arrivals, .init = "poisson", .form = "poisson | fixed",
+	    .doc = "serve mode: exponential or equal gaps between arrivals "
+		   "at load-rate" },
+	{ CONF_ENGINE, "load-concurrency", CK_INT, G(load.concurrency),
+	    .lo = 1, .hi = 4096, .line_off = G(load.line),
+	    .doc = "serve mode: requests kept in flight (or load-rate)" },
+	{ CONF_ENGINE, "load-requests", CK_INT, G(load.requests), .lo = 1,
+	    .hi = 1000000, .dflt = "100 without load-duration",
+	    .doc = "serve mode: the requests measured in a run" },
+	{ CONF_ENGINE, "load-duration", CK_DURATION, G(load.duration_ms),
+	    .lo = 1, .doc = "serve mode: or send for this long" },
+	{ CONF_ENGINE, "load-warmup", CK_INT, G(load.warmup), .lo = 0,
+	    .hi = 100000, .init = "4",
+	    .doc = "serve mode: requests sent before, never counted" },
+	{ CONF_ENGINE, "load-prompt", CK_LENGTHS, G(load.prompt),
+	    G(load.nprompt), .init = "128",
+	    .doc = "serve mode: prompt words, one drawn uniformly per request" },
+	{ CONF_ENGINE, "load-output", CK_LENGTHS, G(load.output),
+	    G(load.noutput), .init = "64",
+	    .doc = "serve mode: output tokens (2 or more), drawn as the prompt, "
+		   "end-of-text held back" },
+	{ CONF_ENGINE, "load-dialect", CK_ENUM, G(load.dialect),
+	    .names = dialects, .init = "openai", .form = "openai | llama",
+	    .doc = "serve mode: OpenAI /v1/completions or llama-server's "
+		   "/completion stream" },
+	{ CONF_ENGINE, "slo-ttft", CK_DURATION, G(load.slo_ttft_ms), .lo = 1,
+	    .dflt = "none",
+	    .doc = "serve mode: goodput's target for time to first token" },
+	{ CONF_ENGINE, "slo-tpot", CK_DURATION, G(load.slo_tpot_ms), .lo = 1,
+	    .dflt = "none",
+	    .doc = "serve mode: goodput's target for time per output token" },
+	{ CONF_ENGINE, "load-max-lag", CK_DURATION, G(load.max_lag_ms),
+	    .lo = 1, .init = "5ms",
+	    .doc = "serve mode: a run whose requests left later than this at "
+		   "p99 is flagged client-bound" },
+	{ CONF_ENGINE, "load-max-errors", CK_PERCENT, G(load.max_errors),
+	    .init = "0%",
+	    .doc = "serve mode: the share of failed requests past which a run "
+		   "fails" },
 	{ CONF_ENGINE, "weights", CK_STR, G(weights_name), .form = "NAME",
 	    .dflt = "the only [weights] section",
 	    .doc = "the [weights] section every release runs on" },
@@ -851,7 +919,9 @@ const struct conf_key conf_keys[] = {
 	    .doc = "what a watch compares besides metric, each bisected and "
 		   "alerted apart (Holm's 5% over them)" },
 	{ CONF_ENGINE, "metric", CK_CUSTOM, G(metric), .set = engine_metric,
-	    .init = "per-token", .form = "per-token | fixed | ppN | tgN",
+	    .init = "per-token",
+	    .form = "per-token | fixed | ppN | tgN | ttft-p90 ...",
+	    .dflt = "per-token; ttft-p90 in serve mode",
 	    .doc = "what the bisection searches on" },
 	{ CONF_ENGINE, "threshold", CK_PERCENT, G(threshold), .init = "20%",
 	    .doc = "the smallest change that counts as a regression" },

@@ -135,6 +135,12 @@ conf_parse_metric(const char *s, struct conf_metric *m)
 		m->kind = METRIC_FIXED;
 		return 0;
 	}
+	for (int f = 0; f < FIG_N; f++)
+		if (strcmp(s, conf_serve_figure_name(f)) == 0) {
+			m->kind = METRIC_SERVE;
+			m->n = f;
+			return 0;
+		}
 	if (strncmp(s, "pp", 2) == 0)
 		m->kind = METRIC_PP;
 	else if (strncmp(s, "tg", 2) == 0)
@@ -166,11 +172,34 @@ conf_metric_name(const struct conf_metric *m, char *buf, size_t len)
 	case METRIC_TG:
 		snprintf(buf, len, "tg%d", m->n);
 		break;
+	case METRIC_SERVE:
+		snprintf(buf, len, "%s", conf_serve_figure_name(m->n));
+		break;
 	case METRIC_CANARY:
 		snprintf(buf, len, "output");
 		break;
 	}
 	return buf;
+}
+
+const char *
+conf_mode_name(enum conf_mode m)
+{
+	return m == MODE_SERVE ? "serve" : m == MODE_SERVER ? "server" :
+	    "bench";
+}
+
+const char *
+conf_serve_figure_name(enum conf_serve_figure f)
+{
+	static const char *const names[FIG_N] = {
+		"ttft-p50", "ttft-p90", "ttft-p99",
+		"tpot-p50", "tpot-p90", "tpot-p99",
+		"itl-p50", "itl-p90", "itl-p99",
+		"e2e-p50", "e2e-p90", "e2e-p99"
+	};
+
+	return (unsigned)f < FIG_N ? names[f] : "?";
 }
 
 const char *

@@ -111,6 +111,12 @@ http_global(struct err *e)
 	return 0;
 }
 
+int
+http_global_init(struct err *e)
+{
+	return http_global(e);
+}
+
 static int64_t
 now_ns(void)
 {

@@ -59,6 +59,10 @@ struct http_response {
 };
 
 /* Empty response: no status, no headers, body limit 64 MiB. */
+/* libcurl's global set-up, once a process: 0, or -1 with e set.  The
+ * calls here make it themselves; http_multi.c calls it. */
+int http_global_init(struct err *e);
+
 void http_response_init(struct http_response *r);
 /* Free what r holds and leave it as http_response_init() does. */
 void http_response_release(struct http_response *r);

@@ -16,7 +16,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-20}
 [ $# -gt 0 ] && shift
-targets=${*:-cron version template sha256sums http github parse config unpack text canary result route slurm node git}
+targets=${*:-cron version template sha256sums http github parse config unpack text canary result route slurm node git sse}
 dir=build-fuzz
 jobs=$(nproc 2>/dev/null || echo 2)
 

@@ -70,6 +70,7 @@ store_points_read(struct store *s, sqlite3_stmt *st, struct store_points *out,
 		p->confirm = sqlite3_column_int(st, 2);
 		p->busy = sqlite3_column_int(st, 3);
 		p->lower_bound = sqlite3_column_int(st, 4);
+		p->idx = sqlite3_column_int(st, 5);
 		p->gpu_sm_mhz = 0;
 		p->gpu_energy_j = -1;
 		p->gpu_mem_peak = -1;
@@ -91,7 +92,7 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 	out->v = NULL;
 	out->n = 0;
 	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
-	    " d.clock = 'ttft'" CELL_FROM " JOIN sample x ON x.run_id = r.id"
+	    " d.clock = 'ttft', x.idx" CELL_FROM " JOIN sample x ON x.run_id = r.id"
 	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
 	    " r.throttled = 0 AND" CELL_TIME " IS NOT NULL ORDER BY r.id,"
 	    " x.idx", &st, e) < 0)

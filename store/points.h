@@ -32,6 +32,8 @@ struct store_point {
 	int confirm;		/* the run confirmed a boundary */
 	int busy;		/* the machine was busy before the run */
 	int lower_bound;	/* server mode: time to first token */
+	int idx;		/* the sample's place in its run: a serve
+				 * run's figure (enum conf_serve_figure) */
 	/* Its run's GPU figures (store_release_runs_read() alone): the
 	 * median SM clock, 0 when not read; the peak memory above the
 	 * baseline and the energy, -1 when not read. */

@@ -230,6 +230,7 @@ finish_cell(struct store_cell_runs *c, struct rows *raw)
 			p->confirm = r->confirm;
 			p->busy = r->busy;
 			p->lower_bound = r->lower_bound;
+			p->idx = (int)r->idx;
 			p->gpu_sm_mhz = r->gpu_sm_mhz;
 			p->gpu_energy_j = r->gpu_energy_j;
 			p->gpu_mem_peak = r->gpu_mem_peak;

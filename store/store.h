@@ -19,5 +19,6 @@
 #include "tally.h"
 #include "slurm.h"
 #include "alert_log.h"
+#include "serve.h"
 
 #endif

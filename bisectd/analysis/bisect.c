@@ -191,7 +191,9 @@ bisect_metric_estimate(const struct bisect_release *r,
 		break;
 	case BISECT_METRIC_PP:
 	case BISECT_METRIC_TG:
-		k = length_index(p, p->metric.n);
+	case BISECT_METRIC_SERVE:
+		k = p->metric.kind == BISECT_METRIC_SERVE ? 0 :
+		    length_index(p, p->metric.n);
 		if (k < 0 || stats_cell(cells[k].time_ns, cells[k].n, &cs) < 0)
 			goto out;
 		stats_mean_estimate(&cs, out);
@@ -232,6 +234,10 @@ check_params(const struct bisect_params *p)
 	case BISECT_METRIC_TG:
 		if (p->nlengths != 1 || p->lengths[0] != p->metric.n)
 			return "a tgN metric needs exactly the length N";
+		break;
+	case BISECT_METRIC_SERVE:
+		if (p->nlengths != 1)
+			return "a serve figure needs exactly one cell";
 		break;
 	default:
 		return "unknown metric";

@@ -30,12 +30,16 @@ enum bisect_metric_kind {
 	BISECT_METRIC_PER_TOKEN,	/* the fit's slope */
 	BISECT_METRIC_FIXED,		/* the fit's intercept */
 	BISECT_METRIC_PP,		/* mean time of prompt length n (ppN) */
-	BISECT_METRIC_TG		/* mean time of gen length n (tgN) */
+	BISECT_METRIC_TG,		/* mean time of gen length n (tgN) */
+	BISECT_METRIC_SERVE		/* mean of one figure of serve runs
+					 * (a latency percentile), the one
+					 * cell's; n names the figure */
 };
 
 struct bisect_metric {
 	enum bisect_metric_kind kind;
-	int n;			/* the length for PP and TG */
+	int n;			/* the length for PP and TG; SERVE: the
+				 * figure, for the caller */
 };
 
 struct bisect_sample {
@@ -65,7 +69,8 @@ struct bisect_params {
 	/*
 	 * The cells measured on every probe.  PER_TOKEN and FIXED: the fit
 	 * lengths (two or more prompt lengths).  PP: prompt lengths that
-	 * include metric.n.  TG: the single gen length metric.n.  With two
+	 * include metric.n.  TG: the single gen length metric.n.  SERVE:
+	 * one cell, whose samples are one figure per run.  With two
 	 * or more prompt lengths the verdict also carries the fit's deltas
 	 * and the kind of change.
 	 */

@@ -11,6 +11,7 @@
 #include "bisectd/report/listing_json.h"
 #include "bisectd/jobs/status.h"
 #include "ctl.h"
+#include "bisectd/measure/definition.h"
 #include "bisectd/measure/parse.h"
 #include "bisectd/process/template.h"
 #include "common/err.h"
@@ -25,16 +26,6 @@ lengths_text(char *buf, size_t len, const int *v, size_t n)
 	for (size_t i = 0; i < n && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%d",
 		    i ? "," : "", v[i]);
-}
-
-static json_t *
-lengths_json(const int *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(v[i]));
-	return a;
 }
 
 static const char *
@@ -176,14 +167,14 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	    json_null());
 	json_object_set_new(o, "command", json_string(g->command));
 	json_object_set_new(o, "env", env);
-	json_object_set_new(o, "mode", json_string(g->mode == MODE_SERVER ?
-	    "server" : "bench"));
+	json_object_set_new(o, "mode", json_string(conf_mode_name(
+	    g->mode)));
 	json_object_set_new(o, "parser", json_string(parser_text(parser,
 	    sizeof(parser), g)));
 	json_object_set_new(o, "weights", json_string(g->weights->name));
-	json_object_set_new(o, "prompts", lengths_json(g->prompts,
+	json_object_set_new(o, "prompts", def_lengths_json(g->prompts,
 	    g->nprompts));
-	json_object_set_new(o, "gen", lengths_json(g->gen, g->ngen));
+	json_object_set_new(o, "gen", def_lengths_json(g->gen, g->ngen));
 	json_object_set_new(o, "contents", contents);
 	json_object_set_new(o, "reps", json_integer(g->reps));
 	json_object_set_new(o, "max_reps", json_integer(g->max_reps));
@@ -192,7 +183,7 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	json_object_set_new(o, "timeout_ms", json_integer(g->timeout_ms));
 	json_object_set_new(o, "max_memory", json_integer(
 	    (json_int_t)g->max_memory));
-	json_object_set_new(o, "fit", lengths_json(g->fit, g->nfit));
+	json_object_set_new(o, "fit", def_lengths_json(g->fit, g->nfit));
 	json_object_set_new(o, "metric", json_string(conf_metric_name(
 	    &g->metric, metric, sizeof(metric))));
 	json_object_set_new(o, "threshold", json_real(g->threshold));
@@ -368,7 +359,7 @@ cmd_check_config(struct ctl *c)
 		printf("  command   %s\n", g->command);
 		printf("  mode      %s, parser %s, timeout %s\n",
 		    g->mode == MODE_SERVER ? "server (figures are lower "
-		    "bounds)" : "bench", parser_text(b, sizeof(b), g),
+		    "bounds)" : conf_mode_name(g->mode), parser_text(b, sizeof(b), g),
 		    duration_text(a, sizeof(a), g->timeout_ms));
 		if (g->max_memory > 0)
 			printf("  memory    at most %.1f GiB per run "

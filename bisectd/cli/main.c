@@ -234,7 +234,9 @@ static const struct {
 	{ TAKES_METRIC, "  --metric M       what to search or judge: per-token "
 	  "(prefill cost per\n                   token, the default), fixed, "
 	  "ppN (prefill at N tokens),\n                   tgN (decode of N "
-	  "tokens) or output (the canary's text)" },
+	  "tokens), output (the canary's text)\n                   or, in "
+	  "serve mode, ttft, tpot, itl or e2e at\n                   p50, "
+	  "p90 or p99 (ttft-p90)" },
 	{ TAKES_THRESHOLD, "  --threshold P    the slowdown that counts "
 	  "(default: the engine's, 20%)" },
 	{ TAKES_ALL, "  --all            every release of the range, not only "

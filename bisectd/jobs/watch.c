@@ -827,6 +827,10 @@ figure(const struct conf_metric *m, double cost_ns, char *buf, size_t len)
 	case METRIC_TG:
 		snprintf(buf, len, "tg%d %.4g t/s", m->n, m->n * 1e9 / cost_ns);
 		break;
+	case METRIC_SERVE:
+		snprintf(buf, len, "%s %.4g ms", conf_serve_figure_name(m->n),
+		    cost_ns / 1e6);
+		break;
 	case METRIC_CANARY:
 		assert(!"the yardstick compares times, not texts");
 		break;

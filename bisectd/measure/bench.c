@@ -28,6 +28,7 @@
 #include "bisectd/process/runner.h"
 #include "store/store.h"
 #include "bisectd/process/template.h"
+#include "serve_run.h"
 #include "ttft.h"
 
 /* The tokens a server-mode request asks for: the first is timed. */
@@ -105,6 +106,18 @@ bench_cells(const struct conf *conf, const struct conf_engine *eng,
 
 	if (one_content)
 		nk = 1;
+	/* A serve run is one cell whatever is asked: the profile's. */
+	if (eng->mode == MODE_SERVE) {
+		if ((c = calloc(1, sizeof(*c))) == NULL)
+			return err_set(e, "out of memory");
+		c->kind = "pp";
+		c->prompt = eng->load.prompt[0];
+		c->gen = eng->load.output[0];
+		c->content = "";
+		*out = c;
+		*n = 1;
+		return 0;
+	}
 	/* A server is measured by time to first token: prefill only. */
 	if (eng->mode == MODE_SERVER)
 		ngens = 0;
@@ -246,11 +259,14 @@ on_wait(void *arg, const struct hygiene_sample *s, int64_t waited_ms)
 	return w->b->stop && *w->b->stop;
 }
 
-/* The parser as runs record it: "llama-bench", "regex:RE", "ttft". */
+/* The parser as runs record it: "llama-bench", "regex:RE", "ttft",
+ * "serve". */
 static const char *
 parser_spec(const struct conf_engine *eng, char *buf, size_t len)
 {
-	if (eng->parser_arg)
+	if (eng->mode == MODE_SERVE)
+		snprintf(buf, len, "serve");
+	else if (eng->parser_arg)
 		snprintf(buf, len, "%s:%s", conf_parser_name(eng->parser),
 		    eng->parser_arg);
 	else
@@ -266,8 +282,10 @@ set_parser(json_t *o, const struct conf_engine *eng,
 {
 	char parser[512];
 
+	/* A serve run's samples are its figures, in wall_ns. */
 	d->clock = eng->mode == MODE_SERVER ? "ttft" :
-	    eng->parser == PARSER_WALL ? "wall" : "engine";
+	    eng->mode == MODE_SERVE || eng->parser == PARSER_WALL ? "wall" :
+	    "engine";
 	json_object_set_new(o, "clock", json_string(d->clock));
 	json_object_set_new(o, "parser", json_string(parser_spec(eng, parser,
 	    sizeof(parser))));
@@ -308,9 +326,17 @@ bench_definition(const struct conf_engine *eng, const char *kind, int prompt,
 	}
 	o = json_object();
 	json_object_set_new(o, "timing", json_integer(BENCH_TIMING_VERSION));
-	json_object_set_new(o, "mode", json_string(eng->mode == MODE_SERVER ?
-	    "server" : "bench"));
+	json_object_set_new(o, "mode", json_string(conf_mode_name(eng->mode)));
 	set_parser(o, eng, d);
+	if (eng->mode == MODE_SERVE) {
+		char *profile = serve_profile_json(eng);
+
+		json_object_set_new(o, "url", json_string(eng->url ? eng->url :
+		    ""));
+		json_object_set_new(o, "load", json_loads(profile ? profile :
+		    "{}", 0, NULL));
+		free(profile);
+	}
 	if (eng->mode == MODE_SERVER) {
 		json_t *rq = json_loads(TTFT_REQUEST_FIELDS, 0, NULL);
 
@@ -458,6 +484,34 @@ server_failure(enum ttft_status st)
 	}
 }
 
+/* The server of a server or serve run: its argv and health URL are
+ * malloced into argv and *health, which the caller frees. */
+static int
+server_spec(const struct conf_engine *eng, const struct tmpl_vals *v,
+    const atomic_int *stop, struct ttft_server_spec *ss, struct strv *argv,
+    char **health, struct err *e)
+{
+	*health = NULL;
+	if (tmpl_expand(eng->command, v, argv, e) < 0)
+		return -1;
+	memset(ss, 0, sizeof(*ss));
+	ss->proc.argv = (const char *const *)argv->v;
+	ss->proc.env = (const char *const *)eng->env.v;
+	ss->proc.workdir = eng->workdir;
+	ss->proc.timeout_ms = eng->timeout_ms;
+	ss->proc.memory_max = eng->max_memory;
+	ss->proc.isolation = RUN_ISOLATE_AUTO;
+	ss->proc.stop = stop;
+	if (eng->health_url == NULL &&
+	    (*health = default_health_url(eng->url)) == NULL) {
+		strv_clear(argv);
+		return err_set(e, "out of memory");
+	}
+	ss->health_url = eng->health_url ? eng->health_url : *health;
+	ss->allow_http = 1;	/* the server runs on this machine */
+	return 0;
+}
+
 /*
  * Server mode: start the server, wait for it, time one streamed
  * completion to its first token, stop it.  Fills the run and one sample;
@@ -477,26 +531,11 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	struct ttft_request rq;
 	struct ttft_result tr;
 	struct strv argv = STRV_INIT;
-	char *health = NULL;
+	char *health;
 	int rc;
 
-	if (tmpl_expand(eng->command, v, &argv, e) < 0)
+	if (server_spec(eng, v, stop, &ss, &argv, &health, e) < 0)
 		return -1;
-	memset(&ss, 0, sizeof(ss));
-	ss.proc.argv = (const char *const *)argv.v;
-	ss.proc.env = (const char *const *)eng->env.v;
-	ss.proc.workdir = eng->workdir;
-	ss.proc.timeout_ms = eng->timeout_ms;
-	ss.proc.memory_max = eng->max_memory;
-	ss.proc.isolation = RUN_ISOLATE_AUTO;
-	ss.proc.stop = stop;
-	if (eng->health_url == NULL &&
-	    (health = default_health_url(eng->url)) == NULL) {
-		strv_clear(&argv);
-		return err_set(e, "out of memory");
-	}
-	ss.health_url = eng->health_url ? eng->health_url : health;
-	ss.allow_http = 1;	/* the server runs on this machine */
 	memset(&rq, 0, sizeof(rq));
 	rq.url = eng->url;
 	rq.prompt_tokens = c->prompt;
@@ -544,6 +583,114 @@ server_run(const struct conf_engine *eng, const struct tmpl_vals *v,
 	return 0;
 }
 
+/* A serve run's samples: its figures, idx the enum conf_serve_figure;
+ * 0, or -1 when one has no value (streams of a single token). */
+static int
+serve_samples(const struct bench_cell *c, const struct serve_figures *f,
+    struct store_sample smp[FIG_N])
+{
+	for (int k = 0; k < FIG_N; k++) {
+		double v = f->pct[k / SERVE_NPCT][k % SERVE_NPCT];
+
+		if (!isfinite(v))
+			return -1;
+		smp[k].prompt_tokens = c->prompt;
+		smp[k].gen_tokens = c->gen;
+		smp[k].wall_ns = llround(v);
+		smp[k].engine_ns = -1;
+		smp[k].user_ns = smp[k].sys_ns = smp[k].max_rss_kb = -1;
+	}
+	return 0;
+}
+
+/*
+ * Serve mode: one server start and its whole load.  The run's samples
+ * are its figures, its serve_run row the rest, stored together.  A
+ * server that fails, or a load past its bound of failed requests, is a
+ * failed run with the requests' failures counted by type.
+ */
+static int
+serve_one(struct bench_ctx *b, const struct bench_target *t,
+    const struct bench_cell *c, int64_t definition_id, int rep, int warmup,
+    int confirm, const struct hygiene_sample *hs, int busy,
+    const struct tmpl_vals *v, struct device_set *dev,
+    struct bench_tally *tally, struct err *e)
+{
+	const struct conf_engine *eng = t->eng ? t->eng : b->eng;
+	struct ttft_server_spec ss;
+	struct strv argv = STRV_INIT;
+	struct serve_outcome so;
+	struct run_result res;
+	struct store_run run;
+	struct store_sample smp[FIG_N];
+	struct gpu_watch *gw;
+	char *health, detail[1100], parser[512];
+	size_t nsmp = 0;
+	int rc;
+
+	if (server_spec(eng, v, b->stop, &ss, &argv, &health, e) < 0)
+		return err_prefix(e, "%s %s", eng->name, t->version);
+	memset(&run, 0, sizeof(run));
+	memset(&res, 0, sizeof(res));
+	run.started = (int64_t)time(NULL);
+	(void)gpu_watch_start(dev, &gw);
+	/* One schedule per repetition, the same for every release. */
+	rc = serve_measure(&ss, eng, (uint64_t)rep + 1, b->stop, &so, &res,
+	    e);
+	gpu_watch_stop(gw, &run.gpu);
+	strv_clear(&argv);
+	free(health);
+	if (rc == 0 && b->stop && atomic_load(b->stop))
+		rc = err_set(e, "interrupted");
+	if (rc < 0) {
+		run_result_release(&res);
+		serve_outcome_release(&so);
+		return b->stop && *b->stop ? -1 : err_prefix(e, "%s %s",
+		    eng->name, t->version);
+	}
+	run.mode = "server";
+	def_stored_end(&res, detail, sizeof(detail), &run.end);
+	run.user_ns = res.user_ns;
+	run.sys_ns = res.sys_ns;
+	run.max_rss_kb = res.max_rss_kb;
+	if (so.server != TTFT_OK) {
+		if (run.end.failure == NULL)
+			run.end.failure = server_failure(so.server);
+		run.end.failure_detail = so.detail;
+	} else {
+		/* The load ended: how the server ended after it is not the
+		 * figures' concern. */
+		run.end.failure = NULL;
+		run.end.failure_detail = NULL;
+		if (so.detail[0] == '\0' && serve_samples(c, &so.fig, smp) <
+		    0)
+			snprintf(so.detail, sizeof(so.detail), "the streams "
+			    "gave no time per output token (one token each)");
+		if (so.detail[0] != '\0') {
+			run.end.failure = "parse";
+			run.end.failure_detail = so.detail;
+		} else
+			nsmp = FIG_N;
+	}
+	fill_run(b, t, c, definition_id, rep, warmup, confirm, hs, busy,
+	    parser, sizeof(parser), &run);
+	if ((rc = store_begin(b->store, e)) == 0) {
+		rc = store_run_insert(b->store, &run, smp, nsmp, e);
+		so.row.run_id = run.id;
+		if (rc == 0 && so.measured)
+			rc = store_serve_insert(b->store, &so.row, e);
+		if (rc == 0)
+			rc = store_commit(b->store, e);
+		if (rc < 0)
+			store_rollback(b->store);
+		else
+			tally_run(b, t, c, &run, busy, tally);
+	}
+	run_result_release(&res);
+	serve_outcome_release(&so);
+	return rc;
+}
+
 /* One run of one cell of one target: run, parse, store. */
 static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
@@ -586,6 +733,9 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	spec.stop = b->stop;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);
+	if (eng->mode == MODE_SERVE)
+		return serve_one(b, t, c, definition_id, rep, warmup, confirm,
+		    &hs, busy, &v, dev, tally, e);
 	if (eng->mode == MODE_SERVER) {
 		struct store_sample one;
 

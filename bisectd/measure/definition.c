@@ -26,6 +26,16 @@ def_strv_json(const struct strv *v)
 	return a;
 }
 
+json_t *
+def_lengths_json(const int *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
 int
 def_seal(json_t *o, char **text, char key[65])
 {

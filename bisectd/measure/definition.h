@@ -2,11 +2,13 @@
  * definition.h: what a run of an engine executes, described two ways: as
  * the canonical JSON and sha256 key its runs are stored under (a bench
  * cell's, a canary's), and as the command line people can run again;
- * and how such a run ended, in the store's form.  Shared by bench.c and
- * canary.c.
+ * and how such a run ended, in the store's form.  Shared by bench.c,
+ * canary.c and serve_run.c.
  */
 #ifndef BISECTD_MEASURE_DEFINITION_H
 #define BISECTD_MEASURE_DEFINITION_H
+
+#include <stddef.h>
 
 struct buf;
 struct conf_engine;
@@ -26,6 +28,9 @@ int def_seal(struct json_t *o, char **text, char key[65]);
 
 /* A new JSON array of v's strings. */
 struct json_t *def_strv_json(const struct strv *v);
+
+/* A new JSON array of n lengths. */
+struct json_t *def_lengths_json(const int *v, size_t n);
 
 /*
  * The command line template tmpl of eng (its command, its canary)

@@ -28,6 +28,7 @@
 #include "bisectd/search/commits.h"
 #include "fetch/sha256.h"
 #include "build.h"
+#include "serve_lines.h"
 #include "changes.h"
 #include "report.h"
 #include "summary.h"
@@ -868,7 +869,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct canary_prev prev = { NULL, NULL };
 	struct store_cell_query pq[BISECT_MAX_CELLS];
 	struct report head;
-	json_t *rep = NULL, *rels, *verdict, *w;
+	json_t *rep = NULL, *rels, *verdict, *w, *serve = NULL;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
 	char config[SHA256_HEX_LEN + 1];
@@ -1002,6 +1003,13 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 		json_object_set_new(rep, "what_else_changed",
 		    report_changes_json(&head));
 	}
+	if (eng->mode == MODE_SERVE) {
+		json_object_set_new(rep, "serve_profile",
+		    serve_profile_report(eng));
+		if ((serve = serve_releases_json(s, eng, &r.list.v[r.lo], n,
+		    wsha ? wsha : "", hw, e)) == NULL)
+			goto fail;
+	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);
 	for (size_t i = r.lo; i <= r.hi; i++) {
@@ -1045,6 +1053,9 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			err_set(e, "out of memory");
 			goto fail;
 		}
+		if (serve)
+			serve_release_attach(rj, json_array_get(serve,
+			    i - r.lo));
 		if (o->sink) {
 			o->sink->release(rj, i - r.lo, o->sink->arg);
 			json_decref(rj);
@@ -1055,6 +1066,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	rep = NULL;
 	ret = 0;
 fail:
+	json_decref(serve);
 	json_decref(rep);
 	report_clear(&head);
 	judgement_release(&j);

@@ -15,6 +15,7 @@
 #include "bisectd/analysis/stats.h"
 #include "fields.h"
 #include "gpu_lines.h"
+#include "serve_lines.h"
 #include "html.h"
 #include "page.h"
 #include "report.h"
@@ -1041,6 +1042,7 @@ report_html(const json_t *report, FILE *out)
 	}
 	section_canary(out, &rp);
 	gpu_releases_html(&rp, out);
+	serve_html(rep, out);
 	section_cells(out, &rp);
 	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);

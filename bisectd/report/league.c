@@ -409,8 +409,8 @@ league_json(const struct league *l)
 		    "s:f,s:o,s:b,s:o,s:b,s:o,s:o,s:o}", "engine", x->eng->name,
 		    "version", x->version, "weights", x->eng->weights->name,
 		    "weights_sha256", x->weights_sha256, "other_weights",
-		    x->other_weights, "mode", x->eng->mode == MODE_SERVER ?
-		    "server" : "bench", "max_cv", x->eng->max_cv,
+		    x->other_weights, "mode", conf_mode_name(
+		    x->eng->mode), "max_cv", x->eng->max_cv,
 		    "prefill_rank", rank_json(x->pp_rank), "prefill_tie",
 		    tied(l, x, 0), "decode_rank", rank_json(x->tg_rank),
 		    "decode_tie", tied(l, x, 1), "prefill", figs_json(x->pp,

@@ -14,6 +14,7 @@
 #include "html.h"
 #include "fields.h"
 #include "gpu_lines.h"
+#include "serve_lines.h"
 #include "print.h"
 #include "print_int.h"
 #include "report.h"
@@ -696,6 +697,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rp.releases[i].fit.ceiling_contradicted);
 	print_confirm(&rp, out, md);
 	gpu_releases_text(&rp, out, md);
+	serve_text(rep, out, md);
 	print_canary(&rp, out, md);
 	print_verdict_text(json_object_get(rep, "verdict"), out, md);
 	print_else_changed(&rp, out, md);

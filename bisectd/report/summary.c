@@ -447,6 +447,7 @@ runs_encode(const struct store_release_runs *rr,
 		for (i = 0; pts && i < pts->n; i = k) {
 			double *x = stack, value;
 			unsigned char confirm = pts->v[i].confirm != 0;
+			size_t nx = 0;
 			int rc;
 
 			for (k = i; k < pts->n &&
@@ -456,12 +457,15 @@ runs_encode(const struct store_release_runs *rr,
 			    (x = malloc((k - i) * sizeof(*x))) == NULL)
 				return -1;
 			for (size_t m = i; m < k; m++)
-				x[m - i] = (double)pts->v[m].time_ns;
-			rc = stats_run_value(x, k - i, p->summary, &value);
+				if (range_sample_wanted(p, &pts->v[m]))
+					x[nx++] = (double)pts->v[m].time_ns;
+			rc = nx ? stats_run_value(x, nx, p->summary, &value) : 1;
 			if (x != stack)
 				free(x);
 			if (rc < 0)
 				return -1;
+			if (rc > 0)
+				continue;	/* none of the metric's */
 			bad |= buf_add(out, &pts->v[i].run_id, sizeof(int64_t));
 			bad |= buf_add(out, &value, sizeof(value));
 			bad |= buf_add(out, &pts->v[i].gpu_sm_mhz,

@@ -93,6 +93,15 @@ range_params(const struct conf_engine *eng, const struct bisect_request *req,
 		p->metric.kind = BISECT_METRIC_TG;
 		p->lengths[p->nlengths++] = m->n;
 		break;
+	case METRIC_SERVE:
+		/* One serve cell: its runs' samples are their figures. */
+		if (eng->mode != MODE_SERVE)
+			return err_set(e, "engine %s: %s is a serve figure "
+			    "(mode = serve)", eng->name, conf_serve_figure_name(
+			    m->n));
+		p->metric.kind = BISECT_METRIC_SERVE;
+		p->lengths[p->nlengths++] = eng->load.prompt[0];
+		break;
 	case METRIC_CANARY:
 		assert(!"an engine's metric is never the canary");
 		break;
@@ -108,6 +117,10 @@ range_cell_query(const struct bisect_params *p, size_t i,
     const char *weights_sha, const char *hw_key, struct store_cell_query *q,
     struct err *e)
 {
+	if (p->metric.kind == BISECT_METRIC_SERVE)
+		return bench_cell_query(eng, "pp", eng->load.prompt[0],
+		    eng->load.output[0], "", release_id, weights_sha, hw_key,
+		    q, e);
 	if (p->metric.kind == BISECT_METRIC_TG)
 		return bench_cell_query(eng, "tg", 0, p->lengths[i],
 		    eng->contents.n ? eng->contents.v[0] : "", release_id,
@@ -169,6 +182,13 @@ range_cell_queries(const struct bisect_params *p,
 }
 
 int
+range_sample_wanted(const struct bisect_params *p,
+    const struct store_point *pt)
+{
+	return p->metric.kind != BISECT_METRIC_SERVE || pt->idx == p->metric.n;
+}
+
+int
 range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
     const struct conf_engine *eng, const char *weights_sha256,
     const char *hw_key, const int *skipped, struct range_data *d,
@@ -192,7 +212,7 @@ range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
 		for (size_t c = 0; c < d->ncells; c++) {
 			const struct store_cell_runs *cell =
 			    store_release_runs_cell(&rr->rel[i], &q[c]);
-			size_t n = cell ? cell->points.n : 0;
+			size_t n = cell ? cell->points.n : 0, m = 0;
 			struct bisect_sample *b;
 
 			b = calloc(n ? n : 1, sizeof(*b));
@@ -204,14 +224,17 @@ range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
 				const struct store_point *pt =
 				    &cell->points.v[k];
 
-				b[k].time_ns = (double)pt->time_ns;
-				b[k].run = pt->run_id;
-				b[k].confirm = pt->confirm;
-				b[k].sm_mhz = pt->gpu_sm_mhz;
+				if (!range_sample_wanted(p, pt))
+					continue;
+				b[m].time_ns = (double)pt->time_ns;
+				b[m].run = pt->run_id;
+				b[m].confirm = pt->confirm;
+				b[m].sm_mhz = pt->gpu_sm_mhz;
+				m++;
 			}
 			d->bufs[i * d->ncells + c] = b;
 			d->rel[i].cells[c].samples = b;
-			d->rel[i].cells[c].n = n;
+			d->rel[i].cells[c].n = m;
 		}
 	}
 	return 0;

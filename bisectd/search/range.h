@@ -72,6 +72,14 @@ int range_runs_load(struct store *s, const struct range *r,
 void range_runs_release(struct range_runs *rr);
 
 /*
+ * Whether a stored sample is one the parameters' metric reads: every
+ * sample but a serve run's other figures (a serve run stores all its
+ * figures, one sample each, idx the figure).
+ */
+int range_sample_wanted(const struct bisect_params *p,
+    const struct store_point *pt);
+
+/*
  * The analysed samples of each release in the range for the parameters'
  * cells from its runs, under the comparability rule (the engine's
  * measurement definition of each cell, which holds the weights hash and

@@ -99,6 +99,8 @@
 
 #include <jansson.h>
 
+#include "fake-release-path.h"
+
 #define MAX_TESTS 16
 #define CONF_MAX (64 * 1024)
 #define CONTENT_MAX (1024 * 1024)
@@ -490,20 +492,14 @@ release_load(struct release *rel, const char *path)
 static void
 release_find(struct release *rel, const char *explicit_path)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 32], *slash;
-	ssize_t n;
+	char path[PATH_MAX + 32];
 
 	if (explicit_path != NULL) {
 		release_load(rel, explicit_path);
 		return;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		die("cannot read /proc/self/exe: %s", strerror(errno));
-	exe[n] = '\0';
-	if ((slash = strrchr(exe, '/')) != NULL)
-		*slash = '\0';
-	snprintf(path, sizeof(path), "%s/../release.conf", exe);
+	if (fake_release_path(path, sizeof(path)) < 0)
+		die("cannot find release.conf: %s", strerror(errno));
 	release_load(rel, path);
 }
 

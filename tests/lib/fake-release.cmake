@@ -4,19 +4,29 @@
 # Included from tests/CMakeLists.txt; archives are built with the ALL
 # target "fake-releases".
 
-add_executable(fake-engine lib/fake-engine.c)
+add_executable(fake-engine lib/fake-engine.c lib/fake-release-path.c)
 target_link_libraries(fake-engine PRIVATE PkgConfig::JANSSON m)
 # It stands in for a foreign binary: the sanitizers' handlers would turn
 # its SIGSEGV into an exit status, and their start-up into overhead.
 target_compile_options(fake-engine PRIVATE -fno-sanitize=all)
 target_link_options(fake-engine PRIVATE -fno-sanitize=all)
 
+# The streaming server under load, for serve mode: fake_serve_release().
+add_executable(fake-server lib/fake-server.c lib/fake-release-path.c)
+target_link_libraries(fake-server PRIVATE PkgConfig::JANSSON)
+target_compile_options(fake-server PRIVATE -fno-sanitize=all)
+target_link_options(fake-server PRIVATE -fno-sanitize=all)
+
 add_custom_target(fake-releases ALL)
 
-# Pack ARCHIVE (a .tar.gz) holding bin/fake-engine and release.conf, the
-# latter made of "version = VERSION" and one line per key=value in ARGN.
-# STAGE is the unpacked copy, usable as a release root as it is.
+# Pack ARCHIVE (a .tar.gz) holding bin/fake-engine (or the target that
+# FAKE_RELEASE_BINARY names) and release.conf, the latter made of
+# "version = VERSION" and one line per key=value in ARGN.  STAGE is the
+# unpacked copy, usable as a release root as it is.
 function(fake_release_pack archive stage version)
+  if(NOT FAKE_RELEASE_BINARY)
+    set(FAKE_RELEASE_BINARY fake-engine)
+  endif()
   set(conf "# fake-engine release parameters (generated)\n")
   string(APPEND conf "version = ${version}\n")
   foreach(kv IN LISTS ARGN)
@@ -37,13 +47,13 @@ function(fake_release_pack archive stage version)
     COMMAND ${CMAKE_COMMAND} -E rm -rf ${stage}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${archive_dir}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${stage}/bin
-    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:fake-engine>
-      ${stage}/bin/fake-engine
+    COMMAND ${CMAKE_COMMAND} -E copy $<TARGET_FILE:${FAKE_RELEASE_BINARY}>
+      ${stage}/bin/${FAKE_RELEASE_BINARY}
     COMMAND ${CMAKE_COMMAND} -E copy ${stage}.conf ${stage}/release.conf
     COMMAND ${CMAKE_COMMAND} -E chdir ${stage}
       ${CMAKE_COMMAND} -E tar czf ${archive}
       "--mtime=2024-01-01 00:00:00 UTC" bin release.conf
-    DEPENDS fake-engine ${stage}.conf
+    DEPENDS ${FAKE_RELEASE_BINARY} ${stage}.conf
     COMMENT "Packing ${name}"
     VERBATIM)
   string(MAKE_C_IDENTIFIER "fake-release-${where}" target)
@@ -58,6 +68,13 @@ function(fake_release name version)
   set(dir ${CMAKE_BINARY_DIR}/tests/releases)
   fake_release_pack(${dir}/${name}-${version}.tar.gz
     ${dir}/${name}-${version} ${version} ${ARGN})
+endfunction()
+
+# fake_serve_release(NAME VERSION [key=value...]): the same for
+# fake-server, the streaming server under load.
+function(fake_serve_release name version)
+  set(FAKE_RELEASE_BINARY fake-server)
+  fake_release(${name} ${version} ${ARGN})
 endfunction()
 
 # Small, quick releases: one that works and one per failure mode.

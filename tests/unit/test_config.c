@@ -119,7 +119,7 @@ test_every_key(void)
 		free(probs);
 		return;
 	}
-	CHECK_INT(c->nengines, 4);
+	CHECK_INT(c->nengines, 6);
 	CHECK_INT(c->nweights, 2);
 	CHECK_INT(c->nalerts, 5);
 	CHECK_STR(c->socket_group, "bisectd");
@@ -1125,6 +1125,73 @@ test_compare_sections(void)
 	free(probs);
 }
 
+/* mode = serve: the profile with its defaults, and each mistake at its
+ * line in one run. */
+static void
+test_serve(void)
+{
+	struct conf_metric m;
+	char *probs, text[4096];
+	struct conf *c;
+
+	snprintf(text, sizeof(text), "%s\tmode = serve\n"
+	    "\turl = http://127.0.0.1:1/v1/completions\n"
+	    "\tload-rate = 8.5\n\tload-prompt = 64,256\n"
+	    "\tslo-ttft = 200ms\n", minimal);
+	c = load(text, &probs);
+	CHECK(c != NULL);
+	if (c) {
+		const struct conf_load *l = &c->engines[0].load;
+
+		CHECK(l->arrival == ARRIVAL_POISSON && l->rate == 8.5);
+		CHECK_INT(l->requests, 100);
+		CHECK_INT(l->nprompt, 2);
+		CHECK_INT(l->output[0], 64);
+		CHECK_INT(l->slo_ttft_ms, 200);
+		CHECK_INT(l->slo_tpot_ms, 0);
+		CHECK_INT(l->max_lag_ms, 5);
+		CHECK(c->engines[0].metric.kind == METRIC_SERVE &&
+		    c->engines[0].metric.n == FIG_TTFT_P90);
+		conf_free(c);
+	}
+	free(probs);
+
+	snprintf(text, sizeof(text), "%s\tmode = serve\n"	/* 7 */
+	    "\turl = http://127.0.0.1:1/v1/completions\n"	/* 8 */
+	    "\tload-rate = fast\n"				/* 9 */
+	    "\tload-concurrency = 4\n"			/* 10 */
+	    "\tload-requests = 10\n"				/* 11 */
+	    "\tload-duration = 10s\n"				/* 12 */
+	    "\tload-output = 1\n"				/* 13 */
+	    "\tload-arrival = burst\n"			/* 14 */
+	    "\tmetric = per-token\n"				/* 15 */
+	    "[engine \"b\"]\n\tsource = dir:r\n"		/* 16, 17 */
+	    "\tcommand = {bin}/x\n\tweights = w\n"		/* 18, 19 */
+	    "\tload-rate = 2\n\tmetric = tpot-p99\n",	/* 20, 21 */
+	    minimal);
+	c = load(text, &probs);
+	CHECK(c == NULL);
+	CHECK_CONTAINS(probs, "t.conf:9: engine.basert.load-rate: expected "
+	    "requests a second");
+	CHECK_CONTAINS(probs, "t.conf:12: engine.basert.load-duration: not "
+	    "with load-requests");
+	CHECK_CONTAINS(probs, "t.conf:13: engine.basert.load-output: expected "
+	    "2 tokens or more");
+	CHECK_CONTAINS(probs, "t.conf:14: engine.basert.load-arrival: "
+	    "expected poisson or fixed");
+	CHECK_CONTAINS(probs, "t.conf:15: engine.basert.metric: expected a "
+	    "serve figure");
+	CHECK_CONTAINS(probs, "t.conf:20: engine.b.load-rate: only mode = "
+	    "serve takes a load profile");
+	CHECK_CONTAINS(probs, "t.conf:21: engine.b.metric: tpot-p99 is a "
+	    "serve figure");
+	free(probs);
+
+	CHECK(conf_parse_metric("e2e-p99", &m) == 0 &&
+	    m.kind == METRIC_SERVE && m.n == FIG_E2E_P99);
+	CHECK(conf_parse_metric("ttft-p95", &m) < 0);
+}
+
 int
 main(void)
 {
@@ -1147,5 +1214,6 @@ main(void)
 	CHECK_CASE(test_runners);
 	CHECK_CASE(test_ablation);
 	CHECK_CASE(test_compare_sections);
+	CHECK_CASE(test_serve);
 	return check_done();
 }

@@ -43,7 +43,7 @@ static const struct rule {
 	{ "bisectd/process", 0, { "common", NULL } },
 	{ "bisectd/device", 0, { "common", NULL } },
 	{ "bisectd/measure", BELOW, { "store", "config", "common",
-	    "fetch/http.h", "fetch/sha256.h", NULL } },
+	    "fetch/http.h", "fetch/http_multi.h", "fetch/sha256.h", NULL } },
 	{ "bisectd/acquire", BELOW, { OUTSIDE, NULL } },
 	{ "bisectd/remote", BELOW, { OUTSIDE, NULL } },
 	{ "bisectd/search", BELOW, { OUTSIDE, NULL } },
@@ -62,7 +62,7 @@ static const struct home {
 	const char *where[12];
 } homes[] = {
 	{ "sqlite3.h", { "store", NULL } },
-	{ "curl/", { "fetch/http.c", NULL } },
+	{ "curl/", { "fetch/http.c", "fetch/http_multi.c", NULL } },
 	{ "archive.h", { "fetch/unpack.c", NULL } },
 	{ "archive_entry.h", { "fetch/unpack.c", NULL } },
 	{ "git2.h", { "config", "fetch", NULL } },

@@ -1,0 +1,443 @@
+/*
+ * serve_lines.c: a serve-mode report's figures, built and rendered (see
+ * serve_lines.h).  A figure of a release is the mean of its runs' values
+ * with the t interval over runs: the run, one server start, is the unit
+ * of replication.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "bisectd/analysis/stats.h"
+#include "bisectd/measure/bench.h"
+#include "bisectd/measure/serve_run.h"
+#include "common/err.h"
+#include "config/conf.h"
+#include "fields.h"
+#include "page.h"
+#include "serve_lines.h"
+#include "store/store.h"
+
+/* The figures beside the latencies, as stored per run. */
+enum extra { X_REQ, X_TOK, X_GOOD, X_SHARE, X_LAG, X_N };
+static const char *const extra_names[X_N] = { "req_per_s",
+    "out_tok_per_s", "goodput_per_s", "goodput_share", "lag_p99_ms" };
+static const char *const error_names[SERVE_NERRORS] = { "refused",
+    "timeout", "truncated", "http", "stream", "transport" };
+
+json_t *
+serve_profile_report(const struct conf_engine *eng)
+{
+	char *p = serve_profile_json(eng);
+	json_t *o = p ? json_loads(p, 0, NULL) : NULL;
+
+	free(p);
+	if (o == NULL)
+		o = json_object();
+	json_object_set_new(o, "slo_ttft_ms", eng->load.slo_ttft_ms ?
+	    json_integer(eng->load.slo_ttft_ms) : json_null());
+	json_object_set_new(o, "slo_tpot_ms", eng->load.slo_tpot_ms ?
+	    json_integer(eng->load.slo_tpot_ms) : json_null());
+	json_object_set_new(o, "max_lag_ms",
+	    json_integer(eng->load.max_lag_ms));
+	return o;
+}
+
+/* {"value", "ci": [lo, hi], "sd", "n"} of x[0..n-1], scaled. */
+static json_t *
+summary_json(const double *x, size_t n, double scale)
+{
+	struct cell_stats cs;
+	struct estimate est;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "n", json_integer((json_int_t)n));
+	if (stats_cell(x, n, &cs) < 0) {
+		json_object_set_new(o, "value", json_null());
+		return o;
+	}
+	stats_mean_estimate(&cs, &est);
+	json_object_set_new(o, "value", json_real(cs.mean * scale));
+	json_object_set_new(o, "sd", json_real(cs.sd * scale));
+	/* One run: no spread known, and the interval says so. */
+	json_object_set_new(o, "ci", n > 1 ? json_pack("[f,f]", est.lo * scale,
+	    est.hi * scale) : json_pack("[n,n]"));
+	return o;
+}
+
+static json_t *
+release_serve(const struct store_serve_rows *rows)
+{
+	double *x = calloc(rows->n ? rows->n : 1, sizeof(*x));
+	json_t *o = json_object(), *fig, *errs;
+	int failed = 0, over = 0, sum[SERVE_NERRORS] = { 0 };
+
+	if (x == NULL)
+		return o;
+	fig = json_object();
+	errs = json_object();
+	for (size_t i = 0; i < rows->n; i++) {
+		failed += rows->v[i].failed;
+		over += rows->v[i].run.lag_over;
+		for (int k = 0; k < SERVE_NERRORS; k++)
+			sum[k] += rows->v[i].run.errors[k];
+	}
+	for (int f = 0; f < FIG_N; f++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < rows->n; i++)
+			if (!rows->v[i].failed &&
+			    isfinite(rows->v[i].figure_ns[f]))
+				x[m++] = rows->v[i].figure_ns[f];
+		json_object_set_new(fig, conf_serve_figure_name(f),
+		    summary_json(x, m, 1e-6));
+	}
+	for (int k = 0; k < X_N; k++) {
+		size_t m = 0;
+
+		for (size_t i = 0; i < rows->n; i++) {
+			const struct store_serve_run *r = &rows->v[i].run;
+			double v = k == X_REQ ? r->req_per_s : k == X_TOK ?
+			    r->out_tok_per_s : k == X_GOOD ? r->goodput_per_s :
+			    k == X_SHARE ? r->goodput_share :
+			    (double)r->lag_p99_ns * 1e-6;
+
+			if (!rows->v[i].failed && isfinite(v))
+				x[m++] = v;
+		}
+		json_object_set_new(o, extra_names[k], summary_json(x, m, 1));
+	}
+	free(x);
+	for (int k = 0; k < SERVE_NERRORS; k++)
+		json_object_set_new(errs, error_names[k], json_integer(sum[k]));
+	json_object_set_new(o, "figures_ms", fig);
+	json_object_set_new(o, "runs", json_integer((json_int_t)rows->n -
+	    failed));
+	json_object_set_new(o, "failed_runs", json_integer(failed));
+	json_object_set_new(o, "client_bound_runs", json_integer(over));
+	json_object_set_new(o, "failed_requests", errs);
+	return o;
+}
+
+json_t *
+serve_releases_json(struct store *s, const struct conf_engine *eng,
+    const struct store_release *rels, size_t n, const char *weights_sha256,
+    const char *hw_key, struct err *e)
+{
+	struct store_cell_query q;
+	json_t *a = json_array();
+
+	if (bench_cell_query(eng, "pp", eng->load.prompt[0],
+	    eng->load.output[0], "", 0, weights_sha256, hw_key, &q, e) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct store_serve_rows rows;
+
+		if (store_serve_list(s, rels[i].id, q.definition, &rows,
+		    e) < 0) {
+			json_decref(a);
+			return NULL;
+		}
+		json_array_append_new(a, release_serve(&rows));
+		store_serve_rows_release(&rows);
+	}
+	return a;
+}
+
+void
+serve_release_attach(json_t *rj, json_t *serve)
+{
+	json_object_set(rj, "serve", serve);
+	if (strcmp(rep_str(rj, "status"), "not-measured") != 0)
+		return;
+	if (rep_real(serve, "runs") > 0)
+		json_object_set_new(rj, "status", json_string("measured"));
+	else if (rep_real(serve, "failed_runs") > 0)
+		json_object_set_new(rj, "status", json_string("failed"));
+}
+
+/* "12.3 ms [11.9, 12.8]" of a summary, or "-". */
+static const char *
+value_words(const json_t *v, const char *unit, char *buf, size_t len)
+{
+	const json_t *ci = json_object_get(v, "ci");
+	double x = rep_real(v, "value");
+
+	if (!isfinite(x))
+		snprintf(buf, len, "-");
+	else if (isfinite(rep_at(ci, 0)))
+		snprintf(buf, len, "%.4g%s [%.4g, %.4g]", x, unit,
+		    rep_at(ci, 0), rep_at(ci, 1));
+	else
+		snprintf(buf, len, "%.4g%s [no spread]", x, unit);
+	return buf;
+}
+
+/* "64,256" of an array of lengths. */
+static const char *
+lengths_words(const json_t *a, char *buf, size_t len)
+{
+	size_t off = 0, i;
+	const json_t *x;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, x)
+		if (off < len)
+			off += (size_t)snprintf(buf + off, len - off, "%s%lld",
+			    i ? "," : "", (long long)json_integer_value(x));
+	return buf;
+}
+
+/* A target in ms, or "none". */
+static const char *
+target_words(const json_t *p, const char *key, char *buf, size_t len)
+{
+	if (isfinite(rep_real(p, key)))
+		snprintf(buf, len, "%.0f ms", rep_real(p, key));
+	else
+		snprintf(buf, len, "none");
+	return buf;
+}
+
+static const char *
+profile_words(const json_t *p, char *buf, size_t len)
+{
+	char pace[64], end[64], pr[128], out[128], t1[32], t2[32];
+
+	if (strcmp(rep_str(p, "arrival"), "concurrency") == 0)
+		snprintf(pace, sizeof(pace), "%.0f in flight", rep_real(p,
+		    "concurrency"));
+	else
+		snprintf(pace, sizeof(pace), "%.4g requests/s, %s arrivals",
+		    rep_real(p, "rate"), rep_str(p, "arrival"));
+	if (json_object_get(p, "requests"))
+		snprintf(end, sizeof(end), "%.0f requests", rep_real(p,
+		    "requests"));
+	else
+		snprintf(end, sizeof(end), "%.4g s", rep_real(p,
+		    "duration_ms") / 1000);
+	snprintf(buf, len, "%s, %s a run after %.0f warm-up; prompt %s words, "
+	    "output %s tokens, %s dialect; targets TTFT %s, TPOT %s; a run "
+	    "is client-bound past %.0f ms of lag at p99", pace, end,
+	    rep_real(p, "warmup"), lengths_words(json_object_get(p, "prompt"),
+	    pr, sizeof(pr)), lengths_words(json_object_get(p, "output"), out,
+	    sizeof(out)), rep_str(p, "dialect"), target_words(p,
+	    "slo_ttft_ms", t1, sizeof(t1)), target_words(p, "slo_tpot_ms", t2,
+	    sizeof(t2)), rep_real(p, "max_lag_ms"));
+	return buf;
+}
+
+/* The latencies shown per release: p50, p90 and p99 of each. */
+static void
+release_text(const json_t *r, const json_t *sv, FILE *out, int md)
+{
+	const json_t *fig = json_object_get(sv, "figures_ms");
+	const json_t *errs = json_object_get(sv, "failed_requests");
+	const char *k;
+	const json_t *v;
+	char a[96], b[96], c[96], d[96], f[96];
+	int nerr = 0;
+
+	fprintf(out, "%s%s: %.0f runs", md ? "- " : "  ", rep_str(r,
+	    "version"), rep_real(sv, "runs"));
+	if (rep_real(sv, "failed_runs") > 0)
+		fprintf(out, ", %.0f failed", rep_real(sv, "failed_runs"));
+	if (rep_real(sv, "client_bound_runs") > 0)
+		fprintf(out, ", %.0f client-bound (flag client-bound)",
+		    rep_real(sv, "client_bound_runs"));
+	json_object_foreach((json_t *)(uintptr_t)errs, k, v)
+		if (json_integer_value(v) > 0)
+			fprintf(out, "%s%s %lld", nerr++ ? ", " :
+			    "; failed requests: ", k,
+			    (long long)json_integer_value(v));
+	fputc('\n', out);
+	if (rep_real(sv, "runs") == 0)
+		return;
+	for (int l = 0; l < FIG_N; l += 3) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(strchr(
+		    conf_serve_figure_name(l), '-') - conf_serve_figure_name(l)),
+		    conf_serve_figure_name(l));
+		fprintf(out, "%s%-5s p50 %s, p90 %s, p99 %s\n", md ? "  - " :
+		    "    ", name, value_words(json_object_get(fig,
+		    conf_serve_figure_name(l)), " ms", a, sizeof(a)),
+		    value_words(json_object_get(fig,
+		    conf_serve_figure_name(l + 1)), " ms", b, sizeof(b)),
+		    value_words(json_object_get(fig,
+		    conf_serve_figure_name(l + 2)), " ms", c, sizeof(c)));
+	}
+	fprintf(out, "%sthroughput %s requests/s, %s output tokens/s; "
+	    "goodput %s requests/s (share %s); client lag p99 %s\n", md ?
+	    "  - " : "    ", value_words(json_object_get(sv, "req_per_s"), "",
+	    a, sizeof(a)), value_words(json_object_get(sv, "out_tok_per_s"),
+	    "", b, sizeof(b)), value_words(json_object_get(sv,
+	    "goodput_per_s"), "", c, sizeof(c)), value_words(json_object_get(sv,
+	    "goodput_share"), "", d, sizeof(d)),
+	    value_words(json_object_get(sv, "lag_p99_ms"), " ms", f,
+	    sizeof(f)));
+}
+
+void
+serve_text(const json_t *rep, FILE *out, int md)
+{
+	const json_t *p = json_object_get(rep, "serve_profile"), *r;
+	char buf[1024];
+	size_t i;
+
+	if (!json_is_object(p))
+		return;
+	fprintf(out, md ? "\n**Under load** (%s; each figure the mean over "
+	    "runs, one server start each, with its 95%% interval)\n\n" :
+	    "\nunder load (%s; each figure the mean over runs, one server "
+	    "start each, with its 95%% interval):\n", profile_words(p, buf,
+	    sizeof(buf)));
+	json_array_foreach(json_object_get(rep, "releases"), i, r)
+		if (json_is_object(json_object_get(r, "serve")))
+			release_text(r, json_object_get(r, "serve"), out, md);
+}
+
+/* The figures of the table, in its columns' order. */
+static const char *const html_cols[] = { "ttft-p50", "ttft-p90",
+    "ttft-p99", "tpot-p50", "tpot-p90", "itl-p90", "e2e-p90" };
+#define NCOLS (sizeof(html_cols) / sizeof(html_cols[0]))
+static const enum extra html_extra[] = { X_REQ, X_GOOD, X_LAG };
+
+/* TTFT p50, p90 and p99 per release, one line each, every dot with its
+ * interval. */
+static void
+percentile_plot(FILE *out, const json_t *rels)
+{
+	static const char *const cls[3] = { "p50", "p90", "p99" };
+	size_t i, n = json_array_size(rels);
+	struct plot_axes a = { -0.5, (double)n - 0.5, 0, -INFINITY };
+	const json_t *r;
+
+	json_array_foreach(rels, i, r)
+		for (int k = 0; k < 3; k++) {
+			const json_t *v = json_object_get(json_object_get(
+			    json_object_get(r, "serve"), "figures_ms"),
+			    conf_serve_figure_name(FIG_TTFT_P50 + k));
+			double hi = rep_at(json_object_get(v, "ci"), 1);
+
+			if (isfinite(rep_real(v, "value")))
+				a.y1 = fmax(a.y1, isfinite(hi) ? hi :
+				    rep_real(v, "value"));
+		}
+	if (!isfinite(a.y1))
+		return;
+	svg_nice_range(&a.y0, &a.y1);
+	svg_open(out, "serve-plot", "Time to first token under load (ms)");
+	svg_axes(out, &a, 0, "release (version order)",
+	    "time to first token (ms)");
+	for (int k = 0; k < 3; k++) {
+		int open = 0;
+
+		fprintf(out, "<path class=\"serve %s\" fill=\"none\" d=\"",
+		    cls[k]);
+		json_array_foreach(rels, i, r) {
+			const json_t *v = json_object_get(json_object_get(
+			    json_object_get(r, "serve"), "figures_ms"),
+			    conf_serve_figure_name(FIG_TTFT_P50 + k));
+
+			/* A release without a figure breaks the line. */
+			if (!isfinite(rep_real(v, "value"))) {
+				open = 0;
+				continue;
+			}
+			svg_xy(out, open ? "L" : "M", svg_px(&a, (double)i),
+			    svg_py(&a, rep_real(v, "value")));
+			open = 1;
+		}
+		fputs("\"/>\n", out);
+		json_array_foreach(rels, i, r) {
+			const json_t *v = json_object_get(json_object_get(
+			    json_object_get(r, "serve"), "figures_ms"),
+			    conf_serve_figure_name(FIG_TTFT_P50 + k));
+			const json_t *ci = json_object_get(v, "ci");
+			double x = svg_px(&a, (double)i);
+
+			if (!isfinite(rep_real(v, "value")))
+				continue;
+			if (isfinite(rep_at(ci, 0)))
+				fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
+				    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
+				    x, x, svg_py(&a, rep_at(ci, 0)),
+				    svg_py(&a, rep_at(ci, 1)));
+			fprintf(out, "<circle class=\"serve %s\" cx=\"%.1f\" "
+			    "cy=\"%.1f\" r=\"3\"><title>", cls[k], x,
+			    svg_py(&a, rep_real(v, "value")));
+			html_esc(out, rep_str(r, "version"));
+			fprintf(out, " TTFT %s: %.4g ms</title></circle>\n",
+			    cls[k], rep_real(v, "value"));
+		}
+	}
+	json_array_foreach(rels, i, r) {
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
+		    svg_px(&a, (double)i), PLOT_H - PAD_B + 16);
+		html_esc(out, rep_str(r, "version"));
+		fputs("</text>\n", out);
+	}
+	fputs("</svg>\n", out);
+}
+
+void
+serve_html(const json_t *rep, FILE *out)
+{
+	const json_t *p = json_object_get(rep, "serve_profile"), *r;
+	const json_t *rels = json_object_get(rep, "releases");
+	char buf[1024];
+	size_t i;
+
+	if (!json_is_object(p))
+		return;
+	fputs("<section id=\"serve\">\n<h2>Under load</h2>\n<p>", out);
+	html_esc(out, profile_words(p, buf, sizeof(buf)));
+	fputs(". Each figure is the mean over runs, one server start each, "
+	    "with its 95% interval; ms.</p>\n", out);
+	percentile_plot(out, rels);
+	fputs("<table>\n<tr><th>release</th><th>runs</th>", out);
+	for (size_t c = 0; c < NCOLS; c++)
+		html_markup(out, "<th>", html_cols[c], "</th>", NULL);
+	fputs("<th>requests/s</th><th>goodput/s</th><th>lag p99</th>"
+	    "</tr>\n", out);
+	json_array_foreach(rels, i, r) {
+		const json_t *sv = json_object_get(r, "serve");
+		const json_t *fig = json_object_get(sv, "figures_ms");
+
+		if (!json_is_object(sv))
+			continue;
+		html_markup(out, "<tr><td>", rep_str(r, "version"), "</td>",
+		    NULL);
+		fprintf(out, "<td>%.0f", rep_real(sv, "runs"));
+		if (rep_real(sv, "failed_runs") > 0)
+			fprintf(out, " (%.0f failed)", rep_real(sv,
+			    "failed_runs"));
+		fputs("</td>", out);
+		for (size_t c = 0; c < NCOLS; c++) {
+			const json_t *v = json_object_get(fig, html_cols[c]);
+
+			fputs("<td>", out);
+			html_num_ci(out, rep_real(v, "value"),
+			    json_object_get(v, "ci"), 0, 1);
+			fputs("</td>", out);
+		}
+		for (size_t c = 0; c < sizeof(html_extra) /
+		    sizeof(html_extra[0]); c++) {
+			const json_t *v = json_object_get(sv,
+			    extra_names[html_extra[c]]);
+
+			fputs("<td>", out);
+			html_num_ci(out, rep_real(v, "value"),
+			    json_object_get(v, "ci"), 0, 1);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</table>\n</section>\n", out);
+}

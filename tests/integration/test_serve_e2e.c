@@ -1,0 +1,170 @@
+/*
+ * test_serve_e2e.c: serve mode end to end on fake-server's releases
+ * (tests/CMakeLists.txt: four slots; 1.0.1 cuts every third stream; from
+ * 1.0.3 a scheduler that admits a batch only once the server is idle).
+ * The bisect on ttft-p90 at 20 requests a second names 1.0.3,
+ * confirmed; one request at a time sees no change there; the release
+ * that drops streams is a failed run with its failures typed, never a
+ * fast one.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "check_json.h"
+
+static const char *ctl, *build;
+static char ctl_conf[4096];
+
+static void
+write_config(void)
+{
+	char text[4096];
+	int port = check_free_port();
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = s.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"queue\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = queue-{version}.tar.gz\n\tmode = serve\n"
+	    "\tcommand = {bin}/bin/fake-server --port %d\n"
+	    "\turl = http://127.0.0.1:%d/v1/completions\n"
+	    "\tload-rate = 20\n\tload-arrival = fixed\n"
+	    "\tload-requests = 40\n\tload-warmup = 4\n"
+	    "\tload-prompt = 64\n\tload-output = 16\n"
+	    "\tslo-ttft = 40ms\n\tslo-tpot = 10ms\n"
+	    "\tload-max-lag = 50ms\n"
+	    "\treps = 4\n\ttimeout = 1m\n"
+	    "[engine \"single\"]\n\tsource = dir:%s/tests/releases\n"
+	    "\tasset = queue-{version}.tar.gz\n\tmode = serve\n"
+	    "\tcommand = {bin}/bin/fake-server --port %d\n"
+	    "\turl = http://127.0.0.1:%d/completion\n"
+	    "\tload-dialect = llama\n"
+	    "\tload-concurrency = 1\n\tload-requests = 20\n"
+	    "\tload-prompt = 64\n\tload-output = 16\n"
+	    "\treps = 3\n\ttimeout = 1m\n",
+	    build, build, port, port, build, port, port);
+	check_write_file("s.conf", text);
+}
+
+static void
+test_bisect_names_scheduler(void)
+{
+	json_t *rep, *v, *c;
+	const char *first_bad;
+
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json bisect --now queue "
+	    "1.0.0..1.0.5 --metric ttft-p90", 0, &rep), 3);
+	if (rep == NULL)
+		return;
+	v = json_object_get(rep, "verdict");
+	CHECK_STR(json_string_value(json_object_get(v, "status")),
+	    "regression");
+	c = json_array_get(json_object_get(v, "change_points"), 0);
+	first_bad = json_string_value(json_object_get(c, "first_bad"));
+	CHECK_STR(first_bad, "1.0.3");
+	CHECK(json_is_true(json_object_get(c, "confirmed")));
+	json_decref(rep);
+}
+
+/* A release's mean of a figure over its runs, from the JSON report;
+ * NAN when it has none. */
+static double
+figure(json_t *rep, const char *version, const char *name)
+{
+	json_t *r = check_release(rep, version);
+	json_t *f = json_object_get(json_object_get(json_object_get(r,
+	    "serve"), "figures_ms"), name);
+
+	return json_is_number(json_object_get(f, "value")) ?
+	    json_number_value(json_object_get(f, "value")) : NAN;
+}
+
+/* Under load the slower scheduler's TTFT is several times the old one;
+ * one request at a time never waits for a batch: its TTFT is the same
+ * on both sides (within 20%: the change under load is over 200%).
+ * Every format shows the percentiles. */
+static void
+test_single_request_unchanged(void)
+{
+	json_t *rep;
+	double a, b;
+	char *out = NULL;
+	int rc;
+
+	CHECK_INT(check_ctl_run(ctl_conf, "bench single 1.0.2", &out), 0);
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "bench single 1.0.3", &out), 0);
+	free(out);
+	/* Benched, not bisected: no regression, maybe no verdict yet. */
+	rc = check_ctl_json(ctl_conf, "report single 1.0.2..1.0.3 --format "
+	    "json --metric ttft-p50", 0, &rep);
+	CHECK(rc == 0 || rc == 4);
+	a = figure(rep, "1.0.2", "ttft-p50");
+	b = figure(rep, "1.0.3", "ttft-p50");
+	printf("one at a time: ttft-p50 %.3f ms, then %.3f ms\n", a, b);
+	CHECK(a > 0 && b > 0);
+	CHECK(b / a > 0.8 && b / a < 1.25);
+	json_decref(rep);
+	CHECK_INT(check_ctl_json(ctl_conf, "report queue 1.0.0..1.0.5 "
+	    "--format json --metric ttft-p90", 0, &rep), 3);
+	a = figure(rep, "1.0.2", "ttft-p90");
+	b = figure(rep, "1.0.3", "ttft-p90");
+	printf("under load: ttft-p90 %.3f ms, then %.3f ms\n", a, b);
+	CHECK(b / a > 3);
+	/* What the verdict judged is that figure, no other of the runs'. */
+	CHECK_NEAR(json_number_value(json_object_get(check_release(rep,
+	    "1.0.3"), "metric_ms")), b, 0.1 * b);
+	CHECK_STR(json_string_value(json_object_get(check_release(rep,
+	    "1.0.3"), "status")), "measured");
+	CHECK(isnan(figure(rep, "1.0.1", "ttft-p90")));
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(
+	    json_object_get(check_release(rep, "1.0.1"), "serve"),
+	    "failed_requests"), "truncated")) > 0, 1);
+	json_decref(rep);
+	CHECK_INT(check_ctl_run(ctl_conf, "report queue 1.0.0..1.0.5 "
+	    "--metric ttft-p90", &out), 3);
+	CHECK_CONTAINS(out, "under load (20 requests/s, fixed arrivals");
+	CHECK_CONTAINS(out, "1.0.3: ");
+	CHECK_CONTAINS(out, "ttft  p50 ");
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "report queue 1.0.0..1.0.5 "
+	    "--metric ttft-p90 --format html", &out), 3);
+	CHECK_CONTAINS(out, "<section id=\"serve\">");
+	CHECK_CONTAINS(out, "id=\"serve-plot\"");
+	free(out);
+}
+
+/* Cut streams are failed runs, typed, with no figures. */
+static void
+test_dropped_streams_fail(void)
+{
+	char *out = NULL;
+
+	CHECK_INT(check_ctl_run(ctl_conf, "bench queue 1.0.1", &out), 1);
+	free(out);
+	CHECK_INT(check_ctl_run(ctl_conf, "runs queue 1.0.1", &out), 0);
+	CHECK_CONTAINS(out, "requests failed (truncated");
+	free(out);
+}
+
+int
+main(void)
+{
+	const char *daemon_bin;
+
+	check_env(&ctl, &daemon_bin, &build);
+	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c s.conf", ctl);
+	check_tmpdir("serve_e2e");
+	write_config();
+	CHECK_CASE(test_dropped_streams_fail);
+	CHECK_CASE(test_bisect_names_scheduler);
+	CHECK_CASE(test_single_request_unchanged);
+	return check_done();
+}

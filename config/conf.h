@@ -103,9 +103,18 @@ enum conf_metric_kind {
 	METRIC_TG,		/* decode throughput at gen length n */
 	METRIC_SERVE,		/* a serve run's figure, n: its enum
 				 * conf_serve_figure */
+	METRIC_MEMORY,		/* a run's peak memory, n: its enum
+				 * conf_memory ("gpu-memory", "rss") */
 	METRIC_CANARY		/* "output": the canary's text, not a time;
 				 * a bisect's and a report's, never an
 				 * engine's metric key */
+};
+
+/* METRIC_MEMORY's n: which memory. */
+enum conf_memory {
+	MEM_GPU,		/* peak GPU memory of the run (NVML) */
+	MEM_RSS			/* the run's peak resident set (its cgroup,
+				 * else getrusage) */
 };
 
 struct conf_metric {

@@ -493,9 +493,9 @@ engine_metric(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 
 	if (conf_parse_metric(en->value, &g->metric) < 0)
 		ld_problem(ld, en->line,
-		    "%s: expected per-token, fixed, ppN, tgN or a serve "
-		    "figure (ttft, tpot, itl or e2e, -p50, -p90 or -p99), "
-		    "got '%s'",
+		    "%s: expected per-token, fixed, ppN, tgN, gpu-memory, "
+		    "rss or a serve figure (ttft, tpot, itl or e2e, -p50, "
+		    "-p90 or -p99), got '%s'",
 		    en->label, en->value);
 }
 
@@ -920,7 +920,8 @@ const struct conf_key conf_keys[] = {
 		   "alerted apart (Holm's 5% over them)" },
 	{ CONF_ENGINE, "metric", CK_CUSTOM, G(metric), .set = engine_metric,
 	    .init = "per-token",
-	    .form = "per-token | fixed | ppN | tgN | ttft-p90 ...",
+	    .form = "per-token | fixed | ppN | tgN | gpu-memory | rss | "
+		"ttft-p90 ...",
 	    .dflt = "per-token; ttft-p90 in serve mode",
 	    .doc = "what the bisection searches on" },
 	{ CONF_ENGINE, "threshold", CK_PERCENT, G(threshold), .init = "20%",

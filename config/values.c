@@ -135,6 +135,11 @@ conf_parse_metric(const char *s, struct conf_metric *m)
 		m->kind = METRIC_FIXED;
 		return 0;
 	}
+	if (strcmp(s, "gpu-memory") == 0 || strcmp(s, "rss") == 0) {
+		m->kind = METRIC_MEMORY;
+		m->n = s[0] == 'g' ? MEM_GPU : MEM_RSS;
+		return 0;
+	}
 	for (int f = 0; f < FIG_N; f++)
 		if (strcmp(s, conf_serve_figure_name(f)) == 0) {
 			m->kind = METRIC_SERVE;
@@ -174,6 +179,10 @@ conf_metric_name(const struct conf_metric *m, char *buf, size_t len)
 		break;
 	case METRIC_SERVE:
 		snprintf(buf, len, "%s", conf_serve_figure_name(m->n));
+		break;
+	case METRIC_MEMORY:
+		snprintf(buf, len, "%s", m->n == MEM_GPU ? "gpu-memory" :
+		    "rss");
 		break;
 	case METRIC_CANARY:
 		snprintf(buf, len, "output");

@@ -74,6 +74,7 @@ store_points_read(struct store *s, sqlite3_stmt *st, struct store_points *out,
 		p->gpu_sm_mhz = 0;
 		p->gpu_energy_j = -1;
 		p->gpu_mem_peak = -1;
+		p->max_rss_kb = -1;
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

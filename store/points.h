@@ -39,6 +39,8 @@ struct store_point {
 	 * baseline and the energy, -1 when not read. */
 	double gpu_sm_mhz, gpu_energy_j;
 	int64_t gpu_mem_peak;
+	int64_t max_rss_kb;	/* its run's peak resident set (the same
+				 * reader alone), -1 when not read */
 };
 
 struct store_points {

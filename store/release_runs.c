@@ -30,7 +30,7 @@
 	"SELECT r.kind, r.prompt_tokens, r.gen_tokens, r.content," \
 	" r.definition_id, r.id, r.warmup, r.failure IS NOT NULL," \
 	" r.confirm, r.busy, x.engine_ns, x.wall_ns, x.idx, r.throttled," \
-	" r.gpu_sm_mhz, r.gpu_mem_peak, r.gpu_energy_j" \
+	" r.gpu_sm_mhz, r.gpu_mem_peak, r.gpu_energy_j, r.max_rss_kb" \
 	" FROM run r LEFT JOIN sample x ON x.run_id = r.id" \
 	" WHERE r.release_id IN (SELECT ?1 UNION SELECT t.id FROM release t" \
 	" JOIN release o ON o.engine_id = t.engine_id" \
@@ -65,7 +65,7 @@ struct row {
 	unsigned char has_time, warmup, failed, confirm, busy, lower_bound;
 	unsigned char throttled;
 	double gpu_sm_mhz, gpu_energy_j;	/* as struct store_point */
-	int64_t gpu_mem_peak;
+	int64_t gpu_mem_peak, max_rss_kb;
 };
 
 struct rows {
@@ -234,6 +234,7 @@ finish_cell(struct store_cell_runs *c, struct rows *raw)
 			p->gpu_sm_mhz = r->gpu_sm_mhz;
 			p->gpu_energy_j = r->gpu_energy_j;
 			p->gpu_mem_peak = r->gpu_mem_peak;
+			p->max_rss_kb = r->max_rss_kb;
 		}
 		count_run(c, &raw->v[i], has_time);
 		if (has_time && raw->v[i].throttled && !raw->v[i].warmup &&
@@ -295,6 +296,8 @@ read_cells(sqlite3_stmt *st, const struct definitions *defs,
 		    -1 : sqlite3_column_int64(st, 15);
 		r->gpu_energy_j = sqlite3_column_type(st, 16) == SQLITE_NULL ?
 		    -1 : sqlite3_column_double(st, 16);
+		r->max_rss_kb = sqlite3_column_type(st, 17) == SQLITE_NULL ?
+		    -1 : sqlite3_column_int64(st, 17);
 	}
 	for (size_t i = 0; i < out->ncells; i++) {
 		if (rc == SQLITE_DONE && finish_cell(&out->cells[i],

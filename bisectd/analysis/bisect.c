@@ -192,7 +192,9 @@ bisect_metric_estimate(const struct bisect_release *r,
 	case BISECT_METRIC_PP:
 	case BISECT_METRIC_TG:
 	case BISECT_METRIC_SERVE:
-		k = p->metric.kind == BISECT_METRIC_SERVE ? 0 :
+	case BISECT_METRIC_RUN:
+		k = p->metric.kind == BISECT_METRIC_SERVE ||
+		    p->metric.kind == BISECT_METRIC_RUN ? 0 :
 		    length_index(p, p->metric.n);
 		if (k < 0 || stats_cell(cells[k].time_ns, cells[k].n, &cs) < 0)
 			goto out;
@@ -236,8 +238,10 @@ check_params(const struct bisect_params *p)
 			return "a tgN metric needs exactly the length N";
 		break;
 	case BISECT_METRIC_SERVE:
+	case BISECT_METRIC_RUN:
 		if (p->nlengths != 1)
-			return "a serve figure needs exactly one cell";
+			return "a serve figure or a run's value needs exactly "
+			    "one cell";
 		break;
 	default:
 		return "unknown metric";

@@ -31,9 +31,12 @@ enum bisect_metric_kind {
 	BISECT_METRIC_FIXED,		/* the fit's intercept */
 	BISECT_METRIC_PP,		/* mean time of prompt length n (ppN) */
 	BISECT_METRIC_TG,		/* mean time of gen length n (tgN) */
-	BISECT_METRIC_SERVE		/* mean of one figure of serve runs
+	BISECT_METRIC_SERVE,		/* mean of one figure of serve runs
 					 * (a latency percentile), the one
 					 * cell's; n names the figure */
+	BISECT_METRIC_RUN		/* mean of a value each run has, the
+					 * one cell's (its peak memory, in
+					 * bytes as a cost); n for the caller */
 };
 
 struct bisect_metric {

@@ -28,8 +28,8 @@ parse_request(struct ctl *c, struct bisect_request *r)
 	switch (bisect_request_set(r, c->metric, c->threshold)) {
 	case BISECT_REQUEST_BAD_METRIC:
 		return ctl_usage_error("--metric: expected per-token, fixed, "
-		    "ppN, tgN, output or a serve figure such as ttft-p90, "
-		    "got '%s'", c->metric);
+		    "ppN, tgN, gpu-memory, rss, output or a serve figure such "
+		    "as ttft-p90, got '%s'", c->metric);
 	case BISECT_REQUEST_BAD_THRESHOLD:
 		return ctl_usage_error("--threshold: expected a percentage "
 		    "such as 20%%, got '%s'", c->threshold);

@@ -234,7 +234,8 @@ static const struct {
 	{ TAKES_METRIC, "  --metric M       what to search or judge: per-token "
 	  "(prefill cost per\n                   token, the default), fixed, "
 	  "ppN (prefill at N tokens),\n                   tgN (decode of N "
-	  "tokens), output (the canary's text)\n                   or, in "
+	  "tokens), output (the canary's text),\n                   "
+	  "gpu-memory or rss (a run's peak memory)\n                   or, in "
 	  "serve mode, ttft, tpot, itl or e2e at\n                   p50, "
 	  "p90 or p99 (ttft-p90)" },
 	{ TAKES_THRESHOLD, "  --threshold P    the slowdown that counts "

@@ -831,6 +831,11 @@ figure(const struct conf_metric *m, double cost_ns, char *buf, size_t len)
 		snprintf(buf, len, "%s %.4g ms", conf_serve_figure_name(m->n),
 		    cost_ns / 1e6);
 		break;
+	case METRIC_MEMORY:
+		/* The cost of a memory metric is its bytes. */
+		snprintf(buf, len, "%s %.3g GiB", m->n == MEM_GPU ?
+		    "peak GPU memory" : "peak RSS", cost_ns / (1 << 30));
+		break;
 	case METRIC_CANARY:
 		assert(!"the yardstick compares times, not texts");
 		break;

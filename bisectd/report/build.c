@@ -353,13 +353,18 @@ release_of(const struct release_figs *fg, const struct conf_engine *eng,
  */
 static void
 release_metric(const struct judgement *j, const struct release_figs *fg,
-    size_t k, struct report_release *tr)
+    size_t k, int bytes, struct report_release *tr)
 {
 	if (j->data.rel == NULL || k >= j->data.n || j->data.ncells == 0 ||
 	    j->data.rel[k].skipped || !fg->has_metric)
 		return;
 	tr->has_metric = 1;
-	ms_of(&fg->metric, &tr->metric);
+	/* A memory's cost is its bytes, kept as they are. */
+	if ((tr->metric_bytes = bytes))
+		tr->metric = (struct report_ms){ fg->metric.value,
+		    fg->metric.lo, fg->metric.hi };
+	else
+		ms_of(&fg->metric, &tr->metric);
 }
 
 /* Tokens a report's diff shows of each side. */
@@ -1038,7 +1043,8 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 				tr.same_archive_as = r.list.v[k].version;
 				break;
 			}
-		release_metric(&j, &fg, i - r.lo, &tr);
+		release_metric(&j, &fg, i - r.lo, p.metric.kind ==
+		    BISECT_METRIC_RUN, &tr);
 		if (j.failed[i - r.lo] && i != r.lo && i != r.hi)
 			tr.status = "skipped";
 		if (o->req.commits)

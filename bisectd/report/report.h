@@ -135,6 +135,8 @@ struct report_release {
 	/* Measured once with the first release of the same archive. */
 	const char *same_archive_as;	/* NULL: its own */
 	int has_metric;		/* the verdict was judged on its runs */
+	int metric_bytes;	/* the metric is a memory: metric holds bytes
+				 * ("metric_bytes"), not ms ("metric_ms") */
 	struct report_ms metric;	/* the verdict's metric of it */
 	struct json_t *fit_band, *points, *commit, *canary;
 };

@@ -415,7 +415,8 @@ report_release_json(const struct report_release *r)
 		json_object_set_new(o, "same_archive_as",
 		    json_string(r->same_archive_as));
 	if (r->has_metric)
-		ms_json(&r->metric, "metric_ms", o);
+		ms_json(&r->metric, r->metric_bytes ? "metric_bytes" :
+		    "metric_ms", o);
 	part_json(o, "commit", r->commit);
 	part_json(o, "canary", r->canary);
 	return o;
@@ -563,8 +564,11 @@ release_read(const json_t *r, struct report_release *out)
 			out->flags[out->nflags++] = json_string_value(x);
 	out->same_archive_as = json_string_value(json_object_get(r,
 	    "same_archive_as"));
-	out->has_metric = json_object_get(r, "metric_ms") != NULL;
-	ms_read(r, "metric_ms", &out->metric);
+	out->metric_bytes = json_object_get(r, "metric_bytes") != NULL;
+	out->has_metric = out->metric_bytes ||
+	    json_object_get(r, "metric_ms") != NULL;
+	ms_read(r, out->metric_bytes ? "metric_bytes" : "metric_ms",
+	    &out->metric);
 	out->fit_band = part_read(r, "fit_band");
 	out->points = part_read(r, "points");
 	out->commit = part_read(r, "commit");

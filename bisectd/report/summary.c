@@ -457,8 +457,8 @@ runs_encode(const struct store_release_runs *rr,
 			    (x = malloc((k - i) * sizeof(*x))) == NULL)
 				return -1;
 			for (size_t m = i; m < k; m++)
-				if (range_sample_wanted(p, &pts->v[m]))
-					x[nx++] = (double)pts->v[m].time_ns;
+				if (range_sample_value(p, &pts->v[m], &x[nx]))
+					nx++;
 			rc = nx ? stats_run_value(x, nx, p->summary, &value) : 1;
 			if (x != stack)
 				free(x);

@@ -102,6 +102,16 @@ range_params(const struct conf_engine *eng, const struct bisect_request *req,
 		p->metric.kind = BISECT_METRIC_SERVE;
 		p->lengths[p->nlengths++] = eng->load.prompt[0];
 		break;
+	case METRIC_MEMORY:
+		/* The longest prompt the engine fits at: the context that
+		 * takes the most memory. */
+		p->metric.kind = BISECT_METRIC_RUN;
+		for (size_t i = 0; i < eng->nfit; i++)
+			if (p->nlengths == 0 || eng->fit[i] > p->lengths[0]) {
+				p->lengths[0] = eng->fit[i];
+				p->nlengths = 1;
+			}
+		break;
 	case METRIC_CANARY:
 		assert(!"an engine's metric is never the canary");
 		break;
@@ -182,10 +192,25 @@ range_cell_queries(const struct bisect_params *p,
 }
 
 int
-range_sample_wanted(const struct bisect_params *p,
-    const struct store_point *pt)
+range_sample_value(const struct bisect_params *p,
+    const struct store_point *pt, double *v)
 {
-	return p->metric.kind != BISECT_METRIC_SERVE || pt->idx == p->metric.n;
+	int64_t x;
+
+	switch (p->metric.kind) {
+	case BISECT_METRIC_SERVE:
+		*v = (double)pt->time_ns;
+		return pt->idx == p->metric.n;
+	case BISECT_METRIC_RUN:
+		/* Every sample of the run holds the run's figure. */
+		x = p->metric.n == MEM_GPU ? pt->gpu_mem_peak :
+		    pt->max_rss_kb >= 0 ? pt->max_rss_kb * 1024 : -1;
+		*v = (double)x;
+		return x > 0;
+	default:
+		*v = (double)pt->time_ns;
+		return 1;
+	}
 }
 
 int
@@ -224,9 +249,8 @@ range_load_engine(const struct range_runs *rr, const struct bisect_params *p,
 				const struct store_point *pt =
 				    &cell->points.v[k];
 
-				if (!range_sample_wanted(p, pt))
+				if (!range_sample_value(p, pt, &b[m].time_ns))
 					continue;
-				b[m].time_ns = (double)pt->time_ns;
 				b[m].run = pt->run_id;
 				b[m].confirm = pt->confirm;
 				b[m].sm_mhz = pt->gpu_sm_mhz;

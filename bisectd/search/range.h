@@ -72,12 +72,14 @@ int range_runs_load(struct store *s, const struct range *r,
 void range_runs_release(struct range_runs *rr);
 
 /*
- * Whether a stored sample is one the parameters' metric reads: every
- * sample but a serve run's other figures (a serve run stores all its
- * figures, one sample each, idx the figure).
+ * Whether a stored sample is one the parameters' metric reads, and its
+ * value into *v: every sample's time, but for a serve run only the
+ * sample of the figure searched (a serve run stores all its figures,
+ * one sample each, idx the figure), and for a run's value (peak memory)
+ * that value, where the run has one.
  */
-int range_sample_wanted(const struct bisect_params *p,
-    const struct store_point *pt);
+int range_sample_value(const struct bisect_params *p,
+    const struct store_point *pt, double *v);
 
 /*
  * The analysed samples of each release in the range for the parameters'

@@ -622,6 +622,22 @@ test_clocks_memory(void)
 		}
 	CHECK(named);
 	json_decref(rep);
+	/* The memory as the metric searched: the change found is the 25%
+	 * of memory, not the 3.5x of the time. */
+	CHECK_INT(check_ctl_json(ctl, "-c t.conf bisect --now --metric "
+	    "gpu-memory basert 0.2.3..0.2.4 --format json", 0, &rep), 3);
+	v = json_object_get(rep, "verdict") ? json_object_get(rep, "verdict") :
+	    rep;
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "0.2.4");
+	CHECK_NEAR(json_real_value(json_object_get(v, "metric_change")), 0.25,
+	    0.01);
+	json_decref(rep);
+	out = NULL;
+	CHECK_INT(check_ctl_run(ctl, "-c t.conf report --metric gpu-memory "
+	    "basert 0.2.3..0.2.4", &out), 3);
+	if (getenv("TEST_GPU_VERBOSE"))
+		fprintf(stderr, "%s\n", out);
+	free(out);
 	out = report_of("");
 	CHECK_CONTAINS(out, "GPU clocks: good 0.2.3 at 1980 MHz, bad 0.2.4 "
 	    "at 1881 MHz (median SM clock of their runs): -5.0%, more than 1% "

@@ -42,7 +42,13 @@ write_config(void)
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json\n"
 	    "\tparser = llama-bench\n\tprompts = 64,256,512\n"
-	    "\tfit = 64,256,512\n\tgen = 16\n\ttimeout = 1m\n", source);
+	    "\tfit = 64,256,512\n\tgen = 16\n\ttimeout = 1m\n"
+	    "[engine \"mem\"]\n\tsource = %s\n"
+	    "\tasset = mem-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\ttimeout = 1m\n", source, source);
 	check_write_file("m.conf", text);
 }
 
@@ -274,6 +280,40 @@ test_fixed_only(void)
 	check_other_metric("fix", "fixed", 0.5);
 }
 
+/*
+ * The resident set as the metric: 1.0.2 holds 20 MiB more and costs the
+ * same.  `--metric rss` names it, with the change in bytes; the time
+ * bisect finds nothing; the report's releases carry their peak memory
+ * in bytes, not as a time.
+ */
+static void
+test_rss(void)
+{
+	json_t *rep, *v, *rel;
+	double bytes;
+
+	CHECK_INT(check_ctl_run(ctl_conf, "bisect --now mem 1.0.0..1.0.2",
+	    NULL), 0);
+	CHECK_INT(check_ctl_json(ctl_conf, "bisect --now --metric rss mem "
+	    "1.0.0..1.0.2 --format json", 0, &rep), 3);
+	v = json_object_get(rep, "verdict") ? json_object_get(rep, "verdict") :
+	    rep;
+	CHECK_STR(json_string_value(json_object_get(v, "status")),
+	    "regression");
+	CHECK_STR(json_string_value(json_object_get(v, "first_bad")), "1.0.2");
+	/* 20 MiB over 40 and the process's own few: +30% to +50%. */
+	CHECK(json_real_value(json_object_get(v, "metric_change")) > 0.30 &&
+	    json_real_value(json_object_get(v, "metric_change")) < 0.50);
+	json_decref(rep);
+	CHECK_INT(check_ctl_json(ctl_conf, "--format json report --metric rss "
+	    "mem 1.0.0..1.0.2", 0, &rep), 3);
+	rel = check_release(rep, "1.0.2");
+	bytes = json_real_value(json_object_get(rel, "metric_bytes"));
+	CHECK(json_object_get(rel, "metric_ms") == NULL);
+	CHECK(bytes > 60.0 * (1 << 20) && bytes < 90.0 * (1 << 20));
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -287,5 +327,6 @@ main(void)
 	CHECK_CASE(test_fixed_only);
 	CHECK_CASE(test_ceiling_contradicted);
 	CHECK_CASE(test_curve);
+	CHECK_CASE(test_rss);
 	return check_done();
 }

@@ -26,6 +26,8 @@
  *                         decoding: --content FILE in bench mode, the
  *                         prompt in server mode
  *   load_us               work once at start, outside every sample
+ *   alloc_mb              MiB allocated and touched at start, as
+ *                         FAKE_ENGINE_ALLOC_MB: a release's resident set
  *   clock                 wall (default, like llama-bench): samples_ns
  *                         are the wall time each sample took; or cpu:
  *                         the CPU time its work was given, burnt for
@@ -153,6 +155,7 @@ struct release {
 	double outlier_p, outlier_x;	/* a slow process: chance, factor */
 	double content_speedup;
 	double load_us;
+	double alloc_mb;
 	int clock_cpu;		/* samples in thread CPU time, not wall */
 	enum fail_mode fail;
 	long empty_every;	/* empty_first_token: every Nth, 0: never */
@@ -337,6 +340,8 @@ conf_set(struct release *rel, const char *path, int line, const char *key,
 		if (rel->content_speedup < 1)
 			die("%s:%d: content_speedup must be at least 1", path,
 			    line);
+	} else if (strcmp(key, "alloc_mb") == 0) {
+		rel->alloc_mb = conf_number(path, line, key, val);
 	} else if (strcmp(key, "load_us") == 0) {
 		rel->load_us = conf_number(path, line, key, val);
 	} else if (strcmp(key, "clock") == 0) {
@@ -1272,11 +1277,12 @@ generate(const struct release *rel, const struct opts *o)
 	return 0;
 }
 
-/* Allocate and touch mb MiB, kept until exit. */
+/* Allocate and touch mb MiB (the variable's, else the release's), kept
+ * until exit. */
 static void
-touch_memory(const char *mb)
+touch_memory(const char *mb, double release_mb)
 {
-	long n = mb != NULL ? strtol(mb, NULL, 10) : 0;
+	long n = mb != NULL ? strtol(mb, NULL, 10) : (long)release_mb;
 	char *p;
 
 	if (n <= 0)
@@ -1408,7 +1414,7 @@ main(int argc, char **argv)
 	if (o.wait_for != NULL)
 		wait_for(o.wait_for);
 	model_size = check_weights(o.model);
-	touch_memory(getenv("FAKE_ENGINE_ALLOC_MB"));
+	touch_memory(getenv("FAKE_ENGINE_ALLOC_MB"), rel.alloc_mb);
 	burn(rel.load_us);
 	fail_early(&rel);
 	if (o.server)

@@ -1190,6 +1190,12 @@ test_serve(void)
 	CHECK(conf_parse_metric("e2e-p99", &m) == 0 &&
 	    m.kind == METRIC_SERVE && m.n == FIG_E2E_P99);
 	CHECK(conf_parse_metric("ttft-p95", &m) < 0);
+	CHECK(conf_parse_metric("gpu-memory", &m) == 0 &&
+	    m.kind == METRIC_MEMORY && m.n == MEM_GPU);
+	CHECK(conf_parse_metric("rss", &m) == 0 && m.kind == METRIC_MEMORY &&
+	    m.n == MEM_RSS);
+	CHECK_STR(conf_metric_name(&m, text, sizeof(text)), "rss");
+	CHECK(conf_parse_metric("rss2", &m) < 0);
 }
 
 int

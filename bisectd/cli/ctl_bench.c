@@ -57,7 +57,59 @@ print_fit(struct store *s, const struct conf_engine *g, int64_t release_id,
 	summary_figs_release(&f);
 }
 
-/* Print the per-cell summary of what bench just stored. */
+/*
+ * One row of the summary: a cell's, or one figure of a serve cell's
+ * runs, from its samples x[0..n-1] (ns); tokens 0 gives no throughput.
+ */
+static void
+summary_row(struct ctl *c, json_t *arr, const char *name, const double *x,
+    size_t n, int tokens, int busy, int lower, double max_cv)
+{
+	struct cell_stats st;
+	struct throughput tp;
+	char flags[64] = "", ms[48], tps[48];
+	int has_tp;
+
+	if (stats_cell(x, n, &st) < 0)
+		return;
+	has_tp = tokens > 0 && stats_throughput(tokens, &st, &tp) == 0;
+	if (st.cv > max_cv)
+		strcat(flags, "noisy ");
+	if (busy)
+		strcat(flags, "busy ");
+	/* Time to first token over HTTP: prefill is at least this. */
+	if (lower)
+		strcat(flags, "lower-bound ");
+	if (c->format == FORMAT_JSON) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "cell", json_string(name));
+		json_object_set_new(o, "n", json_integer((json_int_t)st.n));
+		json_object_set_new(o, "median_ms", json_real(st.median / 1e6));
+		json_object_set_new(o, "mean_ms", json_real(st.mean / 1e6));
+		json_object_set_new(o, "sd_ms", json_real(st.sd / 1e6));
+		json_object_set_new(o, "cv", json_real(st.cv));
+		json_object_set_new(o, "tps", has_tp ? json_real(tp.tps) :
+		    json_null());
+		json_object_set_new(o, "tps_sd", has_tp ? json_real(tp.sd) :
+		    json_null());
+		json_object_set_new(o, "lower_bound", json_boolean(lower));
+		json_object_set_new(o, "flags", json_string(flags));
+		json_array_append_new(arr, o);
+		return;
+	}
+	snprintf(ms, sizeof(ms), "%.2f ± %.2f", st.mean / 1e6, st.sd / 1e6);
+	if (has_tp)
+		snprintf(tps, sizeof(tps), "%s%8.1f ± %-5.1f", lower ? ">=" :
+		    "  ", tp.tps, tp.sd);
+	else
+		snprintf(tps, sizeof(tps), "%10s%8s", "-", "");
+	printf("%-16s %4zu %12.2f %23s %6.1f%% %s %s\n", name, st.n,
+	    st.median / 1e6, ms, 100 * st.cv, tps, flags);
+}
+
+/* Print the per-cell summary of what bench just stored: a serve cell's
+ * runs hold every figure (idx), a row each. */
 static void
 bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
     int64_t release_id, const char *wsha, const char *hw,
@@ -74,12 +126,10 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 	for (size_t i = 0; i < n; i++) {
 		struct store_cell_query q;
 		struct store_points pts;
-		struct cell_stats st;
-		struct throughput tp;
-		char name[64], flags[64] = "";
+		char name[64];
 		double *x;
 		int busy = 0, lower = 0, tokens = cells[i].prompt ? cells[i].prompt :
-		    cells[i].gen;
+		    cells[i].gen, serve = g->mode == MODE_SERVE;
 
 		snprintf(name, sizeof(name), "%s%d%s%s", cells[i].kind, tokens,
 		    cells[i].content[0] ? "/" : "", cells[i].content);
@@ -93,51 +143,25 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 			store_points_release(&pts);
 			continue;
 		}
-		x = malloc(pts.n * sizeof(*x));
-		for (size_t k = 0; x && k < pts.n; k++) {
-			x[k] = (double)pts.v[k].time_ns;
-			busy |= pts.v[k].busy;
-			lower |= pts.v[k].lower_bound;
-		}
-		if (x == NULL || stats_cell(x, pts.n, &st) < 0 ||
-		    stats_throughput(tokens, &st, &tp) < 0) {
-			free(x);
+		if ((x = malloc(pts.n * sizeof(*x))) == NULL) {
 			store_points_release(&pts);
 			continue;
 		}
-		if (st.cv > g->max_cv)
-			strcat(flags, "noisy ");
-		if (busy)
-			strcat(flags, "busy ");
-		/* Time to first token over HTTP: prefill is at least this. */
-		if (lower)
-			strcat(flags, "lower-bound ");
-		if (c->format == FORMAT_JSON) {
-			json_t *o = json_object();
+		for (size_t k = 0; k < pts.n; k++) {
+			busy |= pts.v[k].busy;
+			lower |= pts.v[k].lower_bound;
+		}
+		for (int f = 0; f < (serve ? FIG_N : 1); f++) {
+			size_t m = 0;
 
-			json_object_set_new(o, "cell", json_string(name));
-			json_object_set_new(o, "n", json_integer((json_int_t)
-			    st.n));
-			json_object_set_new(o, "median_ms",
-			    json_real(st.median / 1e6));
-			json_object_set_new(o, "mean_ms", json_real(st.mean /
-			    1e6));
-			json_object_set_new(o, "sd_ms", json_real(st.sd / 1e6));
-			json_object_set_new(o, "cv", json_real(st.cv));
-			json_object_set_new(o, "tps", json_real(tp.tps));
-			json_object_set_new(o, "tps_sd", json_real(tp.sd));
-			json_object_set_new(o, "lower_bound",
-			    json_boolean(lower));
-			json_object_set_new(o, "flags", json_string(flags));
-			json_array_append_new(arr, o);
-		} else {
-			char ms[48];
-
-			snprintf(ms, sizeof(ms), "%.2f ± %.2f", st.mean / 1e6,
-			    st.sd / 1e6);
-			printf("%-16s %4zu %12.2f %23s %6.1f%% %s%8.1f ± %-5.1f "
-			    "%s\n", name, st.n, st.median / 1e6, ms, 100 * st.cv,
-			    lower ? ">=" : "  ", tp.tps, tp.sd, flags);
+			for (size_t k = 0; k < pts.n; k++)
+				if (!serve || pts.v[k].idx == f)
+					x[m++] = (double)pts.v[k].time_ns;
+			if (serve)
+				snprintf(name, sizeof(name), "%s",
+				    conf_serve_figure_name(f));
+			summary_row(c, arr, name, x, m, serve ? 0 : tokens,
+			    busy, serve ? 0 : lower, g->max_cv);
 		}
 		free(x);
 		store_points_release(&pts);
@@ -146,7 +170,8 @@ bench_summary(struct ctl *c, struct store *s, const struct conf_engine *g,
 		ctl_print_json(arr);
 	else {
 		json_decref(arr);
-		print_fit(s, g, release_id, wsha, hw);
+		if (g->mode != MODE_SERVE)
+			print_fit(s, g, release_id, wsha, hw);
 	}
 }
 

@@ -99,6 +99,11 @@ test_single_request_unchanged(void)
 	int rc;
 
 	CHECK_INT(check_ctl_run(ctl_conf, "bench single 1.0.2", &out), 0);
+	/* The bench's summary: a row a figure, no throughput, no fit. */
+	CHECK_CONTAINS(out, "\nttft-p50 ");
+	CHECK_CONTAINS(out, "\ne2e-p99 ");
+	CHECK(strstr(out, "\npp") == NULL);
+	CHECK(strstr(out, "fit over") == NULL);
 	free(out);
 	CHECK_INT(check_ctl_run(ctl_conf, "bench single 1.0.3", &out), 0);
 	free(out);

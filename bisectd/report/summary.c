@@ -284,6 +284,9 @@ figs_compute(const struct store_release_runs *rr,
 			err_set(e, "out of memory");
 			goto out;
 		}
+		/* Runs far from the cell's others out, as the bisect takes
+		 * them out: one process three times slow bends the line. */
+		fc[nfc].n = stats_drop_outliers(fit_x[nfc], fc[nfc].n);
 		if (fc[nfc].n == 0)
 			continue;
 		fc[nfc].tokens = eng->fit[i];

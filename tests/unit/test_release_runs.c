@@ -428,6 +428,8 @@ per_token_ms(int r)
 		if (n > 0)
 			CHECK(stats_run_values(x, run, n, RUN_MEAN, x,
 			    &nv) == 0);
+		/* The fit, as the bisect, leaves outlier runs out. */
+		nv = stats_drop_outliers(x, nv);
 		v[c] = x;
 		fc[c].tokens = c ? 512 : 128;
 		fc[c].time_ns = x;

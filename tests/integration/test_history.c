@@ -80,13 +80,20 @@ test_step_up_and_down(void)
 {
 	json_t *rep, *h, *s, *cps, *a, *b;
 	char *out = NULL, *x;
+	int rc;
 
 	bench_all("bump");
-	/* The ends agree: no regression over the whole range. */
-	CHECK_INT(check_ctl_json(ctl_conf, "--format json report bump "
-	    "1.0.0..1.0.19", 0, &rep), 0);
+	/*
+	 * The ends agree: no regression over the whole range, the step
+	 * up and down invisible to them.  Benched minutes apart on a loaded
+	 * machine, their five runs each may also stay undecided (unknown,
+	 * exit 4): never a regression.
+	 */
+	rc = check_ctl_json(ctl_conf, "--format json report bump "
+	    "1.0.0..1.0.19", 0, &rep);
+	CHECK(rc == 0 || rc == 4);
 	CHECK_STR(str(json_object_get(rep, "verdict"), "status"),
-	    "no-regression");
+	    rc == 0 ? "no-regression" : "unknown");
 	json_decref(rep);
 
 	CHECK_INT(check_ctl_json(ctl_conf, "--format json history bump "

@@ -64,4 +64,13 @@ void conf_or_list(const char *const *names, char *buf, size_t len);
 /* A copy of s; aborts when a few bytes cannot be had at start-up. */
 char *conf_xstrdup(const char *s);
 
+/* The setters of the key types (key_use.c) that keys' own setters use:
+ * a string, a path made absolute against the file's folder, whether v
+ * is an http(s) URL (or file://), and a duration of at least lo ms. */
+void conf_set_str(char **field, const char *v);
+void conf_set_path(struct conf_loader *ld, char **field, const char *v);
+int conf_valid_url(const char *v, int allow_file);
+void conf_want_duration(struct conf_loader *ld, const struct conf_entry *en,
+    int64_t lo, int64_t *out);
+
 #endif

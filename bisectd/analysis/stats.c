@@ -495,6 +495,26 @@ stats_move(const struct estimate *rel, double threshold)
 	return MOVE_UNSURE;
 }
 
+enum move
+stats_move_rate(const struct estimate *rel, double threshold)
+{
+	double cut = threshold / 2;
+	double down = 1 / (1 + cut) - 1;
+	/* A time cannot fall by all of itself: past that no rise of the
+	 * rate counts as faster. */
+	double up = cut < 1 ? 1 / (1 - cut) - 1 : INFINITY;
+
+	if (!isfinite(rel->lo) || !isfinite(rel->hi))
+		return MOVE_UNSURE;
+	if (rel->hi < down)
+		return MOVE_SLOWER;
+	if (rel->lo > up)
+		return MOVE_FASTER;
+	if (rel->lo > down && rel->hi < up)
+		return MOVE_NONE;
+	return MOVE_UNSURE;
+}
+
 double
 stats_slower_p(const struct estimate *rel, double cut)
 {

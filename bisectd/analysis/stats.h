@@ -210,6 +210,15 @@ enum move { MOVE_NONE, MOVE_SLOWER, MOVE_FASTER, MOVE_UNSURE };
 enum move stats_move(const struct estimate *rel, double threshold);
 
 /*
+ * The same for a rate's relative change (b / a - 1 of requests or
+ * tokens a second, up when faster), judged as the time that is its
+ * inverse would be: a rate down past 1 / (1 + cut) - 1 is a time up past
+ * cut, slower.  A rate that falls to zero (goodput) still has a change,
+ * where its time would have none.
+ */
+enum move stats_move_rate(const struct estimate *rel, double threshold);
+
+/*
  * The one-sided p value of "slower by more than cut" for a relative
  * change of a cost: 1 - T_df((value - cut) / se); 1 when the spread is
  * unknown.  Small p: the runs show a slowdown past cut.

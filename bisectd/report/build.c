@@ -822,8 +822,8 @@ static int
 else_changed(const struct conf *conf, const struct conf_engine *eng,
     const struct report_opts *o, const struct range *r,
     const struct judgement *j, const struct report_summaries *rs,
-    double threshold, const char *metric, const char *spec,
-    struct report *head)
+    const struct store_serve_rows *serve, double threshold,
+    const char *metric, const char *spec, struct report *head)
 {
 	char ctl[4200];
 	struct changes_ctx c = { eng, threshold, metric, ctl, spec };
@@ -842,6 +842,18 @@ else_changed(const struct conf *conf, const struct conf_engine *eng,
 			/* The ends again: said once. */
 			if (ia == 0 && ib == r->hi - r->lo)
 				continue;
+		}
+		/* A serve engine's figures are its load's, not cells. */
+		if (serve) {
+			struct metric_change m[CHANGES_MAX];
+			size_t nm = changes_serve(eng, threshold, &serve[ia],
+			    &serve[ib], m, CHANGES_MAX);
+
+			if (changes_append(&c, m, nm, r->list.v[r->lo +
+			    ia].version, r->list.v[r->lo + ib].version,
+			    head) < 0)
+				return -1;
+			continue;
 		}
 		if (summary_figs(rs, ia, eng, &fa) < 0)
 			return -1;
@@ -875,6 +887,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	struct store_cell_query pq[BISECT_MAX_CELLS];
 	struct report head;
 	json_t *rep = NULL, *rels, *verdict, *w, *serve = NULL;
+	struct store_serve_rows *srows = NULL;
 	struct machine here;
 	char *wsha = NULL, hw[65], metric[32], key[65];
 	char config[SHA256_HEX_LEN + 1];
@@ -925,7 +938,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	head.threshold = p.threshold;
 	/* A line through two points always fits: only a third length shows
 	 * a cost per token that grows with the prompt. */
-	if (eng->nfit < 3)
+	if (eng->nfit < 3 && eng->mode != MODE_SERVE)
 		head.shape_unknown = "two fit lengths cannot show whether the "
 		    "cost of a token grows with the prompt: fit over three or "
 		    "more (fit = 128,512,2048)";
@@ -999,8 +1012,11 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 			goto fail;
 		json_object_set_new(rep, "about", about);
 	}
+	if (eng->mode == MODE_SERVE && serve_rows_load(s, eng,
+	    &r.list.v[r.lo], n, wsha ? wsha : "", hw, &srows, e) < 0)
+		goto fail;
 	if (!bisect_request_canary(&o->req)) {
-		if (else_changed(conf, eng, o, &r, &j, &rs, p.threshold,
+		if (else_changed(conf, eng, o, &r, &j, &rs, srows, p.threshold,
 		    metric, spec, &head) < 0) {
 			err_set(e, "out of memory");
 			goto fail;
@@ -1011,9 +1027,10 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	if (eng->mode == MODE_SERVE) {
 		json_object_set_new(rep, "serve_profile",
 		    serve_profile_report(eng));
-		if ((serve = serve_releases_json(s, eng, &r.list.v[r.lo], n,
-		    wsha ? wsha : "", hw, e)) == NULL)
+		if ((serve = serve_releases_json(srows, n)) == NULL) {
+			err_set(e, "out of memory");
 			goto fail;
+		}
 	}
 	if (o->sink)
 		o->sink->head(rep, o->sink->arg);
@@ -1072,6 +1089,7 @@ report_build(const struct conf *conf, const struct conf_engine *eng,
 	rep = NULL;
 	ret = 0;
 fail:
+	serve_rows_free(srows, n);
 	json_decref(serve);
 	json_decref(rep);
 	report_clear(&head);

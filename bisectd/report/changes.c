@@ -9,6 +9,7 @@
 
 #include "changes.h"
 #include "report.h"
+#include "store/serve.h"
 
 /* The change of two cells' mean run times; -1 when either is missing. */
 static int
@@ -24,7 +25,8 @@ cell_change(const struct cellsum *a, const struct cellsum *b,
 	return stats_rel_change(&eb, &ea, rel);
 }
 
-static void
+/* Add a change; returns it, NULL when out is full. */
+static struct metric_change *
 add(struct metric_change *out, size_t max, size_t *n, double threshold,
     const char *metric, const char *what, const char *unit, int tps,
     const struct estimate *rel)
@@ -32,14 +34,20 @@ add(struct metric_change *out, size_t max, size_t *n, double threshold,
 	struct metric_change *m;
 
 	if (*n == max)
-		return;
+		return NULL;
 	m = &out[(*n)++];
+	memset(m, 0, sizeof(*m));
 	snprintf(m->metric, sizeof(m->metric), "%s", metric);
 	snprintf(m->what, sizeof(m->what), "%s", what);
 	m->unit = unit;
 	m->tps = tps;
 	m->rel = *rel;
 	m->moved = stats_move(rel, threshold);
+	/* A content kind past the first and the memory are not metrics
+	 * the bisect takes. */
+	m->bisectable = strchr(metric, '/') == NULL &&
+	    strcmp(metric, "gpu-memory") != 0;
+	return m;
 }
 
 size_t
@@ -101,6 +109,92 @@ changes_list(const struct conf_engine *eng, double threshold,
 	return n;
 }
 
+/*
+ * The mean over a release's runs of figure k (a latency: FIG_*; past
+ * FIG_N a rate of enum serve_rate) as an estimate; -1 when no run has
+ * one.
+ */
+enum serve_rate { RATE_REQ, RATE_TOK, RATE_GOOD, NRATES };
+
+static int
+serve_estimate(const struct store_serve_rows *r, int k, double *x,
+    struct estimate *out)
+{
+	struct cell_stats cs;
+	size_t m = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct store_serve_run *run = &r->v[i].run;
+		double v = k < FIG_N ? r->v[i].figure_ns[k] :
+		    k == FIG_N + RATE_REQ ? run->req_per_s :
+		    k == FIG_N + RATE_TOK ? run->out_tok_per_s :
+		    run->goodput_per_s;
+
+		if (!r->v[i].failed && isfinite(v))
+			x[m++] = v;
+	}
+	if (m == 0 || stats_cell(x, m, &cs) < 0)
+		return -1;
+	stats_mean_estimate(&cs, out);
+	return 0;
+}
+
+size_t
+changes_serve(const struct conf_engine *eng, double threshold,
+    const struct store_serve_rows *a, const struct store_serve_rows *b,
+    struct metric_change *out, size_t max)
+{
+	static const char *const lat[] = { "time to first token",
+	    "time per output token", "inter-token latency",
+	    "end-to-end latency" };
+	static const char *const pct[] = { "p50", "p90", "p99" };
+	static const struct { const char *metric, *what, *unit; } rates[] = {
+		{ "req_per_s", "requests completed a second", "requests/s" },
+		{ "out_tok_per_s", "output tokens a second", "tok/s" },
+		{ "goodput_per_s", "requests a second within the targets",
+		    "requests/s" },
+	};
+	int good = eng->load.slo_ttft_ms > 0 || eng->load.slo_tpot_ms > 0;
+	double *x = calloc(a->n > b->n ? a->n + 1 : b->n + 1, sizeof(*x));
+	size_t n = 0;
+
+	if (x == NULL)
+		return 0;
+	for (int k = 0; k < FIG_N + NRATES; k++) {
+		struct estimate ea, eb, rel;
+		struct metric_change *m;
+		char what[128];
+
+		if (k == FIG_N + RATE_GOOD && !good)
+			break;
+		if (serve_estimate(a, k, x, &ea) < 0 ||
+		    serve_estimate(b, k, x, &eb) < 0 ||
+		    stats_rel_change(&eb, &ea, &rel) < 0)
+			continue;
+		/* Times and rates are never below zero: nor is the
+		 * change's interval below -100%, where a rate fell to
+		 * zero with little spread. */
+		if (rel.lo < -1)
+			rel.lo = -1;
+		if (k < FIG_N) {
+			snprintf(what, sizeof(what), "%s, %s", lat[k / 3],
+			    pct[k % 3]);
+			m = add(out, max, &n, threshold, conf_serve_figure_name(
+			    (enum conf_serve_figure)k), what, "ms", 0, &rel);
+			continue;
+		}
+		m = add(out, max, &n, threshold, rates[k - FIG_N].metric,
+		    rates[k - FIG_N].what, rates[k - FIG_N].unit, 0, &rel);
+		if (m == NULL)
+			continue;
+		/* A rate is shown as its own change, up when faster. */
+		m->bisectable = 0;
+		m->moved = stats_move_rate(&rel, threshold);
+	}
+	free(x);
+	return n;
+}
+
 void
 changes_tps(const struct estimate *time_rel, double *v, double *lo,
     double *hi)
@@ -126,6 +220,14 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 {
 	struct metric_change m[CHANGES_MAX];
 	size_t n = changes_list(c->eng, c->threshold, a, b, m, CHANGES_MAX);
+
+	return changes_append(c, m, n, va, vb, rp);
+}
+
+int
+changes_append(const struct changes_ctx *c, const struct metric_change *m,
+    size_t n, const char *va, const char *vb, struct report *rp)
+{
 	struct report_change *v;
 	int searched_slower = 0;
 
@@ -160,8 +262,7 @@ changes_pair(const struct changes_ctx *c, const struct release_figs *a,
 		x->searched = strcmp(m[i].metric, c->searched) == 0;
 		/* A slowdown no one searched: the command that does. */
 		if (m[i].moved == MOVE_SLOWER && !x->searched &&
-		    !searched_slower && strchr(m[i].metric, '/') == NULL &&
-		    strcmp(m[i].metric, "gpu-memory") != 0 &&
+		    !searched_slower && m[i].bisectable &&
 		    asprintf(&x->bisect, "%s bisect --now --metric %s %s %s",
 		    c->ctl, m[i].metric, c->eng->name, c->range) < 0) {
 			x->bisect = NULL;

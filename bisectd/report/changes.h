@@ -27,6 +27,7 @@ struct changes_ctx {
 };
 
 #define CHANGES_MAX	(2 + CONF_MAX_LENGTHS * 8)
+_Static_assert(CHANGES_MAX >= FIG_N + 3, "a serve pair's changes fit");
 
 /* One metric's change between two releases. */
 struct metric_change {
@@ -36,7 +37,9 @@ struct metric_change {
 	const char *unit;	/* "ms/token", "ms", "tok/s"; static */
 	int tps;		/* people read a throughput: its change is
 				 * 1 / (1 + rel) - 1, up when faster */
-	struct estimate rel;	/* of the time or cost: b / a - 1 */
+	int bisectable;		/* --metric takes it */
+	struct estimate rel;	/* of the time or cost, b / a - 1; a
+				 * serve rate's own (changes_serve()) */
 	enum move moved;	/* rel against half the threshold */
 };
 
@@ -47,6 +50,20 @@ struct metric_change {
  */
 size_t changes_list(const struct conf_engine *eng, double threshold,
     const struct release_figs *a, const struct release_figs *b,
+    struct metric_change *out, size_t max);
+
+struct store_serve_rows;
+
+/*
+ * A serve engine's figures both a and b measured (store/serve.h: the
+ * runs of each release, failed ones left out): each latency percentile
+ * (ms, positive when slower), then requests and output tokens a
+ * second and, with targets set, the goodput (positive when faster).
+ * Each is the mean over runs with its interval, the run the unit, as
+ * the report shows them.  At most max into out; returns how many.
+ */
+size_t changes_serve(const struct conf_engine *eng, double threshold,
+    const struct store_serve_rows *a, const struct store_serve_rows *b,
     struct metric_change *out, size_t max);
 
 /*
@@ -70,5 +87,9 @@ void changes_tps(const struct estimate *time_rel, double *v, double *lo,
 int changes_pair(const struct changes_ctx *c, const struct release_figs *a,
     const char *va, const struct release_figs *b, const char *vb,
     struct report *rp);
+
+/* The same for the n changes m of a serve engine's pair (changes_serve()). */
+int changes_append(const struct changes_ctx *c, const struct metric_change *m,
+    size_t n, const char *va, const char *vb, struct report *rp);
 
 #endif

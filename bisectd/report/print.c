@@ -3,6 +3,7 @@
  * text), an issue tracker (markdown), a spreadsheet (csv) or a script
  * (JSON).  Every figure is shown with its spread and n.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -579,18 +580,40 @@ print_runs(const json_t *runs, FILE *out, int md)
 		    "````````````````````````````````");
 }
 
+/* A release's fit columns: the per-token cost and the fixed overhead;
+ * for a serve engine the searched figure (per), as it has no fit. */
+static void
+fit_cols(const struct report *rp, const struct report_release *r, char *per,
+    size_t plen, char *fix, size_t flen)
+{
+	if (rp->serve) {
+		ms_text(per, plen, &r->metric, "-");
+		*fix = '\0';
+		return;
+	}
+	ms_text(per, plen, &r->fit.per_token, "-");
+	fixed_text(fix, flen, &r->fit);
+}
+
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
 	const json_t *rep_ = json_object_get(rep, "reproduce"), *x;
 	struct columns cols;
 	struct report rp;
-	char buf[160], per[96], fix[96];
+	char buf[160], per[96], fix[96], head[64];
 	size_t i, j;
 	int wv = 7, wc[32], wp = 12, wf = 8;
 
 	if (report_read(rep, &rp) < 0)
 		return;
+	/* A serve engine has no fit: its column is the searched figure. */
+	if (rp.serve) {
+		snprintf(head, sizeof(head), "%s MS", rp.metric);
+		for (char *p = head; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		wp = (int)strlen(head);
+	}
 	print_header(rep, &rp, out, md);
 	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
@@ -606,8 +629,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
-		ms_text(per, sizeof(per), &r->fit.per_token, "-");
-		fixed_text(fix, sizeof(fix), &r->fit);
+		fit_cols(&rp, r, per, sizeof(per), fix, sizeof(fix));
 		if ((int)strlen(per) > wp)
 			wp = (int)strlen(per);
 		if ((int)strlen(fix) > wf)
@@ -618,19 +640,27 @@ print_text(const json_t *rep, FILE *out, int md)
 		fprintf(out, "| version | status |");
 		for (j = 0; j < cols.n; j++)
 			fprintf(out, " %s |", cols.name[j]);
-		fprintf(out, " per-token ms | fixed ms | ceiling tok/s | "
-		    "flags | failures |\n|---|---|");
+		if (rp.serve)
+			fprintf(out, " %s ms | flags | failures |\n|---|---|",
+			    rp.metric);
+		else
+			fprintf(out, " per-token ms | fixed ms | ceiling tok/s "
+			    "| flags | failures |\n|---|---|");
 		for (j = 0; j < cols.n; j++)
 			fprintf(out, "---|");
-		fprintf(out, "---|---|---|---|---|\n");
+		fprintf(out, rp.serve ? "---|---|---|\n" :
+		    "---|---|---|---|---|\n");
 	} else {
 		fprintf(out, "%-*s  %-12s", wv, "VERSION", "STATUS");
 		for (j = 0; j < cols.n; j++) {
 			fputs("  ", out);
 			pad(out, cols.name[j], wc[j]);
 		}
-		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, "PER-TOKEN MS",
-		    wf, "FIXED MS", "CEILING", "FLAGS");
+		if (rp.serve)
+			fprintf(out, "  %-*s  %s\n", wp, head, "FLAGS");
+		else
+			fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp,
+			    "PER-TOKEN MS", wf, "FIXED MS", "CEILING", "FLAGS");
 	}
 	for (i = 0; i < rp.nreleases; i++) {
 		const struct report_release *r = &rp.releases[i];
@@ -638,8 +668,7 @@ print_text(const json_t *rep, FILE *out, int md)
 		char flags[256];
 
 		flags_text(flags, sizeof(flags), r);
-		ms_text(per, sizeof(per), &r->fit.per_token, "-");
-		fixed_text(fix, sizeof(fix), &r->fit);
+		fit_cols(&rp, r, per, sizeof(per), fix, sizeof(fix));
 		if (md)
 			fprintf(out, "| %s | %s |", r->version, r->status);
 		else
@@ -656,16 +685,22 @@ print_text(const json_t *rep, FILE *out, int md)
 		}
 		snprintf(buf, sizeof(buf), isfinite(ceil) ? "%.0f" : "-", ceil);
 		if (md) {
-			fprintf(out, " %s | %s | %s | %s |", per, fix, buf,
-			    flags);
+			if (rp.serve)
+				fprintf(out, " %s | %s |", per, flags);
+			else
+				fprintf(out, " %s | %s | %s | %s |", per, fix,
+				    buf, flags);
 			for (j = 0; j < r->nfailures; j++)
 				fprintf(out, "%s %s", j ? "," : "",
 				    r->failures[j].reason);
 			fputs(" |\n", out);
 			continue;
 		}
-		fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf, fix, buf,
-		    flags);
+		if (rp.serve)
+			fprintf(out, "  %-*s  %s\n", wp, per, flags);
+		else
+			fprintf(out, "  %-*s  %-*s  %-7s  %s\n", wp, per, wf,
+			    fix, buf, flags);
 		for (j = 0; j < r->nfailures; j++) {
 			if (j == 3) {
 				fprintf(out, "%*s  ... %zu failures in all "

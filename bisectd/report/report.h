@@ -181,6 +181,8 @@ struct report {
 	double threshold;	/* the slowdown a bisect must find */
 	const char *shape_unknown;	/* why the fit cannot show the
 					 * shape; NULL: it can */
+	int serve;		/* a serve engine's: no fit, its figures its
+				 * load's ("serve_profile") */
 	struct report_machine machine;
 	/* On Slurm, the times the bisect lost its node (docs/report.md),
 	 * as JSON; NULL when not on Slurm.  A reference. */

@@ -633,6 +633,7 @@ head_read(const json_t *rep, struct report *out)
 	out->threshold = rep_real(rep, "threshold");
 	out->shape_unknown = json_string_value(json_object_get(rep,
 	    "shape_unknown"));
+	out->serve = json_object_get(rep, "serve_profile") != NULL;
 	machine_read(json_object_get(rep, "machine"), &out->machine);
 	out->reanchored = part_read(rep, "reanchored");
 	out->weights = rep_str(w, "name");

@@ -122,30 +122,45 @@ release_serve(const struct store_serve_rows *rows)
 	return o;
 }
 
-json_t *
-serve_releases_json(struct store *s, const struct conf_engine *eng,
+int
+serve_rows_load(struct store *s, const struct conf_engine *eng,
     const struct store_release *rels, size_t n, const char *weights_sha256,
-    const char *hw_key, struct err *e)
+    const char *hw_key, struct store_serve_rows **out, struct err *e)
 {
 	struct store_cell_query q;
+	struct store_serve_rows *v;
+
+	*out = NULL;
+	if (bench_cell_query(eng, "pp", eng->load.prompt[0],
+	    eng->load.output[0], "", 0, weights_sha256, hw_key, &q, e) < 0)
+		return -1;
+	if ((v = calloc(n ? n : 1, sizeof(*v))) == NULL)
+		return err_set(e, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (store_serve_list(s, rels[i].id, q.definition, &v[i],
+		    e) < 0) {
+			serve_rows_free(v, i);
+			return -1;
+		}
+	*out = v;
+	return 0;
+}
+
+void
+serve_rows_free(struct store_serve_rows *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		store_serve_rows_release(&rows[i]);
+	free(rows);
+}
+
+json_t *
+serve_releases_json(const struct store_serve_rows *rows, size_t n)
+{
 	json_t *a = json_array();
 
-	if (bench_cell_query(eng, "pp", eng->load.prompt[0],
-	    eng->load.output[0], "", 0, weights_sha256, hw_key, &q, e) < 0) {
-		json_decref(a);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct store_serve_rows rows;
-
-		if (store_serve_list(s, rels[i].id, q.definition, &rows,
-		    e) < 0) {
-			json_decref(a);
-			return NULL;
-		}
-		json_array_append_new(a, release_serve(&rows));
-		store_serve_rows_release(&rows);
-	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, release_serve(&rows[i]));
 	return a;
 }
 

@@ -16,19 +16,25 @@ struct err;
 struct json_t;
 struct store;
 struct store_release;
+struct store_serve_rows;
 
 /* The profile and targets as JSON (new reference), for the report. */
 struct json_t *serve_profile_report(const struct conf_engine *eng);
 
 /*
- * Each of n releases' "serve" object, in an array (new reference), from
- * the runs stored under the engine's serve definition; NULL with e set
- * when the store fails.
+ * The runs of each of n releases rels stored under the engine's serve
+ * definition into *out (n of them, malloced; free with
+ * serve_rows_free()).  Returns 0, or -1 with e set.
  */
-struct json_t *serve_releases_json(struct store *s,
-    const struct conf_engine *eng, const struct store_release *rels,
-    size_t n, const char *weights_sha256, const char *hw_key,
-    struct err *e);
+int serve_rows_load(struct store *s, const struct conf_engine *eng,
+    const struct store_release *rels, size_t n, const char *weights_sha256,
+    const char *hw_key, struct store_serve_rows **out, struct err *e);
+void serve_rows_free(struct store_serve_rows *rows, size_t n);
+
+/* Each of n releases' "serve" object from its runs rows[i], in an
+ * array: a new reference. */
+struct json_t *serve_releases_json(const struct store_serve_rows *rows,
+    size_t n);
 
 /* Put a release's "serve" object (serve_releases_json()'s) in its
  * report entry rj, and the status its runs give where the cells', which

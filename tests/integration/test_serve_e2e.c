@@ -86,6 +86,59 @@ figure(json_t *rep, const char *version, const char *name)
 	    json_number_value(json_object_get(f, "value")) : NAN;
 }
 
+/* The change of metric between from and to in the report's
+ * what_else_changed; NULL when it has none. */
+static json_t *
+change_of(json_t *rep, const char *from, const char *to, const char *metric)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(rep, "what_else_changed"), i, c)
+		if (strcmp(json_string_value(json_object_get(c, "from")),
+		    from) == 0 && strcmp(json_string_value(json_object_get(c,
+		    "to")), to) == 0 && strcmp(json_string_value(
+		    json_object_get(c, "metric")), metric) == 0)
+			return c;
+	fprintf(stderr, "no change of %s for %s..%s\n", metric, from, to);
+	return NULL;
+}
+
+/* What else changed across the boundary: the load's every figure, not
+ * the searched one alone.  TTFT and end-to-end latency slower, the
+ * time per output token not (the scheduler admits late, it does not
+ * decode slower), the rates down, the goodput gone (TTFT past its 40 ms
+ * target); no second bisect suggested for a slowdown that is the one
+ * found. */
+static void
+check_else_changed(json_t *rep)
+{
+	json_t *c;
+
+	if ((c = change_of(rep, "1.0.2", "1.0.3", "ttft-p90")) != NULL) {
+		CHECK(json_is_true(json_object_get(c, "searched")));
+		CHECK_STR(json_string_value(json_object_get(c, "moved")),
+		    "slower");
+	}
+	if ((c = change_of(rep, "1.0.2", "1.0.3", "e2e-p50")) != NULL) {
+		CHECK_STR(json_string_value(json_object_get(c, "moved")),
+		    "slower");
+		CHECK(json_object_get(c, "bisect") == NULL ||
+		    json_is_null(json_object_get(c, "bisect")));
+	}
+	if ((c = change_of(rep, "1.0.2", "1.0.3", "tpot-p50")) != NULL)
+		CHECK_STR(json_string_value(json_object_get(c, "moved")),
+		    "unchanged");
+	if ((c = change_of(rep, "1.0.2", "1.0.3", "goodput_per_s")) != NULL) {
+		CHECK(json_number_value(json_object_get(c, "change")) < -0.9);
+		CHECK_STR(json_string_value(json_object_get(c, "moved")),
+		    "slower");
+	}
+	CHECK(change_of(rep, "1.0.0", "1.0.5", "req_per_s") != NULL);
+	/* No fit in serve mode, and no word about its shape. */
+	CHECK(json_object_get(rep, "shape_unknown") == NULL);
+}
+
 /* Under load the slower scheduler's TTFT is several times the old one;
  * one request at a time never waits for a batch: its TTFT is the same
  * on both sides (within 20%: the change under load is over 200%).
@@ -123,6 +176,7 @@ test_single_request_unchanged(void)
 	b = figure(rep, "1.0.3", "ttft-p90");
 	printf("under load: ttft-p90 %.3f ms, then %.3f ms\n", a, b);
 	CHECK(b / a > 3);
+	check_else_changed(rep);
 	/* What the verdict judged is that figure, no other of the runs'. */
 	CHECK_NEAR(json_number_value(json_object_get(check_release(rep,
 	    "1.0.3"), "metric_ms")), b, 0.1 * b);
@@ -138,6 +192,12 @@ test_single_request_unchanged(void)
 	CHECK_CONTAINS(out, "under load (20 requests/s, fixed arrivals");
 	CHECK_CONTAINS(out, "1.0.3: ");
 	CHECK_CONTAINS(out, "ttft  p50 ");
+	CHECK_CONTAINS(out, "time to first token, p90 (ttft-p90, searched)");
+	CHECK_CONTAINS(out, "requests a second within the targets");
+	CHECK(strstr(out, "the shape:") == NULL);
+	/* No fit columns: the searched figure with its interval. */
+	CHECK_CONTAINS(out, "VERSION  STATUS        TTFT-P90 MS");
+	CHECK(strstr(out, "PER-TOKEN MS") == NULL);
 	free(out);
 	CHECK_INT(check_ctl_run(ctl_conf, "report queue 1.0.0..1.0.5 "
 	    "--metric ttft-p90 --format html", &out), 3);

@@ -219,6 +219,43 @@ test_move(void)
 	CHECK_STR(stats_move_name(MOVE_FASTER), "faster");
 }
 
+/* A rate's move is its time's: threshold 20%, cut 10%, a rate down
+ * past 1/1.1 - 1 = -9.09% is slower, up past 1/0.9 - 1 = +11.1% faster;
+ * a rate that fell to zero is slower, where its time has no change. */
+static void
+test_move_rate(void)
+{
+	struct estimate e = { 0, 0, 10, 0, 0 };
+
+	e.lo = -0.5;
+	e.hi = -0.092;
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_SLOWER);
+	e.hi = -0.09;		/* a time up by 9.9%: not past the cut */
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
+	e.lo = 0.112;
+	e.hi = 0.5;
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_FASTER);
+	e.lo = 0.105;		/* a time down by 9.5% */
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
+	e.lo = -0.09;
+	e.hi = 0.11;
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_NONE);
+	e.lo = -1;
+	e.hi = -1;		/* goodput gone */
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_SLOWER);
+	e.hi = INFINITY;
+	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
+	/* A threshold of 200%, a cut of 100%: a time cannot fall by all
+	 * of itself, so no rise counts as faster; stats_move() says the
+	 * same of the time (-98%). */
+	e.lo = 50;
+	e.hi = 60;
+	CHECK_INT(stats_move_rate(&e, 2), MOVE_NONE);
+	e.lo = -0.981;
+	e.hi = -0.980;
+	CHECK_INT(stats_move(&e, 2), MOVE_NONE);
+}
+
 /* Holm's step-down: the smallest p against alpha / n, the next against
  * alpha / (n - 1), ...; the first that fails stops it. */
 static void
@@ -376,6 +413,7 @@ main(void)
 	CHECK_CASE(test_estimates);
 	CHECK_CASE(test_outcome);
 	CHECK_CASE(test_move);
+	CHECK_CASE(test_move_rate);
 	CHECK_CASE(test_holm);
 	CHECK_CASE(test_throughput);
 	CHECK_CASE(test_runs);

@@ -183,8 +183,10 @@ static const char history_text[] =
     "  report over the releases around it.\n";
 
 static const char history_metric_text[] =
-    "  --metric M       one metric alone: per-token, fixed, ppN or tgN\n"
-    "                   (default: every metric of the matrix)";
+    "  --metric M       one metric alone: per-token, fixed, ppN or tgN;\n"
+    "                   a serve engine's ttft-p90, e2e-p99 ...\n"
+    "                   (default: every metric of the matrix, or of\n"
+    "                   the load)";
 
 static const char history_exit_text[] =
     "  0  no change point in any series\n"

@@ -109,18 +109,14 @@ changes_list(const struct conf_engine *eng, double threshold,
 	return n;
 }
 
-/*
- * The mean over a release's runs of figure k (a latency: FIG_*; past
- * FIG_N a rate of enum serve_rate) as an estimate; -1 when no run has
- * one.
- */
+/* Past FIG_N, the rates a serve run stores beside its figures. */
 enum serve_rate { RATE_REQ, RATE_TOK, RATE_GOOD, NRATES };
 
-static int
-serve_estimate(const struct store_serve_rows *r, int k, double *x,
-    struct estimate *out)
+/* The values of k (a latency: FIG_*; past FIG_N a rate) over r's runs
+ * that have it, into x; returns how many. */
+static size_t
+serve_values(const struct store_serve_rows *r, int k, double *x)
 {
-	struct cell_stats cs;
 	size_t m = 0;
 
 	for (size_t i = 0; i < r->n; i++) {
@@ -133,6 +129,36 @@ serve_estimate(const struct store_serve_rows *r, int k, double *x,
 		if (!r->v[i].failed && isfinite(v))
 			x[m++] = v;
 	}
+	return m;
+}
+
+size_t
+changes_serve_values(const struct store_serve_rows *r,
+    enum conf_serve_figure f, double *x)
+{
+	return serve_values(r, (int)f, x);
+}
+
+void
+changes_serve_what(enum conf_serve_figure f, char *buf, size_t len)
+{
+	static const char *const lat[] = { "time to first token",
+	    "time per output token", "inter-token latency",
+	    "end-to-end latency" };
+	static const char *const pct[] = { "p50", "p90", "p99" };
+
+	snprintf(buf, len, "%s, %s", lat[f / 3], pct[f % 3]);
+}
+
+/* The mean of k over a release's runs as an estimate; -1 when no run
+ * has it. */
+static int
+serve_estimate(const struct store_serve_rows *r, int k, double *x,
+    struct estimate *out)
+{
+	struct cell_stats cs;
+	size_t m = serve_values(r, k, x);
+
 	if (m == 0 || stats_cell(x, m, &cs) < 0)
 		return -1;
 	stats_mean_estimate(&cs, out);
@@ -144,10 +170,6 @@ changes_serve(const struct conf_engine *eng, double threshold,
     const struct store_serve_rows *a, const struct store_serve_rows *b,
     struct metric_change *out, size_t max)
 {
-	static const char *const lat[] = { "time to first token",
-	    "time per output token", "inter-token latency",
-	    "end-to-end latency" };
-	static const char *const pct[] = { "p50", "p90", "p99" };
 	static const struct { const char *metric, *what, *unit; } rates[] = {
 		{ "req_per_s", "requests completed a second", "requests/s" },
 		{ "out_tok_per_s", "output tokens a second", "tok/s" },
@@ -177,8 +199,8 @@ changes_serve(const struct conf_engine *eng, double threshold,
 		if (rel.lo < -1)
 			rel.lo = -1;
 		if (k < FIG_N) {
-			snprintf(what, sizeof(what), "%s, %s", lat[k / 3],
-			    pct[k % 3]);
+			changes_serve_what((enum conf_serve_figure)k, what,
+			    sizeof(what));
 			m = add(out, max, &n, threshold, conf_serve_figure_name(
 			    (enum conf_serve_figure)k), what, "ms", 0, &rel);
 			continue;

@@ -54,6 +54,14 @@ size_t changes_list(const struct conf_engine *eng, double threshold,
 
 struct store_serve_rows;
 
+/* A serve figure in words: "time to first token, p90". */
+void changes_serve_what(enum conf_serve_figure f, char *buf, size_t len);
+
+/* The values of figure f over a release's runs r, failed ones and those
+ * without it left out, into x (room for r->n); returns how many. */
+size_t changes_serve_values(const struct store_serve_rows *r,
+    enum conf_serve_figure f, double *x);
+
 /*
  * A serve engine's figures both a and b measured (store/serve.h: the
  * runs of each release, failed ones left out): each latency percentile

@@ -16,6 +16,7 @@
 #include "store/store.h"
 #include "history.h"
 #include "changes.h"
+#include "serve_lines.h"
 #include "summary.h"
 
 /*
@@ -81,6 +82,7 @@ struct series_def {
 	char metric[96], what[128];
 	int tokens;
 	int fit;		/* 1: per-token, 2: fixed */
+	int fig;		/* a serve figure's: FIG_* + 1; 0: none */
 	const struct store_cell_query *q;
 };
 
@@ -130,19 +132,46 @@ series_defs(const struct conf_engine *eng, const struct report_cells *qc,
 	return n;
 }
 
+/* A serve engine's series: each latency percentile of its load. */
+static size_t
+serve_defs(struct series_def *d, size_t max)
+{
+	size_t n = 0;
+
+	for (int f = 0; f < FIG_N && n < max; f++, n++) {
+		memset(&d[n], 0, sizeof(d[n]));
+		snprintf(d[n].metric, sizeof(d[n].metric), "%s",
+		    conf_serve_figure_name((enum conf_serve_figure)f));
+		changes_serve_what((enum conf_serve_figure)f, d[n].what,
+		    sizeof(d[n].what));
+		d[n].fig = f + 1;
+	}
+	return n;
+}
+
 /* Release i's values for series d into p (nothing when it has none). */
 static int
 series_point(const struct conf_engine *eng, const struct series_def *d,
-    const struct store_release_runs *rr, const struct report_cells *qc,
-    const char *version, struct history_series *s)
+    const struct store_release_runs *rr, const struct store_serve_rows *sr,
+    const struct report_cells *qc, const char *version,
+    struct history_series *s)
 {
 	struct history_point *p = &s->v[s->n];
 	struct cell_stats c;
 
 	memset(p, 0, sizeof(*p));
-	if ((d->fit ? fit_runs(eng, rr, qc, d->fit == 2, &p->runs, &p->n) :
-	    report_own_run_values(store_release_runs_cell(rr, d->q), &p->runs,
-	    &p->n)) < 0)
+	if (d->fig) {
+		if ((p->runs = calloc(sr->n + 1, sizeof(*p->runs))) == NULL)
+			return -1;
+		p->n = changes_serve_values(sr, (enum conf_serve_figure)(d->fig -
+		    1), p->runs);
+		if (p->n == 0) {
+			free(p->runs);
+			p->runs = NULL;
+		}
+	} else if ((d->fit ? fit_runs(eng, rr, qc, d->fit == 2, &p->runs,
+	    &p->n) : report_own_run_values(store_release_runs_cell(rr, d->q),
+	    &p->runs, &p->n)) < 0)
 		return -1;
 	if (p->n == 0)
 		return 0;
@@ -163,6 +192,7 @@ history_build(const struct conf *c, const struct conf_engine *eng,
 {
 	struct store_release_list list = { NULL, 0 };
 	struct store_release_runs *rr = NULL;
+	struct store_serve_rows *sr = NULL;
 	struct series_def defs[CHANGES_MAX];
 	struct report_cells qc;
 	struct machine here;
@@ -196,7 +226,8 @@ history_build(const struct conf *c, const struct conf_engine *eng,
 	if (store_weights_latest(s, eng->weights->name, &wsha, e) < 0 ||
 	    report_cells_init(eng, wsha ? wsha : "", hw, &qc, e) < 0)
 		goto out;
-	ndefs = series_defs(eng, &qc, defs, CHANGES_MAX);
+	ndefs = eng->mode == MODE_SERVE ? serve_defs(defs, CHANGES_MAX) :
+	    series_defs(eng, &qc, defs, CHANGES_MAX);
 	if ((h->series = calloc(ndefs + 1, sizeof(*h->series))) == NULL ||
 	    (ids = calloc(list.n + 1, sizeof(*ids))) == NULL ||
 	    (rr = calloc(list.n + 1, sizeof(*rr))) == NULL) {
@@ -211,6 +242,9 @@ history_build(const struct conf *c, const struct conf_engine *eng,
 		rr = NULL;
 		goto out;
 	}
+	if (eng->mode == MODE_SERVE && serve_rows_load(s, eng, list.v, list.n,
+	    wsha ? wsha : "", hw, &sr, e) < 0)
+		goto out;
 	for (size_t d = 0; d < ndefs; d++) {
 		struct history_series *x = &h->series[h->nseries];
 		struct cp_release *cr;
@@ -222,13 +256,14 @@ history_build(const struct conf *c, const struct conf_engine *eng,
 		memcpy(x->metric, defs[d].metric, sizeof(x->metric));
 		memcpy(x->what, defs[d].what, sizeof(x->what));
 		x->tokens = defs[d].tokens;
+		x->serve = defs[d].fig != 0;
 		if ((x->v = calloc(list.n + 1, sizeof(*x->v))) == NULL) {
 			err_set(e, "out of memory");
 			goto out;
 		}
 		for (size_t i = 0; wsha && i < list.n; i++)
-			if (series_point(eng, &defs[d], &rr[i], &qc,
-			    list.v[i].version, x) < 0) {
+			if (series_point(eng, &defs[d], &rr[i], sr ? &sr[i] :
+			    NULL, &qc, list.v[i].version, x) < 0) {
 				err_set(e, "out of memory");
 				goto out;
 			}
@@ -266,6 +301,7 @@ out:
 	for (size_t i = 0; rr && i < list.n; i++)
 		store_release_runs_release(&rr[i]);
 	free(rr);
+	serve_rows_free(sr, list.n);
 	free(ids);
 	free(qc.tg);
 	free(wsha);
@@ -292,8 +328,8 @@ history_release(struct history *h)
 const char *
 history_unit(const struct history_series *s)
 {
-	return s->tokens ? "tok/s" : strcmp(s->metric, "fixed") == 0 ? "ms" :
-	    "ms/token";
+	return s->tokens ? "tok/s" : s->serve || strcmp(s->metric, "fixed") ==
+	    0 ? "ms" : "ms/token";
 }
 
 size_t

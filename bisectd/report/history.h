@@ -34,9 +34,11 @@ struct history_point {
 /* One metric over the releases that measured it. */
 struct history_series {
 	char metric[96];	/* as --metric names it: per-token, fixed,
-				 * ppN, tgN (tgN/CONTENT for the others) */
+				 * ppN, tgN (tgN/CONTENT for the others);
+				 * a serve engine's ttft-p90 ... */
 	char what[128];		/* in words */
 	int tokens;		/* ppN, tgN: N (a throughput); 0 for the fit's */
+	int serve;		/* a serve engine's latency (ms): ttft-p90 ... */
 	struct history_point *v;	/* malloced */
 	size_t n;
 	struct cp_result cp;	/* v's change points */

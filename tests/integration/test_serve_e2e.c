@@ -206,6 +206,47 @@ test_single_request_unchanged(void)
 	free(out);
 }
 
+/* The history of a serve engine follows its load's figures, in ms, not
+ * a fit or cells it does not have; the slower scheduler's TTFT is there
+ * from 1.0.3 on.  Needs the bisect's runs. */
+static void
+test_history_serve(void)
+{
+	json_t *h, *sr, *x, *r;
+	size_t i, k;
+	int seen = 0;
+
+	CHECK_INT(check_ctl_json(ctl_conf, "history queue --format json", 0,
+	    &h), 0);
+	if (h == NULL)
+		return;
+	sr = json_object_get(h, "series");
+	CHECK_INT((int)json_array_size(sr), 12);
+	json_array_foreach(sr, i, x) {
+		CHECK(strcmp(json_string_value(json_object_get(x, "metric")),
+		    "per-token") != 0);
+		if (strcmp(json_string_value(json_object_get(x, "metric")),
+		    "ttft-p90") != 0)
+			continue;
+		seen = 1;
+		CHECK_STR(json_string_value(json_object_get(x, "unit")), "ms");
+		json_array_foreach(json_object_get(x, "releases"), k, r) {
+			const char *v = json_string_value(json_object_get(r,
+			    "version"));
+			double ms = json_number_value(json_object_get(r,
+			    "value"));
+
+			CHECK(json_integer_value(json_object_get(r, "n")) >= 4);
+			if (strcmp(v, "1.0.3") >= 0)
+				CHECK(ms > 50);
+			else
+				CHECK(ms > 5 && ms < 40);
+		}
+	}
+	CHECK(seen);
+	json_decref(h);
+}
+
 /* Cut streams are failed runs, typed, with no figures. */
 static void
 test_dropped_streams_fail(void)
@@ -231,5 +272,6 @@ main(void)
 	CHECK_CASE(test_dropped_streams_fail);
 	CHECK_CASE(test_bisect_names_scheduler);
 	CHECK_CASE(test_single_request_unchanged);
+	CHECK_CASE(test_history_serve);
 	return check_done();
 }

@@ -261,6 +261,8 @@ fetch_download(const char *url, const struct download_opts *o,
 		ho.deadline_ms = o->deadline_ms;
 	if (o->stop != NULL)
 		ho.stop = o->stop;
+	if (o->max_speed > 0)
+		ho.max_recv_speed = o->max_speed;
 	ctl.tap = hash_tap;
 	ctl.tap_arg = &tap;
 	ctl.if_range = if_range;

@@ -28,10 +28,11 @@ struct download_opts {
 	long deadline_ms;	/* the whole download (http_opts.deadline_ms);
 				 * 0: http's, else none */
 	const atomic_int *stop;	/* abort when set; or NULL */
+	int64_t max_speed;	/* bytes a second at most; 0: no cap */
 };
 
 #define DOWNLOAD_OPTS_INIT { NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, \
-	0, NULL }
+	0, NULL, 0 }
 
 /* What download_check_pinned() decides. */
 enum download_pin {

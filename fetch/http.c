@@ -42,6 +42,7 @@ struct eff {
 	long deadline_ms;	/* 0: none */
 	const atomic_int *stop;	/* or NULL */
 	int64_t start_ns;	/* CLOCK_MONOTONIC when the call began */
+	int64_t max_recv_speed;	/* bytes a second; 0: no cap */
 };
 
 /* Headers of the response being received; reset at each status line, so
@@ -77,6 +78,8 @@ struct xfer {
 	int bad_range;		/* X_FILE: 206 not starting where asked */
 	int writing;		/* the body goes to the sink */
 	uint64_t received;	/* body bytes of this response */
+	uint64_t paced;		/* body bytes of every attempt, for the
+				 * rate cap */
 
 	struct buf *body;	/* X_MEMORY */
 	http_chunk_fn fn;	/* X_STREAM */
@@ -184,6 +187,7 @@ eff_fill(struct eff *f, const struct http_opts *o, uint64_t max_default)
 	f->deadline_ms = o->deadline_ms > 0 ? o->deadline_ms : 0;
 	f->stop = o->stop;
 	f->start_ns = now_ns();
+	f->max_recv_speed = o->max_recv_speed > 0 ? o->max_recv_speed : 0;
 }
 
 static void
@@ -467,6 +471,33 @@ file_write(struct xfer *x, const char *data, size_t len)
 	return 0;
 }
 
+/*
+ * A capped download ahead of its rate waits here until the bytes it got
+ * are due, in slices that see the stop flag and the deadline; TCP's
+ * window holds the sender back meanwhile.  libcurl's own cap
+ * (CURLOPT_MAX_RECV_SPEED_LARGE, 7.88) lets a burst of a megabyte and
+ * more through at once.
+ */
+static void
+pace(struct xfer *x, size_t len)
+{
+	x->paced += len;
+	for (;;) {
+		int64_t due = x->f.start_ns + (int64_t)((double)x->paced *
+		    1e9 / (double)x->f.max_recv_speed);
+		int64_t wait = due - now_ns();
+		struct timespec ts;
+
+		if (wait <= 0 || must_end(x))
+			return;
+		if (wait > SLEEP_SLICE_MS * 1000000LL)
+			wait = SLEEP_SLICE_MS * 1000000LL;
+		ts.tv_sec = (time_t)(wait / 1000000000);
+		ts.tv_nsec = (long)(wait % 1000000000);
+		nanosleep(&ts, NULL);
+	}
+}
+
 static size_t
 write_cb(char *data, size_t size, size_t n, void *arg)
 {
@@ -509,6 +540,8 @@ write_cb(char *data, size_t size, size_t n, void *arg)
 		if (x->ctl && x->ctl->progress)
 			x->ctl->progress(x->ctl->progress_arg, x->have,
 			    x->total);
+		if (x->f.max_recv_speed > 0)
+			pace(x, len);
 		return len;
 	}
 	return 0;

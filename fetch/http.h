@@ -42,10 +42,13 @@ struct http_opts {
 	const atomic_int *stop;	/* set (by another thread or a signal
 				 * handler): abort within about a second;
 				 * or NULL */
+	int64_t max_recv_speed;	/* a download to a file: bytes a second
+				 * at most, on average since the call
+				 * began; 0: no cap */
 };
 
 /* Defaults for every field, as documented above. */
-#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL, 0, 0, NULL }
+#define HTTP_OPTS_INIT { 0, 0, 0, 0, -1, -1, 0, 0, NULL, NULL, 0, 0, NULL, 0 }
 
 struct http_response {
 	long status;		/* final HTTP status, 0 if none was received */

@@ -462,6 +462,13 @@ conf_check_all(struct conf_loader *ld)
 		if (g->download_deadline_ms <= 0)
 			g->download_deadline_ms = c->download_deadline_ms;
 		check_engine(ld, g);
+		/* Ahead of a bisect only what comes over a network to this
+		 * machine: a dir: archive is here, a git: one is built, and
+		 * a Slurm node fetches its own. */
+		if (g->prefetch < 0)
+			g->prefetch = (g->source == SOURCE_GITHUB ||
+			    g->source == SOURCE_URL) && !(g->runner &&
+			    g->runner->kind == RUNNER_SLURM) ? 2 : 0;
 	}
 	for (size_t i = 0; i < c->nalerts; i++) {
 		struct conf_alert *a = &c->alerts[i];

@@ -219,6 +219,9 @@ struct conf_engine {
 	int64_t download_deadline_ms;	/* a whole archive download, retries
 				 * included, for the first GiB (longer in
 				 * proportion past it); as unpack_max */
+	int prefetch;		/* archives downloaded ahead at most; 0:
+				 * off; after loading never -1 (auto) */
+	uint64_t prefetch_rate;	/* bytes a second, a download ahead */
 
 	/* The output canary: a command that generates text deterministically
 	 * from a fixed prompt, compared exactly between releases. */

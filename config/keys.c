@@ -294,6 +294,33 @@ engine_versions(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 		    "of versions, got '%s'", en->label, en->value);
 }
 
+/* prefetch = N | off | auto: archives downloaded ahead at most. */
+static void
+engine_prefetch(struct conf_loader *ld, void *obj, const struct conf_entry *en)
+{
+	struct conf_engine *g = obj;
+	const char *v = en->value;
+	char *end;
+	long n;
+
+	if (strcmp(v, "auto") == 0) {
+		g->prefetch = -1;
+		return;
+	}
+	if (strcmp(v, "off") == 0) {
+		g->prefetch = 0;
+		return;
+	}
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || n > 16) {
+		ld_problem(ld, en->line, "%s: expected a number of archives "
+		    "from 0 to 16, off or auto, got '%s'", en->label, v);
+		return;
+	}
+	g->prefetch = (int)n;
+}
+
 static void
 engine_contents(struct conf_loader *ld, void *obj, const struct conf_entry *en)
 {
@@ -772,6 +799,15 @@ const struct conf_key conf_keys[] = {
 	{ CONF_ENGINE, "download-deadline", CK_DURATION,
 	    G(download_deadline_ms), .lo = 1, .dflt = "[bisectd]'s",
 	    .doc = "the longest download of one archive" },
+	{ CONF_ENGINE, "prefetch", CK_CUSTOM, G(prefetch),
+	    .set = engine_prefetch, .init = "auto", .form = "N|off|auto",
+	    .dflt = "auto: 2 for github: and url: sources, off for dir:, git: "
+		    "and a Slurm runner",
+	    .doc = "archives a bisect downloads ahead, its next probes, while "
+		   "it measures" },
+	{ CONF_ENGINE, "prefetch-rate", CK_SIZE, G(prefetch_rate),
+	    .init = "32M", .form = "SIZE",
+	    .doc = "bytes a second a download ahead takes at most" },
 	{ CONF_ENGINE, "fit", CK_LENGTHS, G(fit), G(nfit),
 	    .dflt = "the two largest prompts",
 	    .doc = "the prompt lengths the fit uses" },

@@ -16,6 +16,7 @@ struct conf;
 struct conf_engine;
 struct conf_weights;
 struct err;
+struct prefetch;
 struct store;
 
 struct acquire {
@@ -31,6 +32,9 @@ struct acquire {
 	 * version cannot name a release), with version escaped; or NULL. */
 	void (*refused)(void *arg, const char *version, const char *why);
 	void *refused_arg;
+	/* Archives downloaded ahead (fetch/prefetch.h), taken from here
+	 * before a download of a release's own; or NULL. */
+	struct prefetch *prefetch;
 };
 
 /* Record the engine in the store; fills a->engine_id. */

@@ -255,7 +255,20 @@ ask_measure(struct walk *w, size_t i, int reps)
 	w->act->kind = BISECT_MEASURE;
 	w->act->release = i;
 	w->act->reps = reps;
+	w->act->prefetch[0] = w->act->prefetch[1] = SIZE_MAX;
 	return STEP_ACT;
+}
+
+/* What the search measures after the release it asks for: a hint for
+ * the driver, which may fetch them meanwhile (SIZE_MAX: none). */
+static int
+hint(struct walk *w, int rc, size_t a, size_t b)
+{
+	if (rc == STEP_ACT && w->act->kind == BISECT_MEASURE) {
+		w->act->prefetch[0] = a;
+		w->act->prefetch[1] = b;
+	}
+	return rc;
 }
 
 /* Release i has at least reps usable samples, or the action asks for them. */
@@ -452,7 +465,9 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		struct estimate *em, *elo, *ehi, side, rel;
 		struct seq_arm arm[3];
 
-		if ((rc = need(w, m, w->p->reps_initial)) != STEP_GO ||
+		/* Either side of m is probed next, as it turns out. */
+		if ((rc = hint(w, need(w, m, w->p->reps_initial),
+		    pick_probe(w, m, *hi), pick_probe(w, *lo, m))) != STEP_GO ||
 		    (rc = metric(w, m, &em)) != STEP_GO ||
 		    (rc = metric(w, *lo, &elo)) != STEP_GO ||
 		    (rc = metric(w, *hi, &ehi)) != STEP_GO)
@@ -499,8 +514,11 @@ pair_rel(struct walk *w, size_t a, size_t b, struct estimate **ea,
 {
 	int rc;
 
-	if ((rc = need(w, a, w->p->reps_initial)) != STEP_GO ||
-	    (rc = need(w, b, w->p->reps_initial)) != STEP_GO ||
+	/* After the pair, the probe between them. */
+	if ((rc = hint(w, need(w, a, w->p->reps_initial), b,
+	    pick_probe(w, a, b))) != STEP_GO ||
+	    (rc = hint(w, need(w, b, w->p->reps_initial),
+	    pick_probe(w, a, b), SIZE_MAX)) != STEP_GO ||
 	    (rc = metric(w, a, ea)) != STEP_GO ||
 	    (rc = metric(w, b, eb)) != STEP_GO)
 		return rc;
@@ -1108,6 +1126,7 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	int rc = STEP_ERR;
 
 	memset(act, 0, sizeof(*act));
+	act->prefetch[0] = act->prefetch[1] = SIZE_MAX;
 	memset(v, 0, sizeof(*v));
 	v->unknown_probe = SIZE_MAX;
 	v->detectable_rel = NAN;

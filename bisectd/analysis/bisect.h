@@ -102,6 +102,10 @@ struct bisect_action {
 	 * (confirm = 1) wanted in every cell of each, taken A B A B. */
 	size_t good, bad;
 	int reps;
+	/* MEASURE: the releases the search measures next, whichever way
+	 * this one turns out (the next probe on either side, the other
+	 * end); a hint to fetch them meanwhile.  SIZE_MAX: none. */
+	size_t prefetch[2];
 	const char *error;	/* static message when bisect_next() fails */
 };
 

@@ -17,6 +17,8 @@
 #include "common/buf.h"
 #include "common/strv.h"
 #include "fetch/cache.h"
+#include "fetch/prefetch.h"
+#include "fetch/unpack.h"
 #include "commits.h"
 #include "perf.h"
 #include "common/err.h"
@@ -51,6 +53,7 @@ struct bisect_run {
 					 * releases are fetched and measured
 					 * on its nodes, and hw_key is the
 					 * pinned node's ("" before one) */
+	struct prefetch *pf;		/* archives fetched ahead, or NULL */
 };
 
 static void
@@ -124,9 +127,23 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 		rc = commit_build(b->conf, b->eng, b->s,
 		    b->r.list.v[b->r.lo + i].id, version_of(b, i), b->o->stop,
 		    &b->got[i], &fe);
-	else
+	else {
+		struct prefetch_stats before, after;
+
+		if (b->pf)
+			prefetch_stats(b->pf, &before);
 		rc = acquire_release(&b->acq, version_of(b, i), &b->got[i],
 		    &fe);
+		if (b->pf && rc == 0) {
+			prefetch_stats(b->pf, &after);
+			if (after.taken_done > before.taken_done)
+				note(b, "%s: its archive was downloaded ahead",
+				    version_of(b, i));
+			else if (after.taken_stopped > before.taken_stopped)
+				note(b, "%s: its archive was downloaded ahead "
+				    "in part, the rest now", version_of(b, i));
+		}
+	}
 	if (rc == 0)
 		return 0;
 	/* A stop is no failure of the release: it is fetched (or built)
@@ -140,6 +157,46 @@ ensure_release(struct bisect_run *b, size_t i, struct err *e)
 	    b->r.list.v[b->r.lo + i].id, 0, 0, e) < 0)
 		return -1;
 	return 1;
+}
+
+/*
+ * Queue the archives of the releases the search measures next (the
+ * hints of act) to download while this one is measured: those not here
+ * yet that come over the network.  Unpacking stays with
+ * ensure_release(), between runs.
+ */
+static void
+prefetch_ahead(struct bisect_run *b, const struct bisect_action *act)
+{
+	for (int k = 0; b->pf && k < 2; k++) {
+		size_t i = act->prefetch[k];
+		const struct store_release *r;
+		struct prefetch_item_spec sp;
+		char *dir = NULL;
+		struct err e = ERR_INIT;
+		int unpacked;
+
+		if (i > b->r.hi - b->r.lo || b->got[i].dir ||
+		    b->fetch_failed[i])
+			continue;
+		r = &b->r.list.v[b->r.lo + i];
+		if (r->url == NULL || r->url[0] == '/')
+			continue;
+		if (acquire_release_dir(b->conf, b->eng, r->version, &dir,
+		    &e) < 0)
+			continue;
+		unpacked = r->archive_sha256 && fetch_unpack_complete(dir);
+		free(dir);
+		if (unpacked)
+			continue;
+		sp.version = r->version;
+		sp.url = r->url;
+		sp.expected_sha256 = r->expected_sha256;
+		sp.expected_origin = r->sha256_origin;
+		sp.pinned_sha256 = r->archive_sha256;
+		if (prefetch_want(b->pf, &sp) == 1)
+			note(b, "download %s ahead", r->version);
+	}
 }
 
 /*
@@ -440,6 +497,18 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	if (bench_machine(b->s, &b->machine_id, b->hw_key, e) < 0)
 		return -1;
 	b->slurm = b->eng->runner && b->eng->runner->kind == RUNNER_SLURM;
+	if (b->eng->prefetch > 0 && !b->slurm && !b->o->req.commits) {
+		struct prefetch_opts po = { b->conf->cache, b->eng->allow_http,
+		    (long)b->eng->download_deadline_ms,
+		    (int64_t)b->eng->prefetch_rate,
+		    (size_t)b->eng->prefetch };
+		struct err pe = ERR_INIT;
+
+		/* Without it the bisect only waits for its downloads. */
+		if (prefetch_new(&po, &b->pf, &pe) < 0)
+			note(b, "no downloads ahead: %s", pe.msg);
+		b->acq.prefetch = b->pf;
+	}
 	b->noted = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
 	b->fetch_failed = calloc(b->r.hi - b->r.lo + 1, sizeof(int));
 	b->got = calloc(b->r.hi - b->r.lo + 1, sizeof(*b->got));
@@ -514,6 +583,9 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 static void
 bisect_teardown(struct bisect_run *b)
 {
+	prefetch_free(b->pf);
+	b->pf = NULL;
+	b->acq.prefetch = NULL;
 	if (b->got)
 		for (size_t i = 0; i <= b->r.hi - b->r.lo; i++)
 			acquired_release(&b->got[i]);
@@ -689,6 +761,7 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 				judgement_release(&j);
 				continue;
 			}
+			prefetch_ahead(&b, &j.act);
 			note(&b, "measure %s to %d runs per cell",
 			    version_of(&b, idx[0]), j.act.reps);
 			rc2 = store_probe_add(s, b.bisect_id, "measure",

@@ -28,6 +28,7 @@
  *   /416/NAME            any Range answered 416; without Range as /files
  *   /flaky503/KEY/NAME   503 the first time per KEY, then as /files
  *   /slow/NAME?ms=N      full headers, then one byte every N ms (2000)
+ *   /rate/KIB/NAME       as /files (Range honoured), at KIB KiB a second
  *   /hang/NAME           full headers, half the body, then nothing more:
  *                        the connection stays open until the client
  *                        closes it
@@ -435,9 +436,11 @@ enum {
 	F_FLIP = 4,		/* Range: flip the byte at size*3/4 */
 	F_416 = 8,		/* any Range: 416 */
 	F_SLOW = 16,		/* one byte every ms */
-	F_HANG = 32		/* half the body, then hold the connection */
+	F_HANG = 32,		/* half the body, then hold the connection */
+	F_RATE = 64		/* at most arg bytes a second */
 };
 
+/* slow_ms: F_SLOW's gap between bytes; F_RATE's bytes a second. */
 static void
 serve_file(int fd, const struct req *rq, const char *name, int flags,
     long slow_ms)
@@ -506,6 +509,32 @@ serve_file(int fd, const struct req *rq, const char *name, int flags,
 	end = to + 1;
 	if ((flags & (F_DROP | F_HANG)) && r == 0)
 		end = from + (to - from + 1) / 2;
+	if (flags & F_RATE) {
+		struct timespec t0, t;
+		long long sent = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (off = from; off < end; ) {
+			ssize_t n = pread(ffd, buf, (size_t)(end - off) < 4096 ?
+			    (size_t)(end - off) : 4096, (off_t)off);
+			double due;
+
+			if (n <= 0 || write_all(fd, buf, (size_t)n) < 0)
+				break;
+			off += n;
+			sent += n;
+			/* Ahead of the rate: wait until the bytes sent are
+			 * due. */
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			due = (double)sent / (double)slow_ms -
+			    ((double)(t.tv_sec - t0.tv_sec) +
+			    (double)(t.tv_nsec - t0.tv_nsec) / 1e9);
+			if (due > 0)
+				sleep_ms((long)(due * 1000));
+		}
+		close(ffd);
+		return;
+	}
 	if (!(flags & (F_FLIP | F_SLOW))) {
 		off_t o = (off_t)from;
 
@@ -804,7 +833,15 @@ handle_http(int fd)
 	else if (has_prefix(rq->path, "/slow/", &rest))
 		serve_file(fd, rq, rest, F_SLOW,
 		    query_long(rq->query, "ms", 2000));
-	else if (has_prefix(rq->path, "/flaky503/", &rest)) {
+	else if (has_prefix(rq->path, "/rate/", &rest)) {
+		char *slash;
+		long kib = strtol(rest, &slash, 10);
+
+		if (kib <= 0 || *slash != '/')
+			respond_text(fd, rq, 404, "no rate\n");
+		else
+			serve_file(fd, rq, slash + 1, F_RATE, kib * 1024);
+	} else if (has_prefix(rq->path, "/flaky503/", &rest)) {
 		const char *slash = strchr(rest, '/');
 		char key[256];
 

@@ -1174,6 +1174,52 @@ test_flag(void)
 	CHECK_INT(bisect_flag_next(st, 1, &step, &why), -1);
 }
 
+/*
+ * The hints to fetch ahead (act.prefetch): while the first end is
+ * measured, the other end and the first probe; while a probe is, the
+ * next probe either way.  Every release the search measures for the
+ * first time after the first end was hinted at by an action before.
+ */
+static void
+test_prefetch_hints(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	int hinted[MAXREL] = { 0 }, seen[MAXREL] = { 0 };
+
+	basert(&w, 0.02);
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.act[0].release, 0);
+	CHECK_INT(r.act[0].prefetch[0], 6);
+	CHECK_INT(r.act[0].prefetch[1], 3);
+	CHECK_INT(r.act[1].release, 6);
+	CHECK_INT(r.act[1].prefetch[0], 3);
+	CHECK(r.act[1].prefetch[1] == SIZE_MAX);
+	for (size_t i = 0; i < r.nact; i++) {
+		const struct bisect_action *a = &r.act[i];
+
+		if (a->kind != BISECT_MEASURE)
+			continue;
+		if (i > 0 && !seen[a->release])
+			CHECK(hinted[a->release]);
+		seen[a->release] = 1;
+		for (int k = 0; k < 2; k++) {
+			CHECK(a->prefetch[k] == SIZE_MAX ||
+			    (a->prefetch[k] < w.n &&
+			    a->prefetch[k] != a->release));
+			if (a->prefetch[k] != SIZE_MAX)
+				hinted[a->prefetch[k]] = 1;
+		}
+	}
+	/* The probe 3 turned out good: 4 (the next on its bad side) is
+	 * measured, and was hinted at with it. */
+	CHECK(seen[3] && seen[4]);
+	bisect_verdict_release(&r.v);
+}
+
 int
 main(void)
 {
@@ -1188,6 +1234,7 @@ main(void)
 	CHECK_CASE(test_pp_tg);
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_prefetch_hints);
 	CHECK_CASE(test_unresolved_per_token);
 	CHECK_CASE(test_invalid);
 	CHECK_CASE(test_detectable);

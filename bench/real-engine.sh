@@ -34,11 +34,11 @@
 set -euo pipefail
 
 die() { echo "real-engine: $*" >&2; exit 1; }
+here=$(cd "$(dirname "$0")" && pwd)
 
 [ $# -ge 1 ] || die "usage: bench/real-engine.sh LLAMA_CPP_SOURCE [BUILD_DIR]"
 src=$(cd "$1" && pwd) || die "no folder '$1'"
 build=${2:-build}
-ctl=$(cd "$build" 2>/dev/null && pwd)/bisectd/bisectctl
 jobs=${JOBS:-2}
 prompts=${PROMPTS:-128,512}
 samples=${SAMPLES:-5}
@@ -47,61 +47,13 @@ threshold=${THRESHOLD:-20%}
 linear=${LINEAR:-measure}
 read -r n_embd n_ff n_layer n_head n_vocab <<< "${MODEL:-256 768 2 4 2048}"
 
-if [ ! -f "$src/CMakeLists.txt" ] || [ ! -d "$src/gguf-py/gguf" ]; then
-	die "'$src' is not a llama.cpp checkout (no CMakeLists.txt or gguf-py/)"
-fi
-[ -x "$ctl" ] || die "no $ctl: build bisectd first (cmake --build $build)"
 case $linear in measure|estimate) ;; *) die "LINEAR is measure or estimate, not '$linear'" ;; esac
-for tool in cmake c++ zip sqlite3; do
-	command -v "$tool" >/dev/null || die "$tool is needed"
-done
-# The first python3 with numpy: a virtualenv's or pyenv's may lack it.
-py=
-for p in ${PYTHON:-} python3 /usr/bin/python3; do
-	if "$p" -c 'import numpy' 2>/dev/null; then py=$p; break; fi
-done
-[ -n "$py" ] || die "no python3 with numpy (Debian: apt-get install python3-numpy)"
-PYTHONPATH=$src/gguf-py "$py" -c 'import gguf' 2>/dev/null ||
-    die "the checkout's gguf-py does not import: $(PYTHONPATH=$src/gguf-py \
-"$py" -c 'import gguf' 2>&1 | tail -n 1) (Debian: python3-sentencepiece, python3-yaml)"
-
-if [ -n "${WORK:-}" ]; then
-	work=$WORK
-	mkdir -p "$work"
-else
-	work=$(mktemp -d /var/tmp/real-engine.XXXXXX)
-	trap 'rm -rf "$work"' EXIT
-fi
-work=$(cd "$work" && pwd)
+. "$here/llama-lib.sh"
+llama_setup
 
 # ---- the two builds ----
-# Release, CPU backend only, static (so that the archive needs nothing
-# beside the binary), no curl, only the llama-bench target.  The slow
-# build is the portable one with every x86 SIMD extension above SSE4.2
-# off: the same source, scalar and SSE kernels instead of AVX ones.
-common=(-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DBUILD_SHARED_LIBS=OFF
-    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=ON -DLLAMA_BUILD_SERVER=OFF
-    -DGGML_CCACHE=OFF)
-slow_flags=(-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF
-    -DGGML_F16C=OFF -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF
-    -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
-    -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
-
-build_llama() {	# $1: fast or slow; the rest: extra cmake options
-	local name=$1 dir=$work/llama-$1
-	shift
-	if [ -x "$dir/bin/llama-bench" ]; then
-		echo "llama-bench ($name): reusing $dir/bin/llama-bench"
-		return
-	fi
-	echo "llama-bench ($name): building in $dir (log: $dir.log) ..."
-	{ nice -n 19 cmake -S "$src" -B "$dir" "${common[@]}" "$@" &&
-	    nice -n 19 cmake --build "$dir" --target llama-bench -j "$jobs"
-	} > "$dir.log" 2>&1 || die "the $name build failed: see $dir.log"
-	[ -x "$dir/bin/llama-bench" ] || die "no $dir/bin/llama-bench after the build"
-}
-build_llama fast
-build_llama slow "${slow_flags[@]}"
+llama_build llama-bench fast
+llama_build llama-bench slow "${llama_slow[@]}"
 
 # ---- the model ----
 # A llama-architecture model with random F16 weights and no tokenizer
@@ -110,97 +62,18 @@ build_llama slow "${slow_flags[@]}"
 model=$work/random-llama.gguf
 if [ ! -s "$model" ]; then
 	echo "model: $n_layer layers, $n_embd wide, ffn $n_ff, $n_head heads, $n_vocab tokens"
-	PYTHONPATH=$src/gguf-py "$py" - "$model" "$n_embd" "$n_ff" "$n_layer" \
-	    "$n_head" "$n_vocab" <<'EOF'
-import sys
-import numpy as np
-import gguf
-
-path = sys.argv[1]
-embd, ff, layers, heads, vocab = (int(a) for a in sys.argv[2:7])
-rng = np.random.default_rng(20250220)
-
-def weight(*shape):
-    # numpy's row-major shape is ggml's ne reversed: (rows, columns)
-    scale = 1.0 / np.sqrt(shape[-1])
-    return (rng.standard_normal(shape, dtype=np.float32) * scale).astype(np.float16)
-
-def norm():
-    return np.ones(embd, dtype=np.float32)
-
-w = gguf.GGUFWriter(path, "llama")
-w.add_name("random llama for bisectd")
-w.add_context_length(4096)
-w.add_embedding_length(embd)
-w.add_feed_forward_length(ff)
-w.add_block_count(layers)
-w.add_head_count(heads)
-w.add_head_count_kv(heads)
-w.add_rope_dimension_count(embd // heads)
-w.add_layer_norm_rms_eps(1e-5)
-w.add_vocab_size(vocab)
-w.add_tokenizer_model("none")
-w.add_file_type(gguf.LlamaFileType.MOSTLY_F16)
-w.add_tensor("token_embd.weight", weight(vocab, embd))
-for i in range(layers):
-    b = f"blk.{i}."
-    w.add_tensor(b + "attn_norm.weight", norm())
-    for t in ("attn_q", "attn_k", "attn_v", "attn_output"):
-        w.add_tensor(b + t + ".weight", weight(embd, embd))
-    w.add_tensor(b + "ffn_norm.weight", norm())
-    w.add_tensor(b + "ffn_gate.weight", weight(ff, embd))
-    w.add_tensor(b + "ffn_up.weight", weight(ff, embd))
-    w.add_tensor(b + "ffn_down.weight", weight(embd, ff))
-w.add_tensor("output_norm.weight", norm())
-w.add_tensor("output.weight", weight(vocab, embd))
-w.write_header_to_file()
-w.write_kv_data_to_file()
-w.write_tensors_to_file()
-w.close()
-EOF
+	PYTHONPATH=$src/gguf-py "$py" "$here/random-llama.py" "$model" \
+	    "$n_embd" "$n_ff" "$n_layer" "$n_head" "$n_vocab"
 fi
 
 # ---- the releases ----
-# b4801..b4804 are the fast build, b4805..b4808 the slow one.  Each
-# archive also names its release, so that no two have the same hash.
-first=4801
-rel=$work/releases
-rm -rf "$rel" "$work/pack"
-mkdir -p "$rel"
-for i in 0 1 2 3 4 5 6 7; do
-	v=b$((first + i))
-	kind=fast
-	[ "$i" -ge 4 ] && kind=slow
-	mkdir -p "$work/pack/$v/build/bin"
-	cp "$work/llama-$kind/bin/llama-bench" "$work/pack/$v/build/bin/"
-	echo "$v ($kind build)" > "$work/pack/$v/build/bin/RELEASE"
-	(cd "$work/pack/$v" && zip -qr "$rel/llama-$v-bin-ubuntu-x64.zip" build)
-done
-good=b$first
-bad=b$((first + 7))
-expect=b$((first + 4))
+llama_pack llama-bench
 
 # ---- the bisect ----
-conf=$work/bisectd.conf
-rm -rf "$work/state"
-cat > "$conf" <<EOF
-# written by bench/real-engine.sh
-[bisectd]
-	database = state/bisectd.db
-	cache = state/cache
-	# Every run is measured on the machine as it is; busy runs are flagged.
-	max-busy = 100%
-	max-wait = 1s
-
-[weights "random-llama"]
-	path = $model
-
-[engine "llama"]
-	source = dir:releases
-	asset = llama-{version}-bin-ubuntu-x64.zip
+llama_conf bench/real-engine.sh "$model" random-llama llama
+cat >> "$conf" <<EOF
 	command = {bin}/build/bin/llama-bench -m {weights} -p {prompt} -n 0 -t {threads} -r $samples -o json
 	parser = llama-bench
-	weights = random-llama
 	prompts = $prompts
 	fit = $prompts
 	threads = $threads

@@ -25,8 +25,8 @@ store_ablation_finish(struct store *s, int64_t id, const char *state,
     const char *status, const char *result, struct err *e)
 {
 	return store_exec(s, e, "finish an ablation", "UPDATE ablation SET"
-	    " state = ?2, status = ?3, result = ?4, finished = ?5 WHERE id = ?1",
-	    "ItttI", id, state, status, result, store_now());
+	    " state = ?2, status = ?3, result = ?4, finished = ?5"
+	    " WHERE id = ?1", "ItttI", id, state, status, result, store_now());
 }
 
 int

@@ -29,9 +29,10 @@ store_canary_insert(struct store *s, struct store_canary_run *r,
 {
 	return store_one(s, e, "store a canary run", "INSERT INTO canary_run"
 	    " (release_id, weights_id, machine_id, definition_id, started,"
-	    " wall_ns, exit_code, signal, failure, failure_detail, text, sha256,"
-	    " out_bytes, stderr_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-	    " ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id", "IIIIIooottbtIb", "I",
+	    " wall_ns, exit_code, signal, failure, failure_detail, text,"
+	    " sha256, out_bytes, stderr_tail) VALUES (?1, ?2, ?3, ?4, ?5, ?6,"
+	    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14) RETURNING id",
+	    "IIIIIooottbtIb", "I",
 	    r->release_id, r->weights_id, r->machine_id, r->definition_id,
 	    r->started, r->end.wall_ns, (int64_t)r->end.exit_code,
 	    (int64_t)(r->end.signal > 0 ? r->end.signal : -1), r->end.failure,

@@ -410,8 +410,8 @@ check_ours(struct store *s, int *version, struct err *e)
 	 * database looked like another program's. */
 	if (store_one(s, e, "read the schema version", "SELECT (SELECT"
 	    " user_version FROM pragma_user_version), (SELECT application_id"
-	    " FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)",
-	    "", "iii", version, &appid, &tables) < 0)
+	    " FROM pragma_application_id), (SELECT count(*) FROM"
+	    " sqlite_schema)", "", "iii", version, &appid, &tables) < 0)
 		return -1;
 	if (appid != STORE_APPLICATION_ID && (*version != 0 || tables != 0))
 		return err_set(e, "'%s' is a SQLite database of another "

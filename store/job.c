@@ -17,8 +17,9 @@ store_job_enqueue(struct store *s, const char *kind, const char *engine,
     const char *args, int priority, int64_t *id, struct err *e)
 {
 	return store_one(s, e, "queue a job", "INSERT INTO job (kind, engine,"
-	    " args, priority, created) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
-	    "tttiI", "I", kind, engine, args, priority, store_now(), id);
+	    " args, priority, created) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " RETURNING id", "tttiI", "I", kind, engine, args, priority,
+	    store_now(), id);
 }
 
 void

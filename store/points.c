@@ -111,8 +111,8 @@ store_cell_outcomes(struct store *s, const struct store_cell_query *q,
 {
 	/* A run that succeeded without a sample is as bad as a failed one:
 	 * it never counts toward the repetitions asked for. */
-	return store_one(s, e, "count runs", "SELECT coalesce(sum(r.warmup = 0 AND"
-	    " r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
+	return store_one(s, e, "count runs", "SELECT coalesce(sum(r.warmup = 0"
+	    " AND r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
 	    " x.run_id = r.id AND" CELL_TIME " IS NOT NULL)), 0),"
 	    " coalesce(sum(r.failure IS NOT NULL OR (r.warmup = 0 AND NOT"
 	    " EXISTS (SELECT 1 FROM sample x WHERE x.run_id = r.id AND"
@@ -327,10 +327,10 @@ int
 store_probe_add(struct store *s, int64_t bisect_id, const char *action,
     int64_t release_id, int64_t other_id, int reps, struct err *e)
 {
-	return store_exec(s, e, "record a probe", "INSERT INTO probe (bisect_id,"
-	    " seq, action, release_id, other_id, reps, created) VALUES (?1,"
-	    " (SELECT count(*) FROM probe WHERE bisect_id = ?1), ?2, ?3, ?4,"
-	    " ?5, ?6)", "ItIoiI", bisect_id, action, release_id,
+	return store_exec(s, e, "record a probe", "INSERT INTO probe"
+	    " (bisect_id, seq, action, release_id, other_id, reps, created)"
+	    " VALUES (?1, (SELECT count(*) FROM probe WHERE bisect_id = ?1),"
+	    " ?2, ?3, ?4, ?5, ?6)", "ItIoiI", bisect_id, action, release_id,
 	    other_id > 0 ? other_id : -1, reps, store_now());
 }
 
@@ -367,9 +367,10 @@ int
 store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
     const char *status, const char *verdict_json, struct err *e)
 {
-	return store_exec(s, e, "finish a bisect", "UPDATE bisect SET state = ?2,"
-	    " status = ?3, verdict = ?4, finished = ?5 WHERE id = ?1", "ItttI",
-	    bisect_id, state, status, verdict_json, store_now());
+	return store_exec(s, e, "finish a bisect", "UPDATE bisect SET"
+	    " state = ?2, status = ?3, verdict = ?4, finished = ?5"
+	    " WHERE id = ?1", "ItttI", bisect_id, state, status, verdict_json,
+	    store_now());
 }
 
 int
@@ -409,8 +410,9 @@ store_bisect_recent(struct store *s, int64_t engine_id, int limit,
 	out->v = NULL;
 	out->n = 0;
 	/* The verdicts tally.c counts: done, with a status. */
-	if ((st = store_query(s, e, "SELECT id, good, bad, metric, status, verdict,"
-	    " coalesce(finished, 0) FROM bisect b WHERE engine_id = ?1 AND"
+	if ((st = store_query(s, e, "SELECT id, good, bad, metric, status,"
+	    " verdict, coalesce(finished, 0) FROM bisect b"
+	    " WHERE engine_id = ?1 AND"
 	    " id = (SELECT max(id) FROM bisect b2 WHERE b2.engine_id ="
 	    " b.engine_id AND b2.good = b.good AND b2.bad = b.bad AND"
 	    " b2.metric = b.metric AND b2.state = 'done' AND b2.status IS NOT"

@@ -219,10 +219,10 @@ store_commit_ensure(struct store *s, int64_t engine_id,
 		return err_set(e, "a release is called '%s', like the commit",
 		    c->id);
 	return store_exec(s, e, "record a commit", "INSERT INTO commit_build"
-	    " (release_id, subject, author, author_time) VALUES (?1, ?2, ?3, ?4)"
-	    " ON CONFLICT (release_id) DO NOTHING", "IttI", *release_id,
-	    c->subject ? c->subject : "", c->author ? c->author : "",
-	    c->author_time);
+	    " (release_id, subject, author, author_time)"
+	    " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (release_id) DO NOTHING",
+	    "IttI", *release_id, c->subject ? c->subject : "",
+	    c->author ? c->author : "", c->author_time);
 }
 
 static const char *const build_states[] = { "none", "building", "built",

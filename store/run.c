@@ -35,9 +35,9 @@ store_machine_ensure(struct store *s, const struct store_machine *m,
 	if (store_exec(s, e, "record the machine", "INSERT INTO machine"
 	    " (hw_key, cpu_model, cores, mem_bytes, arch, kernel, os, hostname)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-	    " ON CONFLICT (hw_key, kernel, os, hostname) DO NOTHING", "ttiItttt",
-	    m->hw_key, m->cpu_model, m->cores, m->mem_bytes, m->arch, m->kernel,
-	    m->os, m->hostname) < 0 ||
+	    " ON CONFLICT (hw_key, kernel, os, hostname) DO NOTHING",
+	    "ttiItttt", m->hw_key, m->cpu_model, m->cores, m->mem_bytes,
+	    m->arch, m->kernel, m->os, m->hostname) < 0 ||
 	    store_one(s, e, "look up the machine", "SELECT id FROM machine"
 	    " WHERE hw_key = ?1 AND kernel = ?2 AND os = ?3 AND hostname = ?4",
 	    "tttt", "I", m->hw_key, m->kernel, m->os, m->hostname, id) < 0)
@@ -330,8 +330,8 @@ store_alert_record(struct store *s, const char *kind, const char *engine,
 {
 	if (store_exec(s, e, "record an alert", "INSERT INTO alert (created,"
 	    " kind, engine, dedup_key, summary, body) VALUES (?1, ?2, ?3, ?4,"
-	    " ?5, ?6) ON CONFLICT (dedup_key) DO NOTHING", "Ittttt", store_now(),
-	    kind, engine, dedup_key, summary, body) < 0)
+	    " ?5, ?6) ON CONFLICT (dedup_key) DO NOTHING", "Ittttt",
+	    store_now(), kind, engine, dedup_key, summary, body) < 0)
 		return -1;
 	return sqlite3_changes(s->db) > 0 ? 0 : 1;
 }

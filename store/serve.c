@@ -119,8 +119,8 @@ store_serve_list(struct store *s, int64_t release_id,
 	sqlite3_stmt *st;
 
 	memset(out, 0, sizeof(*out));
-	if ((st = store_query(s, e, "SELECT v.run_id, v.profile, v.requests, v.ok,"
-	    " v.refused, v.timeout, v.truncated, v.http, v.stream,"
+	if ((st = store_query(s, e, "SELECT v.run_id, v.profile, v.requests,"
+	    " v.ok, v.refused, v.timeout, v.truncated, v.http, v.stream,"
 	    " v.transport, v.duration_ns, v.req_per_s, v.out_tok_per_s,"
 	    " v.goodput_per_s, v.goodput_share, v.lag_p50_ns, v.lag_p99_ns,"
 	    " v.lag_max_ns, v.lag_over, r.failure IS NOT NULL"

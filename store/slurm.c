@@ -65,11 +65,12 @@ store_slurm_add(struct store *s, const struct store_slurm_job *j, int64_t *id,
     struct err *e)
 {
 	return store_one(s, e, "record a Slurm job", "INSERT INTO slurm_job"
-	    " (request, plan, bisect_id, job_id, engine, runner, attempt, state,"
-	    " pinned, submitted, updated) VALUES (?1, ?2, nullif(?3, 0),"
-	    " nullif(?4, 0), ?5, ?6, ?7, 'submitting', ?8, ?9, ?9) RETURNING id",
-	    "ttIIttitI", "I", j->request, j->plan, j->bisect_id, j->job_id,
-	    j->engine, j->runner, j->attempt, j->pinned, store_now(), id);
+	    " (request, plan, bisect_id, job_id, engine, runner, attempt,"
+	    " state, pinned, submitted, updated) VALUES (?1, ?2, nullif(?3, 0),"
+	    " nullif(?4, 0), ?5, ?6, ?7, 'submitting', ?8, ?9, ?9)"
+	    " RETURNING id", "ttIIttitI", "I", j->request, j->plan,
+	    j->bisect_id, j->job_id, j->engine, j->runner, j->attempt,
+	    j->pinned, store_now(), id);
 }
 
 /* One UPDATE of a row by id, binding ?2.. from the strings given. */

@@ -73,8 +73,7 @@ canary_row(sqlite3_stmt *st, void *elem)
 	r->failure_detail = store_column_dup(st, 3);
 	r->text = column_bytes(st, 4, &r->text_len);
 	r->sha256 = store_column_dup(st, 5);
-	r->wall_ns = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int64(st, 6);
+	r->wall_ns = store_column_opt_int(st, 6);
 	r->definition = store_column_dup(st, 7);
 	r->err_tail = column_bytes(st, 8, &r->err_len);
 	r->definition_text = store_column_dup(st, 9);

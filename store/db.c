@@ -95,6 +95,13 @@ store_column_dup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
+int64_t
+store_column_opt_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, i);
+}
+
 /* Run a statement that returns no rows. */
 int
 store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
@@ -198,21 +205,19 @@ store_exec(struct store *s, struct err *e, const char *what, const char *sql,
 	return st ? store_step_done(s, st, what, e) : -1;
 }
 
-/*
- * Step the query of store_one() and store_first() once and read its row
- * into the pointers *ap holds after the bound values, one for each
- * letter of out (a NULL pointer skips its column).  need: no row is an
- * error.  Returns 0, 1 when there was no row, or -1 with e set.
- */
-static int
-row_v(struct store *s, struct err *e, const char *what, int need,
-    const char *sql, const char *in, const char *out, va_list *ap)
+int
+store_row(struct store *s, struct err *e, const char *what, int need,
+    const char *sql, const char *in, const char *out, ...)
 {
 	sqlite3_stmt *st;
+	va_list ap;
 	int rc;
 
-	if ((st = query_v(s, e, sql, in, ap)) == NULL)
+	va_start(ap, out);
+	if ((st = query_v(s, e, sql, in, &ap)) == NULL) {
+		va_end(ap);
 		return -1;
+	}
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int i = 0; out[i] != '\0'; i++) {
 			int64_t *big;
@@ -221,51 +226,26 @@ row_v(struct store *s, struct err *e, const char *what, int need,
 
 			switch (out[i]) {
 			case 'I':
-				if ((big = va_arg(*ap, int64_t *)) != NULL)
+				if ((big = va_arg(ap, int64_t *)) != NULL)
 					*big = sqlite3_column_int64(st, i);
 				break;
 			case 'i':
-				if ((small = va_arg(*ap, int *)) != NULL)
+				if ((small = va_arg(ap, int *)) != NULL)
 					*small = sqlite3_column_int(st, i);
 				break;
 			case 't':
-				if ((text = va_arg(*ap, char **)) != NULL)
+				if ((text = va_arg(ap, char **)) != NULL)
 					*text = store_column_dup(st, i);
 				break;
 			}
 		}
 	} else if (rc != SQLITE_DONE || need)
 		store_fail(s, e, what);
+	va_end(ap);
 	sqlite3_finalize(st);
 	if (rc == SQLITE_ROW)
 		return 0;
 	return rc == SQLITE_DONE && !need ? 1 : -1;
-}
-
-int
-store_one(struct store *s, struct err *e, const char *what, const char *sql,
-    const char *in, const char *out, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, out);
-	rc = row_v(s, e, what, 1, sql, in, out, &ap);
-	va_end(ap);
-	return rc;
-}
-
-int
-store_first(struct store *s, struct err *e, const char *what,
-    const char *sql, const char *in, const char *out, ...)
-{
-	va_list ap;
-	int rc;
-
-	va_start(ap, out);
-	rc = row_v(s, e, what, 0, sql, in, out, &ap);
-	va_end(ap);
-	return rc;
 }
 
 int

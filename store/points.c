@@ -138,13 +138,6 @@ blob_dup(sqlite3_stmt *st, int i, size_t *len)
 	return c;
 }
 
-static int64_t
-opt_int(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int64(st, i);
-}
-
 static double
 opt_double(sqlite3_stmt *st, int i)
 {
@@ -156,16 +149,16 @@ opt_double(sqlite3_stmt *st, int i)
 static void
 read_gpu(sqlite3_stmt *st, int i, struct store_run_gpu *g)
 {
-	g->samples = (int)opt_int(st, i);
+	g->samples = (int)store_column_opt_int(st, i);
 	if (g->samples < 0)
 		g->samples = 0;
 	g->sm_mhz = opt_double(st, i + 1);
 	g->mem_mhz = opt_double(st, i + 2);
-	g->temp_max_c = (int)opt_int(st, i + 3);
+	g->temp_max_c = (int)store_column_opt_int(st, i + 3);
 	g->power_w = opt_double(st, i + 4);
 	g->util_pct = opt_double(st, i + 5);
-	g->throttle = opt_int(st, i + 6);
-	g->mem_peak = opt_int(st, i + 7);
+	g->throttle = store_column_opt_int(st, i + 6);
+	g->mem_peak = store_column_opt_int(st, i + 7);
 	g->energy_j = opt_double(st, i + 8);
 	g->throttled = sqlite3_column_int(st, i + 9);
 }
@@ -185,8 +178,8 @@ run_row(sqlite3_stmt *st, void *elem)
 	r->confirm = sqlite3_column_int(st, 7);
 	r->busy = sqlite3_column_int(st, 8);
 	r->started = sqlite3_column_int64(st, 9);
-	r->wall_ns = opt_int(st, 10);
-	r->exit_code = (int)opt_int(st, 11);
+	r->wall_ns = store_column_opt_int(st, 10);
+	r->exit_code = (int)store_column_opt_int(st, 11);
 	r->signal = sqlite3_column_int(st, 12);
 	r->failure = store_column_dup(st, 13);
 	r->failure_detail = store_column_dup(st, 14);
@@ -194,9 +187,9 @@ run_row(sqlite3_stmt *st, void *elem)
 	r->err_tail = blob_dup(st, 16, &r->err_len);
 	r->parser = store_column_dup(st, 17);
 	r->mode = store_column_dup(st, 18);
-	r->user_ns = opt_int(st, 19);
-	r->sys_ns = opt_int(st, 20);
-	r->max_rss_kb = opt_int(st, 21);
+	r->user_ns = store_column_opt_int(st, 19);
+	r->sys_ns = store_column_opt_int(st, 20);
+	r->max_rss_kb = store_column_opt_int(st, 21);
 	r->busy_share = sqlite3_column_type(st, 22) == SQLITE_NULL ?
 	    -1 : sqlite3_column_double(st, 22);
 	r->nsamples = sqlite3_column_int(st, 23);
@@ -450,10 +443,10 @@ sample_row(sqlite3_stmt *st, void *elem)
 	x->prompt_tokens = sqlite3_column_int(st, 0);
 	x->gen_tokens = sqlite3_column_int(st, 1);
 	x->wall_ns = sqlite3_column_int64(st, 2);
-	x->engine_ns = opt_int(st, 3);
-	x->user_ns = opt_int(st, 4);
-	x->sys_ns = opt_int(st, 5);
-	x->max_rss_kb = opt_int(st, 6);
+	x->engine_ns = store_column_opt_int(st, 3);
+	x->user_ns = store_column_opt_int(st, 4);
+	x->sys_ns = store_column_opt_int(st, 5);
+	x->max_rss_kb = store_column_opt_int(st, 6);
 	return 0;
 }
 

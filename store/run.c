@@ -66,8 +66,7 @@ store_machine_ensure(struct store *s, const struct store_machine *m,
 static int
 opt_col(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int(st, i);
+	return (int)store_column_opt_int(st, i);
 }
 
 static void
@@ -102,8 +101,7 @@ store_machine_gpus(struct store *s, int64_t machine_id, struct store_gpu *out,
 		copy_col(st, 4, g->driver, sizeof(g->driver));
 		copy_col(st, 5, g->cuda, sizeof(g->cuda));
 		copy_col(st, 6, g->vbios, sizeof(g->vbios));
-		g->power_limit_mw = sqlite3_column_type(st, 7) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 7);
+		g->power_limit_mw = store_column_opt_int(st, 7);
 		g->persistence = opt_col(st, 8);
 		g->mig = opt_col(st, 9);
 		g->ecc = opt_col(st, 10);

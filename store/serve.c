@@ -58,13 +58,6 @@ column_real(sqlite3_stmt *st, int i)
 	    sqlite3_column_double(st, i);
 }
 
-static int64_t
-column_opt_int(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int64(st, i);
-}
-
 /* The figures of a run from its samples. */
 static int
 read_figures(struct store *s, struct store_serve_row *w, struct err *e)
@@ -99,14 +92,14 @@ serve_row(sqlite3_stmt *st, void *elem)
 	r->ok = sqlite3_column_int(st, 3);
 	for (int k = 0; k < SERVE_NERRORS; k++)
 		r->errors[k] = sqlite3_column_int(st, 4 + k);
-	r->duration_ns = column_opt_int(st, 10);
+	r->duration_ns = store_column_opt_int(st, 10);
 	r->req_per_s = column_real(st, 11);
 	r->out_tok_per_s = column_real(st, 12);
 	r->goodput_per_s = column_real(st, 13);
 	r->goodput_share = column_real(st, 14);
-	r->lag_p50_ns = column_opt_int(st, 15);
-	r->lag_p99_ns = column_opt_int(st, 16);
-	r->lag_max_ns = column_opt_int(st, 17);
+	r->lag_p50_ns = store_column_opt_int(st, 15);
+	r->lag_p99_ns = store_column_opt_int(st, 16);
+	r->lag_max_ns = store_column_opt_int(st, 17);
 	r->lag_over = sqlite3_column_int(st, 18);
 	w->failed = sqlite3_column_int(st, 19);
 	return 0;

@@ -34,6 +34,8 @@ int store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
 void store_bind_text(sqlite3_stmt *st, int i, const char *v);
 void store_bind_opt_int(sqlite3_stmt *st, int i, int64_t v);
 char *store_column_dup(sqlite3_stmt *st, int i);
+/* Integer column i, or -1 when it is NULL. */
+int64_t store_column_opt_int(sqlite3_stmt *st, int i);
 int64_t store_now(void);
 
 /*
@@ -58,21 +60,20 @@ int store_exec(struct store *s, struct err *e, const char *what,
 
 /*
  * Prepare and bind sql as store_query() does with the arguments for in,
- * then read the columns of its one row into the pointers that follow
+ * then read the columns of its first row into the pointers that follow
  * them, one for each letter of out (a NULL pointer skips its column):
  *	I	int64_t *
  *	i	int *
  *	t	char **: a malloced copy, or NULL for NULL
+ * Returns 0; 1 when there is no row (the pointers untouched), or -1 with
+ * e set, worded for what, when need is set; or -1 with e set.
  * store_one() is for a query that always gives a row (an aggregate, a
- * RETURNING): none is an error.  Returns 0, or -1 with e set.
+ * RETURNING, a row just inserted), store_first() for one that may not.
  */
-int store_one(struct store *s, struct err *e, const char *what,
+int store_row(struct store *s, struct err *e, const char *what, int need,
     const char *sql, const char *in, const char *out, ...);
-
-/* As store_one(), for a query that may give no row (it reads the first):
- * returns 0, 1 when there is none (the pointers untouched), or -1. */
-int store_first(struct store *s, struct err *e, const char *what,
-    const char *sql, const char *in, const char *out, ...);
+#define store_one(s, e, what, ...) store_row(s, e, what, 1, __VA_ARGS__)
+#define store_first(s, e, what, ...) store_row(s, e, what, 0, __VA_ARGS__)
 
 /* store_rows() ran out of memory (e says so). */
 #define STORE_NOMEM (-2)

@@ -68,8 +68,7 @@ store_alert_enlist(struct store *s, const char *sink, const char *target,
 	    " alert_delivery (alert_id, sink, target, next_at)"
 	    " SELECT id, ?1, ?2, ?3 FROM alert WHERE created >= ?4"
 	    " AND id NOT IN (SELECT alert_id FROM alert_delivery"
-	    " WHERE sink = ?1)", "ttII",
-	    sink, target, due_at, since) < 0)
+	    " WHERE sink = ?1)", "ttII", sink, target, due_at, since) < 0)
 		return -1;
 	/* Rows written before targets were stored redacted (a webhook URL
 	 * with its secret path) take the form the caller shows now. */

@@ -173,7 +173,8 @@ query_v(struct store *s, struct err *e, const char *sql, const char *types,
 		return NULL;
 	if (bind_v(st, types, ap) < 0) {
 		sqlite3_finalize(st);
-		err_set(e, "no bind type in '%s' for a query", types);
+		err_set(e, "a query's bind types '%s' hold an unknown letter",
+		    types);
 		return NULL;
 	}
 	return st;

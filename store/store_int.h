@@ -65,8 +65,9 @@ int store_exec(struct store *s, struct err *e, const char *what,
  *	I	int64_t *
  *	i	int *
  *	t	char **: a malloced copy, or NULL for NULL
- * Returns 0; 1 when there is no row (the pointers untouched), or -1 with
- * e set, worded for what, when need is set; or -1 with e set.
+ * Returns 0 with the row read.  With no row: 1, the pointers untouched,
+ * or when need is set -1 with e set as store_fail() words what.  On an
+ * error -1 with e set.
  * store_one() is for a query that always gives a row (an aggregate, a
  * RETURNING, a row just inserted), store_first() for one that may not.
  */

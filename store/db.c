@@ -258,6 +258,8 @@ store_rows(struct store *s, sqlite3_stmt *st, void **v, size_t *n,
 	int rc;
 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* Counted before row() fills it: what it leaves half done
+		 * is the caller's release to free. */
 		if (store_grow(v, &alloc, *n, elsize) < 0 ||
 		    row(st, (char *)*v + (*n)++ * elsize) < 0) {
 			sqlite3_finalize(st);

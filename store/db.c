@@ -120,9 +120,7 @@ store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
 
 /*
  * Bind the arguments *ap holds, one for each letter of types, to the
- * parameters from ?1 on (see store_query()).  A letter past the
- * statement's last parameter binds nothing, as sqlite3_bind_*() leaves
- * it: job_update() runs statements with and without ?2 alike.
+ * parameters from ?1 on (see store_query()).
  */
 static int
 bind_v(sqlite3_stmt *st, const char *types, va_list *ap)

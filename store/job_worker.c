@@ -112,13 +112,13 @@ store_job_recover(struct store *s, int *n, struct err *e)
 	return store_commit(s, e);
 }
 
-/* Run an UPDATE of one job bound to id (?1) and now (?2, where sql has
- * it); *changed says whether it matched. */
+/* Run an UPDATE of one job bound to id (?1) and, with types "II", now
+ * (?2); *changed says whether it matched. */
 static int
-job_update(struct store *s, const char *sql, int64_t id, int *changed,
-    struct err *e)
+job_update(struct store *s, const char *sql, const char *types, int64_t id,
+    int *changed, struct err *e)
 {
-	if (store_exec(s, e, "cancel a job", sql, "II", id, store_now()) < 0)
+	if (store_exec(s, e, "cancel a job", sql, types, id, store_now()) < 0)
 		return -1;
 	*changed = sqlite3_changes(s->db) > 0;
 	return 0;
@@ -133,12 +133,13 @@ store_job_cancel(struct store *s, int64_t id, struct err *e)
 	 * pick in between moves the job to the next step, never past it. */
 	if (job_update(s, "UPDATE job SET state = 'cancelled', finished = ?2,"
 	    " exit_code = 1, result = 'cancelled'"
-	    " WHERE id = ?1 AND state = 'queued'", id, &changed, e) < 0)
+	    " WHERE id = ?1 AND state = 'queued'", "II", id, &changed, e) < 0)
 		return -1;
 	if (changed)
 		return STORE_CANCEL_DONE;
 	if (job_update(s, "UPDATE job SET cancel_requested = 1"
-	    " WHERE id = ?1 AND state = 'running'", id, &changed, e) < 0)
+	    " WHERE id = ?1 AND state = 'running'", "I", id, &changed,
+	    e) < 0)
 		return -1;
 	if (changed)
 		return STORE_CANCEL_RUNNING;

@@ -43,32 +43,38 @@ read_alert(sqlite3_stmt *st, struct store_alert *a)
 	return 0;
 }
 
+static int
+due_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_alert_due *d = elem;
+
+	if (read_alert(st, &d->alert) < 0)
+		return -1;
+	d->attempts = sqlite3_column_int(st, 7);
+	return 0;
+}
+
+static int
+alert_row(sqlite3_stmt *st, void *elem)
+{
+	return read_alert(st, &((struct store_alert_row *)elem)->alert);
+}
+
 int
 store_alert_enlist(struct store *s, const char *sink, const char *target,
     int64_t since, int64_t due_at, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO alert_delivery (alert_id, sink,"
-	    " target, next_at) SELECT id, ?1, ?2, ?3 FROM alert"
-	    " WHERE created >= ?4 AND id NOT IN"
-	    " (SELECT alert_id FROM alert_delivery WHERE sink = ?1)",
-	    &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, sink);
-	store_bind_text(st, 2, target);
-	sqlite3_bind_int64(st, 3, due_at);
-	sqlite3_bind_int64(st, 4, since);
-	if (store_step_done(s, st, "list the alerts a sink owes", e) < 0)
+	if (store_exec(s, e, "list the alerts a sink owes", "INSERT INTO"
+	    " alert_delivery (alert_id, sink, target, next_at)"
+	    " SELECT id, ?1, ?2, ?3 FROM alert WHERE created >= ?4"
+	    " AND id NOT IN (SELECT alert_id FROM alert_delivery"
+	    " WHERE sink = ?1)", "ttII", sink, target, due_at, since) < 0)
 		return -1;
 	/* Rows written before targets were stored redacted (a webhook URL
 	 * with its secret path) take the form the caller shows now. */
-	if (store_prepare(s, "UPDATE alert_delivery SET target = ?2"
-	    " WHERE sink = ?1 AND target != ?2", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, sink);
-	store_bind_text(st, 2, target);
-	return store_step_done(s, st, "update a sink's target", e);
+	return store_exec(s, e, "update a sink's target", "UPDATE"
+	    " alert_delivery SET target = ?2 WHERE sink = ?1 AND target != ?2",
+	    "tt", sink, target);
 }
 
 void
@@ -86,97 +92,58 @@ store_alert_due(struct store *s, const char *sink, int64_t now, size_t max,
     struct store_alert_dues *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
 	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT a.id, a.created, a.kind, a.engine,"
+	if ((st = store_query(s, e, "SELECT a.id, a.created, a.kind, a.engine,"
 	    " a.dedup_key, a.summary, a.body, d.attempts"
 	    " FROM alert_delivery d JOIN alert a ON a.id = d.alert_id"
 	    " WHERE d.sink = ?1 AND d.state = 'pending' AND d.next_at <= ?2"
-	    " ORDER BY a.id LIMIT ?3", &st, e) < 0)
+	    " ORDER BY a.id LIMIT ?3", "tII", sink, now, (int64_t)max)) == NULL)
 		return -1;
-	store_bind_text(st, 1, sink);
-	sqlite3_bind_int64(st, 2, now);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0 ||
-		    read_alert(st, &out->v[out->n].alert) < 0) {
-			err_set(e, "out of memory reading the alerts due");
-			goto fail;
-		}
-		out->v[out->n].attempts = sqlite3_column_int(st, 7);
-		out->n++;
-	}
-	if (rc != SQLITE_DONE) {
-		store_fail(s, e, "read the alerts due");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	return 0;
-fail:
-	sqlite3_finalize(st);
-	store_alert_dues_release(out);
-	return -1;
+	if ((rc = store_rows(s, st, (void **)&out->v, &out->n,
+	    sizeof(*out->v), due_row, "read the alerts due", e)) == STORE_NOMEM)
+		err_set(e, "out of memory reading the alerts due");
+	if (rc < 0)
+		store_alert_dues_release(out);
+	return rc < 0 ? -1 : 0;
 }
 
 int
 store_alert_attempt_add(struct store *s, const struct store_alert_attempt *a,
     struct err *e)
 {
-	sqlite3_stmt *st;
-
 	if (store_begin(s, e) < 0)
 		return -1;
-	if (store_prepare(s, "INSERT INTO alert_attempt (alert_id, sink, at,"
-	    " ok, http_status, exit_code, error, duration_ms)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st, e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, a->alert_id);
-	store_bind_text(st, 2, a->sink);
-	sqlite3_bind_int64(st, 3, a->at);
-	sqlite3_bind_int(st, 4, a->ok != 0);
-	store_bind_opt_int(st, 5, a->http_status);
-	store_bind_opt_int(st, 6, a->exit_code);
-	store_bind_text(st, 7, a->ok ? NULL : a->error);
-	sqlite3_bind_int64(st, 8, a->duration_ms);
-	if (store_step_done(s, st, "store an alert attempt", e) < 0)
-		goto fail;
-	if (store_prepare(s, "UPDATE alert_delivery SET attempts = attempts + 1,"
+	if (store_exec(s, e, "store an alert attempt", "INSERT INTO"
+	    " alert_attempt (alert_id, sink, at, ok, http_status, exit_code,"
+	    " error, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    "ItIiootI", a->alert_id, a->sink, a->at, a->ok != 0,
+	    (int64_t)a->http_status, (int64_t)a->exit_code,
+	    a->ok ? NULL : a->error, a->duration_ms) < 0 ||
+	    store_exec(s, e, "update an alert's delivery", "UPDATE"
+	    " alert_delivery SET attempts = attempts + 1,"
 	    " state = CASE WHEN ?3 THEN 'delivered' WHEN ?4 = 0 THEN 'failed'"
 	    " ELSE 'pending' END,"
 	    " next_at = CASE WHEN ?3 OR ?4 = 0 THEN next_at ELSE ?4 END,"
 	    " delivered = CASE WHEN ?3 THEN ?5 ELSE delivered END"
-	    " WHERE alert_id = ?1 AND sink = ?2", &st, e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, a->alert_id);
-	store_bind_text(st, 2, a->sink);
-	sqlite3_bind_int(st, 3, a->ok != 0);
-	sqlite3_bind_int64(st, 4, a->ok ? 0 : a->next_at);
-	sqlite3_bind_int64(st, 5, a->at + a->duration_ms / 1000);
-	if (store_step_done(s, st, "update an alert's delivery", e) < 0)
-		goto fail;
+	    " WHERE alert_id = ?1 AND sink = ?2", "ItiII", a->alert_id,
+	    a->sink, a->ok != 0, a->ok ? 0 : a->next_at,
+	    a->at + a->duration_ms / 1000) < 0) {
+		store_rollback(s);
+		return -1;
+	}
 	return store_commit(s, e);
-fail:
-	store_rollback(s);
-	return -1;
 }
 
 int
 store_alert_postpone(struct store *s, const char *sink, int64_t until,
     struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "UPDATE alert_delivery SET next_at = ?2"
-	    " WHERE sink = ?1 AND state = 'pending' AND next_at < ?2",
-	    &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, sink);
-	sqlite3_bind_int64(st, 2, until);
-	return store_step_done(s, st, "postpone a sink's alerts", e);
+	return store_exec(s, e, "postpone a sink's alerts", "UPDATE"
+	    " alert_delivery SET next_at = ?2 WHERE sink = ?1 AND"
+	    " state = 'pending' AND next_at < ?2", "tI", sink, until);
 }
 
 int
@@ -186,10 +153,9 @@ store_alert_next_due(struct store *s, const char *sink, int64_t *when,
 	sqlite3_stmt *st;
 	int rc, found = 0;
 
-	if (store_prepare(s, "SELECT min(next_at) FROM alert_delivery"
-	    " WHERE sink = ?1 AND state = 'pending'", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT min(next_at) FROM alert_delivery"
+	    " WHERE sink = ?1 AND state = 'pending'", "t", sink)) == NULL)
 		return -1;
-	store_bind_text(st, 1, sink);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		*when = sqlite3_column_int64(st, 0);
@@ -234,15 +200,14 @@ load_sinks(struct store *s, struct store_alert_row *row, struct err *e)
 	size_t alloc = 0;
 	int rc;
 
-	if (store_prepare(s, "SELECT sink, target, state, attempts, next_at,"
-	    " coalesce(delivered, 0) FROM alert_delivery WHERE alert_id = ?1"
-	    " ORDER BY sink", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT sink, target, state, attempts,"
+	    " next_at, coalesce(delivered, 0) FROM alert_delivery"
+	    " WHERE alert_id = ?1 ORDER BY sink", "I", row->alert.id)) == NULL)
 		return -1;
 	if (store_prepare(s, "SELECT at, ok, coalesce(http_status, -1),"
 	    " coalesce(exit_code, -1), error, duration_ms FROM alert_attempt"
 	    " WHERE alert_id = ?1 AND sink = ?2 ORDER BY id", &at, e) < 0)
 		goto fail;
-	sqlite3_bind_int64(st, 1, row->alert.id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_alert_sink *k;
 		size_t talloc = 0;
@@ -308,84 +273,45 @@ store_alert_list_engine(struct store *s, const char *engine, int limit,
     struct store_alert_rows *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
 	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT id, created, kind, engine, dedup_key,"
-	    " summary, body FROM alert WHERE ?2 IS NULL OR engine = ?2"
-	    " ORDER BY id DESC LIMIT ?1", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT id, created, kind, engine,"
+	    " dedup_key, summary, body FROM alert WHERE ?2 IS NULL OR"
+	    " engine = ?2 ORDER BY id DESC LIMIT ?1", "it", limit,
+	    engine)) == NULL)
 		return -1;
-	sqlite3_bind_int(st, 1, limit);
-	if (engine)
-		store_bind_text(st, 2, engine);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0 ||
-		    read_alert(st, &out->v[out->n].alert) < 0) {
-			err_set(e, "out of memory reading alerts");
-			goto fail;
-		}
-		out->n++;
-	}
-	if (rc != SQLITE_DONE) {
-		store_fail(s, e, "read alerts");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	for (size_t i = 0; i < out->n; i++)
-		if (load_sinks(s, &out->v[i], e) < 0)
-			goto fail;
-	return 0;
-fail:
-	sqlite3_finalize(st);
-	store_alert_rows_release(out);
-	return -1;
+	if ((rc = store_rows(s, st, (void **)&out->v, &out->n,
+	    sizeof(*out->v), alert_row, "read alerts", e)) == STORE_NOMEM)
+		err_set(e, "out of memory reading alerts");
+	for (size_t i = 0; rc == 0 && i < out->n; i++)
+		rc = load_sinks(s, &out->v[i], e);
+	if (rc < 0)
+		store_alert_rows_release(out);
+	return rc < 0 ? -1 : 0;
 }
 
 int
 store_state_get(struct store *s, const char *key, char **value,
     int64_t *updated, struct err *e)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	*value = NULL;
-	if (store_prepare(s, "SELECT value, updated FROM watch_state"
-	    " WHERE key = ?1", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if ((*value = store_column_dup(st, 0)) == NULL) {
-			sqlite3_finalize(st);
-			return err_set(e, "out of memory reading '%s'", key);
-		}
-		if (updated)
-			*updated = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 1;
-	if (rc != SQLITE_ROW)
-		return store_fail(s, e, "read a watch state");
-	return 0;
+	rc = store_first(s, e, "read a watch state", "SELECT value, updated"
+	    " FROM watch_state WHERE key = ?1", "t", "tI", key, value, updated);
+	if (rc == 0 && *value == NULL)
+		return err_set(e, "out of memory reading '%s'", key);
+	return rc;
 }
 
 int
 store_state_set(struct store *s, const char *key, const char *value,
     struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO watch_state (key, value, updated)"
-	    " VALUES (?1, ?2, ?3) ON CONFLICT (key) DO UPDATE SET"
-	    " value = excluded.value, updated = excluded.updated", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, key);
-	store_bind_text(st, 2, value);
-	sqlite3_bind_int64(st, 3, store_now());
-	return store_step_done(s, st, "store a watch state", e);
+	return store_exec(s, e, "store a watch state", "INSERT INTO watch_state"
+	    " (key, value, updated) VALUES (?1, ?2, ?3) ON CONFLICT (key) DO"
+	    " UPDATE SET value = excluded.value, updated = excluded.updated",
+	    "ttI", key, value, store_now());
 }

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,13 @@ store_column_dup(sqlite3_stmt *st, int i)
 	return t ? strdup((const char *)t) : NULL;
 }
 
+int64_t
+store_column_opt_int(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
+	    sqlite3_column_int64(st, i);
+}
+
 /* Run a statement that returns no rows. */
 int
 store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
@@ -110,6 +118,159 @@ store_step_done(struct store *s, sqlite3_stmt *st, const char *what,
 	return 0;
 }
 
+/*
+ * Bind the arguments *ap holds, one for each letter of types, to the
+ * parameters from ?1 on (see store_query()).
+ */
+static int
+bind_v(sqlite3_stmt *st, const char *types, va_list *ap)
+{
+	for (int i = 1; types[i - 1] != '\0'; i++) {
+		const void *p;
+		size_t len;
+
+		switch (types[i - 1]) {
+		case 't':
+			store_bind_text(st, i, va_arg(*ap, const char *));
+			break;
+		case 'i':
+			sqlite3_bind_int(st, i, va_arg(*ap, int));
+			break;
+		case 'I':
+			sqlite3_bind_int64(st, i, va_arg(*ap, int64_t));
+			break;
+		case 'o':
+			store_bind_opt_int(st, i, va_arg(*ap, int64_t));
+			break;
+		case 'd':
+			sqlite3_bind_double(st, i, va_arg(*ap, double));
+			break;
+		case 'b':
+			p = va_arg(*ap, const void *);
+			len = va_arg(*ap, size_t);
+			if (p)
+				sqlite3_bind_blob64(st, i, p, len,
+				    SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, i);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static sqlite3_stmt *
+query_v(struct store *s, struct err *e, const char *sql, const char *types,
+    va_list *ap)
+{
+	sqlite3_stmt *st;
+
+	if (store_prepare(s, sql, &st, e) < 0)
+		return NULL;
+	if (bind_v(st, types, ap) < 0) {
+		sqlite3_finalize(st);
+		err_set(e, "a query's bind types '%s' hold an unknown letter",
+		    types);
+		return NULL;
+	}
+	return st;
+}
+
+sqlite3_stmt *
+store_query(struct store *s, struct err *e, const char *sql,
+    const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, types);
+	st = query_v(s, e, sql, types, &ap);
+	va_end(ap);
+	return st;
+}
+
+int
+store_exec(struct store *s, struct err *e, const char *what, const char *sql,
+    const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+
+	va_start(ap, types);
+	st = query_v(s, e, sql, types, &ap);
+	va_end(ap);
+	return st ? store_step_done(s, st, what, e) : -1;
+}
+
+int
+store_row(struct store *s, struct err *e, const char *what, int need,
+    const char *sql, const char *in, const char *out, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+
+	va_start(ap, out);
+	if ((st = query_v(s, e, sql, in, &ap)) == NULL) {
+		va_end(ap);
+		return -1;
+	}
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; out[i] != '\0'; i++) {
+			int64_t *big;
+			int *small;
+			char **text;
+
+			switch (out[i]) {
+			case 'I':
+				if ((big = va_arg(ap, int64_t *)) != NULL)
+					*big = sqlite3_column_int64(st, i);
+				break;
+			case 'i':
+				if ((small = va_arg(ap, int *)) != NULL)
+					*small = sqlite3_column_int(st, i);
+				break;
+			case 't':
+				if ((text = va_arg(ap, char **)) != NULL)
+					*text = store_column_dup(st, i);
+				break;
+			}
+		}
+	} else if (rc != SQLITE_DONE || need)
+		store_fail(s, e, what);
+	va_end(ap);
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE && !need ? 1 : -1;
+}
+
+int
+store_rows(struct store *s, sqlite3_stmt *st, void **v, size_t *n,
+    size_t elsize, int (*row)(sqlite3_stmt *, void *), const char *what,
+    struct err *e)
+{
+	size_t alloc = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* Counted before row() fills it: what it leaves half done
+		 * is the caller's release to free. */
+		if (store_grow(v, &alloc, *n, elsize) < 0 ||
+		    row(st, (char *)*v + (*n)++ * elsize) < 0) {
+			sqlite3_finalize(st);
+			err_set(e, "out of memory");
+			return STORE_NOMEM;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		store_fail(s, e, what);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int
 exec(struct store *s, const char *sql, const char *what, struct err *e)
 {
@@ -124,30 +285,10 @@ exec(struct store *s, const char *sql, const char *what, struct err *e)
 }
 
 int
-store_pragma_int(struct store *s, const char *sql, int *out,
-    const char *what, struct err *e)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, sql, &st, e) < 0)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		store_fail(s, e, what);
-		sqlite3_finalize(st);
-		return -1;
-	}
-	*out = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return 0;
-}
-
-int
 store_data_version(struct store *s, int *version, struct err *e)
 {
-	if (store_pragma_int(s, "PRAGMA data_version", version,
-	    "read the data version", NULL) < 0)
+	if (store_one(s, NULL, "read the data version", "PRAGMA data_version",
+	    "", "i", version) < 0)
 		return err_set(e, "database '%s': cannot read its data "
 		    "version", s->path);
 	return 0;
@@ -187,8 +328,8 @@ store_schema_version(struct store *s)
 {
 	int v = -1;
 
-	store_pragma_int(s, "PRAGMA user_version", &v,
-	    "read the schema version", NULL);
+	store_one(s, NULL, "read the schema version", "PRAGMA user_version",
+	    "", "i", &v);
 	return v;
 }
 
@@ -206,8 +347,8 @@ migrate_one(struct store *s, const struct migration *m, struct err *e)
 	 * Another process may have migrated between our look at the
 	 * version and taking the write lock: look again under the lock.
 	 */
-	if (store_pragma_int(s, "PRAGMA user_version", &current,
-	    "read the schema version", e) < 0)
+	if (store_one(s, e, "read the schema version", "PRAGMA user_version",
+	    "", "i", &current) < 0)
 		goto fail;
 	if (current >= m->version) {
 		store_rollback(s);
@@ -242,27 +383,17 @@ fail:
 static int
 check_ours(struct store *s, int *version, struct err *e)
 {
-	sqlite3_stmt *st;
 	int appid, tables;
 
 	/* One statement, so one read transaction: read one at a time, a
 	 * migration committed in between by another process showed its
 	 * tables beside the header of the empty file before it, and the
 	 * database looked like another program's. */
-	if (store_prepare(s, "SELECT (SELECT user_version FROM "
-	    "pragma_user_version), (SELECT application_id FROM "
-	    "pragma_application_id), (SELECT count(*) FROM sqlite_schema)",
-	    &st, e) < 0)
+	if (store_one(s, e, "read the schema version", "SELECT (SELECT"
+	    " user_version FROM pragma_user_version), (SELECT application_id"
+	    " FROM pragma_application_id), (SELECT count(*) FROM"
+	    " sqlite_schema)", "", "iii", version, &appid, &tables) < 0)
 		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		store_fail(s, e, "read the schema version");
-		sqlite3_finalize(st);
-		return -1;
-	}
-	*version = sqlite3_column_int(st, 0);
-	appid = sqlite3_column_int(st, 1);
-	tables = sqlite3_column_int(st, 2);
-	sqlite3_finalize(st);
 	if (appid != STORE_APPLICATION_ID && (*version != 0 || tables != 0))
 		return err_set(e, "'%s' is a SQLite database of another "
 		    "program, not bisectd's", s->path);
@@ -484,16 +615,10 @@ store_close(struct store *s)
 char *
 store_integrity_check(struct store *s, struct err *e)
 {
-	sqlite3_stmt *st;
 	char *res = NULL;
 
-	if (store_prepare(s, "PRAGMA integrity_check", &st, e) < 0)
-		return NULL;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		res = store_column_dup(st, 0);
-	else
-		store_fail(s, e, "check integrity");
-	sqlite3_finalize(st);
+	store_one(s, e, "check integrity", "PRAGMA integrity_check", "", "t",
+	    &res);
 	return res;
 }
 

@@ -16,22 +16,10 @@ int
 store_job_enqueue(struct store *s, const char *kind, const char *engine,
     const char *args, int priority, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, "INSERT INTO job (kind, engine, args, priority,"
-	    " created) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, kind);
-	store_bind_text(st, 2, engine);
-	store_bind_text(st, 3, args);
-	sqlite3_bind_int(st, 4, priority);
-	sqlite3_bind_int64(st, 5, store_now());
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "queue a job");
+	return store_one(s, e, "queue a job", "INSERT INTO job (kind, engine,"
+	    " args, priority, created) VALUES (?1, ?2, ?3, ?4, ?5)"
+	    " RETURNING id", "tttiI", "I", kind, engine, args, priority,
+	    store_now(), id);
 }
 
 void
@@ -61,27 +49,25 @@ store_job_release(struct store_job *j)
 	memset(j, 0, sizeof(*j));
 }
 
-/* Append the rows of st (STORE_JOB_COLUMNS) to out; finalizes st. */
+static int
+job_row(sqlite3_stmt *st, void *j)
+{
+	store_job_row(st, j);
+	return 0;
+}
+
+/* Append the rows of st (STORE_JOB_COLUMNS; NULL: it could not be
+ * prepared) to out; finalizes st. */
 static int
 job_rows(struct store *s, sqlite3_stmt *st, struct store_jobs *out,
     struct err *e)
 {
-	size_t alloc = 0;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_jobs_release(out);
-			return err_set(e, "out of memory");
-		}
-		store_job_row(st, &out->v[out->n++]);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (st == NULL)
+		return -1;
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    job_row, "list jobs", e) < 0) {
 		store_jobs_release(out);
-		return store_fail(s, e, "list jobs");
+		return -1;
 	}
 	return 0;
 }
@@ -90,74 +76,49 @@ int
 store_job_list(struct store *s, int recent, struct store_jobs *out,
     struct err *e)
 {
-	sqlite3_stmt *st;
-
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT " STORE_JOB_COLUMNS " FROM ("
-	    " SELECT *, 0 AS grp FROM job WHERE state IN ('queued', 'running')"
-	    " UNION ALL SELECT * FROM (SELECT *, 1 AS grp FROM job"
+	return job_rows(s, store_query(s, e, "SELECT " STORE_JOB_COLUMNS
+	    " FROM ( SELECT *, 0 AS grp FROM job WHERE state IN ('queued',"
+	    " 'running') UNION ALL SELECT * FROM (SELECT *, 1 AS grp FROM job"
 	    " WHERE state NOT IN ('queued', 'running')"
 	    " ORDER BY finished DESC, id DESC LIMIT ?1))"
-	    " ORDER BY grp, state = 'queued', priority DESC, id", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int(st, 1, recent);
-	return job_rows(s, st, out, e);
+	    " ORDER BY grp, state = 'queued', priority DESC, id", "i", recent),
+	    out, e);
 }
 
 int
 store_job_recent(struct store *s, int64_t limit, struct store_jobs *out,
     int64_t *total, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	out->v = NULL;
 	out->n = 0;
 	*total = 0;
-	if (store_prepare(s, "SELECT count(*) FROM job", &st, e) < 0)
+	if (store_one(s, e, "count jobs", "SELECT count(*) FROM job", "", "I",
+	    total) < 0)
 		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*total = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return store_fail(s, e, "count jobs");
-	if (store_prepare(s, "SELECT " STORE_JOB_COLUMNS " FROM job"
-	    " ORDER BY id DESC LIMIT ?1", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, limit);
-	return job_rows(s, st, out, e);
+	return job_rows(s, store_query(s, e, "SELECT " STORE_JOB_COLUMNS
+	    " FROM job ORDER BY id DESC LIMIT ?1", "I", limit), out, e);
 }
 
 int
 store_job_prune(struct store *s, int64_t before, int64_t *n, struct err *e)
 {
-	sqlite3_stmt *st;
-
 	*n = 0;
 	if (store_begin(s, e) < 0)
 		return -1;
 	/* A bisect outlives its job: it is the record of what was
 	 * measured, and a report reads it. */
-	if (store_prepare(s, "UPDATE bisect SET job_id = NULL WHERE job_id IN"
-	    " (SELECT id FROM job WHERE state NOT IN ('queued', 'running')"
-	    " AND finished < ?1)", &st, e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, before);
-	if (store_step_done(s, st, "prune jobs", e) < 0)
-		goto fail;
-	if (store_prepare(s, "DELETE FROM job WHERE state NOT IN ('queued',"
-	    " 'running') AND finished < ?1", &st, e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, before);
-	if (store_step_done(s, st, "prune jobs", e) < 0)
-		goto fail;
+	if (store_exec(s, e, "prune jobs", "UPDATE bisect SET job_id = NULL"
+	    " WHERE job_id IN (SELECT id FROM job WHERE state NOT IN ('queued',"
+	    " 'running') AND finished < ?1)", "I", before) < 0 ||
+	    store_exec(s, e, "prune jobs", "DELETE FROM job WHERE state NOT IN"
+	    " ('queued', 'running') AND finished < ?1", "I", before) < 0) {
+		store_rollback(s);
+		return -1;
+	}
 	*n = sqlite3_changes(s->db);
 	return store_commit(s, e);
-fail:
-	store_rollback(s);
-	return -1;
 }
 
 void

@@ -33,53 +33,40 @@
 #define CELL_TIME \
 	" CASE d.clock WHEN 'engine' THEN x.engine_ns ELSE x.wall_ns END"
 
-static void
-bind_cell(sqlite3_stmt *st, const struct store_cell_query *q)
+/* The types and arguments of CELL_WHERE's parameters for store_query(). */
+#define CELL_TYPES "Itttiitt"
+#define CELL_ARGS(q) (q)->release_id, (q)->weights_sha256, (q)->hw_key, \
+	(q)->kind, (q)->prompt_tokens, (q)->gen_tokens, \
+	(q)->content ? (q)->content : "", (q)->definition
+
+static int
+point_row(sqlite3_stmt *st, void *elem)
 {
-	sqlite3_bind_int64(st, 1, q->release_id);
-	store_bind_text(st, 2, q->weights_sha256);
-	store_bind_text(st, 3, q->hw_key);
-	store_bind_text(st, 4, q->kind);
-	sqlite3_bind_int(st, 5, q->prompt_tokens);
-	sqlite3_bind_int(st, 6, q->gen_tokens);
-	store_bind_text(st, 7, q->content ? q->content : "");
-	store_bind_text(st, 8, q->definition);
+	struct store_point *p = elem;
+
+	p->time_ns = sqlite3_column_int64(st, 0);
+	p->run_id = sqlite3_column_int64(st, 1);
+	p->confirm = sqlite3_column_int(st, 2);
+	p->busy = sqlite3_column_int(st, 3);
+	p->lower_bound = sqlite3_column_int(st, 4);
+	p->idx = sqlite3_column_int(st, 5);
+	p->gpu_sm_mhz = 0;
+	p->gpu_energy_j = -1;
+	p->gpu_mem_peak = -1;
+	p->max_rss_kb = -1;
+	return 0;
 }
 
 int
 store_points_read(struct store *s, sqlite3_stmt *st, struct store_points *out,
     struct err *e)
 {
-	size_t alloc = 0;
-	int rc;
-
 	out->v = NULL;
 	out->n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_point *p;
-
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_points_release(out);
-			return err_set(e, "out of memory");
-		}
-		p = &out->v[out->n++];
-		p->time_ns = sqlite3_column_int64(st, 0);
-		p->run_id = sqlite3_column_int64(st, 1);
-		p->confirm = sqlite3_column_int(st, 2);
-		p->busy = sqlite3_column_int(st, 3);
-		p->lower_bound = sqlite3_column_int(st, 4);
-		p->idx = sqlite3_column_int(st, 5);
-		p->gpu_sm_mhz = 0;
-		p->gpu_energy_j = -1;
-		p->gpu_mem_peak = -1;
-		p->max_rss_kb = -1;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    point_row, "read samples", e) < 0) {
 		store_points_release(out);
-		return store_fail(s, e, "read samples");
+		return -1;
 	}
 	return 0;
 }
@@ -92,13 +79,12 @@ store_cell_points(struct store *s, const struct store_cell_query *q,
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT" CELL_TIME ", r.id, r.confirm, r.busy,"
-	    " d.clock = 'ttft', x.idx" CELL_FROM " JOIN sample x ON x.run_id = r.id"
-	    CELL_WHERE " AND r.warmup = 0 AND r.failure IS NULL AND"
-	    " r.throttled = 0 AND" CELL_TIME " IS NOT NULL ORDER BY r.id,"
-	    " x.idx", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT" CELL_TIME ", r.id, r.confirm,"
+	    " r.busy, d.clock = 'ttft', x.idx" CELL_FROM " JOIN sample x ON"
+	    " x.run_id = r.id" CELL_WHERE " AND r.warmup = 0 AND r.failure IS"
+	    " NULL AND r.throttled = 0 AND" CELL_TIME " IS NOT NULL ORDER BY"
+	    " r.id, x.idx", CELL_TYPES, CELL_ARGS(q))) == NULL)
 		return -1;
-	bind_cell(st, q);
 	return store_points_read(s, st, out, e);
 }
 
@@ -114,45 +100,24 @@ int
 store_cell_failures(struct store *s, const struct store_cell_query *q,
     int *count, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, "SELECT count(*)" CELL_FROM CELL_WHERE
-	    " AND r.failure IS NOT NULL", &st, e) < 0)
-		return -1;
-	bind_cell(st, q);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*count = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count failed runs");
+	return store_one(s, e, "count failed runs", "SELECT count(*)" CELL_FROM
+	    CELL_WHERE " AND r.failure IS NOT NULL", CELL_TYPES, "i",
+	    CELL_ARGS(q), count);
 }
 
 int
 store_cell_outcomes(struct store *s, const struct store_cell_query *q,
     int *ok, int *bad, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	/* A run that succeeded without a sample is as bad as a failed one:
 	 * it never counts toward the repetitions asked for. */
-	if (store_prepare(s, "SELECT coalesce(sum(r.warmup = 0 AND"
-	    " r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
+	return store_one(s, e, "count runs", "SELECT coalesce(sum(r.warmup = 0"
+	    " AND r.failure IS NULL AND EXISTS (SELECT 1 FROM sample x WHERE"
 	    " x.run_id = r.id AND" CELL_TIME " IS NOT NULL)), 0),"
 	    " coalesce(sum(r.failure IS NOT NULL OR (r.warmup = 0 AND NOT"
 	    " EXISTS (SELECT 1 FROM sample x WHERE x.run_id = r.id AND"
-	    CELL_TIME " IS NOT NULL))), 0)" CELL_FROM CELL_WHERE, &st,
-	    e) < 0)
-		return -1;
-	bind_cell(st, q);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ok = sqlite3_column_int(st, 0);
-		*bad = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count runs");
+	    CELL_TIME " IS NOT NULL))), 0)" CELL_FROM CELL_WHERE, CELL_TYPES,
+	    "ii", CELL_ARGS(q), ok, bad);
 }
 
 static char *
@@ -173,13 +138,6 @@ blob_dup(sqlite3_stmt *st, int i, size_t *len)
 	return c;
 }
 
-static int64_t
-opt_int(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int64(st, i);
-}
-
 static double
 opt_double(sqlite3_stmt *st, int i)
 {
@@ -191,18 +149,62 @@ opt_double(sqlite3_stmt *st, int i)
 static void
 read_gpu(sqlite3_stmt *st, int i, struct store_run_gpu *g)
 {
-	g->samples = (int)opt_int(st, i);
+	g->samples = (int)store_column_opt_int(st, i);
 	if (g->samples < 0)
 		g->samples = 0;
 	g->sm_mhz = opt_double(st, i + 1);
 	g->mem_mhz = opt_double(st, i + 2);
-	g->temp_max_c = (int)opt_int(st, i + 3);
+	g->temp_max_c = (int)store_column_opt_int(st, i + 3);
 	g->power_w = opt_double(st, i + 4);
 	g->util_pct = opt_double(st, i + 5);
-	g->throttle = opt_int(st, i + 6);
-	g->mem_peak = opt_int(st, i + 7);
+	g->throttle = store_column_opt_int(st, i + 6);
+	g->mem_peak = store_column_opt_int(st, i + 7);
 	g->energy_j = opt_double(st, i + 8);
 	g->throttled = sqlite3_column_int(st, i + 9);
+}
+
+static int
+run_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_run_row *r = elem;
+
+	r->id = sqlite3_column_int64(st, 0);
+	r->kind = store_column_dup(st, 1);
+	r->prompt_tokens = sqlite3_column_int(st, 2);
+	r->gen_tokens = sqlite3_column_int(st, 3);
+	r->content = store_column_dup(st, 4);
+	r->rep = sqlite3_column_int(st, 5);
+	r->warmup = sqlite3_column_int(st, 6);
+	r->confirm = sqlite3_column_int(st, 7);
+	r->busy = sqlite3_column_int(st, 8);
+	r->started = sqlite3_column_int64(st, 9);
+	r->wall_ns = store_column_opt_int(st, 10);
+	r->exit_code = (int)store_column_opt_int(st, 11);
+	r->signal = sqlite3_column_int(st, 12);
+	r->failure = store_column_dup(st, 13);
+	r->failure_detail = store_column_dup(st, 14);
+	r->out = blob_dup(st, 15, &r->out_len);
+	r->err_tail = blob_dup(st, 16, &r->err_len);
+	r->parser = store_column_dup(st, 17);
+	r->mode = store_column_dup(st, 18);
+	r->user_ns = store_column_opt_int(st, 19);
+	r->sys_ns = store_column_opt_int(st, 20);
+	r->max_rss_kb = store_column_opt_int(st, 21);
+	r->busy_share = sqlite3_column_type(st, 22) == SQLITE_NULL ?
+	    -1 : sqlite3_column_double(st, 22);
+	r->nsamples = sqlite3_column_int(st, 23);
+	r->definition = store_column_dup(st, 24);
+	r->definition_text = store_column_dup(st, 25);
+	r->engine_ms = sqlite3_column_type(st, 26) == SQLITE_NULL ?
+	    -1 : sqlite3_column_double(st, 26);
+	r->clock = store_column_dup(st, 27);
+	r->info = store_column_dup(st, 28);
+	r->loadavg = sqlite3_column_type(st, 29) == SQLITE_NULL ?
+	    -1 : sqlite3_column_double(st, 29);
+	r->out_truncated = sqlite3_column_int(st, 30);
+	r->machine_id = sqlite3_column_int64(st, 31);
+	read_gpu(st, 32, &r->gpu);
+	return 0;
 }
 
 int
@@ -210,12 +212,10 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
     struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, "SELECT r.id, r.kind, r.prompt_tokens,"
+	if ((st = store_query(s, e, "SELECT r.id, r.kind, r.prompt_tokens,"
 	    " r.gen_tokens, r.content, r.rep, r.warmup, r.confirm, r.busy,"
 	    " r.started, r.wall_ns, r.exit_code, r.signal, r.failure,"
 	    " r.failure_detail, r.stdout, r.stderr_tail, r.parser, r.mode,"
@@ -228,61 +228,12 @@ store_run_list(struct store *s, int64_t release_id, struct store_run_rows *out,
 	    " r.gpu_throttle, r.gpu_mem_peak, r.gpu_energy_j, r.throttled"
 	    " FROM run r LEFT JOIN definition d"
 	    " ON d.id = r.definition_id WHERE r.release_id = ?1 ORDER BY r.id",
-	    &st, e) < 0)
+	    "I", release_id)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, release_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_run_row *r;
-
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_run_rows_release(out);
-			return err_set(e, "out of memory");
-		}
-		r = &out->v[out->n++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		r->kind = store_column_dup(st, 1);
-		r->prompt_tokens = sqlite3_column_int(st, 2);
-		r->gen_tokens = sqlite3_column_int(st, 3);
-		r->content = store_column_dup(st, 4);
-		r->rep = sqlite3_column_int(st, 5);
-		r->warmup = sqlite3_column_int(st, 6);
-		r->confirm = sqlite3_column_int(st, 7);
-		r->busy = sqlite3_column_int(st, 8);
-		r->started = sqlite3_column_int64(st, 9);
-		r->wall_ns = opt_int(st, 10);
-		r->exit_code = (int)opt_int(st, 11);
-		r->signal = sqlite3_column_int(st, 12);
-		r->failure = store_column_dup(st, 13);
-		r->failure_detail = store_column_dup(st, 14);
-		r->out = blob_dup(st, 15, &r->out_len);
-		r->err_tail = blob_dup(st, 16, &r->err_len);
-		r->parser = store_column_dup(st, 17);
-		r->mode = store_column_dup(st, 18);
-		r->user_ns = opt_int(st, 19);
-		r->sys_ns = opt_int(st, 20);
-		r->max_rss_kb = opt_int(st, 21);
-		r->busy_share = sqlite3_column_type(st, 22) == SQLITE_NULL ?
-		    -1 : sqlite3_column_double(st, 22);
-		r->nsamples = sqlite3_column_int(st, 23);
-		r->definition = store_column_dup(st, 24);
-		r->definition_text = store_column_dup(st, 25);
-		r->engine_ms = sqlite3_column_type(st, 26) == SQLITE_NULL ?
-		    -1 : sqlite3_column_double(st, 26);
-		r->clock = store_column_dup(st, 27);
-		r->info = store_column_dup(st, 28);
-		r->loadavg = sqlite3_column_type(st, 29) == SQLITE_NULL ?
-		    -1 : sqlite3_column_double(st, 29);
-		r->out_truncated = sqlite3_column_int(st, 30);
-		r->machine_id = sqlite3_column_int64(st, 31);
-		read_gpu(st, 32, &r->gpu);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    run_row, "list runs", e) < 0) {
 		store_run_rows_release(out);
-		return store_fail(s, e, "list runs");
+		return -1;
 	}
 	return 0;
 }
@@ -317,141 +268,70 @@ store_run_resample(struct store *s, int64_t run_id,
     const char *failure_detail, const char *info, int64_t definition_id,
     struct err *e)
 {
-	sqlite3_stmt *st = NULL;
-
 	if (store_begin(s, e) < 0)
 		return -1;
-	if (store_prepare(s, "DELETE FROM sample WHERE run_id = ?1", &st,
-	    e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, run_id);
-	if (store_step_done(s, st, "remove old samples", e) < 0)
-		goto fail;
-	if (store_prepare(s, "UPDATE run SET failure = ?2, failure_detail = ?3,"
-	    " info = coalesce(?4, info), definition_id = coalesce(?5,"
-	    " definition_id) WHERE id = ?1", &st, e) < 0)
-		goto fail;
-	sqlite3_bind_int64(st, 1, run_id);
-	store_bind_text(st, 2, failure);
-	store_bind_text(st, 3, failure_detail);
-	store_bind_text(st, 4, info);
-	store_bind_opt_int(st, 5, definition_id > 0 ? definition_id : -1);
-	if (store_step_done(s, st, "update a run", e) < 0)
-		goto fail;
-	if (store_prepare(s, "INSERT INTO sample (run_id, idx, prompt_tokens,"
-	    " gen_tokens, wall_ns, engine_ns, user_ns, sys_ns, max_rss_kb)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, e) < 0)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, run_id);
-		sqlite3_bind_int64(st, 2, (int64_t)i);
-		sqlite3_bind_int(st, 3, samples[i].prompt_tokens);
-		sqlite3_bind_int(st, 4, samples[i].gen_tokens);
-		sqlite3_bind_int64(st, 5, samples[i].wall_ns);
-		store_bind_opt_int(st, 6, samples[i].engine_ns);
-		store_bind_opt_int(st, 7, samples[i].user_ns);
-		store_bind_opt_int(st, 8, samples[i].sys_ns);
-		store_bind_opt_int(st, 9, samples[i].max_rss_kb);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			store_fail(s, e, "store a sample");
-			sqlite3_finalize(st);
-			goto fail;
-		}
+	if (store_exec(s, e, "remove old samples", "DELETE FROM sample"
+	    " WHERE run_id = ?1", "I", run_id) < 0 ||
+	    store_exec(s, e, "update a run", "UPDATE run SET failure = ?2,"
+	    " failure_detail = ?3, info = coalesce(?4, info), definition_id ="
+	    " coalesce(?5, definition_id) WHERE id = ?1", "Ittto", run_id,
+	    failure, failure_detail, info,
+	    definition_id > 0 ? definition_id : -1) < 0 ||
+	    store_samples_add(s, run_id, samples, n, e) < 0) {
+		store_rollback(s);
+		return -1;
 	}
-	sqlite3_finalize(st);
 	return store_commit(s, e);
-fail:
-	store_rollback(s);
-	return -1;
 }
 
 int
 store_bisect_open(struct store *s, struct store_bisect *b, int *resumed,
     struct err *e)
 {
-	sqlite3_stmt *st;
 	int rc;
 
 	*resumed = 0;
-	if (store_prepare(s, "SELECT id FROM bisect WHERE engine_id = ?1 AND"
-	    " good = ?2 AND bad = ?3 AND metric = ?4 AND threshold = ?5 AND"
-	    " all_changes = ?6 AND state = 'running' ORDER BY id DESC LIMIT 1",
-	    &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, b->engine_id);
-	store_bind_text(st, 2, b->good);
-	store_bind_text(st, 3, b->bad);
-	store_bind_text(st, 4, b->metric);
-	sqlite3_bind_double(st, 5, b->threshold);
-	sqlite3_bind_int(st, 6, b->all);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		b->id = sqlite3_column_int64(st, 0);
-		*resumed = 1;
+	if ((rc = store_first(s, e, "look up a bisect", "SELECT id FROM bisect"
+	    " WHERE engine_id = ?1 AND good = ?2 AND bad = ?3 AND metric = ?4"
+	    " AND threshold = ?5 AND all_changes = ?6 AND state = 'running'"
+	    " ORDER BY id DESC LIMIT 1", "Itttdi", "I", b->engine_id, b->good,
+	    b->bad, b->metric, b->threshold, b->all, &b->id)) <= 0) {
+		*resumed = rc == 0;
+		return rc;
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc != SQLITE_DONE)
-		return store_fail(s, e, "look up a bisect");
-	if (store_prepare(s, "INSERT INTO bisect (job_id, engine_id, good, bad,"
-	    " metric, threshold, all_changes, weights_id, machine_id, created)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
-	    &st, e) < 0)
-		return -1;
-	store_bind_opt_int(st, 1, b->job_id > 0 ? b->job_id : -1);
-	sqlite3_bind_int64(st, 2, b->engine_id);
-	store_bind_text(st, 3, b->good);
-	store_bind_text(st, 4, b->bad);
-	store_bind_text(st, 5, b->metric);
-	sqlite3_bind_double(st, 6, b->threshold);
-	sqlite3_bind_int(st, 7, b->all);
-	store_bind_opt_int(st, 8, b->weights_id > 0 ? b->weights_id : -1);
-	store_bind_opt_int(st, 9, b->machine_id > 0 ? b->machine_id : -1);
-	sqlite3_bind_int64(st, 10, store_now());
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		b->id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "record a bisect");
+	return store_one(s, e, "record a bisect", "INSERT INTO bisect (job_id,"
+	    " engine_id, good, bad, metric, threshold, all_changes, weights_id,"
+	    " machine_id, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+	    " ?10) RETURNING id", "oItttdiooI", "I",
+	    b->job_id > 0 ? b->job_id : -1, b->engine_id, b->good, b->bad,
+	    b->metric, b->threshold, b->all,
+	    b->weights_id > 0 ? b->weights_id : -1,
+	    b->machine_id > 0 ? b->machine_id : -1, store_now(), &b->id);
 }
 
 int
 store_probe_count(struct store *s, int64_t bisect_id, int *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, "SELECT count(*) FROM probe WHERE bisect_id = ?1",
-	    &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, bisect_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count probes");
+	return store_one(s, e, "count probes", "SELECT count(*) FROM probe"
+	    " WHERE bisect_id = ?1", "I", "i", bisect_id, n);
 }
 
 int
 store_probe_add(struct store *s, int64_t bisect_id, const char *action,
     int64_t release_id, int64_t other_id, int reps, struct err *e)
 {
-	sqlite3_stmt *st;
+	return store_exec(s, e, "record a probe", "INSERT INTO probe"
+	    " (bisect_id, seq, action, release_id, other_id, reps, created)"
+	    " VALUES (?1, (SELECT count(*) FROM probe WHERE bisect_id = ?1),"
+	    " ?2, ?3, ?4, ?5, ?6)", "ItIoiI", bisect_id, action, release_id,
+	    other_id > 0 ? other_id : -1, reps, store_now());
+}
 
-	if (store_prepare(s, "INSERT INTO probe (bisect_id, seq, action,"
-	    " release_id, other_id, reps, created) VALUES (?1,"
-	    " (SELECT count(*) FROM probe WHERE bisect_id = ?1), ?2, ?3, ?4,"
-	    " ?5, ?6)", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, bisect_id);
-	store_bind_text(st, 2, action);
-	sqlite3_bind_int64(st, 3, release_id);
-	store_bind_opt_int(st, 4, other_id > 0 ? other_id : -1);
-	sqlite3_bind_int(st, 5, reps);
-	sqlite3_bind_int64(st, 6, store_now());
-	return store_step_done(s, st, "record a probe", e);
+static int
+id_row(sqlite3_stmt *st, void *id)
+{
+	*(int64_t *)id = sqlite3_column_int64(st, 0);
+	return 0;
 }
 
 int
@@ -459,67 +339,58 @@ store_probe_skipped(struct store *s, int64_t bisect_id, int64_t **ids,
     size_t *n, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*ids = NULL;
 	*n = 0;
-	if (store_prepare(s, "SELECT DISTINCT release_id FROM probe WHERE"
-	    " bisect_id = ?1 AND action = 'skip'", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT DISTINCT release_id FROM probe"
+	    " WHERE bisect_id = ?1 AND action = 'skip'", "I",
+	    bisect_id)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, bisect_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (store_grow((void **)ids, &alloc, *n, sizeof(**ids)) < 0) {
-			sqlite3_finalize(st);
-			free(*ids);
-			*ids = NULL;
-			return err_set(e, "out of memory");
-		}
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	if (store_rows(s, st, (void **)ids, n, sizeof(**ids), id_row,
+	    "read skipped releases", e) < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return -1;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : store_fail(s, e, "read skipped releases");
+	return 0;
 }
 
 int
 store_bisect_finish(struct store *s, int64_t bisect_id, const char *state,
     const char *status, const char *verdict_json, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "UPDATE bisect SET state = ?2, status = ?3,"
-	    " verdict = ?4, finished = ?5 WHERE id = ?1", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, bisect_id);
-	store_bind_text(st, 2, state);
-	store_bind_text(st, 3, status);
-	store_bind_text(st, 4, verdict_json);
-	sqlite3_bind_int64(st, 5, store_now());
-	return store_step_done(s, st, "finish a bisect", e);
+	return store_exec(s, e, "finish a bisect", "UPDATE bisect SET"
+	    " state = ?2, status = ?3, verdict = ?4, finished = ?5"
+	    " WHERE id = ?1", "ItttI", bisect_id, state, status, verdict_json,
+	    store_now());
 }
 
 int
 store_bisect_latest(struct store *s, int64_t engine_id, const char *good,
     const char *bad, const char *metric, char **json, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	*json = NULL;
-	if (store_prepare(s, "SELECT verdict FROM bisect WHERE engine_id = ?1"
-	    " AND good = ?2 AND bad = ?3 AND metric = ?4 AND state = 'done'"
-	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, engine_id);
-	store_bind_text(st, 2, good);
-	store_bind_text(st, 3, bad);
-	store_bind_text(st, 4, metric);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*json = store_column_dup(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
-	    store_fail(s, e, "read a verdict");
+	return store_first(s, e, "read a verdict", "SELECT verdict FROM bisect"
+	    " WHERE engine_id = ?1 AND good = ?2 AND bad = ?3 AND metric = ?4"
+	    " AND state = 'done' ORDER BY id DESC LIMIT 1", "Ittt", "t",
+	    engine_id, good, bad, metric, json) < 0 ? -1 : 0;
+}
+
+static int
+bisect_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_bisect_row *r = elem;
+
+	r->id = sqlite3_column_int64(st, 0);
+	r->good = store_column_dup(st, 1);
+	r->bad = store_column_dup(st, 2);
+	r->metric = store_column_dup(st, 3);
+	r->status = store_column_dup(st, 4);
+	r->verdict = store_column_dup(st, 5);
+	r->finished = sqlite3_column_int64(st, 6);
+	return r->good && r->bad && r->metric && r->status && r->verdict ?
+	    0 : -1;
 }
 
 int
@@ -527,49 +398,26 @@ store_bisect_recent(struct store *s, int64_t engine_id, int limit,
     struct store_bisect_rows *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
 	int rc;
 
 	out->v = NULL;
 	out->n = 0;
 	/* The verdicts tally.c counts: done, with a status. */
-	if (store_prepare(s, "SELECT id, good, bad, metric, status, verdict,"
-	    " coalesce(finished, 0) FROM bisect b WHERE engine_id = ?1 AND"
+	if ((st = store_query(s, e, "SELECT id, good, bad, metric, status,"
+	    " verdict, coalesce(finished, 0) FROM bisect b"
+	    " WHERE engine_id = ?1 AND"
 	    " id = (SELECT max(id) FROM bisect b2 WHERE b2.engine_id ="
 	    " b.engine_id AND b2.good = b.good AND b2.bad = b.bad AND"
 	    " b2.metric = b.metric AND b2.state = 'done' AND b2.status IS NOT"
 	    " NULL AND b2.verdict IS NOT NULL) ORDER BY id DESC LIMIT ?2",
-	    &st, e) < 0)
+	    "Ii", engine_id, limit)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, engine_id);
-	sqlite3_bind_int(st, 2, limit);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_bisect_row *r;
-
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0)
-			goto nomem;
-		r = &out->v[out->n++];
-		r->id = sqlite3_column_int64(st, 0);
-		r->good = store_column_dup(st, 1);
-		r->bad = store_column_dup(st, 2);
-		r->metric = store_column_dup(st, 3);
-		r->status = store_column_dup(st, 4);
-		r->verdict = store_column_dup(st, 5);
-		r->finished = sqlite3_column_int64(st, 6);
-		if (!r->good || !r->bad || !r->metric || !r->status ||
-		    !r->verdict)
-			goto nomem;
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	store_bisect_rows_release(out);
-	return store_fail(s, e, "read the bisects");
-nomem:
-	sqlite3_finalize(st);
-	store_bisect_rows_release(out);
-	return err_set(e, "out of memory reading the bisects");
+	if ((rc = store_rows(s, st, (void **)&out->v, &out->n,
+	    sizeof(*out->v), bisect_row, "read the bisects", e)) == STORE_NOMEM)
+		err_set(e, "out of memory reading the bisects");
+	if (rc < 0)
+		store_bisect_rows_release(out);
+	return rc < 0 ? -1 : 0;
 }
 
 void
@@ -587,45 +435,39 @@ store_bisect_rows_release(struct store_bisect_rows *r)
 	r->n = 0;
 }
 
+static int
+sample_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_sample *x = elem;
+
+	x->prompt_tokens = sqlite3_column_int(st, 0);
+	x->gen_tokens = sqlite3_column_int(st, 1);
+	x->wall_ns = sqlite3_column_int64(st, 2);
+	x->engine_ns = store_column_opt_int(st, 3);
+	x->user_ns = store_column_opt_int(st, 4);
+	x->sys_ns = store_column_opt_int(st, 5);
+	x->max_rss_kb = store_column_opt_int(st, 6);
+	return 0;
+}
+
 int
 store_run_samples(struct store *s, int64_t run_id, struct store_sample **v,
     size_t *n, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	*v = NULL;
 	*n = 0;
-	if (store_prepare(s, "SELECT prompt_tokens, gen_tokens, wall_ns,"
+	if ((st = store_query(s, e, "SELECT prompt_tokens, gen_tokens, wall_ns,"
 	    " engine_ns, user_ns, sys_ns, max_rss_kb FROM sample WHERE"
-	    " run_id = ?1 ORDER BY idx", &st, e) < 0)
+	    " run_id = ?1 ORDER BY idx", "I", run_id)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_sample *x;
-
-		if (store_grow((void **)v, &alloc, *n, sizeof(**v)) < 0) {
-			sqlite3_finalize(st);
-			free(*v);
-			*v = NULL;
-			return err_set(e, "out of memory");
-		}
-		x = &(*v)[(*n)++];
-		x->prompt_tokens = sqlite3_column_int(st, 0);
-		x->gen_tokens = sqlite3_column_int(st, 1);
-		x->wall_ns = sqlite3_column_int64(st, 2);
-		x->engine_ns = opt_int(st, 3);
-		x->user_ns = opt_int(st, 4);
-		x->sys_ns = opt_int(st, 5);
-		x->max_rss_kb = opt_int(st, 6);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)v, n, sizeof(**v), sample_row,
+	    "read a run's samples", e) < 0) {
 		free(*v);
 		*v = NULL;
 		*n = 0;
-		return store_fail(s, e, "read a run's samples");
+		return -1;
 	}
 	return 0;
 }

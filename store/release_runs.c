@@ -74,41 +74,35 @@ struct rows {
 };
 
 static int
+definition_row(sqlite3_stmt *st, void *elem)
+{
+	const char *key = (const char *)sqlite3_column_text(st, 1);
+	const char *clock = (const char *)sqlite3_column_text(st, 2);
+	struct definition *x = elem;
+
+	x->id = sqlite3_column_int64(st, 0);
+	snprintf(x->key, sizeof(x->key), "%s", key ? key : "");
+	/* points.c's CELL_TIME: the engine's figure for 'engine', the
+	 * runner's otherwise. */
+	x->clock = clock && strcmp(clock, "engine") == 0 ? CLOCK_ENGINE :
+	    clock && strcmp(clock, "ttft") == 0 ? CLOCK_TTFT : CLOCK_WALL;
+	return 0;
+}
+
+static int
 read_definitions(struct store *s, struct definitions *d, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if (store_prepare(s, "SELECT id, key, clock FROM definition"
-	    " ORDER BY id", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT id, key, clock FROM definition"
+	    " ORDER BY id", "")) == NULL)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *key = (const char *)sqlite3_column_text(st, 1);
-		const char *clock = (const char *)sqlite3_column_text(st, 2);
-		struct definition *x;
-
-		if (store_grow((void **)&d->v, &alloc, d->n,
-		    sizeof(*d->v)) < 0) {
-			sqlite3_finalize(st);
-			free(d->v);
-			return err_set(e, "out of memory");
-		}
-		x = &d->v[d->n++];
-		x->id = sqlite3_column_int64(st, 0);
-		snprintf(x->key, sizeof(x->key), "%s", key ? key : "");
-		/* points.c's CELL_TIME: the engine's figure for 'engine',
-		 * the runner's otherwise. */
-		x->clock = clock && strcmp(clock, "engine") == 0 ?
-		    CLOCK_ENGINE : clock && strcmp(clock, "ttft") == 0 ?
-		    CLOCK_TTFT : CLOCK_WALL;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&d->v, &d->n, sizeof(*d->v),
+	    definition_row, "read the measurement definitions", e) < 0) {
 		free(d->v);
 		d->v = NULL;
-		return store_fail(s, e, "read the measurement definitions");
+		return -1;
 	}
 	return 0;
 }

@@ -14,104 +14,49 @@
 #include "alert_log.h"
 #include "store_int.h"
 
-/* Insert-or-find by a unique key: the INSERT is a no-op on conflict. */
-static int
-find_id(struct store *s, sqlite3_stmt *st, int64_t *id, const char *what,
-    struct err *e)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	else
-		store_fail(s, e, what);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
-}
-
 int
 store_weights_ensure(struct store *s, const char *name, const char *sha256,
     int64_t size, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO weights (name, sha256, size)"
-	    " VALUES (?1, ?2, ?3) ON CONFLICT (name, sha256) DO NOTHING", &st,
-	    e) < 0)
+	/* Insert-or-find by a unique key: the INSERT is a no-op on
+	 * conflict. */
+	if (store_exec(s, e, "record weights", "INSERT INTO weights (name,"
+	    " sha256, size) VALUES (?1, ?2, ?3) ON CONFLICT (name, sha256)"
+	    " DO NOTHING", "ttI", name, sha256, size) < 0)
 		return -1;
-	store_bind_text(st, 1, name);
-	store_bind_text(st, 2, sha256);
-	sqlite3_bind_int64(st, 3, size);
-	if (store_step_done(s, st, "record weights", e) < 0)
-		return -1;
-	if (store_prepare(s, "SELECT id FROM weights WHERE name = ?1 AND"
-	    " sha256 = ?2", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, name);
-	store_bind_text(st, 2, sha256);
-	return find_id(s, st, id, "look up weights", e);
+	return store_one(s, e, "look up weights", "SELECT id FROM weights"
+	    " WHERE name = ?1 AND sha256 = ?2", "tt", "I", name, sha256, id);
 }
 
 int
 store_machine_ensure(struct store *s, const struct store_machine *m,
     int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO machine (hw_key, cpu_model, cores,"
-	    " mem_bytes, arch, kernel, os, hostname)"
+	if (store_exec(s, e, "record the machine", "INSERT INTO machine"
+	    " (hw_key, cpu_model, cores, mem_bytes, arch, kernel, os, hostname)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-	    " ON CONFLICT (hw_key, kernel, os, hostname) DO NOTHING", &st,
-	    e) < 0)
-		return -1;
-	store_bind_text(st, 1, m->hw_key);
-	store_bind_text(st, 2, m->cpu_model);
-	sqlite3_bind_int(st, 3, m->cores);
-	sqlite3_bind_int64(st, 4, m->mem_bytes);
-	store_bind_text(st, 5, m->arch);
-	store_bind_text(st, 6, m->kernel);
-	store_bind_text(st, 7, m->os);
-	store_bind_text(st, 8, m->hostname);
-	if (store_step_done(s, st, "record the machine", e) < 0)
-		return -1;
-	if (store_prepare(s, "SELECT id FROM machine WHERE hw_key = ?1 AND"
-	    " kernel = ?2 AND os = ?3 AND hostname = ?4", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, m->hw_key);
-	store_bind_text(st, 2, m->kernel);
-	store_bind_text(st, 3, m->os);
-	store_bind_text(st, 4, m->hostname);
-	if (find_id(s, st, id, "look up the machine", e) < 0)
+	    " ON CONFLICT (hw_key, kernel, os, hostname) DO NOTHING",
+	    "ttiItttt", m->hw_key, m->cpu_model, m->cores, m->mem_bytes,
+	    m->arch, m->kernel, m->os, m->hostname) < 0 ||
+	    store_one(s, e, "look up the machine", "SELECT id FROM machine"
+	    " WHERE hw_key = ?1 AND kernel = ?2 AND os = ?3 AND hostname = ?4",
+	    "tttt", "I", m->hw_key, m->kernel, m->os, m->hostname, id) < 0)
 		return -1;
 	for (size_t i = 0; i < m->ngpus; i++) {
 		const struct store_gpu *g = &m->gpus[i];
 
-		if (store_prepare(s, "INSERT INTO machine_gpu (machine_id,"
-		    " slot, idx, model, uuid, driver, cuda, vbios,"
-		    " power_limit_mw, persistence, mig, ecc, app_sm_mhz,"
-		    " app_mem_mhz, default_sm_mhz, default_mem_mhz,"
+		if (store_exec(s, e, "record the machine's GPU", "INSERT INTO"
+		    " machine_gpu (machine_id, slot, idx, model, uuid, driver,"
+		    " cuda, vbios, power_limit_mw, persistence, mig, ecc,"
+		    " app_sm_mhz, app_mem_mhz, default_sm_mhz, default_mem_mhz,"
 		    " clocks_locked) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
 		    " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
-		    " ON CONFLICT DO NOTHING", &st, e) < 0)
-			return -1;
-		sqlite3_bind_int64(st, 1, *id);
-		sqlite3_bind_int(st, 2, (int)i);
-		sqlite3_bind_int(st, 3, g->index);
-		store_bind_text(st, 4, g->model);
-		store_bind_text(st, 5, g->uuid);
-		store_bind_text(st, 6, g->driver);
-		store_bind_text(st, 7, g->cuda);
-		store_bind_text(st, 8, g->vbios);
-		store_bind_opt_int(st, 9, g->power_limit_mw);
-		store_bind_opt_int(st, 10, g->persistence);
-		store_bind_opt_int(st, 11, g->mig);
-		store_bind_opt_int(st, 12, g->ecc);
-		store_bind_opt_int(st, 13, g->app_sm_mhz);
-		store_bind_opt_int(st, 14, g->app_mem_mhz);
-		store_bind_opt_int(st, 15, g->default_sm_mhz);
-		store_bind_opt_int(st, 16, g->default_mem_mhz);
-		store_bind_opt_int(st, 17, g->clocks_locked);
-		if (store_step_done(s, st, "record the machine's GPU", e) < 0)
+		    " ON CONFLICT DO NOTHING", "Iiitttttooooooooo", *id, (int)i,
+		    g->index, g->model, g->uuid, g->driver, g->cuda, g->vbios,
+		    g->power_limit_mw, (int64_t)g->persistence,
+		    (int64_t)g->mig, (int64_t)g->ecc, (int64_t)g->app_sm_mhz,
+		    (int64_t)g->app_mem_mhz, (int64_t)g->default_sm_mhz,
+		    (int64_t)g->default_mem_mhz, (int64_t)g->clocks_locked) < 0)
 			return -1;
 	}
 	return 0;
@@ -121,8 +66,7 @@ store_machine_ensure(struct store *s, const struct store_machine *m,
 static int
 opt_col(sqlite3_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int(st, i);
+	return (int)store_column_opt_int(st, i);
 }
 
 static void
@@ -141,13 +85,12 @@ store_machine_gpus(struct store *s, int64_t machine_id, struct store_gpu *out,
 	int rc;
 
 	*n = 0;
-	if (store_prepare(s, "SELECT slot, idx, model, uuid, driver, cuda,"
-	    " vbios, power_limit_mw, persistence, mig, ecc, app_sm_mhz,"
+	if ((st = store_query(s, e, "SELECT slot, idx, model, uuid, driver,"
+	    " cuda, vbios, power_limit_mw, persistence, mig, ecc, app_sm_mhz,"
 	    " app_mem_mhz, default_sm_mhz, default_mem_mhz, clocks_locked"
-	    " FROM machine_gpu WHERE machine_id = ?1 ORDER BY slot", &st,
-	    e) < 0)
+	    " FROM machine_gpu WHERE machine_id = ?1 ORDER BY slot", "I",
+	    machine_id)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, machine_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
 		struct store_gpu *g = &out[(*n)++];
 
@@ -158,8 +101,7 @@ store_machine_gpus(struct store *s, int64_t machine_id, struct store_gpu *out,
 		copy_col(st, 4, g->driver, sizeof(g->driver));
 		copy_col(st, 5, g->cuda, sizeof(g->cuda));
 		copy_col(st, 6, g->vbios, sizeof(g->vbios));
-		g->power_limit_mw = sqlite3_column_type(st, 7) == SQLITE_NULL ?
-		    -1 : sqlite3_column_int64(st, 7);
+		g->power_limit_mw = store_column_opt_int(st, 7);
 		g->persistence = opt_col(st, 8);
 		g->mig = opt_col(st, 9);
 		g->ecc = opt_col(st, 10);
@@ -179,30 +121,12 @@ int
 store_machine_find(struct store *s, const char *hw_key,
     struct store_machine *m, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	memset(m, 0, sizeof(*m));
-	if (store_prepare(s, "SELECT hw_key, cpu_model, cores, mem_bytes, arch,"
-	    " kernel, os, hostname FROM machine WHERE hw_key = ?1"
-	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, hw_key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		m->hw_key = store_column_dup(st, 0);
-		m->cpu_model = store_column_dup(st, 1);
-		m->cores = sqlite3_column_int(st, 2);
-		m->mem_bytes = sqlite3_column_int64(st, 3);
-		m->arch = store_column_dup(st, 4);
-		m->kernel = store_column_dup(st, 5);
-		m->os = store_column_dup(st, 6);
-		m->hostname = store_column_dup(st, 7);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "read a machine");
+	return store_first(s, e, "read a machine", "SELECT hw_key, cpu_model,"
+	    " cores, mem_bytes, arch, kernel, os, hostname FROM machine"
+	    " WHERE hw_key = ?1 ORDER BY id DESC LIMIT 1", "t", "ttiItttt",
+	    hw_key, &m->hw_key, &m->cpu_model, &m->cores, &m->mem_bytes,
+	    &m->arch, &m->kernel, &m->os, &m->hostname);
 }
 
 void
@@ -221,44 +145,22 @@ int
 store_weights_latest(struct store *s, const char *name, char **sha,
     struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	*sha = NULL;
-	if (store_prepare(s, "SELECT sha256 FROM weights WHERE name = ?1"
-	    " ORDER BY id DESC LIMIT 1", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*sha = store_column_dup(st, 0);
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "read weights");
+	return store_first(s, e, "read weights", "SELECT sha256 FROM weights"
+	    " WHERE name = ?1 ORDER BY id DESC LIMIT 1", "t", "t", name, sha);
 }
 
 int
 store_definition_ensure(struct store *s, const char *key, const char *text,
     const char *clock, int64_t *id, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO definition (key, text, clock,"
-	    " created) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (key) DO NOTHING",
-	    &st, e) < 0)
+	if (store_exec(s, e, "record a measurement definition", "INSERT INTO"
+	    " definition (key, text, clock, created) VALUES (?1, ?2, ?3, ?4)"
+	    " ON CONFLICT (key) DO NOTHING", "tttI", key, text, clock,
+	    store_now()) < 0)
 		return -1;
-	store_bind_text(st, 1, key);
-	store_bind_text(st, 2, text);
-	store_bind_text(st, 3, clock);
-	sqlite3_bind_int64(st, 4, store_now());
-	if (store_step_done(s, st, "record a measurement definition", e) < 0)
-		return -1;
-	if (store_prepare(s, "SELECT id FROM definition WHERE key = ?1", &st,
-	    e) < 0)
-		return -1;
-	store_bind_text(st, 1, key);
-	return find_id(s, st, id, "look up a measurement definition", e);
+	return store_one(s, e, "look up a measurement definition", "SELECT id"
+	    " FROM definition WHERE key = ?1", "t", "I", key, id);
 }
 
 static void
@@ -369,57 +271,54 @@ int
 store_run_insert(struct store *s, struct store_run *r,
     const struct store_sample *samples, size_t nsamples, struct err *e)
 {
-	sqlite3_stmt *st = NULL;
 	int outer = !sqlite3_get_autocommit(s->db);
 
 	if (!outer && store_begin(s, e) < 0)
 		return -1;
-	if (insert_run(s, r, e) < 0)
-		goto fail;
-	if (nsamples > 0 && store_prepare(s, "INSERT INTO sample (run_id, idx,"
-	    " prompt_tokens, gen_tokens, wall_ns, engine_ns, user_ns, sys_ns,"
-	    " max_rss_kb) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st,
-	    e) < 0)
-		goto fail;
-	for (size_t i = 0; i < nsamples; i++) {
-		const struct store_sample *x = &samples[i];
+	if (insert_run(s, r, e) < 0 ||
+	    store_samples_add(s, r->id, samples, nsamples, e) < 0 ||
+	    (r->ablation_id > 0 && store_exec(s, e, "tag a run with its"
+	    " ablation", "INSERT INTO ablation_run (run_id, ablation_id,"
+	    " variant) VALUES (?1, ?2, ?3)", "IIt", r->id, r->ablation_id,
+	    r->variant ? r->variant : "") < 0)) {
+		if (!outer)
+			store_rollback(s);
+		return -1;
+	}
+	return outer ? 0 : store_commit(s, e);
+}
 
+int
+store_samples_add(struct store *s, int64_t run_id,
+    const struct store_sample *v, size_t n, struct err *e)
+{
+	sqlite3_stmt *st;
+
+	if (n == 0)
+		return 0;
+	if (store_prepare(s, "INSERT INTO sample (run_id, idx, prompt_tokens,"
+	    " gen_tokens, wall_ns, engine_ns, user_ns, sys_ns, max_rss_kb)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", &st, e) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
 		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->id);
+		sqlite3_bind_int64(st, 1, run_id);
 		sqlite3_bind_int64(st, 2, (int64_t)i);
-		sqlite3_bind_int(st, 3, x->prompt_tokens);
-		sqlite3_bind_int(st, 4, x->gen_tokens);
-		sqlite3_bind_int64(st, 5, x->wall_ns);
-		store_bind_opt_int(st, 6, x->engine_ns);
-		store_bind_opt_int(st, 7, x->user_ns);
-		store_bind_opt_int(st, 8, x->sys_ns);
-		store_bind_opt_int(st, 9, x->max_rss_kb);
+		sqlite3_bind_int(st, 3, v[i].prompt_tokens);
+		sqlite3_bind_int(st, 4, v[i].gen_tokens);
+		sqlite3_bind_int64(st, 5, v[i].wall_ns);
+		store_bind_opt_int(st, 6, v[i].engine_ns);
+		store_bind_opt_int(st, 7, v[i].user_ns);
+		store_bind_opt_int(st, 8, v[i].sys_ns);
+		store_bind_opt_int(st, 9, v[i].max_rss_kb);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			store_fail(s, e, "store a sample");
-			goto fail;
+			sqlite3_finalize(st);
+			return -1;
 		}
 	}
 	sqlite3_finalize(st);
-	st = NULL;
-	if (r->ablation_id > 0) {
-		sqlite3_stmt *tag;
-
-		if (store_prepare(s, "INSERT INTO ablation_run (run_id,"
-		    " ablation_id, variant) VALUES (?1, ?2, ?3)", &tag, e) < 0)
-			goto fail;
-		sqlite3_bind_int64(tag, 1, r->id);
-		sqlite3_bind_int64(tag, 2, r->ablation_id);
-		store_bind_text(tag, 3, r->variant ? r->variant : "");
-		if (store_step_done(s, tag, "tag a run with its ablation",
-		    e) < 0)
-			goto fail;
-	}
-	return outer ? 0 : store_commit(s, e);
-fail:
-	sqlite3_finalize(st);
-	if (!outer)
-		store_rollback(s);
-	return -1;
+	return 0;
 }
 
 int
@@ -427,19 +326,10 @@ store_alert_record(struct store *s, const char *kind, const char *engine,
     const char *dedup_key, const char *summary, const char *body,
     struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, "INSERT INTO alert (created, kind, engine,"
-	    " dedup_key, summary, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
-	    " ON CONFLICT (dedup_key) DO NOTHING", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, store_now());
-	store_bind_text(st, 2, kind);
-	store_bind_text(st, 3, engine);
-	store_bind_text(st, 4, dedup_key);
-	store_bind_text(st, 5, summary);
-	store_bind_text(st, 6, body);
-	if (store_step_done(s, st, "record an alert", e) < 0)
+	if (store_exec(s, e, "record an alert", "INSERT INTO alert (created,"
+	    " kind, engine, dedup_key, summary, body) VALUES (?1, ?2, ?3, ?4,"
+	    " ?5, ?6) ON CONFLICT (dedup_key) DO NOTHING", "Ittttt",
+	    store_now(), kind, engine, dedup_key, summary, body) < 0)
 		return -1;
 	return sqlite3_changes(s->db) > 0 ? 0 : 1;
 }
@@ -448,20 +338,9 @@ int
 store_release_info(struct store *s, int64_t release_id, char **info,
     struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	*info = NULL;
-	if (store_prepare(s, "SELECT info FROM run WHERE release_id = ?1"
-	    " AND info IS NOT NULL AND failure IS NULL ORDER BY id DESC"
-	    " LIMIT 1", &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, release_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*info = store_column_dup(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(s, e, "read a release's engine info");
-	return 0;
+	return store_first(s, e, "read a release's engine info", "SELECT info"
+	    " FROM run WHERE release_id = ?1 AND info IS NOT NULL AND failure"
+	    " IS NULL ORDER BY id DESC LIMIT 1", "I", "t", release_id,
+	    info) < 0 ? -1 : 0;
 }

@@ -58,13 +58,6 @@ column_real(sqlite3_stmt *st, int i)
 	    sqlite3_column_double(st, i);
 }
 
-static int64_t
-column_opt_int(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 :
-	    sqlite3_column_int64(st, i);
-}
-
 /* The figures of a run from its samples. */
 static int
 read_figures(struct store *s, struct store_serve_row *w, struct err *e)
@@ -74,10 +67,9 @@ read_figures(struct store *s, struct store_serve_row *w, struct err *e)
 
 	for (int k = 0; k < STORE_SERVE_FIGURES; k++)
 		w->figure_ns[k] = NAN;
-	if (store_prepare(s, "SELECT idx, wall_ns FROM sample WHERE"
-	    " run_id = ?1", &st, e) < 0)
+	if ((st = store_query(s, e, "SELECT idx, wall_ns FROM sample WHERE"
+	    " run_id = ?1", "I", w->run.run_id)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, w->run.run_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int k = sqlite3_column_int(st, 0);
 
@@ -88,60 +80,52 @@ read_figures(struct store *s, struct store_serve_row *w, struct err *e)
 	return rc == SQLITE_DONE ? 0 : store_fail(s, e, "read serve figures");
 }
 
+static int
+serve_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_serve_row *w = elem;
+	struct store_serve_run *r = &w->run;
+
+	r->run_id = sqlite3_column_int64(st, 0);
+	r->profile = store_column_dup(st, 1);
+	r->requests = sqlite3_column_int(st, 2);
+	r->ok = sqlite3_column_int(st, 3);
+	for (int k = 0; k < SERVE_NERRORS; k++)
+		r->errors[k] = sqlite3_column_int(st, 4 + k);
+	r->duration_ns = store_column_opt_int(st, 10);
+	r->req_per_s = column_real(st, 11);
+	r->out_tok_per_s = column_real(st, 12);
+	r->goodput_per_s = column_real(st, 13);
+	r->goodput_share = column_real(st, 14);
+	r->lag_p50_ns = store_column_opt_int(st, 15);
+	r->lag_p99_ns = store_column_opt_int(st, 16);
+	r->lag_max_ns = store_column_opt_int(st, 17);
+	r->lag_over = sqlite3_column_int(st, 18);
+	w->failed = sqlite3_column_int(st, 19);
+	return 0;
+}
+
 int
 store_serve_list(struct store *s, int64_t release_id,
     const char *definition, struct store_serve_rows *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (store_prepare(s, "SELECT v.run_id, v.profile, v.requests, v.ok,"
-	    " v.refused, v.timeout, v.truncated, v.http, v.stream,"
+	if ((st = store_query(s, e, "SELECT v.run_id, v.profile, v.requests,"
+	    " v.ok, v.refused, v.timeout, v.truncated, v.http, v.stream,"
 	    " v.transport, v.duration_ns, v.req_per_s, v.out_tok_per_s,"
 	    " v.goodput_per_s, v.goodput_share, v.lag_p50_ns, v.lag_p99_ns,"
 	    " v.lag_max_ns, v.lag_over, r.failure IS NOT NULL"
 	    " FROM serve_run v JOIN run r ON r.id = v.run_id"
 	    " JOIN definition d ON d.id = r.definition_id"
 	    " WHERE r.release_id = ?1 AND d.key = ?2 AND r.warmup = 0"
-	    " ORDER BY v.run_id", &st, e) < 0)
+	    " ORDER BY v.run_id", "It", release_id, definition)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, release_id);
-	store_bind_text(st, 2, definition);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_serve_row *w;
-		struct store_serve_run *r;
-
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-		w = &out->v[out->n++];
-		memset(w, 0, sizeof(*w));
-		r = &w->run;
-		r->run_id = sqlite3_column_int64(st, 0);
-		r->profile = store_column_dup(st, 1);
-		r->requests = sqlite3_column_int(st, 2);
-		r->ok = sqlite3_column_int(st, 3);
-		for (int k = 0; k < SERVE_NERRORS; k++)
-			r->errors[k] = sqlite3_column_int(st, 4 + k);
-		r->duration_ns = column_opt_int(st, 10);
-		r->req_per_s = column_real(st, 11);
-		r->out_tok_per_s = column_real(st, 12);
-		r->goodput_per_s = column_real(st, 13);
-		r->goodput_share = column_real(st, 14);
-		r->lag_p50_ns = column_opt_int(st, 15);
-		r->lag_p99_ns = column_opt_int(st, 16);
-		r->lag_max_ns = column_opt_int(st, 17);
-		r->lag_over = sqlite3_column_int(st, 18);
-		w->failed = sqlite3_column_int(st, 19);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    serve_row, "read serve runs", e) < 0) {
 		store_serve_rows_release(out);
-		return store_fail(s, e, "read serve runs");
+		return -1;
 	}
 	for (size_t i = 0; i < out->n; i++)
 		if (read_figures(s, &out->v[i], e) < 0) {

@@ -18,10 +18,11 @@
 	" coalesce(slurm_id, 0), state, node, pinned, hw_key, failure," \
 	" detail, submitted, updated, coalesce(ingested, 0)"
 
-static void
-slurm_row(sqlite3_stmt *st, struct store_slurm_job *j)
+static int
+slurm_row(sqlite3_stmt *st, void *elem)
 {
-	memset(j, 0, sizeof(*j));
+	struct store_slurm_job *j = elem;
+
 	j->id = sqlite3_column_int64(st, 0);
 	j->request = store_column_dup(st, 1);
 	j->plan = store_column_dup(st, 2);
@@ -40,6 +41,7 @@ slurm_row(sqlite3_stmt *st, struct store_slurm_job *j)
 	j->submitted = sqlite3_column_int64(st, 15);
 	j->updated = sqlite3_column_int64(st, 16);
 	j->ingested = sqlite3_column_int64(st, 17);
+	return 0;
 }
 
 void
@@ -62,28 +64,13 @@ int
 store_slurm_add(struct store *s, const struct store_slurm_job *j, int64_t *id,
     struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	if (store_prepare(s, "INSERT INTO slurm_job (request, plan, bisect_id,"
-	    " job_id, engine, runner, attempt, state, pinned, submitted,"
-	    " updated) VALUES (?1, ?2, nullif(?3, 0), nullif(?4, 0), ?5, ?6,"
-	    " ?7, 'submitting', ?8, ?9, ?9) RETURNING id", &st, e) < 0)
-		return -1;
-	store_bind_text(st, 1, j->request);
-	store_bind_text(st, 2, j->plan);
-	sqlite3_bind_int64(st, 3, j->bisect_id);
-	sqlite3_bind_int64(st, 4, j->job_id);
-	store_bind_text(st, 5, j->engine);
-	store_bind_text(st, 6, j->runner);
-	sqlite3_bind_int(st, 7, j->attempt);
-	store_bind_text(st, 8, j->pinned);
-	sqlite3_bind_int64(st, 9, store_now());
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "record a Slurm job");
+	return store_one(s, e, "record a Slurm job", "INSERT INTO slurm_job"
+	    " (request, plan, bisect_id, job_id, engine, runner, attempt,"
+	    " state, pinned, submitted, updated) VALUES (?1, ?2, nullif(?3, 0),"
+	    " nullif(?4, 0), ?5, ?6, ?7, 'submitting', ?8, ?9, ?9)"
+	    " RETURNING id", "ttIIttitI", "I", j->request, j->plan,
+	    j->bisect_id, j->job_id, j->engine, j->runner, j->attempt,
+	    j->pinned, store_now(), id);
 }
 
 /* One UPDATE of a row by id, binding ?2.. from the strings given. */
@@ -91,16 +78,7 @@ static int
 update(struct store *s, const char *sql, int64_t id, int64_t n,
     const char *a, const char *b, const char *what, struct err *e)
 {
-	sqlite3_stmt *st;
-
-	if (store_prepare(s, sql, &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, n);
-	store_bind_text(st, 3, a);
-	store_bind_text(st, 4, b);
-	sqlite3_bind_int64(st, 5, store_now());
-	return store_step_done(s, st, what, e);
+	return store_exec(s, e, what, sql, "IIttI", id, n, a, b, store_now());
 }
 
 int
@@ -137,27 +115,14 @@ list(struct store *s, const char *sql, int64_t a, const char *b,
     struct store_slurm_jobs *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (store_prepare(s, sql, &st, e) < 0)
+	if ((st = store_query(s, e, sql, "It", a, b)) == NULL)
 		return -1;
-	sqlite3_bind_int64(st, 1, a);
-	store_bind_text(st, 2, b);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_slurm_jobs_release(out);
-			return err_set(e, "out of memory");
-		}
-		slurm_row(st, &out->v[out->n++]);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    slurm_row, "list Slurm jobs", e) < 0) {
 		store_slurm_jobs_release(out);
-		return store_fail(s, e, "list Slurm jobs");
+		return -1;
 	}
 	return 0;
 }
@@ -204,19 +169,8 @@ static int
 count(struct store *s, const char *sql, int64_t a, const char *b, int *n,
     const char *what, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	*n = 0;
-	if (store_prepare(s, sql, &st, e) < 0)
-		return -1;
-	sqlite3_bind_int64(st, 1, a);
-	store_bind_text(st, 2, b);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*n = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, what);
+	return store_one(s, e, what, sql, "It", "i", a, b, n);
 }
 
 int
@@ -256,41 +210,22 @@ store_slurm_claim(struct store *s, int64_t id, const char *node,
 	return sqlite3_changes(s->db) == 1 ? 0 : 1;
 }
 
-/* Step a query about engine's good..bad (?1, ?2, ?3): its sqlite3_step()
- * code, or -1 with e set; *st finalized by the caller. */
-static int
-range_step(struct store *s, const char *sql, const char *engine,
-    const char *good, const char *bad, sqlite3_stmt **st, struct err *e)
-{
-	if (store_prepare(s, sql, st, e) < 0)
-		return -1;
-	store_bind_text(*st, 1, engine);
-	store_bind_text(*st, 2, good);
-	store_bind_text(*st, 3, bad);
-	return sqlite3_step(*st);
-}
-
 int
 store_slurm_range_key(struct store *s, const char *engine, const char *good,
     const char *bad, char hw_key[65], struct err *e)
 {
-	sqlite3_stmt *st;
+	char *key = NULL;
 	int rc;
 
 	/* The range's newest bisect's node, else the engine's newest. */
-	if ((rc = range_step(s, "SELECT j.hw_key FROM slurm_job j LEFT JOIN"
-	    " bisect b ON b.id = j.bisect_id WHERE j.engine = ?1 AND j.state ="
-	    " 'ingested' AND j.hw_key IS NOT NULL ORDER BY (b.good = ?2 AND"
-	    " b.bad = ?3) DESC, j.id DESC LIMIT 1", engine, good, bad, &st,
-	    e)) < 0)
-		return -1;
-	if (rc == SQLITE_ROW)
-		snprintf(hw_key, 65, "%s", (const char *)
-		    sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	return rc == SQLITE_DONE ? 1 : store_fail(s, e, "find a node's key");
+	if ((rc = store_first(s, e, "find a node's key", "SELECT j.hw_key FROM"
+	    " slurm_job j LEFT JOIN bisect b ON b.id = j.bisect_id WHERE"
+	    " j.engine = ?1 AND j.state = 'ingested' AND j.hw_key IS NOT NULL"
+	    " ORDER BY (b.good = ?2 AND b.bad = ?3) DESC, j.id DESC LIMIT 1",
+	    "ttt", "t", engine, good, bad, &key)) == 0)
+		snprintf(hw_key, 65, "%s", key ? key : "");
+	free(key);
+	return rc;
 }
 
 int
@@ -321,21 +256,15 @@ int
 store_slurm_range_jobs(struct store *s, const char *engine, const char *good,
     const char *bad, struct store_slurm_jobs *out, struct err *e)
 {
-	sqlite3_stmt *st;
 	int64_t bisect_id = 0;
-	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if ((rc = range_step(s, "SELECT max(j.bisect_id) FROM slurm_job j"
-	    " JOIN bisect b ON b.id = j.bisect_id WHERE j.engine = ?1 AND"
-	    " b.good = ?2 AND b.bad = ?3", engine, good, bad, &st, e)) < 0)
+	if (store_one(s, e, "find a range's bisect", "SELECT max(j.bisect_id)"
+	    " FROM slurm_job j JOIN bisect b ON b.id = j.bisect_id WHERE"
+	    " j.engine = ?1 AND b.good = ?2 AND b.bad = ?3", "ttt", "I", engine,
+	    good, bad, &bisect_id) < 0)
 		return -1;
-	if (rc == SQLITE_ROW)
-		bisect_id = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return store_fail(s, e, "find a range's bisect");
 	if (bisect_id == 0)
 		return 0;
 	return list(s, "SELECT " SLURM_COLUMNS " FROM slurm_job WHERE"

@@ -114,8 +114,8 @@ store_summary_read(struct store *s, const struct store_summary_key *k,
 		rc = -1;
 		goto done;
 	}
-	if (store_pragma_int(s, "PRAGMA cache_size", &cache,
-	    "read the cache size", NULL) == 0 &&
+	if (store_one(s, NULL, "read the cache size", "PRAGMA cache_size", "",
+	    "i", &cache) == 0 &&
 	    (cache > 0 || cache < -SUMMARY_CACHE_KIB)) {
 		snprintf(sql, sizeof(sql), "PRAGMA cache_size = %d",
 		    -SUMMARY_CACHE_KIB);
@@ -250,15 +250,7 @@ done:
 int
 store_summary_count(struct store *s, int64_t *n, struct err *e)
 {
-	sqlite3_stmt *st;
-	int rc;
-
 	*n = 0;
-	if (store_prepare(s, "SELECT count(*) FROM release_summary", &st,
-	    e) < 0)
-		return -1;
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		*n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : store_fail(s, e, "count summaries");
+	return store_one(s, e, "count summaries", "SELECT count(*) FROM"
+	    " release_summary", "", "I", n);
 }

@@ -13,38 +13,33 @@
 #include "tally.h"
 #include "store_int.h"
 
-/* Run sql and keep each row's three text columns and two numbers. */
+/* A row's three text columns and two numbers. */
+static int
+tally_row(sqlite3_stmt *st, void *elem)
+{
+	struct store_tally_row *r = elem;
+
+	for (int i = 0; i < 3; i++)
+		r->key[i] = store_column_dup(st, i);
+	r->n = sqlite3_column_int64(st, 3);
+	r->sum = sqlite3_column_int64(st, 4);
+	return 0;
+}
+
 static int
 tally(struct store *s, const char *sql, const char *what,
     struct store_tally *out, struct err *e)
 {
 	sqlite3_stmt *st;
-	size_t alloc = 0;
-	int rc;
 
 	out->v = NULL;
 	out->n = 0;
-	if (store_prepare(s, sql, &st, e) < 0)
+	if ((st = store_query(s, e, sql, "")) == NULL)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_tally_row *r;
-
-		if (store_grow((void **)&out->v, &alloc, out->n,
-		    sizeof(*out->v)) < 0) {
-			sqlite3_finalize(st);
-			store_tally_release(out);
-			return err_set(e, "out of memory");
-		}
-		r = &out->v[out->n++];
-		for (int i = 0; i < 3; i++)
-			r->key[i] = store_column_dup(st, i);
-		r->n = sqlite3_column_int64(st, 3);
-		r->sum = sqlite3_column_int64(st, 4);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
+	    tally_row, what, e) < 0) {
 		store_tally_release(out);
-		return store_fail(s, e, what);
+		return -1;
 	}
 	return 0;
 }

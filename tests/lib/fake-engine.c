@@ -78,9 +78,6 @@
  * This file holds the command line and the start; fake-engine_int.h
  * lists the other parts.
  */
-#include <arpa/inet.h>
-#include <ctype.h>
-#include <errno.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>

@@ -21,10 +21,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c a.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c a.conf */
 static json_int_t off_first;	/* the --now ablation of off 1.0.0 */
 static char rope_effect[16];	/* what the runs made of the no-op switch */
 
@@ -511,10 +512,8 @@ main(void)
 {
 	const char *daemon_bin;
 
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c a.conf", ctl);
-	check_tmpdir("ablate_e2e");
-	write_config();
+	cli_open("ablate_e2e", "a.conf", write_config, &ctl, &daemon_bin, &build,
+	    ctl_conf);
 	CHECK_CASE(test_switches_work);
 	CHECK_CASE(test_switches_ignored);
 	CHECK_CASE(test_formats);

@@ -17,10 +17,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c m.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c m.conf */
 static const char *const names[] = { "cmpa", "cmpb", "cmpc" };
 
 static void
@@ -414,12 +415,8 @@ test_usage(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c m.conf", ctl);
-	check_tmpdir("compare");
-	write_config();
+	cli_open("compare", "m.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_ranks);
 	CHECK_CASE(test_interleaved);
 	CHECK_CASE(test_formats);

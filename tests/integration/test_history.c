@@ -15,12 +15,13 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 #define NREL 20
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c h.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c h.conf */
 
 static void
 write_config(void)
@@ -205,12 +206,8 @@ test_slide(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c h.conf", ctl);
-	check_tmpdir("history");
-	write_config();
+	cli_open("history", "h.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_step_up_and_down);
 	CHECK_CASE(test_slide);
 	return check_done();

@@ -95,3 +95,15 @@ cli_write_config(const char *name, const char *db)
 	    "\tparser = llama-bench\n", db);
 	check_write_file(name, text);
 }
+
+void
+cli_open(const char *name, const char *conf, void (*write_config)(void),
+    const char **ctl, const char **daemon, const char **build,
+    char *ctl_conf)
+{
+	check_env(ctl, daemon, build);
+	snprintf(ctl_conf, CLI_CTL_CONF_MAX, "%s -c %s", *ctl, conf);
+	check_tmpdir(name);
+	if (write_config != NULL)
+		write_config();
+}

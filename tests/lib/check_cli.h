@@ -1,9 +1,13 @@
 /*
  * check_cli.h: running bisectctl as test_cli and test_cli_store do: its
- * whole stdout and stderr, under a file size limit or as nobody.
+ * whole stdout and stderr, under a file size limit or as nobody; and the
+ * opening that the tests running it on a configuration of their own
+ * share.
  */
 #ifndef TESTS_CHECK_CLI_H
 #define TESTS_CHECK_CLI_H
+
+#include <stddef.h>
 
 struct cli_result {
 	int status;		/* exit status, or 128 + the signal */
@@ -23,5 +27,18 @@ void cli_run(struct cli_result *r, long fsize_limit, int who,
 int cli_lines(const char *s);
 /* A config at name for the fake engine's releases, its database db. */
 void cli_write_config(const char *name, const char *db);
+
+/* The size of cli_open()'s ctl_conf. */
+#define CLI_CTL_CONF_MAX 4096
+
+/*
+ * A test's opening: check_env() into *ctl, *daemon (when daemon is not
+ * NULL) and *build; "BISECTCTL -c conf" into ctl_conf, CLI_CTL_CONF_MAX
+ * bytes; a fresh temporary folder for the test called name, where
+ * write_config() then writes conf (when it is not NULL).
+ */
+void cli_open(const char *name, const char *conf, void (*write_config)(void),
+    const char **ctl, const char **daemon, const char **build,
+    char *ctl_conf);
 
 #endif

@@ -82,6 +82,29 @@ cli_lines(const char *s)
 }
 
 void
+cli_expect_all(const char *name, const struct cli_expect *t, size_t n)
+{
+	struct cli_result r;
+
+	for (size_t i = 0; i < n; i++) {
+		int before = check_failures;
+
+		cli_run(&r, 0, AS_ROOT, t[i].args);
+		CHECK_INT(r.status, t[i].status);
+		if (t[i].err != NULL)
+			CHECK_CONTAINS(r.err, t[i].err);
+		if (t[i].err_lines > 0)
+			CHECK_INT(cli_lines(r.err), t[i].err_lines);
+		if (check_failures > before) {
+			fprintf(stderr, "  in %s[%zu]: bisectctl", name, i);
+			for (size_t k = 0; t[i].args[k] != NULL; k++)
+				fprintf(stderr, " %s", t[i].args[k]);
+			fputc('\n', stderr);
+		}
+	}
+}
+
+void
 cli_write_config(const char *name, const char *db)
 {
 	char text[2048];

@@ -25,6 +25,19 @@ void cli_run(struct cli_result *r, long fsize_limit, int who,
     const char *const *args);
 /* The newlines in s. */
 int cli_lines(const char *s);
+
+/* A run of cli_ctl as root and what it must give. */
+struct cli_expect {
+	const char *args[10];	/* NULL-ended */
+	int status;		/* its exit status */
+	const char *err;	/* in its stderr; NULL: not looked at */
+	int err_lines;		/* its stderr's lines; 0: not counted */
+};
+
+/* Each row of the table called name, in order; a row that fails is
+ * named with its index and its arguments. */
+void cli_expect_all(const char *name, const struct cli_expect *t,
+    size_t n);
 /* A config at name for the fake engine's releases, its database db. */
 void cli_write_config(const char *name, const char *db);
 

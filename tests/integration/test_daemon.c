@@ -21,6 +21,7 @@
 
 #include "bisectd/measure/benchlock.h"
 #include "check.h"
+#include "check_daemon.h"
 #include "bisectd/daemon/control.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -28,24 +29,11 @@
 static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */
 
-/* The demo's releases timed by the CPU clock (tests/demo-cpu): a loaded
- * machine does not turn the bisect's verdict into an "unknown". */
+/* The demo's daemon, with extra after its engine's keys. */
 static void
 write_config(const char *name, const char *extra)
 {
-	char text[16384];
-
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
-	    "\ttimeout = 1m\n%s", dir, build, build, extra);
-	check_write_file(name, text);
+	check_daemon_config(name, dir, build, "", extra);
 }
 
 /* Ask the daemon for its status until it answers (10 s at most). */
@@ -71,14 +59,7 @@ status(void)
 static struct store *
 open_store(void)
 {
-	char path[4200];
-	struct err e = ERR_INIT;
-	struct store *s = NULL;
-
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	if (store_open(path, &s, &e) < 0)
-		fprintf(stderr, "store: %s\n", e.msg);
-	return s;
+	return check_daemon_store(dir);
 }
 
 /* The state of job id ("" if unknown), into buf. */

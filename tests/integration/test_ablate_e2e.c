@@ -512,8 +512,8 @@ main(void)
 {
 	const char *daemon_bin;
 
-	cli_open("ablate_e2e", "a.conf", write_config, &ctl, &daemon_bin, &build,
-	    ctl_conf);
+	cli_open("ablate_e2e", "a.conf", write_config, &ctl, &daemon_bin,
+	    &build, ctl_conf);
 	CHECK_CASE(test_switches_work);
 	CHECK_CASE(test_switches_ignored);
 	CHECK_CASE(test_formats);

@@ -304,7 +304,7 @@ test_check_config_problems(void)
 			run_daemon(&r, (const char *[]){ "-n", "-c", "p.conf",
 			    NULL });
 		CHECK_INT(r.status, 2);
-		CHECK_INT(cli_lines(r.err), 7);
+		CHECK_INT(check_count_lines(r.err), 7);
 		at = r.err;
 		for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
 			const char *hit = strstr(at, want[i]);
@@ -393,7 +393,8 @@ test_usage_errors(void)
 	CHECK_INT(r.status, 2);
 	CHECK_CONTAINS(r.err, "versions does not take --format csv");
 	CHECK_STR(r.out, "");
-	cli_expect_all("formats", formats, sizeof(formats) / sizeof(formats[0]));
+	cli_expect_all("formats", formats,
+	    sizeof(formats) / sizeof(formats[0]));
 
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = rev.db\n\tcache = revcache\n"

@@ -71,16 +71,6 @@ cli_run(struct cli_result *r, long fsize_limit, int who,
 	    128 + WTERMSIG(status);
 }
 
-int
-cli_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 void
 cli_expect_all(const char *name, const struct cli_expect *t, size_t n)
 {
@@ -94,7 +84,7 @@ cli_expect_all(const char *name, const struct cli_expect *t, size_t n)
 		if (t[i].err != NULL)
 			CHECK_CONTAINS(r.err, t[i].err);
 		if (t[i].err_lines > 0)
-			CHECK_INT(cli_lines(r.err), t[i].err_lines);
+			CHECK_INT(check_count_lines(r.err), t[i].err_lines);
 		if (check_failures > before) {
 			fprintf(stderr, "  in %s[%zu]: bisectctl", name, i);
 			for (size_t k = 0; t[i].args[k] != NULL; k++)

@@ -23,8 +23,6 @@ extern int cli_xfsz_default;	/* leave SIGXFSZ as bisectctl sets it */
 /* Run cli_ctl with args (NULL-ended); fsize_limit > 0 sets RLIMIT_FSIZE. */
 void cli_run(struct cli_result *r, long fsize_limit, int who,
     const char *const *args);
-/* The newlines in s. */
-int cli_lines(const char *s);
 
 /* A run of cli_ctl as root and what it must give. */
 struct cli_expect {

@@ -47,16 +47,6 @@ check_conf_try(const char *text, char **problems)
 	return c;
 }
 
-int
-check_count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; s && *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
 void
 check_conf_refusals(const char *name, const struct check_refusal *r,
     size_t n)

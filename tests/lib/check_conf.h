@@ -30,9 +30,6 @@ struct conf *check_conf_load(const char *text);
  * NULL when it loaded). */
 struct conf *check_conf_try(const char *text, char **problems);
 
-/* The lines of s, its newlines; 0 for NULL. */
-int check_count_lines(const char *s);
-
 /* A configuration that must not load, and what its problems say. */
 struct check_refusal {
 	const char *text;

@@ -307,7 +307,8 @@ stream_token(struct conn *c, int64_t t)
 		snprintf(ev, sizeof(ev), "data: {\"choices\":[],\"usage\":{"
 		    "\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n"
 		    "data: [DONE]\n\n", c->words, c->tokens);
-	if (write_chunk(c->fd, ev) < 0 || write_all(c->fd, "0\r\n\r\n", 5) < 0) {
+	if (write_chunk(c->fd, ev) < 0 ||
+	    write_all(c->fd, "0\r\n\r\n", 5) < 0) {
 		conn_close(c);
 		return;
 	}

@@ -460,6 +460,23 @@ complete(const char *script, const char *words, char **out)
 	return check_run("bash complete.sh", out);
 }
 
+/* What is typed, and what bash then offers. */
+static const struct {
+	const char *line, *want;
+} completions[] = {
+	{ "ver", "versions\n" },
+	{ "re", "reparse\nreport\n" },
+	{ "report --f", "--format\n--for-upstream\n" },
+	{ "status --format ''", "text\njson\n" },
+	{ "-c env.conf runs b", "basert\n" },
+	{ "-c env.conf fetch basert 0.2.",
+	  "0.2.0\n0.2.1\n0.2.2\n0.2.3\n0.2.4\n0.2.5\n0.2.6\n" },
+	{ "--config=env.conf bisect --all basert 0.2.3..0.2.",
+	  "0.2.3..0.2.0\n0.2.3..0.2.1\n0.2.3..0.2.2\n"
+	  "0.2.3..0.2.3\n0.2.3..0.2.4\n0.2.3..0.2.5\n0.2.3..0.2.6\n" },
+	{ "-c broken.conf fetch ''", "\n" },
+};
+
 /*
  * cmake --install puts the bash completion where bash-completion looks,
  * and it completes commands, options, option values, engine names and
@@ -477,34 +494,19 @@ test_completion(void)
 	snprintf(script, sizeof(script),
 	    "inst/share/bash-completion/completions/bisectctl");
 	CHECK(access(script, R_OK) == 0);
-	CHECK_INT(complete(script, "ver", &out), 0);
-	CHECK_STR(out, "versions\n");
-	free(out);
-	CHECK_INT(complete(script, "re", &out), 0);
-	CHECK_STR(out, "reparse\nreport\n");
-	free(out);
-	CHECK_INT(complete(script, "report --f", &out), 0);
-	CHECK_STR(out, "--format\n--for-upstream\n");
-	free(out);
-	CHECK_INT(complete(script, "status --format ''", &out), 0);
-	CHECK_STR(out, "text\njson\n");
-	free(out);
-	CHECK_INT(complete(script, "-c env.conf runs b", &out), 0);
-	CHECK_STR(out, "basert\n");
-	free(out);
-	CHECK_INT(complete(script, "-c env.conf fetch basert 0.2.", &out), 0);
-	CHECK_STR(out, "0.2.0\n0.2.1\n0.2.2\n0.2.3\n0.2.4\n0.2.5\n0.2.6\n");
-	free(out);
-	CHECK_INT(complete(script, "--config=env.conf bisect --all basert "
-	    "0.2.3..0.2.", &out), 0);
-	CHECK_STR(out, "0.2.3..0.2.0\n0.2.3..0.2.1\n0.2.3..0.2.2\n"
-	    "0.2.3..0.2.3\n0.2.3..0.2.4\n0.2.3..0.2.5\n0.2.3..0.2.6\n");
-	free(out);
 	/* A broken configuration completes nothing, and says nothing. */
 	check_write_file("broken.conf", "[engine \"x\"\n");
-	CHECK_INT(complete(script, "-c broken.conf fetch ''", &out), 0);
-	CHECK_STR(out, "\n");
-	free(out);
+	for (size_t i = 0; i < sizeof(completions) / sizeof(completions[0]);
+	    i++) {
+		int before = check_failures;
+
+		CHECK_INT(complete(script, completions[i].line, &out), 0);
+		CHECK_STR(out, completions[i].want);
+		if (check_failures > before)
+			fprintf(stderr, "  in completions[%zu]: '%s'\n", i,
+			    completions[i].line);
+		free(out);
+	}
 }
 
 /* bisect --dry-run: the releases and the exact first commands, and
@@ -654,14 +656,7 @@ test_spawn_failure(void)
 int
 main(void)
 {
-	const char *dir;
-
-	check_env(&cli_ctl, NULL, NULL);
-	dir = check_tmpdir("cli");
-	chmod(dir, 0755);
-	cli_write_config("ok.conf", "state/bisectd.db");
-	check_write_file("w.bin", "weights");
-	mkdir("releases", 0755);
+	cli_setup("cli");
 	CHECK_CASE(test_help_and_usage);
 	CHECK_CASE(test_check_config);
 	CHECK_CASE(test_http_exposed);

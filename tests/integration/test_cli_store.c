@@ -450,14 +450,7 @@ test_machine_lock(void)
 int
 main(void)
 {
-	const char *dir;
-
-	check_env(&cli_ctl, NULL, NULL);
-	dir = check_tmpdir("cli_store");
-	chmod(dir, 0755);
-	cli_write_config("ok.conf", "state/bisectd.db");
-	check_write_file("w.bin", "weights");
-	mkdir("releases", 0755);
+	cli_setup("cli_store");
 	CHECK_CASE(test_bad_databases);
 	CHECK_CASE(test_file_size_limit);
 	CHECK_CASE(test_read_only_status);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +108,16 @@ cli_write_config(const char *name, const char *db)
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -o json\n"
 	    "\tparser = llama-bench\n", db);
 	check_write_file(name, text);
+}
+
+void
+cli_setup(const char *name)
+{
+	check_env(&cli_ctl, NULL, NULL);
+	chmod(check_tmpdir(name), 0755);
+	cli_write_config("ok.conf", "state/bisectd.db");
+	check_write_file("w.bin", "weights");
+	mkdir("releases", 0755);
 }
 
 void

@@ -39,6 +39,12 @@ void cli_expect_all(const char *name, const struct cli_expect *t,
 /* A config at name for the fake engine's releases, its database db. */
 void cli_write_config(const char *name, const char *db);
 
+/* The opening of test_cli and test_cli_store: cli_ctl from the
+ * environment, a temporary folder for the test called name that nobody
+ * may enter too, and in it ok.conf (its database state/bisectd.db), the
+ * weights w.bin and an empty releases/. */
+void cli_setup(const char *name);
+
 /* The size of cli_open()'s ctl_conf. */
 #define CLI_CTL_CONF_MAX 4096
 

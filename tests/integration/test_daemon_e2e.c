@@ -315,6 +315,19 @@ add_release(const char *name, int v)
 	CHECK_INT(check_run(cmd, NULL), 0);
 }
 
+/* bisectctl bench of each release of name from 1.0.0 to 1.0.last. */
+static void
+bench_each(const char *name, int last)
+{
+	char cmd[4200];
+
+	for (int v = 0; v <= last; v++) {
+		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench %s 1.0.%d "
+		    ">/dev/null", ctl, name, v);
+		CHECK_INT(check_run(cmd, NULL), 0);
+	}
+}
+
 /*
  * The configuration of engine NAME on the fake-engine releases
  * NAME-VERSION.tar.gz in rel/ (5 runs a cell, up to max_reps), alerts
@@ -445,17 +458,13 @@ static void
 test_watch_history(void)
 {
 	struct testserver ts;
-	char cmd[4200], *log;
+	char *log;
 	json_t *hook;
 	pid_t pid;
 
 	if (fake_watched("bump", 20, 18, &ts) < 0)
 		return;
-	for (int v = 0; v <= 18; v++) {
-		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench bump 1.0.%d "
-		    ">/dev/null", ctl, v);
-		CHECK_INT(check_run(cmd, NULL), 0);
-	}
+	bench_each("bump", 18);
 	pid = start_daemon();
 	watch_ends("bump", 0);
 	hook = only_hook(&ts);
@@ -495,16 +504,12 @@ static void
 test_history_below_threshold(void)
 {
 	struct testserver ts;
-	char cmd[4200], *log;
+	char *log;
 	pid_t pid;
 
 	if (fake_watched("nudge", 20, 18, &ts) < 0)
 		return;
-	for (int v = 0; v <= 18; v++) {
-		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench nudge 1.0.%d "
-		    ">/dev/null", ctl, v);
-		CHECK_INT(check_run(cmd, NULL), 0);
-	}
+	bench_each("nudge", 18);
 	pid = start_daemon();
 	watch_ends("nudge", 0);
 	check_sleep_ms(1000);

@@ -72,19 +72,6 @@ write_config(void)
 	check_write_file("a.conf", text);
 }
 
-static json_t *
-find_switch(json_t *rep, const char *name)
-{
-	json_t *sw;
-	size_t i;
-
-	json_array_foreach(json_object_get(rep, "switches"), i, sw)
-		if (strcmp(json_string_value(json_object_get(sw, "name")),
-		    name) == 0)
-			return sw;
-	return NULL;
-}
-
 static double
 num(json_t *o, const char *key)
 {
@@ -111,9 +98,9 @@ test_switches_work(void)
 	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
 	CHECK_STR(json_string_value(json_object_get(rep, "control")), "on-moe");
 	CHECK_INT(json_integer_value(json_object_get(rep, "tokens")), 256);
-	moe = find_switch(rep, "on-moe");
-	attn = find_switch(rep, "on-attn");
-	rope = find_switch(rep, "on-rope");
+	moe = check_entry(rep, "switches", "name", "on-moe");
+	attn = check_entry(rep, "switches", "name", "on-attn");
+	rope = check_entry(rep, "switches", "name", "on-rope");
 	CHECK(moe && attn && rope);
 	if (!moe || !attn || !rope) {
 		json_decref(rep);
@@ -210,14 +197,14 @@ test_failed_switch(void)
 	CHECK_CONTAINS(json_string_value(json_object_get(rep, "reason")),
 	    "the control 'bad-ctl' could not be measured (4 of its runs "
 	    "failed; the last: exit");
-	sw = find_switch(rep, "bad-ctl");
+	sw = check_entry(rep, "switches", "name", "bad-ctl");
 	CHECK(sw != NULL);
 	CHECK_STR(json_string_value(json_object_get(sw, "effect")),
 	    "unmeasured");
 	CHECK_INT(json_integer_value(json_object_get(sw, "failed_runs")), 4);
 	CHECK_CONTAINS(json_string_value(json_object_get(sw, "failure")),
 	    "no-such-option");
-	sw = find_switch(rep, "bad-attn");
+	sw = check_entry(rep, "switches", "name", "bad-attn");
 	CHECK(sw != NULL && json_integer_value(json_object_get(sw,
 	    "failed_runs")) == 0 && json_object_get(sw, "failure") == NULL);
 	json_decref(rep);

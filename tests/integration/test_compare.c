@@ -79,17 +79,11 @@ write_config(void)
 	check_write_file("m.conf", text);
 }
 
+/* The league table l's entry of engine, or NULL. */
 static json_t *
 entry_of(json_t *l, const char *engine)
 {
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(l, "entries"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "engine")),
-		    engine) == 0)
-			return x;
-	return NULL;
+	return check_entry(l, "entries", "engine", engine);
 }
 
 /*

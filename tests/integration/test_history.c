@@ -54,20 +54,6 @@ bench_all(const char *engine)
 	}
 }
 
-/* The series of metric in a history's JSON. */
-static json_t *
-series_of(json_t *h, const char *metric)
-{
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(h, "series"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "metric")),
-		    metric) == 0)
-			return x;
-	return NULL;
-}
-
 static const char *
 str(const json_t *o, const char *key)
 {
@@ -99,7 +85,7 @@ test_step_up_and_down(void)
 
 	CHECK_INT(check_ctl_json(ctl_conf, "--format json history bump "
 	    "--metric per-token", 0, &h), 3);
-	s = series_of(h, "per-token");
+	s = check_entry(h, "series", "metric", "per-token");
 	CHECK(s != NULL);
 	CHECK_INT(json_array_size(json_object_get(s, "releases")), NREL);
 	cps = json_object_get(s, "change_points");
@@ -182,7 +168,7 @@ test_slide(void)
 	bench_all("slide");
 	CHECK_INT(check_ctl_json(ctl_conf, "--format json history slide "
 	    "--metric per-token", 0, &h), 3);
-	s = series_of(h, "per-token");
+	s = check_entry(h, "series", "metric", "per-token");
 	/* Cut once or at a few places, each cut marked a slide's. */
 	n = json_array_size(json_object_get(s, "change_points"));
 	CHECK(n >= 1);

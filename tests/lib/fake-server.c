@@ -27,14 +27,11 @@
  * fake-server --port N [--release FILE].  GET /health answers 200.
  * SIGTERM stops it.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -74,15 +74,12 @@
  * "X-Envelope-From: <a>" and "X-Envelope-To: <b>" lines, and logged as
  * "SMTP DATA from=<a> to=<b>,<c> status=250".
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

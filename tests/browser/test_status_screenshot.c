@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_daemon.h"
 #include "common/err.h"
 #include "store/store.h"
 
@@ -32,19 +33,8 @@ static const char alert_summary[] = "basert 0.2.4 is 3.5x slower per "
 static void
 write_config(void)
 {
-	char text[16384];
-
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
-	    "\ttimeout = 1m\n\tschedule = 30 2 * * *\n", dir, build, build);
-	check_write_file("d.conf", text);
+	check_daemon_config("d.conf", dir, build, "\thttp = 127.0.0.1:0\n",
+	    "\tschedule = 30 2 * * *\n");
 }
 
 /* GET path from the daemon into file; the HTTP status, or -1. */
@@ -62,35 +52,6 @@ ctl_run(const char *args, char **out)
 
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf %s", ctl, args);
 	return check_run(cmd, out);
-}
-
-/* Job id's state, polled from the store until it is neither queued nor
- * running (timeout_s at most), into buf. */
-static const char *
-wait_job(int64_t id, double timeout_s, char *buf, size_t len)
-{
-	char path[4200];
-	double t0 = check_now_s();
-
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	buf[0] = '\0';
-	while (check_now_s() - t0 < timeout_s) {
-		struct store *s = NULL;
-		struct store_job j;
-		struct err e = ERR_INIT;
-
-		if (store_open_readonly(path, &s, &e) == 0 &&
-		    store_job_get(s, id, &j, &e) == 0) {
-			snprintf(buf, len, "%s", j.state);
-			store_job_release(&j);
-		}
-		store_close(s);
-		if (buf[0] && strcmp(buf, "queued") != 0 &&
-		    strcmp(buf, "running") != 0)
-			break;
-		check_sleep_ms(200);
-	}
-	return buf;
 }
 
 /* An alert of the verdict, as a watch records one. */
@@ -316,8 +277,10 @@ test_status_page(void)
 	check_xpath_str("queued.html", "string(//tr[@id='job-2']/td[3])",
 	    "queued");
 	CHECK_INT(ctl_run("cancel 2 >/dev/null 2>&1", NULL), 0);
-	CHECK_STR(wait_job(1, 300, buf, sizeof(buf)), "done");
-	CHECK_STR(wait_job(2, 60, buf, sizeof(buf)), "cancelled");
+	CHECK_STR(check_job_wait(dir, 1, 300, buf,
+	    sizeof(buf), NULL), "done");
+	CHECK_STR(check_job_wait(dir, 2, 60, buf,
+	    sizeof(buf), NULL), "cancelled");
 	record_alert();
 
 	/* The page as served is well-formed: XHTML syntax throughout. */

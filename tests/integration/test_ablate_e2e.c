@@ -21,10 +21,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c a.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c a.conf */
 static json_int_t off_first;	/* the --now ablation of off 1.0.0 */
 static char rope_effect[16];	/* what the runs made of the no-op switch */
 
@@ -71,19 +72,6 @@ write_config(void)
 	check_write_file("a.conf", text);
 }
 
-static json_t *
-find_switch(json_t *rep, const char *name)
-{
-	json_t *sw;
-	size_t i;
-
-	json_array_foreach(json_object_get(rep, "switches"), i, sw)
-		if (strcmp(json_string_value(json_object_get(sw, "name")),
-		    name) == 0)
-			return sw;
-	return NULL;
-}
-
 static double
 num(json_t *o, const char *key)
 {
@@ -110,9 +98,9 @@ test_switches_work(void)
 	CHECK_STR(json_string_value(json_object_get(rep, "status")), "ranked");
 	CHECK_STR(json_string_value(json_object_get(rep, "control")), "on-moe");
 	CHECK_INT(json_integer_value(json_object_get(rep, "tokens")), 256);
-	moe = find_switch(rep, "on-moe");
-	attn = find_switch(rep, "on-attn");
-	rope = find_switch(rep, "on-rope");
+	moe = check_entry(rep, "switches", "name", "on-moe");
+	attn = check_entry(rep, "switches", "name", "on-attn");
+	rope = check_entry(rep, "switches", "name", "on-rope");
 	CHECK(moe && attn && rope);
 	if (!moe || !attn || !rope) {
 		json_decref(rep);
@@ -209,14 +197,14 @@ test_failed_switch(void)
 	CHECK_CONTAINS(json_string_value(json_object_get(rep, "reason")),
 	    "the control 'bad-ctl' could not be measured (4 of its runs "
 	    "failed; the last: exit");
-	sw = find_switch(rep, "bad-ctl");
+	sw = check_entry(rep, "switches", "name", "bad-ctl");
 	CHECK(sw != NULL);
 	CHECK_STR(json_string_value(json_object_get(sw, "effect")),
 	    "unmeasured");
 	CHECK_INT(json_integer_value(json_object_get(sw, "failed_runs")), 4);
 	CHECK_CONTAINS(json_string_value(json_object_get(sw, "failure")),
 	    "no-such-option");
-	sw = find_switch(rep, "bad-attn");
+	sw = check_entry(rep, "switches", "name", "bad-attn");
 	CHECK(sw != NULL && json_integer_value(json_object_get(sw,
 	    "failed_runs")) == 0 && json_object_get(sw, "failure") == NULL);
 	json_decref(rep);
@@ -511,10 +499,8 @@ main(void)
 {
 	const char *daemon_bin;
 
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c a.conf", ctl);
-	check_tmpdir("ablate_e2e");
-	write_config();
+	cli_open("ablate_e2e", "a.conf", write_config, &ctl, &daemon_bin,
+	    &build, ctl_conf);
 	CHECK_CASE(test_switches_work);
 	CHECK_CASE(test_switches_ignored);
 	CHECK_CASE(test_formats);

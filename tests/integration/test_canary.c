@@ -18,6 +18,7 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/watch.h"
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 #include "check_conf.h"
 #include "common/err.h"
@@ -25,7 +26,7 @@
 #include "store/store.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c t.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c t.conf */
 
 /* The engine "gen", releases in rel/; hostile: the canary prints ESC
  * sequences and the version. */
@@ -593,9 +594,7 @@ main(void)
 	struct conf *c;
 	char *text;
 
-	check_env(&ctl, NULL, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c t.conf", ctl);
-	check_tmpdir("canary");
+	cli_open("canary", "t.conf", NULL, &ctl, NULL, &build, ctl_conf);
 	check_write_file("prompt.txt", "Once upon a time, a lighthouse.\n");
 	for (int v = 0; v <= 8; v++) {
 		char ver[16];

@@ -22,6 +22,17 @@
 #include "common/err.h"
 #include "store/store.h"
 
+/* Usage errors: exit 2, and what was wrong where it says. */
+static const struct cli_expect usage[] = {
+	{ { NULL }, 2, NULL, 0 },
+	{ { "frobnicate", NULL }, 2, "unknown command 'frobnicate'", 0 },
+	{ { "-c", "ok.conf", "check-config", "--refresh", NULL }, 2,
+	  "does not take that option", 0 },
+	{ { "-c", "ok.conf", "versions", NULL }, 2, NULL, 0 },
+	{ { "--format", "yaml", "check-config", NULL }, 2,
+	  "--format: expected text, json", 0 },
+};
+
 static void
 test_help_and_usage(void)
 {
@@ -53,22 +64,7 @@ test_help_and_usage(void)
 	CHECK(strstr(r.out, "--limit") == NULL);
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "status", "--help", NULL });
 	CHECK_CONTAINS(r.out, "\n  --all            every job\n");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ NULL });
-	CHECK_INT(r.status, 2);
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "frobnicate", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "unknown command 'frobnicate'");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf",
-	    "check-config", "--refresh", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "does not take that option");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
-	    NULL });
-	CHECK_INT(r.status, 2);
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "--format", "yaml",
-	    "check-config", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "--format: expected text, json");
+	cli_expect_all("usage", usage, sizeof(usage) / sizeof(usage[0]));
 }
 
 static void
@@ -127,36 +123,26 @@ test_http_exposed(void)
 	free(base);
 }
 
+/* A configuration missing, truncated or garbage: one line, exit 2. */
+static const struct cli_expect bad_configs[] = {
+	{ { "-c", "missing.conf", "check-config", NULL }, 2,
+	  "'missing.conf'", 1 },
+	{ { "-c", "trunc.conf", "check-config", NULL }, 2,
+	  "trunc.conf:3: syntax error", 1 },
+	{ { "-c", "garbage.conf", "check-config", NULL }, 2,
+	  "garbage.conf:1:", 1 },
+	{ { "-c", "ok.conf", "versions", "ghost", NULL }, 2,
+	  "no engine 'ghost'", 0 },
+};
+
 static void
 test_bad_configs(void)
 {
-	struct cli_result r;
-
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "missing.conf",
-	    "check-config", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "'missing.conf'");
-	CHECK_INT(cli_lines(r.err), 1);
-
 	check_write_file("trunc.conf", "[bisectd]\n\tdatabase = x.db\n"
 	    "[engine \"bas");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "trunc.conf",
-	    "check-config", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "trunc.conf:3: syntax error");
-	CHECK_INT(cli_lines(r.err), 1);
-
 	check_write_file("garbage.conf", "}}}} not a config {{{{\n");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "garbage.conf",
-	    "check-config", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "garbage.conf:1:");
-	CHECK_INT(cli_lines(r.err), 1);
-
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "versions",
-	    "ghost", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "no engine 'ghost'");
+	cli_expect_all("bad_configs", bad_configs,
+	    sizeof(bad_configs) / sizeof(bad_configs[0]));
 }
 
 static void
@@ -248,6 +234,19 @@ run_daemon(struct cli_result *r, const char *const *args)
 	cli_ctl = saved;
 }
 
+/* A single backslash: the line, the key and how to write it; the
+ * commands that need only [bisectd] run on a broken file (alerts,
+ * cancel); a broken [bisectd] itself locks out as before (core.conf). */
+static const struct cli_expect broken[] = {
+	{ { "-c", "esc.conf", "check-config", NULL }, 2,
+	  "esc.conf:9: engine.e.parser: invalid escape '\\d' in the value: "
+	  "write a backslash as '\\\\'", 1 },
+	{ { "-c", "esc.conf", "alerts", NULL }, 0, "warning: esc.conf:9:", 0 },
+	{ { "-c", "esc.conf", "cancel", "7", NULL }, 1, "no job 7", 0 },
+	{ { "-c", "core.conf", "status", NULL }, 2,
+	  "core.conf:2: bisectd.database: invalid escape", 0 },
+};
+
 /*
  * What would fail hours later is caught by check-config and bisectd -n,
  * every problem in one run, each as FILE:LINE: key: what was expected,
@@ -305,7 +304,7 @@ test_check_config_problems(void)
 			run_daemon(&r, (const char *[]){ "-n", "-c", "p.conf",
 			    NULL });
 		CHECK_INT(r.status, 2);
-		CHECK_INT(cli_lines(r.err), 7);
+		CHECK_INT(check_count_lines(r.err), 7);
 		at = r.err;
 		for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++) {
 			const char *hit = strstr(at, want[i]);
@@ -318,19 +317,13 @@ test_check_config_problems(void)
 		CHECK_CONTAINS(r.err, "which is 9a129038d9a00aed");
 	}
 
-	/* A single backslash: the line, the key and how to write it. */
+	/* A single backslash, refused in broken[]. */
 	check_write_file("esc.conf",
 	    "[bisectd]\n\tdatabase = p.db\n"
 	    "[weights \"w\"]\n\tpath = w.bin\n"
 	    "[engine \"e\"]\n\tsource = dir:releases\n"
 	    "\tasset = e-{version}.tgz\n\tcommand = {bin}/x\n"
 	    "\tparser = \"regex:t=(\\d+)\"\n");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf",
-	    "check-config", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "esc.conf:9: engine.e.parser: invalid escape "
-	    "'\\d' in the value: write a backslash as '\\\\'");
-	CHECK_INT(cli_lines(r.err), 1);
 
 	/* The commands that need only [bisectd] run on a broken file. */
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "p.conf", "status",
@@ -340,20 +333,8 @@ test_check_config_problems(void)
 	CHECK_CONTAINS(r.err, "warning: p.conf:13: engine.a.parser");
 	CHECK_CONTAINS(r.err, "warning: 'p.conf' has errors; status reads its "
 	    "[bisectd] section alone");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf", "alerts",
-	    NULL });
-	CHECK_INT(r.status, 0);
-	CHECK_CONTAINS(r.err, "warning: esc.conf:9:");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "esc.conf", "cancel", "7",
-	    NULL });
-	CHECK_INT(r.status, 1);
-	CHECK_CONTAINS(r.err, "no job 7");
-	/* A broken [bisectd] itself locks out as before. */
 	check_write_file("core.conf", "[bisectd]\n\tdatabase = \"a\\qb\"\n");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "core.conf", "status",
-	    NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "core.conf:2: bisectd.database: invalid escape");
+	cli_expect_all("broken", broken, sizeof(broken) / sizeof(broken[0]));
 }
 
 /* bisectd's own options: --help is help, not an unknown option. */
@@ -376,6 +357,26 @@ test_daemon_options(void)
 	CHECK_INT(r.status, 0);
 }
 
+/* Formats the commands cannot print. */
+static const struct cli_expect formats[] = {
+	{ { "-c", "ok.conf", "status", "--format", "markdown", NULL }, 2,
+	  NULL, 0 },
+	{ { "-c", "ok.conf", "gc", "--format", "json", NULL }, 2, NULL, 0 },
+};
+
+/* Ranges backwards or one-sided, and tags the source does not have
+ * (the user's mistake too, after the source was asked once more). */
+static const struct cli_expect ranges[] = {
+	{ { "-c", "rev.conf", "report", "basert", "0.2.6..0.2.0", NULL }, 2,
+	  "'0.2.6' must be an older release than '0.2.0'", 0 },
+	{ { "-c", "rev.conf", "report", "basert", "0.2.6", NULL }, 2,
+	  NULL, 0 },
+	{ { "-c", "rev.conf", "bisect", "--now", "basert", "0.2.0..0.2.99",
+	    NULL }, 2, "no release '0.2.99' is known", 0 },
+	{ { "-c", "rev.conf", "report", "basert", "0.2.99..0.2.6", NULL }, 2,
+	  "no release '0.2.99' is known", 0 },
+};
+
 /*
  * A --format a command cannot print is refused (exit 2), not silently
  * replaced by text; a range given backwards is a usage error too.
@@ -392,12 +393,8 @@ test_usage_errors(void)
 	CHECK_INT(r.status, 2);
 	CHECK_CONTAINS(r.err, "versions does not take --format csv");
 	CHECK_STR(r.out, "");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "status",
-	    "--format", "markdown", NULL });
-	CHECK_INT(r.status, 2);
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "ok.conf", "gc",
-	    "--format", "json", NULL });
-	CHECK_INT(r.status, 2);
+	cli_expect_all("formats", formats,
+	    sizeof(formats) / sizeof(formats[0]));
 
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = rev.db\n\tcache = revcache\n"
@@ -419,27 +416,11 @@ test_usage_errors(void)
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "fetch",
 	    "basert", "0.2.0", NULL });
 	CHECK_CONTAINS(r.out, "(already unpacked)");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
-	    "basert", "0.2.6..0.2.0", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "'0.2.6' must be an older release than '0.2.0'");
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "bisect",
 	    "basert", "0.2.6..0.2.0", NULL });
 	CHECK_INT(r.status, 2);
 	CHECK(strstr(r.out, "queued") == NULL);
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
-	    "basert", "0.2.6", NULL });
-	CHECK_INT(r.status, 2);
-	/* A tag the source does not have is the user's mistake too, after
-	 * the source was asked once more. */
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "bisect",
-	    "--now", "basert", "0.2.0..0.2.99", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "no release '0.2.99' is known");
-	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "rev.conf", "report",
-	    "basert", "0.2.99..0.2.6", NULL });
-	CHECK_INT(r.status, 2);
-	CHECK_CONTAINS(r.err, "no release '0.2.99' is known");
+	cli_expect_all("ranges", ranges, sizeof(ranges) / sizeof(ranges[0]));
 
 	/* Weights that do not match their hash: said once, naming the
 	 * section. */
@@ -479,6 +460,23 @@ complete(const char *script, const char *words, char **out)
 	return check_run("bash complete.sh", out);
 }
 
+/* What is typed, and what bash then offers. */
+static const struct {
+	const char *line, *want;
+} completions[] = {
+	{ "ver", "versions\n" },
+	{ "re", "reparse\nreport\n" },
+	{ "report --f", "--format\n--for-upstream\n" },
+	{ "status --format ''", "text\njson\n" },
+	{ "-c env.conf runs b", "basert\n" },
+	{ "-c env.conf fetch basert 0.2.",
+	  "0.2.0\n0.2.1\n0.2.2\n0.2.3\n0.2.4\n0.2.5\n0.2.6\n" },
+	{ "--config=env.conf bisect --all basert 0.2.3..0.2.",
+	  "0.2.3..0.2.0\n0.2.3..0.2.1\n0.2.3..0.2.2\n"
+	  "0.2.3..0.2.3\n0.2.3..0.2.4\n0.2.3..0.2.5\n0.2.3..0.2.6\n" },
+	{ "-c broken.conf fetch ''", "\n" },
+};
+
 /*
  * cmake --install puts the bash completion where bash-completion looks,
  * and it completes commands, options, option values, engine names and
@@ -496,34 +494,19 @@ test_completion(void)
 	snprintf(script, sizeof(script),
 	    "inst/share/bash-completion/completions/bisectctl");
 	CHECK(access(script, R_OK) == 0);
-	CHECK_INT(complete(script, "ver", &out), 0);
-	CHECK_STR(out, "versions\n");
-	free(out);
-	CHECK_INT(complete(script, "re", &out), 0);
-	CHECK_STR(out, "reparse\nreport\n");
-	free(out);
-	CHECK_INT(complete(script, "report --f", &out), 0);
-	CHECK_STR(out, "--format\n--for-upstream\n");
-	free(out);
-	CHECK_INT(complete(script, "status --format ''", &out), 0);
-	CHECK_STR(out, "text\njson\n");
-	free(out);
-	CHECK_INT(complete(script, "-c env.conf runs b", &out), 0);
-	CHECK_STR(out, "basert\n");
-	free(out);
-	CHECK_INT(complete(script, "-c env.conf fetch basert 0.2.", &out), 0);
-	CHECK_STR(out, "0.2.0\n0.2.1\n0.2.2\n0.2.3\n0.2.4\n0.2.5\n0.2.6\n");
-	free(out);
-	CHECK_INT(complete(script, "--config=env.conf bisect --all basert "
-	    "0.2.3..0.2.", &out), 0);
-	CHECK_STR(out, "0.2.3..0.2.0\n0.2.3..0.2.1\n0.2.3..0.2.2\n"
-	    "0.2.3..0.2.3\n0.2.3..0.2.4\n0.2.3..0.2.5\n0.2.3..0.2.6\n");
-	free(out);
 	/* A broken configuration completes nothing, and says nothing. */
 	check_write_file("broken.conf", "[engine \"x\"\n");
-	CHECK_INT(complete(script, "-c broken.conf fetch ''", &out), 0);
-	CHECK_STR(out, "\n");
-	free(out);
+	for (size_t i = 0; i < sizeof(completions) / sizeof(completions[0]);
+	    i++) {
+		int before = check_failures;
+
+		CHECK_INT(complete(script, completions[i].line, &out), 0);
+		CHECK_STR(out, completions[i].want);
+		if (check_failures > before)
+			fprintf(stderr, "  in completions[%zu]: '%s'\n", i,
+			    completions[i].line);
+		free(out);
+	}
 }
 
 /* bisect --dry-run: the releases and the exact first commands, and
@@ -673,14 +656,7 @@ test_spawn_failure(void)
 int
 main(void)
 {
-	const char *dir;
-
-	check_env(&cli_ctl, NULL, NULL);
-	dir = check_tmpdir("cli");
-	chmod(dir, 0755);
-	cli_write_config("ok.conf", "state/bisectd.db");
-	check_write_file("w.bin", "weights");
-	mkdir("releases", 0755);
+	cli_setup("cli");
 	CHECK_CASE(test_help_and_usage);
 	CHECK_CASE(test_check_config);
 	CHECK_CASE(test_http_exposed);

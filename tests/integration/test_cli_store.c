@@ -53,7 +53,7 @@ test_bad_databases(void)
 	CHECK_INT(r.status, 1);
 	CHECK_CONTAINS(r.err, "is not a SQLite database");
 	CHECK_CONTAINS(r.err, "text.db");
-	CHECK_INT(cli_lines(r.err), 1);
+	CHECK_INT(check_count_lines(r.err), 1);
 	check_unchanged("text.db", before, lb);
 	free(before);
 
@@ -67,7 +67,7 @@ test_bad_databases(void)
 	CHECK_INT(r.status, 1);
 	CHECK_CONTAINS(r.err, "locked by another writer");
 	CHECK_CONTAINS(r.err, "locked.db");
-	CHECK_INT(cli_lines(r.err), 1);
+	CHECK_INT(check_count_lines(r.err), 1);
 	store_rollback(holder);
 	CHECK_INT(store_schema_version(holder), 0);
 	store_close(holder);
@@ -84,7 +84,7 @@ test_bad_databases(void)
 	CHECK_INT(r.status, 1);
 	CHECK_CONTAINS(r.err, "full.db");
 	CHECK_CONTAINS(r.err, "cannot migrate to schema 1");
-	CHECK_INT(cli_lines(r.err), 1);
+	CHECK_INT(check_count_lines(r.err), 1);
 	check_unchanged("full.db", before, lb);
 	free(before);
 	CHECK(store_open_version("full.db", 0, &s, &e) == 0);
@@ -109,7 +109,7 @@ test_bad_databases(void)
 	    "-c", "ro.conf", "versions", "basert", NULL });
 	CHECK_INT(r.status, 1);
 	CHECK_CONTAINS(r.err, "ro.db");
-	CHECK_INT(cli_lines(r.err), 1);
+	CHECK_INT(check_count_lines(r.err), 1);
 	check_unchanged("ro/ro.db", before, lb);
 	free(before);
 	chmod("ro", 0755);
@@ -129,7 +129,7 @@ test_file_size_limit(void)
 	CHECK_INT(r.status, 1);
 	CHECK_CONTAINS(r.err, "fsize.db");
 	CHECK_CONTAINS(r.err, strerror(EFBIG));
-	CHECK_INT(cli_lines(r.err), 1);
+	CHECK_INT(check_count_lines(r.err), 1);
 }
 
 /*
@@ -450,14 +450,7 @@ test_machine_lock(void)
 int
 main(void)
 {
-	const char *dir;
-
-	check_env(&cli_ctl, NULL, NULL);
-	dir = check_tmpdir("cli_store");
-	chmod(dir, 0755);
-	cli_write_config("ok.conf", "state/bisectd.db");
-	check_write_file("w.bin", "weights");
-	mkdir("releases", 0755);
+	cli_setup("cli_store");
 	CHECK_CASE(test_bad_databases);
 	CHECK_CASE(test_file_size_limit);
 	CHECK_CASE(test_read_only_status);

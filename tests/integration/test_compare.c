@@ -17,10 +17,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c m.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c m.conf */
 static const char *const names[] = { "cmpa", "cmpb", "cmpc" };
 
 static void
@@ -78,17 +79,11 @@ write_config(void)
 	check_write_file("m.conf", text);
 }
 
+/* The league table l's entry of engine, or NULL. */
 static json_t *
 entry_of(json_t *l, const char *engine)
 {
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(l, "entries"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "engine")),
-		    engine) == 0)
-			return x;
-	return NULL;
+	return check_entry(l, "entries", "engine", engine);
 }
 
 /*
@@ -414,12 +409,8 @@ test_usage(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c m.conf", ctl);
-	check_tmpdir("compare");
-	write_config();
+	cli_open("compare", "m.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_ranks);
 	CHECK_CASE(test_interleaved);
 	CHECK_CASE(test_formats);

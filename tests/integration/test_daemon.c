@@ -21,6 +21,7 @@
 
 #include "bisectd/measure/benchlock.h"
 #include "check.h"
+#include "check_daemon.h"
 #include "bisectd/daemon/control.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -28,24 +29,11 @@
 static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */
 
-/* The demo's releases timed by the CPU clock (tests/demo-cpu): a loaded
- * machine does not turn the bisect's verdict into an "unknown". */
+/* The demo's daemon, with extra after its engine's keys. */
 static void
 write_config(const char *name, const char *extra)
 {
-	char text[16384];
-
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
-	    "\ttimeout = 1m\n%s", dir, build, build, extra);
-	check_write_file(name, text);
+	check_daemon_config(name, dir, build, "", extra);
 }
 
 /* Ask the daemon for its status until it answers (10 s at most). */
@@ -71,14 +59,7 @@ status(void)
 static struct store *
 open_store(void)
 {
-	char path[4200];
-	struct err e = ERR_INIT;
-	struct store *s = NULL;
-
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	if (store_open(path, &s, &e) < 0)
-		fprintf(stderr, "store: %s\n", e.msg);
-	return s;
+	return check_daemon_store(dir);
 }
 
 /* The state of job id ("" if unknown), into buf. */
@@ -98,6 +79,34 @@ job_state(int64_t id, char *buf, size_t len, int *exit_code)
 	}
 	store_close(s);
 	return buf;
+}
+
+/* Job id's state read every ms milliseconds until it is want (tries
+ * times at most), then checked to be want; its exit code into *code. */
+static void
+job_becomes(int64_t id, const char *want, int tries, int ms, int *code)
+{
+	char buf[64];
+
+	for (int i = 0; i < tries && strcmp(job_state(id, buf, sizeof(buf),
+	    code), want) != 0; i++)
+		check_sleep_ms(ms);
+	CHECK_STR(job_state(id, buf, sizeof(buf), code), want);
+}
+
+/* bisectctl -c d.conf cancel id exits with status, saying want (when
+ * not NULL). */
+static void
+cancel_says(int64_t id, int status, const char *want)
+{
+	char cmd[4200], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel %lld", ctl,
+	    (long long)id);
+	CHECK_INT(check_run(cmd, &out), status);
+	if (want != NULL)
+		CHECK_CONTAINS(out, want);
+	free(out);
 }
 
 static int64_t
@@ -324,30 +333,12 @@ test_control(void)
 	r = raw_request("wake\n", 5);
 	CHECK_CONTAINS(r, "\"ok\":true");
 	free(r);
-	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
-	    NULL), "running") != 0; i++)
-		check_sleep_ms(50);
-	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "running");
-	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
-	    (long long)queued);
-	CHECK_INT(check_run(path, &out), 0);
-	CHECK_CONTAINS(out, "cancelled");
-	free(out);
+	job_becomes(held, "running", 100, 50, NULL);
+	cancel_says(queued, 0, "cancelled");
 	CHECK_STR(job_state(queued, buf, sizeof(buf), NULL), "cancelled");
-	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
-	    (long long)held);
-	CHECK_INT(check_run(path, &out), 0);
-	CHECK_CONTAINS(out, "cancelling");
-	free(out);
-	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
-	    NULL), "cancelled") != 0; i++)
-		check_sleep_ms(50);
-	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "cancelled");
-	snprintf(path, sizeof(path), "%s -c d.conf cancel %lld", ctl,
-	    (long long)held);
-	CHECK_INT(check_run(path, &out), 1);
-	CHECK_CONTAINS(out, "ended already");
-	free(out);
+	cancel_says(held, 0, "cancelling");
+	job_becomes(held, "cancelled", 100, 50, NULL);
+	cancel_says(held, 1, "ended already");
 	benchlock_release(&lock);
 
 	/* A queued job is picked up soon after the wake-up bisectctl sends
@@ -361,10 +352,7 @@ test_control(void)
 		check_sleep_ms(20);
 	fprintf(stderr, "picked up %.3f s after enqueue\n", check_now_s() - t0);
 	CHECK(check_now_s() - t0 < 3);
-	for (int i = 0; i < 200 && strcmp(job_state(quick, buf, sizeof(buf),
-	    &code), "done") != 0; i++)
-		check_sleep_ms(50);
-	CHECK_STR(job_state(quick, buf, sizeof(buf), &code), "done");
+	job_becomes(quick, "done", 200, 50, &code);
 	CHECK_INT(code, 0);
 
 	/*
@@ -545,13 +533,8 @@ test_crash_resume(void)
 	CHECK_CONTAINS(out, "  release 0.2.");
 	CHECK_CONTAINS(out, ", ETA ");
 	free(out);
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel %lld", ctl,
-	    (long long)wid);
-	CHECK_INT(check_run(cmd, NULL), 0);
-	for (int i = 0; i < 600 && strcmp(job_state(wid, buf, sizeof(buf),
-	    NULL), "cancelled") != 0; i++)
-		check_sleep_ms(100);
-	CHECK_STR(job_state(wid, buf, sizeof(buf), NULL), "cancelled");
+	cancel_says(wid, 0, NULL);
+	job_becomes(wid, "cancelled", 600, 100, NULL);
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 	log = check_read_file("daemon.log");
@@ -630,10 +613,7 @@ test_locked_database(void)
 	CHECK_INT(benchlock_acquire(&lock, path, "test", NULL, NULL, &e), 0);
 	held = enqueue("fetch", "{\"version\":\"0.2.0\"}");
 	free(raw_request("wake\n", 5));
-	for (int i = 0; i < 100 && strcmp(job_state(held, buf, sizeof(buf),
-	    NULL), "running") != 0; i++)
-		check_sleep_ms(50);
-	CHECK_STR(job_state(held, buf, sizeof(buf), NULL), "running");
+	job_becomes(held, "running", 100, 50, NULL);
 	/* The job waits for the benchmark lock; SIGTERM ends it there, and
 	 * its end must go into a database this test holds locked. */
 	holder = open_store();

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_daemon.h"
 #include "check_json.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -88,10 +89,9 @@ daemon_up(void)
 static int
 watch_cycle(double timeout_s)
 {
-	char cmd[4096], path[4200], *out = NULL, state[32] = "";
+	char cmd[4096], *out = NULL, state[32] = "";
 	const char *p;
 	long long id = 0;
-	double t0 = check_now_s();
 	int code = -1;
 
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch gen", ctl);
@@ -100,23 +100,9 @@ watch_cycle(double timeout_s)
 		id = strtoll(p + 7, NULL, 10);
 	free(out);
 	CHECK(id > 0);
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	do {
-		struct err e = ERR_INIT;
-		struct store *s = NULL;
-		struct store_job j;
-
-		check_sleep_ms(200);
-		if (store_open(path, &s, &e) == 0 &&
-		    store_job_get(s, id, &j, &e) == 0) {
-			snprintf(state, sizeof(state), "%s", j.state);
-			code = j.exit_code;
-			store_job_release(&j);
-		}
-		store_close(s);
-		if (strcmp(state, "done") == 0)
-			return code;
-	} while (check_now_s() - t0 < timeout_s);
+	if (strcmp(check_job_wait(dir, id, timeout_s, state, sizeof(state),
+	    &code), "done") == 0)
+		return code;
 	fprintf(stderr, "watch job %lld: %s after %.0f s\n", id, state,
 	    timeout_s);
 	return -1;

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_daemon.h"
 #include "check_json.h"
 #include "common/err.h"
 #include "store/store.h"
@@ -96,44 +97,7 @@ queue_watch(void)
 static struct store *
 open_store(void)
 {
-	char path[4200];
-	struct err e = ERR_INIT;
-	struct store *s = NULL;
-
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	if (store_open(path, &s, &e) < 0)
-		fprintf(stderr, "store: %s\n", e.msg);
-	return s;
-}
-
-/*
- * Wait (timeout_s) until job id has ended; its state into buf ("" if
- * unknown) and its exit code into *code.
- */
-static const char *
-wait_job(int64_t id, double timeout_s, char *buf, size_t len, int *code)
-{
-	double t0 = check_now_s();
-
-	*code = -1;
-	do {
-		struct store *s = open_store();
-		struct store_job j;
-		struct err e = ERR_INIT;
-
-		snprintf(buf, len, "%s", "");
-		if (s && store_job_get(s, id, &j, &e) == 0) {
-			snprintf(buf, len, "%s", j.state);
-			*code = j.exit_code;
-			store_job_release(&j);
-		}
-		store_close(s);
-		if (buf[0] && strcmp(buf, "queued") != 0 &&
-		    strcmp(buf, "running") != 0)
-			break;
-		check_sleep_ms(200);
-	} while (check_now_s() - t0 < timeout_s);
-	return buf;
+	return check_daemon_store(dir);
 }
 
 /* Files N.json the webhook sink stored. */
@@ -208,7 +172,8 @@ test_watch_alert(void)
 
 	/* The first watch sets the baseline: 0.2.3 against 0.2.2. */
 	id = queue_watch();
-	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, id, 150, buf, sizeof(buf), &code),
+	    "done");
 	CHECK(code == 0 || code == 4);	/* no regression, or undecided */
 	fprintf(stderr, "baseline watch done at %.1f s\n", check_now_s() - t0);
 	CHECK_INT(count_hooks(ts.root), 0);
@@ -216,7 +181,8 @@ test_watch_alert(void)
 	/* 0.2.4 is published: found, benchmarked, confirmed, alerted. */
 	publish(&ts, 4);
 	id = queue_watch();
-	CHECK_STR(wait_job(id, 150, buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, id, 150, buf, sizeof(buf), &code),
+	    "done");
 	CHECK_INT(code, 3);
 	fprintf(stderr, "regression watch done at %.1f s\n", check_now_s() - t0);
 	for (int i = 0; i < 100 && count_hooks(ts.root) == 0; i++)
@@ -307,7 +273,8 @@ test_watch_alert(void)
 
 	/* Nothing new: the watch runs, nothing more is posted. */
 	id = queue_watch();
-	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, id, 60, buf, sizeof(buf), &code),
+	    "done");
 	CHECK_INT(code, 0);
 	check_sleep_ms(1000);
 	CHECK_INT(count_hooks(ts.root), 1);
@@ -346,6 +313,19 @@ add_release(const char *name, int v)
 	snprintf(cmd, sizeof(cmd), "mkdir -p rel && ln -sf %s/tests/releases/"
 	    "%s-1.0.%d.tar.gz rel/", build, name, v);
 	CHECK_INT(check_run(cmd, NULL), 0);
+}
+
+/* bisectctl bench of each release of name from 1.0.0 to 1.0.last. */
+static void
+bench_each(const char *name, int last)
+{
+	char cmd[4200];
+
+	for (int v = 0; v <= last; v++) {
+		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench %s 1.0.%d "
+		    ">/dev/null", ctl, name, v);
+		CHECK_INT(check_run(cmd, NULL), 0);
+	}
 }
 
 /*
@@ -394,8 +374,8 @@ watch_ends(const char *engine, int want)
 	char buf[64];
 	int code;
 
-	CHECK_STR(wait_job(queue_watch_of(engine), 150, buf, sizeof(buf),
-	    &code), "done");
+	CHECK_STR(check_job_wait(dir, queue_watch_of(engine), 150, buf,
+	    sizeof(buf), &code), "done");
 	CHECK_INT(code, want);
 }
 
@@ -478,17 +458,13 @@ static void
 test_watch_history(void)
 {
 	struct testserver ts;
-	char cmd[4200], *log;
+	char *log;
 	json_t *hook;
 	pid_t pid;
 
 	if (fake_watched("bump", 20, 18, &ts) < 0)
 		return;
-	for (int v = 0; v <= 18; v++) {
-		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench bump 1.0.%d "
-		    ">/dev/null", ctl, v);
-		CHECK_INT(check_run(cmd, NULL), 0);
-	}
+	bench_each("bump", 18);
 	pid = start_daemon();
 	watch_ends("bump", 0);
 	hook = only_hook(&ts);
@@ -528,16 +504,12 @@ static void
 test_history_below_threshold(void)
 {
 	struct testserver ts;
-	char cmd[4200], *log;
+	char *log;
 	pid_t pid;
 
 	if (fake_watched("nudge", 20, 18, &ts) < 0)
 		return;
-	for (int v = 0; v <= 18; v++) {
-		snprintf(cmd, sizeof(cmd), "%s -c d.conf bench nudge 1.0.%d "
-		    ">/dev/null", ctl, v);
-		CHECK_INT(check_run(cmd, NULL), 0);
-	}
+	bench_each("nudge", 18);
 	pid = start_daemon();
 	watch_ends("nudge", 0);
 	check_sleep_ms(1000);
@@ -628,7 +600,8 @@ test_missed_schedule(void)
 	}
 	store_close(s);
 	CHECK(id > 0);
-	CHECK_STR(wait_job(id, 60, buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, id, 60, buf, sizeof(buf), &code),
+	    "done");
 	CHECK_INT(code, 0);
 	check_sleep_ms(1500);
 	CHECK_INT(count_watches("basert"), 1);
@@ -692,7 +665,8 @@ test_compare_schedule(void)
 	}
 	store_close(s);
 	CHECK(id > 0);
-	CHECK_STR(wait_job(id, 120, buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, id, 120, buf, sizeof(buf), &code),
+	    "done");
 	CHECK_INT(code, 0);
 	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
 	CHECK_INT(check_run(cmd, &out), 0);

@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_daemon.h"
 #include "common/err.h"
 #include "store/store.h"
 
@@ -35,20 +36,8 @@ static int port;
 static void
 write_config(void)
 {
-	char text[16384];
-
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n\thttp = 127.0.0.1:0\n"
-	    "\tpublic-url = https://bisectd.example.com/\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/tests/demo-cpu\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 128,512\n\tgen = 16\n"
-	    "\ttimeout = 1m\n", dir, build, build);
-	check_write_file("d.conf", text);
+	check_daemon_config("d.conf", dir, build, "\thttp = 127.0.0.1:0\n"
+	    "\tpublic-url = https://bisectd.example.com/\n", "");
 }
 
 /* GET path from the daemon into file; the HTTP status, or -1. */
@@ -267,34 +256,6 @@ slow_clients(void)
 	close(trickle);
 }
 
-/* Wait until job 1 has ended; its state into buf and exit code. */
-static const char *
-wait_job(char *buf, size_t len, int *code)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/state/d.db", dir);
-	for (int i = 0; i < 6000; i++) {
-		struct store *s = NULL;
-		struct store_job j;
-		struct err e = ERR_INIT;
-
-		snprintf(buf, len, "%s", "");
-		if (store_open_readonly(path, &s, &e) == 0 &&
-		    store_job_get(s, 1, &j, &e) == 0) {
-			snprintf(buf, len, "%s", j.state);
-			*code = j.exit_code;
-			store_job_release(&j);
-		}
-		store_close(s);
-		if (buf[0] && strcmp(buf, "queued") != 0 &&
-		    strcmp(buf, "running") != 0)
-			break;
-		check_sleep_ms(100);
-	}
-	return buf;
-}
-
 /* The value of a sample "NAME VALUE" of page m (no labels), or -1. */
 static double
 metric_value(const char *m, const char *name)
@@ -476,7 +437,8 @@ test_http(void)
 	slow_clients();
 
 	/* The bisect was not disturbed: it reaches its verdict. */
-	CHECK_STR(wait_job(buf, sizeof(buf), &code), "done");
+	CHECK_STR(check_job_wait(dir, 1, 600, buf, sizeof(buf),
+	    &code), "done");
 	CHECK_INT(code, 3);
 
 	CHECK_INT(get("/", "status.html"), 200);

@@ -13,10 +13,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];
+static char ctl_conf[CLI_CTL_CONF_MAX];
 
 static void
 write_config(void)
@@ -118,12 +119,8 @@ test_slide_formats(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c g.conf", ctl);
-	check_tmpdir("gradual");
-	write_config();
+	cli_open("gradual", "g.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_slide_named);
 	CHECK_CASE(test_slide_formats);
 	return check_done();

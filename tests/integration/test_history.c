@@ -15,12 +15,13 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 #define NREL 20
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c h.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c h.conf */
 
 static void
 write_config(void)
@@ -51,20 +52,6 @@ bench_all(const char *engine)
 		    i);
 		CHECK_INT(check_ctl_run(ctl_conf, args, NULL), 0);
 	}
-}
-
-/* The series of metric in a history's JSON. */
-static json_t *
-series_of(json_t *h, const char *metric)
-{
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(h, "series"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "metric")),
-		    metric) == 0)
-			return x;
-	return NULL;
 }
 
 static const char *
@@ -98,7 +85,7 @@ test_step_up_and_down(void)
 
 	CHECK_INT(check_ctl_json(ctl_conf, "--format json history bump "
 	    "--metric per-token", 0, &h), 3);
-	s = series_of(h, "per-token");
+	s = check_entry(h, "series", "metric", "per-token");
 	CHECK(s != NULL);
 	CHECK_INT(json_array_size(json_object_get(s, "releases")), NREL);
 	cps = json_object_get(s, "change_points");
@@ -181,7 +168,7 @@ test_slide(void)
 	bench_all("slide");
 	CHECK_INT(check_ctl_json(ctl_conf, "--format json history slide "
 	    "--metric per-token", 0, &h), 3);
-	s = series_of(h, "per-token");
+	s = check_entry(h, "series", "metric", "per-token");
 	/* Cut once or at a few places, each cut marked a slide's. */
 	n = json_array_size(json_object_get(s, "change_points"));
 	CHECK(n >= 1);
@@ -205,12 +192,8 @@ test_slide(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c h.conf", ctl);
-	check_tmpdir("history");
-	write_config();
+	cli_open("history", "h.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_step_up_and_down);
 	CHECK_CASE(test_slide);
 	return check_done();

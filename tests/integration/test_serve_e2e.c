@@ -16,10 +16,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];
+static char ctl_conf[CLI_CTL_CONF_MAX];
 
 static void
 write_config(void)
@@ -263,12 +264,8 @@ test_dropped_streams_fail(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c s.conf", ctl);
-	check_tmpdir("serve_e2e");
-	write_config();
+	cli_open("serve_e2e", "s.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_dropped_streams_fail);
 	CHECK_CASE(test_bisect_names_scheduler);
 	CHECK_CASE(test_single_request_unchanged);

@@ -487,6 +487,32 @@ runs_with(json_t *runs, const char *key, const char *val)
 	return n;
 }
 
+/* bisectctl ARGS exits with status, saying want on stderr. */
+static void
+ctl_says(const char *args, int status, const char *want)
+{
+	char *out = NULL, *err;
+
+	CHECK_INT(check_ctl_run(ctl, args, &out), status);
+	free(out);
+	err = check_read_file("stderr.txt");
+	CHECK_CONTAINS(err, want);
+	free(err);
+}
+
+/* The runs bisectctl ARGS lists as JSON: n of them, failed of those
+ * failing with failure.  Returned for more checks, or NULL. */
+static json_t *
+runs_failed(const char *args, size_t n, const char *failure, int failed)
+{
+	json_t *runs;
+
+	CHECK_INT(check_ctl_json(ctl, args, 0, &runs), 0);
+	CHECK_INT(json_array_size(runs), n);
+	CHECK_INT(runs_with(runs, "failure", failure), failed);
+	return runs;
+}
+
 /*
  * bisectctl bench on server-mode releases whose first token streams no
  * text every third request, always, or (end-of-text) unless the request
@@ -519,10 +545,8 @@ test_bench_no_token(void)
 		CHECK(json_is_true(json_object_get(one, "lower_bound")));
 	}
 	json_decref(cells);
-	CHECK_INT(check_ctl_json(ctl, "-c bench.conf runs srv 1.0.1 "
-	    "--format json", 0, &runs), 0);
-	CHECK_INT(json_array_size(runs), 12);
-	CHECK_INT(runs_with(runs, "failure", "parse"), 4);
+	runs = runs_failed("-c bench.conf runs srv 1.0.1 --format json", 12,
+	    "parse", 4);
 	CHECK_INT(runs_with(runs, "detail", "no-token: '"), 4);
 	CHECK_INT(runs_with(runs, "stderr_tail", "the first token is half a "
 	    "UTF-8 character"), 4);
@@ -538,18 +562,10 @@ test_bench_no_token(void)
 
 	/* Never a token: every run fails and is stored, none is a crash,
 	 * and the release is not measured. */
-	CHECK_INT(check_ctl_run(ctl, "-c bench.conf bench srv 1.0.2 --reps 3",
-	    &out), 1);
-	free(out);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "6 of 6 runs failed; the last: srv 1.0.2 pp512: "
-	    "parse: no-token: ");
-	free(err);
-	CHECK_INT(check_ctl_json(ctl, "-c bench.conf runs srv 1.0.2 "
-	    "--format json", 0, &runs), 0);
-	CHECK_INT(json_array_size(runs), 6);
-	CHECK_INT(runs_with(runs, "failure", "parse"), 6);
-	json_decref(runs);
+	ctl_says("-c bench.conf bench srv 1.0.2 --reps 3", 1, "6 of 6 runs "
+	    "failed; the last: srv 1.0.2 pp512: parse: no-token: ");
+	json_decref(runs_failed("-c bench.conf runs srv 1.0.2 --format json",
+	    6, "parse", 6));
 	CHECK_INT(check_ctl_run(ctl, "-c bench.conf versions srv", &out), 0);
 	CHECK_CONTAINS(out, "\n1.0.1                measured ");
 	CHECK_CONTAINS(out, "\n1.0.2                fetched ");
@@ -578,30 +594,21 @@ test_bench_no_token(void)
 static void
 test_bench_server_fails(void)
 {
-	char *out = NULL, *err;
+	char *out = NULL;
 	json_t *runs;
 
 	write_config("fails.conf", "fails", check_free_port());
-	CHECK_INT(check_ctl_run(ctl, "-c fails.conf bench crash 1.0.0 "
-	    "--reps 2", &out), 1);
-	free(out);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "4 of 4 runs failed; the last: crash 1.0.0 pp512: "
-	    "signal: died: server killed by SIGSEGV");
-	free(err);
-	CHECK_INT(check_ctl_json(ctl, "-c fails.conf runs crash 1.0.0 "
-	    "--format json", 0, &runs), 0);
-	CHECK_INT(json_array_size(runs), 4);
-	CHECK_INT(runs_with(runs, "failure", "signal"), 4);
-	json_decref(runs);
+	ctl_says("-c fails.conf bench crash 1.0.0 --reps 2", 1, "4 of 4 runs "
+	    "failed; the last: crash 1.0.0 pp512: signal: died: server killed "
+	    "by SIGSEGV");
+	json_decref(runs_failed("-c fails.conf runs crash 1.0.0 --format json",
+	    4, "signal", 4));
 
 	CHECK_INT(check_ctl_run(ctl, "-c fails.conf bench gone 1.0.0 "
 	    "--reps 3", &out), 1);
 	free(out);
-	CHECK_INT(check_ctl_json(ctl, "-c fails.conf runs gone 1.0.0 "
-	    "--format json", 0, &runs), 0);
-	CHECK_INT(json_array_size(runs), 2);
-	CHECK_INT(runs_with(runs, "failure", "spawn"), 2);
+	runs = runs_failed("-c fails.conf runs gone 1.0.0 --format json", 2,
+	    "spawn", 2);
 	CHECK_INT(runs_with(runs, "detail", "no-such-server"), 2);
 	json_decref(runs);
 }

@@ -15,10 +15,11 @@
 #include <jansson.h>
 
 #include "check.h"
+#include "check_cli.h"
 #include "check_json.h"
 
 static const char *ctl, *build;
-static char ctl_conf[4096];	/* bisectctl -c m.conf */
+static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c m.conf */
 
 static void
 write_config(void)
@@ -319,12 +320,8 @@ test_rss(void)
 int
 main(void)
 {
-	const char *daemon_bin;
-
-	check_env(&ctl, &daemon_bin, &build);
-	snprintf(ctl_conf, sizeof(ctl_conf), "%s -c m.conf", ctl);
-	check_tmpdir("whole_matrix");
-	write_config();
+	cli_open("whole_matrix", "m.conf", write_config, &ctl, NULL, &build,
+	    ctl_conf);
 	CHECK_CASE(test_decode_only);
 	CHECK_CASE(test_fixed_only);
 	CHECK_CASE(test_ceiling_contradicted);

@@ -442,3 +442,13 @@ check_free_port(void)
 	close(fd);
 	return port;
 }
+
+int
+check_count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; s && *s; s++)
+		n += *s == '\n';
+	return n;
+}

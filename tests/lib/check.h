@@ -174,6 +174,9 @@ long check_count_colour(const struct check_image *im, int r, int g, int b,
  */
 int check_tool(const char *tool, const char *package);
 
+/* The lines of s, its newlines; 0 for NULL. */
+int check_count_lines(const char *s);
+
 /* Print "N passed, M failed" and return the exit status for main(). */
 /*
  * Run the case fn, called name, unless $CHECK_CASE holds a comma-

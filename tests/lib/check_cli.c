@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,14 +72,27 @@ cli_run(struct cli_result *r, long fsize_limit, int who,
 	    128 + WTERMSIG(status);
 }
 
-int
-cli_lines(const char *s)
+void
+cli_expect_all(const char *name, const struct cli_expect *t, size_t n)
 {
-	int n = 0;
+	struct cli_result r;
 
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
+	for (size_t i = 0; i < n; i++) {
+		int before = check_failures;
+
+		cli_run(&r, 0, AS_ROOT, t[i].args);
+		CHECK_INT(r.status, t[i].status);
+		if (t[i].err != NULL)
+			CHECK_CONTAINS(r.err, t[i].err);
+		if (t[i].err_lines > 0)
+			CHECK_INT(check_count_lines(r.err), t[i].err_lines);
+		if (check_failures > before) {
+			fprintf(stderr, "  in %s[%zu]: bisectctl", name, i);
+			for (size_t k = 0; t[i].args[k] != NULL; k++)
+				fprintf(stderr, " %s", t[i].args[k]);
+			fputc('\n', stderr);
+		}
+	}
 }
 
 void
@@ -94,4 +108,26 @@ cli_write_config(const char *name, const char *db)
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -o json\n"
 	    "\tparser = llama-bench\n", db);
 	check_write_file(name, text);
+}
+
+void
+cli_setup(const char *name)
+{
+	check_env(&cli_ctl, NULL, NULL);
+	chmod(check_tmpdir(name), 0755);
+	cli_write_config("ok.conf", "state/bisectd.db");
+	check_write_file("w.bin", "weights");
+	mkdir("releases", 0755);
+}
+
+void
+cli_open(const char *name, const char *conf, void (*write_config)(void),
+    const char **ctl, const char **daemon, const char **build,
+    char *ctl_conf)
+{
+	check_env(ctl, daemon, build);
+	snprintf(ctl_conf, CLI_CTL_CONF_MAX, "%s -c %s", *ctl, conf);
+	check_tmpdir(name);
+	if (write_config != NULL)
+		write_config();
 }

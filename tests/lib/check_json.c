@@ -42,12 +42,20 @@ check_ctl_ok_json(const char *ctl, const char *args, int quiet)
 json_t *
 check_release(json_t *rep, const char *version)
 {
-	size_t i;
-	json_t *r;
+	return check_entry(rep, "releases", "version", version);
+}
 
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		if (strcmp(json_string_value(json_object_get(r, "version")),
-		    version) == 0)
-			return r;
+json_t *
+check_entry(json_t *o, const char *array, const char *key,
+    const char *value)
+{
+	const char *s;
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(json_object_get(o, array), i, x)
+		if ((s = json_string_value(json_object_get(x, key))) != NULL &&
+		    strcmp(s, value) == 0)
+			return x;
 	return NULL;
 }

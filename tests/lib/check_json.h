@@ -27,4 +27,9 @@ json_t *check_ctl_ok_json(const char *ctl, const char *args, int quiet);
  * NULL. */
 json_t *check_release(json_t *rep, const char *version);
 
+/* The first object of o's array called array whose string key is value,
+ * or NULL. */
+json_t *check_entry(json_t *o, const char *array, const char *key,
+    const char *value);
+
 #endif

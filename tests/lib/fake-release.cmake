@@ -4,16 +4,21 @@
 # Included from tests/CMakeLists.txt; archives are built with the ALL
 # target "fake-releases".
 
-add_executable(fake-engine lib/fake-engine.c lib/fake-release-path.c)
-target_link_libraries(fake-engine PRIVATE PkgConfig::JANSSON m)
+# What the stand-ins share: dying, whole writes, the loopback listener,
+# release.conf.  Built without the sanitizers, as they are.
+add_library(fake_common STATIC lib/fake-common.c lib/fake-release.c)
+target_compile_options(fake_common PRIVATE -fno-sanitize=all)
+add_executable(fake-engine lib/fake-engine.c lib/fake-engine_release.c
+  lib/fake-engine_cost.c lib/fake-engine_bench.c lib/fake-engine_serve.c)
+target_link_libraries(fake-engine PRIVATE fake_common PkgConfig::JANSSON m)
 # It stands in for a foreign binary: the sanitizers' handlers would turn
 # its SIGSEGV into an exit status, and their start-up into overhead.
 target_compile_options(fake-engine PRIVATE -fno-sanitize=all)
 target_link_options(fake-engine PRIVATE -fno-sanitize=all)
 
 # The streaming server under load, for serve mode: fake_serve_release().
-add_executable(fake-server lib/fake-server.c lib/fake-release-path.c)
-target_link_libraries(fake-server PRIVATE PkgConfig::JANSSON)
+add_executable(fake-server lib/fake-server.c)
+target_link_libraries(fake-server PRIVATE fake_common PkgConfig::JANSSON)
 target_compile_options(fake-server PRIVATE -fno-sanitize=all)
 target_link_options(fake-server PRIVATE -fno-sanitize=all)
 

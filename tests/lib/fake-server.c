@@ -27,14 +27,11 @@
  * fake-server --port N [--release FILE].  GET /health answers 200.
  * SIGTERM stops it.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +42,8 @@
 
 #include <jansson.h>
 
-#include "fake-release-path.h"
+#include "fake-common.h"
+#include "fake-release.h"
 
 #define MAX_CONNS	1100
 #define REQ_MAX		(256 * 1024)
@@ -71,40 +69,11 @@ struct conn {
 	int64_t arrived, next_ns;	/* when queued; the next token due */
 };
 
-static volatile sig_atomic_t stopping;
+const char *const progname = "fake-server";
 static struct conn conns[MAX_CONNS];
 static struct release rel = { "0", 4, 0, 0, 0, 0, 0, 0, 0 };
 static int busy_slots, streams;
 static uint64_t rng = 88172645463325252u;
-
-static void __attribute__((format(printf, 1, 2), noreturn))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("fake-server: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
-
-static int64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static double
 uniform01(void)
@@ -115,79 +84,32 @@ uniform01(void)
 	return (double)(rng >> 11) * 0x1p-53;
 }
 
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' ||
-	    e[-1] == '\r'))
-		*--e = '\0';
-	return s;
-}
-
 static void
-release_load(const char *path)
+conf_set(void *arg, const char *path, int line, const char *k,
+    const char *v)
 {
-	char line[512], *k, *v, *eq;
-	FILE *f;
-	int n = 0;
-
-	if ((f = fopen(path, "r")) == NULL)
-		die("cannot read '%s': %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		n++;
-		if ((eq = strchr(line, '#')) != NULL)
-			*eq = '\0';
-		k = trim(line);
-		if (*k == '\0')
-			continue;
-		if ((eq = strchr(k, '=')) == NULL)
-			die("%s:%d: expected 'key = value'", path, n);
-		*eq = '\0';
-		k = trim(k);
-		v = trim(eq + 1);
-		if (strcmp(k, "version") == 0)
-			snprintf(rel.version, sizeof(rel.version), "%s", v);
-		else if (strcmp(k, "slots") == 0 && atoi(v) > 0)
-			rel.slots = atoi(v);
-		else if (strcmp(k, "scheduler") == 0 &&
-		    (strcmp(v, "static") == 0 || strcmp(v, "continuous") == 0))
-			rel.static_batch = strcmp(v, "static") == 0;
-		else if (strcmp(k, "fixed_us") == 0)
-			rel.fixed_us = atof(v);
-		else if (strcmp(k, "prefill_us_per_token") == 0)
-			rel.prefill_us = atof(v);
-		else if (strcmp(k, "decode_us_per_token") == 0)
-			rel.decode_us = atof(v);
-		else if (strcmp(k, "stall_p") == 0)
-			rel.stall_p = atof(v);
-		else if (strcmp(k, "stall_us") == 0)
-			rel.stall_us = atof(v);
-		else if (strcmp(k, "drop_every") == 0)
-			rel.drop_every = atoi(v);
-		else
-			die("%s:%d: unknown key or bad value '%s'", path, n, k);
-	}
-	fclose(f);
-}
-
-/* release.conf at the root of the release: <dir of the binary>/../ */
-static void
-release_find(const char *explicit_path)
-{
-	char path[PATH_MAX + 32];
-
-	if (explicit_path) {
-		release_load(explicit_path);
-		return;
-	}
-	if (fake_release_path(path, sizeof(path)) < 0)
-		die("cannot find release.conf: %s", strerror(errno));
-	release_load(path);
+	(void)arg;
+	if (strcmp(k, "version") == 0)
+		snprintf(rel.version, sizeof(rel.version), "%s", v);
+	else if (strcmp(k, "slots") == 0 && atoi(v) > 0)
+		rel.slots = atoi(v);
+	else if (strcmp(k, "scheduler") == 0 &&
+	    (strcmp(v, "static") == 0 || strcmp(v, "continuous") == 0))
+		rel.static_batch = strcmp(v, "static") == 0;
+	else if (strcmp(k, "fixed_us") == 0)
+		rel.fixed_us = atof(v);
+	else if (strcmp(k, "prefill_us_per_token") == 0)
+		rel.prefill_us = atof(v);
+	else if (strcmp(k, "decode_us_per_token") == 0)
+		rel.decode_us = atof(v);
+	else if (strcmp(k, "stall_p") == 0)
+		rel.stall_p = atof(v);
+	else if (strcmp(k, "stall_us") == 0)
+		rel.stall_us = atof(v);
+	else if (strcmp(k, "drop_every") == 0)
+		rel.drop_every = atoi(v);
+	else
+		die("%s:%d: unknown key or bad value '%s'", path, line, k);
 }
 
 static void
@@ -201,38 +123,6 @@ conn_close(struct conn *c)
 	c->fd = -1;
 }
 
-/* Write all of p, waiting while the socket is full: a test server. */
-static int
-send_all(struct conn *c, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
-			struct pollfd pfd = { c->fd, POLLOUT, 0 };
-
-			poll(&pfd, 1, 100);
-			continue;
-		}
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int
-send_chunk(struct conn *c, const char *data)
-{
-	char head[32];
-	size_t n = strlen(data);
-
-	snprintf(head, sizeof(head), "%zx\r\n", n);
-	return send_all(c, head, strlen(head)) < 0 ||
-	    send_all(c, data, n) < 0 || send_all(c, "\r\n", 2) < 0 ? -1 : 0;
-}
-
 static void
 answer(struct conn *c, int status, const char *reason, const char *body)
 {
@@ -241,8 +131,8 @@ answer(struct conn *c, int status, const char *reason, const char *body)
 	snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: "
 	    "text/plain\r\nContent-Length: %zu\r\n\r\n", status, reason,
 	    strlen(body));
-	if (send_all(c, head, strlen(head)) < 0 ||
-	    send_all(c, body, strlen(body)) < 0)
+	if (write_all(c->fd, head, strlen(head)) < 0 ||
+	    write_all(c->fd, body, strlen(body)) < 0)
 		conn_close(c);
 }
 
@@ -286,7 +176,7 @@ completion(struct conn *c, const char *body, int llama)
 	c->arrived = now_ns();
 	streams++;
 	c->drop = rel.drop_every > 0 && streams % rel.drop_every == 0;
-	if (send_all(c, head, sizeof(head) - 1) < 0)
+	if (write_all(c->fd, head, sizeof(head) - 1) < 0)
 		conn_close(c);
 }
 
@@ -389,7 +279,7 @@ stream_token(struct conn *c, int64_t t)
 		snprintf(ev, sizeof(ev), "data: {\"choices\":[{\"text\":\" "
 		    "tok\",\"index\":0,\"finish_reason\":%s}]}\n\n", last ?
 		    "\"length\"" : "null");
-	if (send_chunk(c, ev) < 0) {
+	if (write_chunk(c->fd, ev) < 0) {
 		conn_close(c);
 		return;
 	}
@@ -414,7 +304,8 @@ stream_token(struct conn *c, int64_t t)
 		snprintf(ev, sizeof(ev), "data: {\"choices\":[],\"usage\":{"
 		    "\"prompt_tokens\":%d,\"completion_tokens\":%d}}\n\n"
 		    "data: [DONE]\n\n", c->words, c->tokens);
-	if (send_chunk(c, ev) < 0 || send_all(c, "0\r\n\r\n", 5) < 0) {
+	if (write_chunk(c->fd, ev) < 0 ||
+	    write_all(c->fd, "0\r\n\r\n", 5) < 0) {
 		conn_close(c);
 		return;
 	}
@@ -428,21 +319,9 @@ serve(int port)
 {
 	static struct pollfd pfd[MAX_CONNS + 1];
 	static int of[MAX_CONNS + 1];	/* pfd[k]'s connection */
-	struct sockaddr_in addr;
 	int lfd, one = 1;
 
-	if ((lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
-	    SOCK_NONBLOCK, 0)) < 0)
-		die("socket: %s", strerror(errno));
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	addr.sin_port = htons((uint16_t)port);
-	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-	    listen(lfd, 1024) < 0)
-		die("cannot listen on 127.0.0.1:%d: %s", port,
-		    strerror(errno));
+	lfd = listen_loopback(port, SOCK_NONBLOCK, NULL);
 	for (int i = 0; i < MAX_CONNS; i++)
 		conns[i].fd = -1;
 	while (!stopping) {
@@ -509,7 +388,7 @@ int
 main(int argc, char **argv)
 {
 	const char *release = NULL;
-	struct sigaction sa;
+	char path[PATH_MAX];
 	int port = -1;
 
 	for (int i = 1; i < argc; i++) {
@@ -522,13 +401,8 @@ main(int argc, char **argv)
 	}
 	if (port < 0)
 		die("usage: fake-server --port N [--release FILE]");
-	release_find(release);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	fake_release_read(release, path, sizeof(path), conf_set, NULL);
+	stop_on_signals();
 	serve(port);
 	return 0;
 }

@@ -75,15 +75,12 @@
  * "X-Envelope-From: <a>" and "X-Envelope-To: <b>" lines, and logged as
  * "SMTP DATA from=<a> to=<b>,<c> status=250".
  */
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,48 +91,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fake-common.h"
 #include "testserver_int.h"
 
 #define BODY_MAX	(16 << 20)
 #define LIFETIME_S	600
 
+const char *const progname = "testserver";
 const char *root = ".";
 static int log_fd = -1;
 int http_port;
-
-static void die(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2), noreturn));
-
-static void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "testserver: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	exit(1);
-}
-
-static int
-write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-
-	while (len > 0) {
-		ssize_t n = write(fd, c, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static void
 sleep_ms(long ms)
@@ -1015,41 +980,6 @@ handle_smtp(int fd)
 	free(msg);
 }
 
-static int
-listen_loopback(int *port)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int one = 1, fd;
-
-	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
-		die("socket: %s", strerror(errno));
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 64) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
-		die("cannot listen on 127.0.0.1: %s", strerror(errno));
-	*port = ntohs(sa.sin_port);
-	return fd;
-}
-
-static void
-write_port(const char *path, int port)
-{
-	char tmp[PATH_MAX], text[32];
-	int fd, n;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	n = snprintf(text, sizeof(text), "%d\n", port);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0 || write_all(fd, text, (size_t)n) < 0 ||
-	    close(fd) < 0 || rename(tmp, path) < 0)
-		die("cannot write '%s': %s", path, strerror(errno));
-}
-
 static void
 usage(void)
 {
@@ -1088,15 +1018,15 @@ main(int argc, char **argv)
 	signal(SIGCHLD, SIG_IGN);	/* children are reaped by the kernel */
 	alarm(LIFETIME_S);
 
-	pfd[0].fd = listen_loopback(&http_port);
+	pfd[0].fd = listen_loopback(0, 0, &http_port);
 	pfd[0].events = POLLIN;
 	if (smtp_file != NULL) {
-		pfd[1].fd = listen_loopback(&smtp_port);
+		pfd[1].fd = listen_loopback(0, 0, &smtp_port);
 		pfd[1].events = POLLIN;
 		nfds = 2;
-		write_port(smtp_file, smtp_port);
+		write_port_file(smtp_file, smtp_port);
 	}
-	write_port(port_file, http_port);
+	write_port_file(port_file, http_port);
 
 	for (;;) {
 		if (poll(pfd, (nfds_t)nfds, -1) < 0) {

@@ -49,6 +49,42 @@ set_switch(struct ablate_switch_in *s, const char *name, int control,
 	s->ncells = 2;
 }
 
+/* A switch of a two-switch ablation: its name, whether it is the
+ * control, and its costs. */
+struct arm {
+	const char *name;
+	int control;
+	double fixed_ms, per_token_ms;
+};
+
+/* The base and two switches, sw[0] and sw[1], each with runs a side. */
+struct pair {
+	struct variant base, v[2];
+	struct ablate_switch_in sw[2];
+};
+
+/* The runs of a base costing fixed_ms + per_token_ms a token and of the
+ * switches a and b, at cv: drawn base first, then the control, as the
+ * cases were written. */
+static struct pair *
+pair(double fixed_ms, double per_token_ms, struct arm a, struct arm b,
+    double cv, size_t runs)
+{
+	static struct pair p;
+	const struct arm *arm[2] = { &a, &b };
+	int first = b.control ? 1 : 0;
+
+	synth(&p.base, fixed_ms, per_token_ms, cv, runs);
+	for (int k = 0; k < 2; k++) {
+		int i = k == 0 ? first : 1 - first;
+
+		synth(&p.v[i], arm[i]->fixed_ms, arm[i]->per_token_ms, cv,
+		    runs);
+		set_switch(&p.sw[i], arm[i]->name, arm[i]->control, &p.v[i]);
+	}
+	return &p;
+}
+
 static int
 judge(const struct variant *base, struct ablate_switch_in *sw, size_t n,
     double control_min, struct ablate_result *r)
@@ -148,17 +184,12 @@ test_ranked(void)
 static void
 test_inert_field_report(void)
 {
-	static struct variant base, ctl, attn;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
-
 	/* 0.9 ms/token + 175.6 ms: 636.4 at 512; the control 2 ms less. */
-	synth(&base, 175.6, 0.9, 0.001, 20);
-	synth(&ctl, 173.6, 0.9, 0.001, 20);
-	synth(&attn, 175.6, 0.9, 0.001, 20);
-	set_switch(&sw[0], "experts", 1, &ctl);
-	set_switch(&sw[1], "attention", 0, &attn);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	struct pair *p = pair(175.6, 0.9, (struct arm){ "experts", 1, 173.6,
+	    0.9 }, (struct arm){ "attention", 0, 175.6, 0.9 }, 0.001, 20);
+
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_INERT);
 	CHECK(r.control_beyond_noise);
 	CHECK(!r.control_enough);
@@ -174,16 +205,11 @@ test_inert_field_report(void)
 static void
 test_inert_noise(void)
 {
-	static struct variant base, ctl, other;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
+	struct pair *p = pair(50, 1.0, (struct arm){ "other", 0, 50, 1.0 },
+	    (struct arm){ "experts", 1, 35, 0.7 }, 0.5, 3);
 
-	synth(&base, 50, 1.0, 0.5, 3);
-	synth(&ctl, 35, 0.7, 0.5, 3);
-	synth(&other, 50, 1.0, 0.5, 3);
-	set_switch(&sw[0], "other", 0, &other);
-	set_switch(&sw[1], "experts", 1, &ctl);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_INERT);
 	CHECK_INT(r.control, 1);
 	CHECK(!r.control_beyond_noise);
@@ -198,16 +224,11 @@ test_inert_noise(void)
 static void
 test_control_adds_little(void)
 {
-	static struct variant base, ctl, other;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
+	struct pair *p = pair(50, 1.0, (struct arm){ "control", 1, 53, 1.06 },
+	    (struct arm){ "attn", 0, 50, 0.8 }, 0.01, 10);
 
-	synth(&base, 50, 1.0, 0.01, 10);
-	synth(&ctl, 53, 1.06, 0.01, 10);
-	synth(&other, 50, 0.8, 0.01, 10);
-	set_switch(&sw[0], "control", 1, &ctl);
-	set_switch(&sw[1], "attn", 0, &other);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.20, &r), 0);
 	CHECK(r.sw[0].runtime_removed_rel.hi < 0);
 	CHECK_NEAR(r.sw[0].runtime_removed_rel.value, -0.06, 0.02);
 	CHECK_INT(r.status, ABLATE_INERT);
@@ -221,16 +242,11 @@ test_control_adds_little(void)
 static void
 test_control_adds(void)
 {
-	static struct variant base, ctl, other;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
+	struct pair *p = pair(50, 1.0, (struct arm){ "one-thread", 1, 95,
+	    1.9 }, (struct arm){ "attn", 0, 50, 0.8 }, 0.03, 10);
 
-	synth(&base, 50, 1.0, 0.03, 10);
-	synth(&ctl, 95, 1.9, 0.03, 10);
-	synth(&other, 50, 0.8, 0.03, 10);
-	set_switch(&sw[0], "one-thread", 1, &ctl);
-	set_switch(&sw[1], "attn", 0, &other);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_CONTROL_ADDS);
 	CHECK_STR(ablate_status_name(r.status), "control-adds");
 	CHECK(r.sw[0].runtime_removed_rel.hi < 0);
@@ -245,20 +261,15 @@ test_control_adds(void)
 static void
 test_control_min(void)
 {
-	static struct variant base, ctl, other;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
+	struct pair *p = pair(50, 1.0, (struct arm){ "experts", 1, 50 * 0.85,
+	    0.85 }, (struct arm){ "other", 0, 50, 1.0 }, 0.01, 10);
 
-	synth(&base, 50, 1.0, 0.01, 10);
-	synth(&ctl, 50 * 0.85, 0.85, 0.01, 10);
-	synth(&other, 50, 1.0, 0.01, 10);
-	set_switch(&sw[0], "experts", 1, &ctl);
-	set_switch(&sw[1], "other", 0, &other);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_INERT);
 	CHECK(r.control_beyond_noise && !r.control_enough);
 	CHECK_NEAR(r.sw[0].runtime_removed_rel.value, 0.15, 0.01);
-	CHECK_INT(judge(&base, sw, 2, 0.10, &r), 0);
+	CHECK_INT(judge(&p->base, p->sw, 2, 0.10, &r), 0);
 	CHECK_INT(r.status, ABLATE_RANKED);
 	CHECK_INT(r.sw[0].rank, 1);
 	CHECK_INT(r.sw[1].effect, EFFECT_NONE);
@@ -319,39 +330,36 @@ test_detectable(void)
 static void
 test_unmeasured(void)
 {
-	static struct variant base, ctl, other;
-	struct ablate_switch_in sw[2];
 	struct ablate_result r;
+	struct pair *p = pair(50, 1.0, (struct arm){ "experts", 1, 50, 0.4 },
+	    (struct arm){ "other", 0, 50, 0.9 }, 0.03, 5);
+	struct variant *ctl = &p->v[0], *other = &p->v[1];
+	struct ablate_switch_in *sw = p->sw;
 
-	synth(&base, 50, 1.0, 0.03, 5);
-	synth(&ctl, 50, 0.4, 0.03, 5);
-	synth(&other, 50, 0.9, 0.03, 5);
-	ctl.cells[1].n = 0;
-	set_switch(&sw[0], "experts", 1, &ctl);
-	set_switch(&sw[1], "other", 0, &other);
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	ctl->cells[1].n = 0;
+	CHECK_INT(judge(&p->base, sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_NO_CONTROL);
 	CHECK_INT(r.sw[0].effect, EFFECT_UNMEASURED);
 	CHECK_INT(r.sw[1].effect, EFFECT_NOT_JUDGED);
 	CHECK_INT(r.sw[1].rank, 0);
 
 	/* An unmeasured switch beside a working control stays unranked. */
-	ctl.cells[1].n = 5;
-	other.cells[0].n = 0;
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), 0);
+	ctl->cells[1].n = 5;
+	other->cells[0].n = 0;
+	CHECK_INT(judge(&p->base, sw, 2, 0.20, &r), 0);
 	CHECK_INT(r.status, ABLATE_RANKED);
 	CHECK_INT(r.sw[1].effect, EFFECT_UNMEASURED);
 	CHECK_INT(r.sw[1].rank, 0);
-	other.cells[0].n = 5;
+	other->cells[0].n = 5;
 
 	sw[1].control = 1;
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), -1);
+	CHECK_INT(judge(&p->base, sw, 2, 0.20, &r), -1);
 	sw[0].control = sw[1].control = 0;
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), -1);
+	CHECK_INT(judge(&p->base, sw, 2, 0.20, &r), -1);
 	sw[0].control = 1;
-	CHECK_INT(judge(&base, sw, 0, 0.20, &r), -1);
-	base.cells[0].n = 0;
-	CHECK_INT(judge(&base, sw, 2, 0.20, &r), -1);
+	CHECK_INT(judge(&p->base, sw, 0, 0.20, &r), -1);
+	p->base.cells[0].n = 0;
+	CHECK_INT(judge(&p->base, sw, 2, 0.20, &r), -1);
 	CHECK_STR(ablate_status_name(ABLATE_INERT), "inert");
 	CHECK_STR(ablate_effect_name(EFFECT_NONE), "none");
 }

@@ -29,6 +29,47 @@ poke_header(const char *path, off_t off, uint32_t v)
 	close(fd);
 }
 
+/* The machine the runs are stored from; copied, for a test to vary. */
+static const struct store_machine test_machine = {
+    (char *)(uintptr_t)"hw1", (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
+    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
+    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box", NULL, 0 };
+
+/* Engine basert (dir:/a) and its release version in s, into *r: the
+ * engine's id. */
+static int64_t
+add_release(struct store *s, const char *version, struct store_release *r)
+{
+	struct err e = ERR_INIT;
+	int64_t eng = 0;
+
+	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
+	memset(r, 0, sizeof(*r));
+	r->engine_id = eng;
+	r->version = (char *)(uintptr_t)version;
+	CHECK(store_release_upsert(s, r, &e) == 0);
+	return eng;
+}
+
+/* A pp512 run of release r on weights w and machine mach, read by
+ * llama-bench, its CPU times and memory unknown; the rest is the
+ * test's. */
+static void
+pp512_run(struct store_run *run, const struct store_release *r, int64_t w,
+    int64_t mach)
+{
+	memset(run, 0, sizeof(*run));
+	run->release_id = r->id;
+	run->weights_id = w;
+	run->machine_id = mach;
+	run->kind = "pp";
+	run->prompt_tokens = 512;
+	run->content = "";
+	run->parser = "llama-bench";
+	run->started = 1700000000;
+	run->user_ns = run->sys_ns = run->max_rss_kb = -1;
+}
+
 static void
 test_fresh(void)
 {
@@ -238,23 +279,16 @@ test_runs(void)
 	struct err e = ERR_INIT;
 	struct store *s;
 	struct store_release r;
-	struct store_machine m = { (char *)(uintptr_t)"hw1",
-	    (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
-	    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
-	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box", NULL, 0 };
+	struct store_machine m = test_machine;
 	struct store_run run;
 	struct store_sample smp[3];
-	int64_t eng, w1, w2, mach, mach2;
+	int64_t w1, w2, mach, mach2;
 	char *ok;
 
 	CHECK(store_open("runs.db", &s, &e) == 0);
 	if (s == NULL)
 		return;
-	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
-	memset(&r, 0, sizeof(r));
-	r.engine_id = eng;
-	r.version = (char *)(uintptr_t)"0.2.3";
-	CHECK(store_release_upsert(s, &r, &e) == 0);
+	add_release(s, "0.2.3", &r);
 	CHECK(store_weights_ensure(s, "w", "aa", 10, &w1, &e) == 0);
 	CHECK(store_weights_ensure(s, "w", "aa", 10, &w2, &e) == 0);
 	CHECK_INT(w1, w2);
@@ -267,17 +301,8 @@ test_runs(void)
 	CHECK(store_machine_ensure(s, &m, &mach2, &e) == 0);
 	CHECK(mach != mach2);
 
-	memset(&run, 0, sizeof(run));
-	run.release_id = r.id;
-	run.weights_id = w1;
-	run.machine_id = mach;
-	run.kind = "pp";
-	run.prompt_tokens = 512;
-	run.content = "";
-	run.parser = "llama-bench";
-	run.started = 1700000000;
+	pp512_run(&run, &r, w1, mach);
 	run.end.wall_ns = 636400000;
-	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
 	run.end.exit_code = 0;
 	run.out = "{}";
 	run.out_len = 2;
@@ -341,11 +366,7 @@ test_points_and_bisects(void)
 	CHECK(store_open("pts.db", &s, &e) == 0);
 	if (s == NULL)
 		return;
-	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
-	memset(&r, 0, sizeof(r));
-	r.engine_id = eng;
-	r.version = (char *)(uintptr_t)"0.2.4";
-	CHECK(store_release_upsert(s, &r, &e) == 0);
+	eng = add_release(s, "0.2.4", &r);
 	CHECK(store_weights_ensure(s, "w", "sha-w", 1, &w, &e) == 0);
 	CHECK(store_weights_ensure(s, "w", "sha-other", 1, &w2, &e) == 0);
 	CHECK(store_machine_ensure(s, &m, &mach, &e) == 0);
@@ -607,10 +628,7 @@ test_ablation_statuses(void)
 	struct err e = ERR_INIT;
 	struct store *s;
 	struct store_release r;
-	struct store_machine m = { (char *)(uintptr_t)"hw1",
-	    (char *)(uintptr_t)"Test CPU", 2, 24LL << 30,
-	    (char *)(uintptr_t)"x86_64", (char *)(uintptr_t)"6.1",
-	    (char *)(uintptr_t)"Debian 12", (char *)(uintptr_t)"box", NULL, 0 };
+	struct store_machine m = test_machine;
 	struct store_run run;
 	int64_t eng, w, mach, abl, nfail = 0;
 	char *json = NULL, *failure = NULL, *detail = NULL, *tail = NULL;
@@ -618,24 +636,11 @@ test_ablation_statuses(void)
 	CHECK(store_open_version("abl.db", 12, &s, &e) == 0);
 	if (s == NULL)
 		return;
-	CHECK(store_engine_ensure(s, "basert", "dir:/a", &eng, &e) == 0);
-	memset(&r, 0, sizeof(r));
-	r.engine_id = eng;
-	r.version = (char *)(uintptr_t)"0.2.3";
-	CHECK(store_release_upsert(s, &r, &e) == 0);
+	eng = add_release(s, "0.2.3", &r);
 	CHECK(store_weights_ensure(s, "w", "aa", 10, &w, &e) == 0);
 	CHECK(store_machine_ensure(s, &m, &mach, &e) == 0);
 	CHECK(store_ablation_open(s, 0, eng, r.id, &abl, &e) == 0);
-	memset(&run, 0, sizeof(run));
-	run.release_id = r.id;
-	run.weights_id = w;
-	run.machine_id = mach;
-	run.kind = "pp";
-	run.prompt_tokens = 512;
-	run.content = "";
-	run.parser = "llama-bench";
-	run.started = 1700000000;
-	run.user_ns = run.sys_ns = run.max_rss_kb = -1;
+	pp512_run(&run, &r, w, mach);
 	run.end.exit_code = 1;
 	run.end.failure = "exit";
 	run.out = "";

@@ -45,48 +45,23 @@ cell_text(char *buf, size_t len, const struct report_cell *c)
 }
 
 void
-ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
-{
-	char cikey[64];
-	const json_t *ci;
-	double v = rep_real(o, key);
-
-	snprintf(cikey, sizeof(cikey), "%s_ci", key);
-	ci = json_object_get(o, cikey);
-	if (!isfinite(v)) {
-		snprintf(buf, len, json_is_string(json_object_get(o,
-		    "fixed_not_estimable")) && strstr(key, "fixed") ?
-		    "not estimable" : "-");
-		return;
-	}
-	if (json_is_array(ci) && isfinite(json_number_value(
-	    json_array_get(ci, 0))))
-		snprintf(buf, len, sign ? "%+.4g [%+.4g, %+.4g]" :
-		    "%.4g [%.4g, %.4g]", v,
-		    json_number_value(json_array_get(ci, 0)),
-		    json_number_value(json_array_get(ci, 1)));
-	else
-		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
-}
-
-/* A figure of the fit with its interval, as ci_text() writes it; none
- * when there is no figure. */
-static void
-ms_text(char *buf, size_t len, const struct report_ms *m, const char *none)
+ms_ci_text(char *buf, size_t len, const struct report_ms *m, int sign,
+    const char *none)
 {
 	if (!isfinite(m->value))
 		snprintf(buf, len, "%s", none);
 	else if (isfinite(m->lo) && isfinite(m->hi))
-		snprintf(buf, len, "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
+		snprintf(buf, len, sign ? "%+.4g [%+.4g, %+.4g]" :
+		    "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
 	else
-		snprintf(buf, len, "%.4g", m->value);
+		snprintf(buf, len, sign ? "%+.4g" : "%.4g", m->value);
 }
 
 /* The fixed part: "not estimable" where the fit says so. */
 static void
 fixed_text(char *buf, size_t len, const struct report_fit *f)
 {
-	ms_text(buf, len, &f->fixed, f->fixed_not_estimable[0] ?
+	ms_ci_text(buf, len, &f->fixed, 0, f->fixed_not_estimable[0] ?
 	    "not estimable" : "-");
 }
 
@@ -494,7 +469,7 @@ print_curves(const struct report *rp, FILE *out, int md)
 		for (size_t k = 0; k < f->ncost_at; k++) {
 			char ci[96];
 
-			ms_text(ci, sizeof(ci), &f->cost_at[k].ms, "-");
+			ms_ci_text(ci, sizeof(ci), &f->cost_at[k].ms, 0, "-");
 			fprintf(out, "%s %s ms at %lld", k ? "," : "", ci,
 			    f->cost_at[k].tokens);
 		}
@@ -606,7 +581,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			if (dispw(buf) > wc[j])
 				wc[j] = dispw(buf);
 		}
-		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		ms_ci_text(per, sizeof(per), &r->fit.per_token, 0, "-");
 		fixed_text(fix, sizeof(fix), &r->fit);
 		if ((int)strlen(per) > wp)
 			wp = (int)strlen(per);
@@ -638,7 +613,7 @@ print_text(const json_t *rep, FILE *out, int md)
 		char flags[256];
 
 		flags_text(flags, sizeof(flags), r);
-		ms_text(per, sizeof(per), &r->fit.per_token, "-");
+		ms_ci_text(per, sizeof(per), &r->fit.per_token, 0, "-");
 		fixed_text(fix, sizeof(fix), &r->fit);
 		if (md)
 			fprintf(out, "| %s | %s |", r->version, r->status);
@@ -699,7 +674,7 @@ print_text(const json_t *rep, FILE *out, int md)
 	gpu_releases_text(&rp, out, md);
 	serve_text(rep, out, md);
 	print_canary(&rp, out, md);
-	print_verdict_text(json_object_get(rep, "verdict"), out, md);
+	print_verdict_text(&rp.verdict, out, md);
 	print_else_changed(&rp, out, md);
 	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
 	json_array_foreach(json_object_get(rep_, "archives"), i, x)

@@ -166,9 +166,126 @@ struct report_machine {
 	long long cores, mem_bytes;
 };
 
+/* A relative change (0.05: 5% slower) with its 95% interval; NAN where
+ * there is none. */
+struct report_rel {
+	double value, lo, hi;
+};
+
+/* A commit of the range (docs/report.md "verdict.commit"). */
+struct report_commit {
+	int ok;			/* 0: none (the key left out) */
+	const char *id, *short_id, *subject, *author, *date;
+	const char *url;	/* NULL: no link */
+	const char *build;	/* "built", "failed", "not built" */
+};
+
+/* A change point: its boundary pair, its kind, the metric's change. */
+struct report_point {
+	const char *first_bad, *last_good;	/* "": none */
+	const char *kind;	/* "per-token" ... "output"; "": none */
+	int confirmed;
+	struct report_rel metric_change;
+};
+
+/* "Times slower" at a prompt length, first bad over last good. */
+struct report_ratio {
+	char tokens[16];	/* the prompt length, as the JSON keys it */
+	double value, lo, hi;	/* NAN: none */
+};
+
+/* A step between consecutive measured releases of a slide. */
+struct report_step {
+	const char *from, *to;
+	struct report_rel change;
+};
+
+/* The slide of a gradual verdict. */
+struct report_gradual {
+	int ok;			/* 0: not gradual (the key left out) */
+	const char *from, *to;	/* the span: from is before it */
+	size_t nreleases;	/* the releases it spreads over */
+	struct report_rel total, per_release;
+	const char **between;	/* measured inside it; malloced */
+	size_t nbetween;
+	struct report_step *steps;	/* largest first; malloced */
+	size_t nsteps;
+};
+
+/* Where an unknown verdict stopped. */
+struct report_inconclusive {
+	int ok;			/* 0: none (the key left out) */
+	const char *from, *to;
+	struct report_rel change;
+};
+
+/* The sides' median SM clocks, where both were read. */
+struct report_clocks {
+	int ok;			/* 0: not both read; the rest NAN */
+	const char *good, *bad;	/* the versions compared */
+	double good_sm_mhz, bad_sm_mhz;
+	int differ;		/* more than 1% apart */
+};
+
+/* The drill-down from the release boundary into its commits. */
+struct report_drill {
+	int ok;			/* 0: none (the key left out) */
+	const char *range, *status, *reason;	/* "": none */
+};
+
+/* The first tokens two canary texts differ in. */
+struct report_diff {
+	int ok;			/* 0: none (the key left out) */
+	long long token;
+	const char *before, *after;
+};
+
+/*
+ * The report's verdict (docs/report.md "verdict"): the main change point
+ * at its top, every change point, the slide of a gradual one, where an
+ * unknown stopped and the power.  Strings are borrowed, as report_fit's;
+ * a string missing is "", a number NAN.
+ */
+struct report_verdict {
+	int ok;			/* 0: the report has none */
+	const char *status;	/* regression, gradual, no-regression,
+				 * unknown */
+	const char *reason;
+	struct report_point change;	/* the main one's */
+	const char **candidates;	/* ascending; malloced */
+	size_t ncandidates;
+	double endpoints_change;
+	/* The pair's fit: the deltas, the ratios and their trend. */
+	int has_deltas;		/* 0: none (per_token_delta_ms left out) */
+	struct report_ms per_token_delta, fixed_delta;
+	const char *fixed_not_estimable;	/* why; "": it is */
+	struct report_ratio *ratios;	/* ascending length; malloced */
+	size_t nratios;
+	const char *ratio_trend;
+	struct report_point *points;	/* malloced */
+	size_t npoints;
+	struct report_gradual gradual;
+	struct report_inconclusive inconclusive;
+	/* Power: what a "no" could have seen, what an "unknown" lacks. */
+	double detectable_change;	/* NAN: not said */
+	long long runs_per_release;	/* 0: not said */
+	int more_runs_said;	/* 0: more_runs_per_release left out */
+	long long more_runs;	/* -1: none would decide it (null) */
+	struct report_clocks clocks;
+	/* A commit range's, or the drill-down's. */
+	struct report_commit commit;	/* the first bad one */
+	int has_candidate_commits;	/* the key there, even empty */
+	struct report_commit *candidate_commits;	/* malloced */
+	size_t ncandidate_commits;
+	struct report_drill drill_down;
+	/* The output canary's: the texts' hashes and first difference. */
+	const char *last_good_sha256, *first_bad_sha256;
+	struct report_diff diff;
+};
+
 /*
  * What the renderers read of a report so far: what it is of (the head),
- * its releases and what else changed; the verdict, how to reproduce it
+ * its releases, what else changed and the verdict; how to reproduce it
  * and the "about" for upstream they read from its JSON.  Strings are
  * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
  */
@@ -193,6 +310,7 @@ struct report {
 	int has_changes;
 	struct report_change *changes;		/* malloced */
 	size_t nchanges;
+	struct report_verdict verdict;
 };
 
 /* "pp" or "tg". */

@@ -43,7 +43,8 @@ struct field {
 	size_t off, size;	/* in the struct */
 };
 
-#define FIELD(s, member, type) { #member, type, offsetof(s, member), \
+#define FIELD(s, member, type) FIELD_AS(s, member, #member, type)
+#define FIELD_AS(s, member, key, type) { key, type, offsetof(s, member), \
 	sizeof(((s *)0)->member) }
 
 static void
@@ -181,6 +182,72 @@ static const struct field machine_fields[] = {
 	FIELD(struct report_machine, os, F_STR),
 	FIELD(struct report_machine, hostname, F_OPT_STR),
 	FIELD(struct report_machine, hw_key, F_STR),
+};
+
+/* The verdict's flat parts, read only: verdict_json() (search/) writes
+ * them.  A relative change's interval ("NAME_ci") is read apart. */
+static const struct field point_fields[] = {
+	FIELD(struct report_point, first_bad, F_STR),
+	FIELD(struct report_point, last_good, F_STR),
+	FIELD(struct report_point, kind, F_STR),
+	FIELD(struct report_point, confirmed, F_TRUE),
+};
+
+static const struct field commit_fields[] = {
+	FIELD(struct report_commit, id, F_STR),
+	FIELD_AS(struct report_commit, short_id, "short", F_STR),
+	FIELD(struct report_commit, subject, F_STR),
+	FIELD(struct report_commit, author, F_STR),
+	FIELD(struct report_commit, date, F_STR),
+	FIELD(struct report_commit, url, F_OPT_STR),
+	FIELD(struct report_commit, build, F_STR),
+};
+
+static const struct field clocks_fields[] = {
+	FIELD(struct report_clocks, good, F_STR),
+	FIELD(struct report_clocks, bad, F_STR),
+	FIELD(struct report_clocks, good_sm_mhz, F_REAL),
+	FIELD(struct report_clocks, bad_sm_mhz, F_REAL),
+	FIELD(struct report_clocks, differ, F_TRUE),
+};
+
+static const struct field drill_fields[] = {
+	FIELD(struct report_drill, range, F_STR),
+	FIELD(struct report_drill, status, F_STR),
+	FIELD(struct report_drill, reason, F_STR),
+};
+
+static const struct field diff_fields[] = {
+	FIELD(struct report_diff, token, F_INT),
+	FIELD(struct report_diff, before, F_STR),
+	FIELD(struct report_diff, after, F_STR),
+};
+
+static const struct field inconclusive_fields[] = {
+	FIELD(struct report_inconclusive, from, F_STR),
+	FIELD(struct report_inconclusive, to, F_STR),
+};
+
+static const struct field step_fields[] = {
+	FIELD(struct report_step, from, F_STR),
+	FIELD(struct report_step, to, F_STR),
+};
+
+static const struct field gradual_fields[] = {
+	FIELD(struct report_gradual, from, F_STR),
+	FIELD(struct report_gradual, to, F_STR),
+};
+
+static const struct field verdict_fields[] = {
+	FIELD(struct report_verdict, status, F_STR),
+	FIELD(struct report_verdict, reason, F_STR),
+	FIELD(struct report_verdict, endpoints_change, F_REAL),
+	FIELD(struct report_verdict, fixed_not_estimable, F_STR),
+	FIELD(struct report_verdict, ratio_trend, F_STR),
+	FIELD(struct report_verdict, detectable_change, F_REAL),
+	FIELD(struct report_verdict, runs_per_release, F_INT),
+	FIELD(struct report_verdict, last_good_sha256, F_STR),
+	FIELD(struct report_verdict, first_bad_sha256, F_STR),
 };
 
 const char *
@@ -460,17 +527,31 @@ cell_read(const json_t *o, struct report_cell *c)
 	fields_read(confirm_fields, NFIELDS(confirm_fields), k, &c->confirm);
 }
 
+/* o[name] and its interval o[name_ci]; NAN where missing. */
 static void
-ms_read(const json_t *o, const char *name, struct report_ms *m)
+value_ci_read(const json_t *o, const char *name, double *value,
+    double *lo, double *hi)
 {
 	char key[64];
 	const json_t *ci;
 
 	snprintf(key, sizeof(key), "%s_ci", name);
 	ci = json_object_get(o, key);
-	m->value = rep_real(o, name);
-	m->lo = rep_at(ci, 0);
-	m->hi = rep_at(ci, 1);
+	*value = rep_real(o, name);
+	*lo = rep_at(ci, 0);
+	*hi = rep_at(ci, 1);
+}
+
+static void
+ms_read(const json_t *o, const char *name, struct report_ms *m)
+{
+	value_ci_read(o, name, &m->value, &m->lo, &m->hi);
+}
+
+static void
+rel_read(const json_t *o, const char *name, struct report_rel *r)
+{
+	value_ci_read(o, name, &r->value, &r->lo, &r->hi);
 }
 
 static void
@@ -670,6 +751,164 @@ changes_read(const json_t *all, struct report *out)
 	return 0;
 }
 
+/* calloc(n, size), where none is no room and no failure (NULL); *oom
+ * set when out of memory. */
+static void *
+room(size_t n, size_t size, int *oom)
+{
+	void *p = n > 0 ? calloc(n, size) : NULL;
+
+	if (n > 0 && p == NULL)
+		*oom = 1;
+	return p;
+}
+
+/* The strings of array a (borrowed; "" for anything else) into *n of
+ * a malloced array. */
+static const char **
+strings_read(const json_t *a, size_t *n, int *oom)
+{
+	const char **s = room(json_array_size(a), sizeof(*s), oom);
+	const json_t *x;
+	size_t i;
+
+	*n = 0;
+	if (s != NULL)
+		json_array_foreach(a, i, x)
+			s[(*n)++] = json_is_string(x) ? json_string_value(x) :
+			    "";
+	return s;
+}
+
+static void
+point_read(const json_t *o, struct report_point *p)
+{
+	fields_read(point_fields, NFIELDS(point_fields), o, p);
+	rel_read(o, "metric_change", &p->metric_change);
+}
+
+static void
+commit_read(const json_t *o, struct report_commit *c)
+{
+	c->ok = json_is_object(o);
+	fields_read(commit_fields, NFIELDS(commit_fields), o, c);
+}
+
+/* The ratios in the JSON's order, their intervals beside them. */
+static void
+ratios_read(const json_t *v, struct report_verdict *out, int *oom)
+{
+	const json_t *ratios = json_object_get(v, "ratios");
+	const json_t *cis = json_object_get(v, "ratios_ci");
+	const char *k;
+	json_t *x;
+
+	out->ratios = room(json_object_size(ratios), sizeof(*out->ratios),
+	    oom);
+	if (out->ratios == NULL)
+		return;
+	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
+		struct report_ratio *r = &out->ratios[out->nratios++];
+		const json_t *ci = json_object_get(cis, k);
+
+		snprintf(r->tokens, sizeof(r->tokens), "%s", k);
+		r->value = json_is_number(x) ? json_number_value(x) : NAN;
+		r->lo = rep_at(ci, 0);
+		r->hi = rep_at(ci, 1);
+	}
+}
+
+static void
+gradual_read(const json_t *g, struct report_gradual *out, int *oom)
+{
+	const json_t *steps = json_object_get(g, "largest_steps"), *x;
+	size_t i;
+
+	out->ok = json_is_object(g);
+	fields_read(gradual_fields, NFIELDS(gradual_fields), g, out);
+	out->nreleases = json_array_size(json_object_get(g, "releases"));
+	rel_read(g, "total_change", &out->total);
+	rel_read(g, "per_release_change", &out->per_release);
+	out->between = strings_read(json_object_get(g, "measured_between"),
+	    &out->nbetween, oom);
+	out->steps = room(json_array_size(steps), sizeof(*out->steps), oom);
+	if (out->steps == NULL)
+		return;
+	json_array_foreach(steps, i, x) {
+		struct report_step *st = &out->steps[out->nsteps++];
+
+		fields_read(step_fields, NFIELDS(step_fields), x, st);
+		rel_read(x, "change", &st->change);
+	}
+}
+
+/* The verdict object v into *out: 0, or -1 when out of memory. */
+static int
+verdict_read(const json_t *v, struct report_verdict *out)
+{
+	const json_t *more = json_object_get(v, "more_runs_per_release");
+	const json_t *u = json_object_get(v, "inconclusive");
+	const json_t *clocks = json_object_get(v, "clocks");
+	const json_t *drill = json_object_get(v, "drill_down");
+	const json_t *diff = json_object_get(v, "diff");
+	const json_t *points = json_object_get(v, "change_points");
+	const json_t *cc = json_object_get(v, "candidate_commits"), *x;
+	size_t i;
+	int oom = 0;
+
+	out->ok = json_is_object(v);
+	fields_read(verdict_fields, NFIELDS(verdict_fields), v, out);
+	point_read(v, &out->change);
+	out->candidates = strings_read(json_object_get(v, "candidates"),
+	    &out->ncandidates, &oom);
+	out->has_deltas = json_object_get(v, "per_token_delta_ms") != NULL;
+	ms_read(v, "per_token_delta_ms", &out->per_token_delta);
+	ms_read(v, "fixed_delta_ms", &out->fixed_delta);
+	ratios_read(v, out, &oom);
+	if ((out->points = room(json_array_size(points),
+	    sizeof(*out->points), &oom)) != NULL)
+		json_array_foreach(points, i, x)
+			point_read(x, &out->points[out->npoints++]);
+	gradual_read(json_object_get(v, "gradual"), &out->gradual, &oom);
+	out->inconclusive.ok = json_is_object(u);
+	fields_read(inconclusive_fields, NFIELDS(inconclusive_fields), u,
+	    &out->inconclusive);
+	rel_read(u, "change", &out->inconclusive.change);
+	out->more_runs_said = json_is_integer(more) || json_is_null(more);
+	out->more_runs = json_is_integer(more) ? json_integer_value(more) :
+	    -1;
+	fields_read(clocks_fields, NFIELDS(clocks_fields), clocks,
+	    &out->clocks);
+	/* A clock that was not read is no clock, never a zero one. */
+	out->clocks.ok = json_is_object(clocks) &&
+	    out->clocks.good_sm_mhz > 0 && out->clocks.bad_sm_mhz > 0;
+	commit_read(json_object_get(v, "commit"), &out->commit);
+	out->has_candidate_commits = cc != NULL;
+	if ((out->candidate_commits = room(json_array_size(cc),
+	    sizeof(*out->candidate_commits), &oom)) != NULL)
+		json_array_foreach(cc, i, x)
+			commit_read(x, &out->candidate_commits[
+			    out->ncandidate_commits++]);
+	out->drill_down.ok = json_is_object(drill);
+	fields_read(drill_fields, NFIELDS(drill_fields), drill,
+	    &out->drill_down);
+	out->diff.ok = json_is_object(diff);
+	fields_read(diff_fields, NFIELDS(diff_fields), diff, &out->diff);
+	return oom ? -1 : 0;
+}
+
+static void
+verdict_clear(struct report_verdict *v)
+{
+	free(v->candidates);
+	free(v->ratios);
+	free(v->points);
+	free(v->candidate_commits);
+	free(v->gradual.between);
+	free(v->gradual.steps);
+	memset(v, 0, sizeof(*v));
+}
+
 int
 report_read(const json_t *rep, struct report *out)
 {
@@ -678,7 +917,8 @@ report_read(const json_t *rep, struct report *out)
 
 	memset(out, 0, sizeof(*out));
 	head_read(rep, out);
-	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0) {
+	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0 ||
+	    verdict_read(json_object_get(rep, "verdict"), &out->verdict) < 0) {
 		report_clear(out);
 		return -1;
 	}
@@ -707,6 +947,7 @@ report_clear(struct report *r)
 	for (size_t i = 0; i < r->nchanges; i++)
 		free(r->changes[i].bisect);
 	free(r->changes);
+	verdict_clear(&r->verdict);
 	memset(r, 0, sizeof(*r));
 }
 

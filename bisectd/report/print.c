@@ -718,39 +718,41 @@ csv_command(const json_t *rep, const char *version, const char *group,
 /* The commit columns of a row (none for releases): subject, author,
  * date, url and the commit's part in the verdict. */
 static void
-commit_cells(int commits, const struct report_release *r, const json_t *v,
-    FILE *out)
+commit_cells(int commits, const struct report_release *r,
+    const struct report_verdict *v, FILE *out)
 {
-	const json_t *c = r->commit;
+	const struct report_commit *c = &v->commit;
+	struct report_commit own;
 	const char *version = r->version, *role = "";
-	size_t i;
-	json_t *x;
 
-	if (!commits && !json_is_object(json_object_get(v, "commit")))
+	if (!commits && !v->commit.ok)
 		return;
 	if (!commits) {
 		/* A drill-down: the first bad release's rows name the
 		 * first bad commit. */
-		if (strcmp(version, rep_str(v, "first_bad")) != 0) {
+		if (strcmp(version, v->change.first_bad) != 0) {
 			fputs(",,,,,", out);
 			return;
 		}
-		c = json_object_get(v, "commit");
 		role = "first-bad-commit";
-	} else if (strcmp(version, rep_str(v, "first_bad")) == 0)
-		role = "first-bad";
-	else if (strcmp(version, rep_str(v, "last_good")) == 0)
-		role = "last-good";
-	else
-		json_array_foreach(json_object_get(v, "candidates"), i, x)
-			if (strcmp(version, json_string_value(x)) == 0)
-				role = "candidate";
+	} else {
+		report_commit_read(r->commit, &own);
+		c = &own;
+		if (strcmp(version, v->change.first_bad) == 0)
+			role = "first-bad";
+		else if (strcmp(version, v->change.last_good) == 0)
+			role = "last-good";
+		else
+			for (size_t i = 0; i < v->ncandidates; i++)
+				if (strcmp(version, v->candidates[i]) == 0)
+					role = "candidate";
+	}
 	fputc(',', out);
-	text_csv_field(out, rep_str(c, "subject"));
+	text_csv_field(out, c->subject);
 	fputc(',', out);
-	text_csv_field(out, rep_str(c, "author"));
-	fprintf(out, ",%s,%s,%s%s%s", rep_str(c, "date"), rep_str(c, "url"),
-	    role, commits ? "" : " ", commits ? "" : rep_str(c, "id"));
+	text_csv_field(out, c->author);
+	fprintf(out, ",%s,%s,%s%s%s", c->date, c->url ? c->url : "", role,
+	    commits ? "" : " ", commits ? "" : c->id);
 }
 
 /* The five canary columns: its state, hash, diff, the release the diff
@@ -783,14 +785,13 @@ canary_csv(const json_t *k, FILE *out)
 static void
 print_csv(const json_t *rep, FILE *out)
 {
-	const json_t *v = json_object_get(rep, "verdict");
-	int drilled = json_is_object(json_object_get(v, "commit"));
 	struct report rp;
-	int commits;
+	int commits, drilled;
 
 	if (report_read(rep, &rp) < 0)
 		return;
 	commits = rp.commits;
+	drilled = rp.verdict.commit.ok;
 	/* A commit range adds who and what each commit is, and its part
 	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
@@ -813,7 +814,7 @@ print_csv(const json_t *rep, FILE *out)
 			    flags);
 			canary_csv(tr->canary, out);
 			fputc(',', out);
-			commit_cells(commits, tr, v, out);
+			commit_cells(commits, tr, &rp.verdict, out);
 			fputc('\n', out);
 		}
 		for (size_t k = 0; k < tr->ncells; k++) {
@@ -840,7 +841,7 @@ print_csv(const json_t *rep, FILE *out)
 			canary_csv(tr->canary, out);
 			fputc(',', out);
 			csv_command(rep, tr->version, g, at->key, out);
-			commit_cells(commits, tr, v, out);
+			commit_cells(commits, tr, &rp.verdict, out);
 			fputc('\n', out);
 		}
 	}

@@ -345,6 +345,9 @@ void report_release_clear(struct report_release *r);
 int report_read(const struct json_t *rep, struct report *out);
 void report_clear(struct report *r);
 
+/* A commit's object (a release's "commit", kept as JSON) into *c. */
+void report_commit_read(const struct json_t *o, struct report_commit *c);
+
 /* The cell of group g under key in r; NULL when r has none. */
 const struct report_cell *report_release_cell(const struct report_release *r,
     enum report_group g, const char *key);

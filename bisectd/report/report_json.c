@@ -787,8 +787,8 @@ point_read(const json_t *o, struct report_point *p)
 	rel_read(o, "metric_change", &p->metric_change);
 }
 
-static void
-commit_read(const json_t *o, struct report_commit *c)
+void
+report_commit_read(const json_t *o, struct report_commit *c)
 {
 	c->ok = json_is_object(o);
 	fields_read(commit_fields, NFIELDS(commit_fields), o, c);
@@ -882,12 +882,12 @@ verdict_read(const json_t *v, struct report_verdict *out)
 	/* A clock that was not read is no clock, never a zero one. */
 	out->clocks.ok = json_is_object(clocks) &&
 	    out->clocks.good_sm_mhz > 0 && out->clocks.bad_sm_mhz > 0;
-	commit_read(json_object_get(v, "commit"), &out->commit);
+	report_commit_read(json_object_get(v, "commit"), &out->commit);
 	out->has_candidate_commits = cc != NULL;
 	if ((out->candidate_commits = room(json_array_size(cc),
 	    sizeof(*out->candidate_commits), &oom)) != NULL)
 		json_array_foreach(cc, i, x)
-			commit_read(x, &out->candidate_commits[
+			report_commit_read(x, &out->candidate_commits[
 			    out->ncandidate_commits++]);
 	out->drill_down.ok = json_is_object(drill);
 	fields_read(drill_fields, NFIELDS(drill_fields), drill,

@@ -390,12 +390,16 @@ section_ratios(FILE *out, const struct report_verdict *v)
 {
 	struct plot_axes a = { 0, 0, 1, 1 };
 	size_t i;
+	int first;
 
 	if (v->nratios == 0)
 		return;
+	/* A ratio there is none of has no dot, never one at 0x. */
 	for (i = 0; i < v->nratios; i++) {
 		const struct report_ratio *r = &v->ratios[i];
 
+		if (!isfinite(r->value))
+			continue;
 		a.x1 = fmax(a.x1, atof(r->tokens));
 		a.y0 = fmin(a.y0, r->value);
 		a.y1 = fmax(a.y1, r->value);
@@ -418,16 +422,21 @@ section_ratios(FILE *out, const struct report_verdict *v)
 	fprintf(out, "<line class=\"one\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
 	    "y2=\"%.1f\"/>\n<path class=\"ratio-line\" d=\"", PAD_L,
 	    PLOT_W - PAD_R, svg_py(&a, 1), svg_py(&a, 1));
-	for (i = 0; i < v->nratios; i++)
-		fprintf(out, "%c%.1f %.1f", i == 0 ? 'M' : 'L',
-		    svg_px(&a, atof(v->ratios[i].tokens)),
-		    svg_py(&a, v->ratios[i].value));
+	for (i = 0, first = 1; i < v->nratios; i++)
+		if (isfinite(v->ratios[i].value)) {
+			fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L',
+			    svg_px(&a, atof(v->ratios[i].tokens)),
+			    svg_py(&a, v->ratios[i].value));
+			first = 0;
+		}
 	fputs("\"/>\n", out);
 	for (i = 0; i < v->nratios; i++) {
 		const struct report_ratio *r = &v->ratios[i];
 		double cx = svg_px(&a, atof(r->tokens)), lo = r->lo;
 		double hi = r->hi;
 
+		if (!isfinite(r->value))
+			continue;
 		if (isfinite(lo) && isfinite(hi))
 			fprintf(out, "<path class=\"ratio-ci\" data-lo=\"%.4g\" "
 			    "data-hi=\"%.4g\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"

@@ -173,60 +173,53 @@ kernel_flags(const char *all, char *buf, size_t len)
 
 /* report --for-upstream: what a maintainer asks for first. */
 static void
-print_about(const json_t *a, FILE *out, int md)
+print_about(const struct report_about *a, FILE *out, int md)
 {
-	const json_t *model = json_object_get(a, "model"), *b;
 	const char *li = md ? "- " : "";
-	size_t i;
 
-	if (!json_is_object(a))
+	if (!a->ok)
 		return;
-	fprintf(out, "%stool bisectd %s\n", li, rep_str(a, "bisectd"));
-	json_array_foreach(json_object_get(a, "engine_builds"), i, b) {
-		fprintf(out, "%sengine %s: build %s", li, rep_str(b, "version"),
-		    json_object_get(b, "build_commit") ?
-		    rep_str(b, "build_commit") : "not reported");
-		if (json_is_integer(json_object_get(b, "build_number")))
-			fprintf(out, " (b%lld)", (long long)json_integer_value(
-			    json_object_get(b, "build_number")));
-		if (json_object_get(b, "backend"))
-			fprintf(out, ", backend %s", rep_str(b, "backend"));
+	fprintf(out, "%stool bisectd %s\n", li, a->bisectd);
+	for (size_t i = 0; i < a->nbuilds; i++) {
+		const struct report_build *b = &a->builds[i];
+
+		fprintf(out, "%sengine %s: build %s", li, b->version,
+		    b->build_commit ? b->build_commit : "not reported");
+		if (b->build_number >= 0)
+			fprintf(out, " (b%lld)", b->build_number);
+		if (b->backend != NULL)
+			fprintf(out, ", backend %s", b->backend);
 		fputc('\n', out);
 	}
-	fprintf(out, "%smodel %s", li, json_object_get(model, "type") ?
-	    rep_str(model, "type") : rep_str(model, "weights"));
-	if (json_object_get(model, "size_bytes"))
-		fprintf(out, ", %.2f GiB", (double)json_integer_value(
-		    json_object_get(model, "size_bytes")) / (1 << 30));
-	else if (json_object_get(model, "file_bytes"))
-		fprintf(out, ", file %.2f GiB", (double)json_integer_value(
-		    json_object_get(model, "file_bytes")) / (1 << 30));
-	if (json_object_get(model, "params")) {
-		double n = (double)json_integer_value(json_object_get(model,
-		    "params"));
+	fprintf(out, "%smodel %s", li, a->model_type ? a->model_type :
+	    a->weights);
+	if (a->size_bytes >= 0)
+		fprintf(out, ", %.2f GiB", (double)a->size_bytes / (1 << 30));
+	else if (a->file_bytes >= 0)
+		fprintf(out, ", file %.2f GiB", (double)a->file_bytes /
+		    (1 << 30));
+	if (a->params >= 0) {
+		double n = (double)a->params;
 
 		fprintf(out, ", %.3g %s parameters", n >= 1e9 ? n / 1e9 :
 		    n / 1e6, n >= 1e9 ? "B" : "M");
 	}
 	fputc('\n', out);
-	if (json_is_integer(json_object_get(a, "threads")))
-		fprintf(out, "%sthreads %lld", li, (long long)
-		    json_integer_value(json_object_get(a, "threads")));
+	if (a->threads >= 0)
+		fprintf(out, "%sthreads %lld", li, a->threads);
 	else
 		fprintf(out, "%sthreads: the engine's default", li);
 	fprintf(out, ", %lld runs per cell (up to %lld), %lld warm-up\n",
-	    (long long)json_integer_value(json_object_get(a, "reps")),
-	    (long long)json_integer_value(json_object_get(a, "max_reps")),
-	    (long long)json_integer_value(json_object_get(a, "warmup")));
-	if (json_is_string(json_object_get(a, "cpu_flags"))) {
+	    a->reps, a->max_reps, a->warmup);
+	if (a->cpu_flags != NULL) {
 		char flags[1024];
 
-		kernel_flags(rep_str(a, "cpu_flags"), flags, sizeof(flags));
+		kernel_flags(a->cpu_flags, flags, sizeof(flags));
 		fprintf(out, "%sCPU %s; the flags kernels use: %s\n", li,
-		    rep_str(a, "cpu_model"), flags[0] ? flags : "none");
+		    a->cpu_model, flags[0] ? flags : "none");
 	} else
 		fprintf(out, "%sCPU %s; flags: not reported\n", li,
-		    rep_str(a, "cpu_model"));
+		    a->cpu_model);
 }
 
 /* "3f2a9c1b0d4e" for a canary's text, or its state. */
@@ -291,7 +284,7 @@ print_canary(const struct report *rp, FILE *out, int md)
 }
 
 static void
-print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
+print_header(const struct report *rp, FILE *out, int md)
 {
 	const struct report_machine *m = &rp->machine;
 	const json_t *x;
@@ -314,7 +307,7 @@ print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
 		    *rep_str(x, "why") ? rep_str(x, "why") : "node ",
 		    *rep_str(x, "why") ? "" : rep_str(x, "from"),
 		    *rep_str(x, "why") ? "" : " was lost", rep_str(x, "to"));
-	print_about(json_object_get(rep, "about"), out, md);
+	print_about(&rp->about, out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
 	    rp->weights, rp->weights_sha256 ? rp->weights_sha256 :
 	    "(not pinned yet)");
@@ -513,14 +506,12 @@ print_confirm(const struct report *rp, FILE *out, int md)
 
 /* A fence no backtick run inside the commands can close. */
 static int
-fence_len(const json_t *runs)
+fence_len(const struct report_reproduce *r)
 {
 	int longest = 2;
-	const json_t *x;
-	size_t i;
 
-	json_array_foreach(runs, i, x)
-		for (const char *p = rep_str(x, "command"); *p; p++) {
+	for (size_t i = 0; i < r->nruns; i++)
+		for (const char *p = r->runs[i].command; *p; p++) {
 			int n = 0;
 
 			while (p[n] == '`')
@@ -534,30 +525,47 @@ fence_len(const json_t *runs)
 
 /* Each cell's command line as a run executed it. */
 static void
-print_runs(const json_t *runs, FILE *out, int md)
+print_runs(const struct report_reproduce *r, FILE *out, int md)
 {
-	int fence = fence_len(runs);
-	const json_t *x;
-	size_t i;
+	int fence = fence_len(r);
 
-	if (json_array_size(runs) == 0)
+	if (r->nruns == 0)
 		return;
 	if (md)
 		fprintf(out, "\nEach cell as a run executed it:\n\n%.*s"
 		    "sh\n", fence, "````````````````````````````````");
-	json_array_foreach(runs, i, x)
+	for (size_t i = 0; i < r->nruns; i++)
 		fprintf(out, md ? "# %s %s\n%s\n" : "  # %s %s\n  %s\n",
-		    rep_str(x, "version"), rep_str(x, "cell"),
-		    rep_str(x, "command"));
+		    r->runs[i].version, r->runs[i].cell, r->runs[i].command);
 	if (md)
 		fprintf(out, "%.*s\n", fence,
 		    "````````````````````````````````");
 }
 
+/* The archives that matter and the commands, then each cell's. */
+static void
+print_reproduce(const struct report_reproduce *r, FILE *out, int md)
+{
+	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
+	for (size_t i = 0; i < r->narchives; i++) {
+		const struct report_archive *x = &r->archives[i];
+
+		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
+		    x->version, x->url, *x->url ? " " : "", x->sha256);
+	}
+	for (size_t i = 0; i < r->ncommands; i++)
+		if (md) {
+			fputs("- ", out);
+			text_md_code(out, r->commands[i]);
+			fputc('\n', out);
+		} else
+			fprintf(out, "  %s\n", r->commands[i]);
+	print_runs(r, out, md);
+}
+
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
-	const json_t *rep_ = json_object_get(rep, "reproduce"), *x;
 	struct columns cols;
 	struct report rp;
 	char buf[160], per[96], fix[96];
@@ -566,7 +574,7 @@ print_text(const json_t *rep, FILE *out, int md)
 
 	if (report_read(rep, &rp) < 0)
 		return;
-	print_header(rep, &rp, out, md);
+	print_header(&rp, out, md);
 	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
@@ -676,19 +684,7 @@ print_text(const json_t *rep, FILE *out, int md)
 	print_canary(&rp, out, md);
 	print_verdict_text(&rp.verdict, out, md);
 	print_else_changed(&rp, out, md);
-	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
-	json_array_foreach(json_object_get(rep_, "archives"), i, x)
-		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
-		    rep_str(x, "version"), rep_str(x, "url"),
-		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
-	json_array_foreach(json_object_get(rep_, "commands"), i, x)
-		if (md) {
-			fputs("- ", out);
-			text_md_code(out, json_string_value(x));
-			fputc('\n', out);
-		} else
-			fprintf(out, "  %s\n", json_string_value(x));
-	print_runs(json_object_get(rep_, "runs"), out, md);
+	print_reproduce(&rp.reproduce, out, md);
 	report_clear(&rp);
 }
 
@@ -698,19 +694,16 @@ print_text(const json_t *rep, FILE *out, int md)
  * not cover.
  */
 static void
-csv_command(const json_t *rep, const char *version, const char *group,
-    const char *key, FILE *out)
+csv_command(const struct report_reproduce *r, const char *version,
+    const char *group, const char *key, FILE *out)
 {
-	const json_t *x;
 	char cell[96];
-	size_t i;
 
 	snprintf(cell, sizeof(cell), "%s%s", group, key);
-	json_array_foreach(json_object_get(json_object_get(rep, "reproduce"),
-	    "runs"), i, x)
-		if (strcmp(rep_str(x, "version"), version) == 0 &&
-		    strcmp(rep_str(x, "cell"), cell) == 0) {
-			text_csv_field(out, rep_str(x, "command"));
+	for (size_t i = 0; i < r->nruns; i++)
+		if (strcmp(r->runs[i].version, version) == 0 &&
+		    strcmp(r->runs[i].cell, cell) == 0) {
+			text_csv_field(out, r->runs[i].command);
 			break;
 		}
 }
@@ -840,7 +833,7 @@ print_csv(const json_t *rep, FILE *out)
 			fprintf(out, ",\"%s\",", flags);
 			canary_csv(tr->canary, out);
 			fputc(',', out);
-			csv_command(rep, tr->version, g, at->key, out);
+			csv_command(&rp.reproduce, tr->version, g, at->key, out);
 			commit_cells(commits, tr, &rp.verdict, out);
 			fputc('\n', out);
 		}

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bisectd/analysis/bisect.h"
+#include "fields.h"
 #include "gpu_lines.h"
 #include "print_int.h"
 #include "report.h"
@@ -49,12 +50,15 @@ print_commit(const struct report_commit *c, FILE *out, int md,
 	    strcmp(c->build, "failed") == 0 ? " (does not build)" : "");
 }
 
-/* A change and its interval in per cent: "+62.0% [+55.1%, +69.2%]". */
+/* A change and its interval in per cent: "+62.0% [+55.1%, +69.2%]", a
+ * bound there is none of "unbounded". */
 static void
 pct_ci_text(char *buf, size_t len, const struct report_rel *r)
 {
-	snprintf(buf, len, "%+.1f%% [%+.1f%%, %+.1f%%]", 100 * r->value,
-	    100 * r->lo, 100 * r->hi);
+	char ci[64];
+
+	snprintf(buf, len, "%+.1f%% %s", 100 * r->value, rep_pct_lohi(r->lo,
+	    r->hi, ci, sizeof(ci)));
 }
 
 /*
@@ -163,8 +167,10 @@ print_kind(const struct report_verdict *v, FILE *out, int md)
 	if (v->nratios > 0) {
 		fprintf(out, "%s  times slower by prompt length:",
 		    md ? "\n" : "");
+		/* A ratio there is none of is said so, never 0x. */
 		for (size_t i = 0; i < v->nratios; i++)
-			fprintf(out, " %s: %.2fx", v->ratios[i].tokens,
+			fprintf(out, isfinite(v->ratios[i].value) ?
+			    " %s: %.2fx" : " %s: -", v->ratios[i].tokens,
 			    v->ratios[i].value);
 		fprintf(out, " (%s)\n", v->ratio_trend);
 	}
@@ -174,6 +180,7 @@ void
 print_verdict_text(const struct report_verdict *v, FILE *out, int md)
 {
 	const struct report_inconclusive *u = &v->inconclusive;
+	char ci[64];
 
 	fprintf(out, md ? "\n**Verdict: %s**" : "\nverdict: %s", v->status);
 	if (strcmp(v->status, "regression") == 0)
@@ -202,10 +209,10 @@ print_verdict_text(const struct report_verdict *v, FILE *out, int md)
 			    p->confirmed ? ", confirmed" : "");
 		}
 	}
-	if (u->ok)
-		fprintf(out, "%s  inconclusive between %s and %s: %+.1f%% "
-		    "[%+.1f%%, %+.1f%%]\n", md ? "\n" : "", u->from, u->to,
-		    100 * u->change.value, 100 * u->change.lo,
-		    100 * u->change.hi);
+	if (u->ok) {
+		pct_ci_text(ci, sizeof(ci), &u->change);
+		fprintf(out, "%s  inconclusive between %s and %s: %s\n",
+		    md ? "\n" : "", u->from, u->to, ci);
+	}
 	print_power(v, out, md);
 }

@@ -283,10 +283,61 @@ struct report_verdict {
 	struct report_diff diff;
 };
 
+/* An archive the reproduce lines fetch. */
+struct report_archive {
+	const char *version, *url, *sha256;	/* "": none */
+};
+
+/* A cell's command line, as its runs executed it. */
+struct report_run_line {
+	const char *version;
+	const char *cell;	/* "pp512" */
+	const char *command;
+};
+
+/* How to reproduce the verdict (docs/report.md "reproduce"). */
+struct report_reproduce {
+	struct report_archive *archives;	/* malloced */
+	size_t narchives;
+	const char **commands;		/* bisectctl's; malloced */
+	size_t ncommands;
+	struct report_run_line *runs;	/* malloced */
+	size_t nruns;
+};
+
+/* An engine build the report compared, as the engine told of it. */
+struct report_build {
+	const char *version;
+	const char *build_commit;	/* NULL: not reported */
+	long long build_number;		/* -1: not reported */
+	const char *backend;		/* NULL: not reported */
+};
+
+/*
+ * What a maintainer asks for first (report --for-upstream, the
+ * report's "about"): the builds of the boundary pair (or the ends), the
+ * model, the runs' settings, the CPU.  A size or count not reported is
+ * -1.
+ */
+struct report_about {
+	int ok;			/* 0: none (not for upstream) */
+	const char *bisectd;	/* its version */
+	struct report_build *builds;	/* malloced */
+	size_t nbuilds;
+	const char *model_type;		/* NULL: not reported */
+	const char *weights;
+	long long size_bytes, file_bytes, params;
+	long long threads;	/* -1: the engine's default */
+	long long reps, max_reps, warmup;
+	const char *cpu_model;
+	const char *cpu_flags;	/* NULL: not reported */
+};
+
 /*
  * What the renderers read of a report so far: what it is of (the head),
- * its releases, what else changed and the verdict; how to reproduce it
- * and the "about" for upstream they read from its JSON.  Strings are
+ * its releases, what else changed, the verdict, how to reproduce it
+ * and the "about" for upstream; the serve figures they read from its
+ * JSON.  Strings are
  * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
  */
 struct report {
@@ -311,6 +362,8 @@ struct report {
 	struct report_change *changes;		/* malloced */
 	size_t nchanges;
 	struct report_verdict verdict;
+	struct report_reproduce reproduce;
+	struct report_about about;
 };
 
 /* "pp" or "tg". */

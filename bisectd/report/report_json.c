@@ -238,6 +238,27 @@ static const struct field gradual_fields[] = {
 	FIELD(struct report_gradual, to, F_STR),
 };
 
+static const struct field archive_fields[] = {
+	FIELD(struct report_archive, version, F_STR),
+	FIELD(struct report_archive, url, F_STR),
+	FIELD(struct report_archive, sha256, F_STR),
+};
+
+static const struct field run_line_fields[] = {
+	FIELD(struct report_run_line, version, F_STR),
+	FIELD(struct report_run_line, cell, F_STR),
+	FIELD(struct report_run_line, command, F_STR),
+};
+
+static const struct field about_fields[] = {
+	FIELD(struct report_about, bisectd, F_STR),
+	FIELD(struct report_about, reps, F_INT),
+	FIELD(struct report_about, max_reps, F_INT),
+	FIELD(struct report_about, warmup, F_INT),
+	FIELD(struct report_about, cpu_model, F_STR),
+	FIELD(struct report_about, cpu_flags, F_OPT_STR),
+};
+
 static const struct field verdict_fields[] = {
 	FIELD(struct report_verdict, status, F_STR),
 	FIELD(struct report_verdict, reason, F_STR),
@@ -897,6 +918,77 @@ verdict_read(const json_t *v, struct report_verdict *out)
 	return oom ? -1 : 0;
 }
 
+static int
+reproduce_read(const json_t *r, struct report_reproduce *out)
+{
+	const json_t *archives = json_object_get(r, "archives");
+	const json_t *runs = json_object_get(r, "runs"), *x;
+	size_t i;
+	int oom = 0;
+
+	out->commands = strings_read(json_object_get(r, "commands"),
+	    &out->ncommands, &oom);
+	if ((out->archives = room(json_array_size(archives),
+	    sizeof(*out->archives), &oom)) != NULL)
+		json_array_foreach(archives, i, x)
+			fields_read(archive_fields, NFIELDS(archive_fields), x,
+			    &out->archives[out->narchives++]);
+	if ((out->runs = room(json_array_size(runs), sizeof(*out->runs),
+	    &oom)) != NULL)
+		json_array_foreach(runs, i, x)
+			fields_read(run_line_fields, NFIELDS(run_line_fields),
+			    x, &out->runs[out->nruns++]);
+	return oom ? -1 : 0;
+}
+
+/* o[key] as a string when the key is there (even null: ""), NULL when
+ * it is left out: the engine did not report it. */
+static const char *
+reported_str(const json_t *o, const char *key)
+{
+	return json_object_get(o, key) != NULL ? rep_str(o, key) : NULL;
+}
+
+/* o[key] as a count when the key is there, -1 when it is left out. */
+static long long
+reported_count(const json_t *o, const char *key)
+{
+	return json_object_get(o, key) != NULL ? count(o, key) : -1;
+}
+
+static int
+about_read(const json_t *a, struct report_about *out)
+{
+	const json_t *builds = json_object_get(a, "engine_builds"), *x;
+	const json_t *model = json_object_get(a, "model");
+	const json_t *threads = json_object_get(a, "threads");
+	size_t i;
+	int oom = 0;
+
+	out->ok = json_is_object(a);
+	fields_read(about_fields, NFIELDS(about_fields), a, out);
+	out->model_type = reported_str(model, "type");
+	out->weights = rep_str(model, "weights");
+	out->size_bytes = reported_count(model, "size_bytes");
+	out->file_bytes = reported_count(model, "file_bytes");
+	out->params = reported_count(model, "params");
+	out->threads = json_is_integer(threads) ? json_integer_value(threads) :
+	    -1;
+	if ((out->builds = room(json_array_size(builds),
+	    sizeof(*out->builds), &oom)) != NULL)
+		json_array_foreach(builds, i, x) {
+			struct report_build *b = &out->builds[out->nbuilds++];
+			const json_t *n = json_object_get(x, "build_number");
+
+			b->version = rep_str(x, "version");
+			b->build_commit = reported_str(x, "build_commit");
+			b->build_number = json_is_integer(n) ?
+			    json_integer_value(n) : -1;
+			b->backend = reported_str(x, "backend");
+		}
+	return oom ? -1 : 0;
+}
+
 static void
 verdict_clear(struct report_verdict *v)
 {
@@ -909,6 +1001,15 @@ verdict_clear(struct report_verdict *v)
 	memset(v, 0, sizeof(*v));
 }
 
+static void
+reproduce_clear(struct report_reproduce *r)
+{
+	free(r->archives);
+	free(r->commands);
+	free(r->runs);
+	memset(r, 0, sizeof(*r));
+}
+
 int
 report_read(const json_t *rep, struct report *out)
 {
@@ -918,7 +1019,10 @@ report_read(const json_t *rep, struct report *out)
 	memset(out, 0, sizeof(*out));
 	head_read(rep, out);
 	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0 ||
-	    verdict_read(json_object_get(rep, "verdict"), &out->verdict) < 0) {
+	    verdict_read(json_object_get(rep, "verdict"), &out->verdict) < 0 ||
+	    reproduce_read(json_object_get(rep, "reproduce"),
+	    &out->reproduce) < 0 ||
+	    about_read(json_object_get(rep, "about"), &out->about) < 0) {
 		report_clear(out);
 		return -1;
 	}
@@ -948,6 +1052,8 @@ report_clear(struct report *r)
 		free(r->changes[i].bisect);
 	free(r->changes);
 	verdict_clear(&r->verdict);
+	reproduce_clear(&r->reproduce);
+	free(r->about.builds);
 	memset(r, 0, sizeof(*r));
 }
 

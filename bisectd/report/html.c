@@ -1056,7 +1056,7 @@ report_html(const json_t *report, FILE *out)
 	}
 	section_canary(out, &rp);
 	gpu_releases_html(&rp, out);
-	serve_html(rep, out);
+	serve_html(&rp, out);
 	section_cells(out, &rp);
 	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);

@@ -680,7 +680,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rp.releases[i].fit.ceiling_contradicted);
 	print_confirm(&rp, out, md);
 	gpu_releases_text(&rp, out, md);
-	serve_text(rep, out, md);
+	serve_text(&rp, out, md);
 	print_canary(&rp, out, md);
 	print_verdict_text(&rp.verdict, out, md);
 	print_else_changed(&rp, out, md);

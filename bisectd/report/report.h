@@ -103,6 +103,53 @@ struct report_gpu {
 	size_t npp;
 };
 
+/* A figure of a release under load: the mean over its runs (one server
+ * start each) with the t interval over runs, their spread and n. */
+struct report_summary {
+	double value, lo, hi;	/* NAN: none; lo, hi NAN for one run */
+	double sd;
+	long long n;		/* runs */
+};
+
+/* A latency figure of a release under load, "ttft-p50" ... (ms). */
+struct report_serve_figure {
+	char name[16];
+	struct report_summary s;
+};
+
+/* Failed requests of one type over a release's runs. */
+struct report_request_errors {
+	char type[16];		/* "refused", "timeout" ... */
+	long long count;
+};
+
+/* A release's figures under load (docs/serve.md), in serve mode. */
+struct report_serve {
+	int ok;			/* 0: none (the key left out) */
+	long long runs, failed_runs, client_bound_runs;
+	struct report_serve_figure *figures;	/* malloced */
+	size_t nfigures;
+	struct report_summary req_per_s, out_tok_per_s, goodput_per_s,
+	    goodput_share, lag_p99_ms;
+	struct report_request_errors *errors;	/* malloced */
+	size_t nerrors;
+};
+
+/* The load a serve-mode report measured under, and its targets. */
+struct report_serve_profile {
+	int ok;			/* 0: not serve mode (the key left out) */
+	const char *arrival;	/* "concurrency", "poisson" ... */
+	const char *dialect;
+	double concurrency, rate, warmup;
+	int has_requests;	/* a run ends after requests, not after
+				 * duration_ms */
+	double requests, duration_ms;
+	long long *prompt, *output;	/* lengths; malloced */
+	size_t nprompt, noutput;
+	double slo_ttft_ms, slo_tpot_ms;	/* NAN: no target */
+	double max_lag_ms;
+};
+
 /* A failed run of a release, or its failed fetch. */
 struct report_failure {
 	const char *reason;	/* "fetch", or the run's failure */
@@ -138,6 +185,8 @@ struct report_release {
 	int metric_bytes;	/* the metric is a memory: metric holds bytes
 				 * ("metric_bytes"), not ms ("metric_ms") */
 	struct report_ms metric;	/* the verdict's metric of it */
+	struct report_serve serve;	/* read only: serve_lines.c builds
+					 * its JSON */
 	struct json_t *fit_band, *points, *commit, *canary;
 };
 
@@ -335,9 +384,8 @@ struct report_about {
 
 /*
  * What the renderers read of a report so far: what it is of (the head),
- * its releases, what else changed, the verdict, how to reproduce it
- * and the "about" for upstream; the serve figures they read from its
- * JSON.  Strings are
+ * its releases, what else changed, the verdict, how to reproduce it,
+ * the "about" for upstream and the serve figures.  Strings are
  * borrowed, as report_fit's.  releases[i] is the JSON's "releases"[i].
  */
 struct report {
@@ -364,6 +412,7 @@ struct report {
 	struct report_verdict verdict;
 	struct report_reproduce reproduce;
 	struct report_about about;
+	struct report_serve_profile serve_profile;
 };
 
 /* "pp" or "tg". */
@@ -400,6 +449,10 @@ void report_clear(struct report *r);
 
 /* A commit's object (a release's "commit", kept as JSON) into *c. */
 void report_commit_read(const struct json_t *o, struct report_commit *c);
+
+/* The figure named name ("ttft-p50") of s; all NAN when s has none. */
+const struct report_summary *report_serve_figure(const struct report_serve *s,
+    const char *name);
 
 /* The cell of group g under key in r; NULL when r has none. */
 const struct report_cell *report_release_cell(const struct report_release *r,

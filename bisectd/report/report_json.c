@@ -259,6 +259,31 @@ static const struct field about_fields[] = {
 	FIELD(struct report_about, cpu_flags, F_OPT_STR),
 };
 
+static const struct field summary_fields[] = {
+	FIELD(struct report_summary, value, F_REAL),
+	FIELD(struct report_summary, sd, F_REAL),
+	FIELD(struct report_summary, n, F_INT),
+};
+
+static const struct field serve_fields[] = {
+	FIELD(struct report_serve, runs, F_INT),
+	FIELD(struct report_serve, failed_runs, F_INT),
+	FIELD(struct report_serve, client_bound_runs, F_INT),
+};
+
+static const struct field profile_fields[] = {
+	FIELD(struct report_serve_profile, arrival, F_STR),
+	FIELD(struct report_serve_profile, dialect, F_STR),
+	FIELD(struct report_serve_profile, concurrency, F_REAL),
+	FIELD(struct report_serve_profile, rate, F_REAL),
+	FIELD(struct report_serve_profile, warmup, F_REAL),
+	FIELD(struct report_serve_profile, requests, F_REAL),
+	FIELD(struct report_serve_profile, duration_ms, F_REAL),
+	FIELD(struct report_serve_profile, slo_ttft_ms, F_REAL),
+	FIELD(struct report_serve_profile, slo_tpot_ms, F_REAL),
+	FIELD(struct report_serve_profile, max_lag_ms, F_REAL),
+};
+
 static const struct field verdict_fields[] = {
 	FIELD(struct report_verdict, status, F_STR),
 	FIELD(struct report_verdict, reason, F_STR),
@@ -630,6 +655,80 @@ gpu_read(const json_t *r, struct report_gpu *g)
 	}
 }
 
+/* calloc(n, size), where none is no room and no failure (NULL); *oom
+ * set when out of memory. */
+static void *
+room(size_t n, size_t size, int *oom)
+{
+	void *p = n > 0 ? calloc(n, size) : NULL;
+
+	if (n > 0 && p == NULL)
+		*oom = 1;
+	return p;
+}
+
+/* A serve figure: {"value", "ci": [lo, hi], "sd", "n"}. */
+static void
+summary_read(const json_t *o, struct report_summary *s)
+{
+	const json_t *ci = json_object_get(o, "ci");
+
+	fields_read(summary_fields, NFIELDS(summary_fields), o, s);
+	s->lo = rep_at(ci, 0);
+	s->hi = rep_at(ci, 1);
+}
+
+static int
+serve_read(const json_t *sv, struct report_serve *out)
+{
+	const json_t *fig = json_object_get(sv, "figures_ms");
+	const json_t *errs = json_object_get(sv, "failed_requests");
+	const char *k;
+	json_t *x;
+	int oom = 0;
+
+	out->ok = json_is_object(sv);
+	fields_read(serve_fields, NFIELDS(serve_fields), sv, out);
+	summary_read(json_object_get(sv, "req_per_s"), &out->req_per_s);
+	summary_read(json_object_get(sv, "out_tok_per_s"),
+	    &out->out_tok_per_s);
+	summary_read(json_object_get(sv, "goodput_per_s"),
+	    &out->goodput_per_s);
+	summary_read(json_object_get(sv, "goodput_share"),
+	    &out->goodput_share);
+	summary_read(json_object_get(sv, "lag_p99_ms"), &out->lag_p99_ms);
+	if ((out->figures = room(json_object_size(fig),
+	    sizeof(*out->figures), &oom)) != NULL)
+		json_object_foreach((json_t *)(uintptr_t)fig, k, x) {
+			struct report_serve_figure *f =
+			    &out->figures[out->nfigures++];
+
+			snprintf(f->name, sizeof(f->name), "%s", k);
+			summary_read(x, &f->s);
+		}
+	if ((out->errors = room(json_object_size(errs),
+	    sizeof(*out->errors), &oom)) != NULL)
+		json_object_foreach((json_t *)(uintptr_t)errs, k, x) {
+			struct report_request_errors *e =
+			    &out->errors[out->nerrors++];
+
+			snprintf(e->type, sizeof(e->type), "%s", k);
+			e->count = json_integer_value(x);
+		}
+	return oom ? -1 : 0;
+}
+
+const struct report_summary *
+report_serve_figure(const struct report_serve *s, const char *name)
+{
+	static const struct report_summary none = { NAN, NAN, NAN, NAN, 0 };
+
+	for (size_t i = 0; i < s->nfigures; i++)
+		if (strcmp(s->figures[i].name, name) == 0)
+			return &s->figures[i].s;
+	return &none;
+}
+
 void
 report_release_clear(struct report_release *r)
 {
@@ -639,6 +738,8 @@ report_release_clear(struct report_release *r)
 		json_decref(parts[i]);
 	free(r->cells);
 	free(r->failures);
+	free(r->serve.figures);
+	free(r->serve.errors);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -692,6 +793,10 @@ release_read(const json_t *r, struct report_release *out)
 		n += json_object_size(json_object_get(r, group_names[g]));
 	fit_read(r, &out->fit);
 	gpu_read(r, &out->gpu);
+	if (serve_read(json_object_get(r, "serve"), &out->serve) < 0) {
+		report_release_clear(out);
+		return -1;
+	}
 	if (n == 0)
 		return 0;
 	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL) {
@@ -770,18 +875,6 @@ changes_read(const json_t *all, struct report *out)
 			return -1;
 	}
 	return 0;
-}
-
-/* calloc(n, size), where none is no room and no failure (NULL); *oom
- * set when out of memory. */
-static void *
-room(size_t n, size_t size, int *oom)
-{
-	void *p = n > 0 ? calloc(n, size) : NULL;
-
-	if (n > 0 && p == NULL)
-		*oom = 1;
-	return p;
 }
 
 /* The strings of array a (borrowed; "" for anything else) into *n of
@@ -989,6 +1082,36 @@ about_read(const json_t *a, struct report_about *out)
 	return oom ? -1 : 0;
 }
 
+/* The integers of array a into *n of a malloced array. */
+static long long *
+lengths_read(const json_t *a, size_t *n, int *oom)
+{
+	long long *v = room(json_array_size(a), sizeof(*v), oom);
+	const json_t *x;
+	size_t i;
+
+	*n = 0;
+	if (v != NULL)
+		json_array_foreach(a, i, x)
+			v[(*n)++] = json_integer_value(x);
+	return v;
+}
+
+static int
+profile_read(const json_t *p, struct report_serve_profile *out)
+{
+	int oom = 0;
+
+	out->ok = json_is_object(p);
+	fields_read(profile_fields, NFIELDS(profile_fields), p, out);
+	out->has_requests = json_object_get(p, "requests") != NULL;
+	out->prompt = lengths_read(json_object_get(p, "prompt"),
+	    &out->nprompt, &oom);
+	out->output = lengths_read(json_object_get(p, "output"),
+	    &out->noutput, &oom);
+	return oom ? -1 : 0;
+}
+
 static void
 verdict_clear(struct report_verdict *v)
 {
@@ -1022,7 +1145,9 @@ report_read(const json_t *rep, struct report *out)
 	    verdict_read(json_object_get(rep, "verdict"), &out->verdict) < 0 ||
 	    reproduce_read(json_object_get(rep, "reproduce"),
 	    &out->reproduce) < 0 ||
-	    about_read(json_object_get(rep, "about"), &out->about) < 0) {
+	    about_read(json_object_get(rep, "about"), &out->about) < 0 ||
+	    profile_read(json_object_get(rep, "serve_profile"),
+	    &out->serve_profile) < 0) {
 		report_clear(out);
 		return -1;
 	}
@@ -1054,6 +1179,8 @@ report_clear(struct report *r)
 	verdict_clear(&r->verdict);
 	reproduce_clear(&r->reproduce);
 	free(r->about.builds);
+	free(r->serve_profile.prompt);
+	free(r->serve_profile.output);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -1,9 +1,9 @@
 /*
  * test_report_value.c: the typed parts of a report (report.h: its head,
  * each release's entry, what else changed) read back from the report's
- * JSON and encode to the same bytes, the verdict read into its struct,
- * and what an entry lacks reads as missing (NAN, NULL, none), never as
- * a made-up zero.
+ * JSON and encode to the same bytes, the verdict and the serve figures
+ * read into their structs, and what an entry lacks reads as missing
+ * (NAN, NULL, none), never as a made-up zero.
  */
 #include <math.h>
 #include <stdint.h>
@@ -373,6 +373,54 @@ test_verdict(void)
 	json_decref(none);
 }
 
+/* A release's figures under load and the profile read into their
+ * structs: a figure the release lacks is NAN, one run has no interval. */
+static void
+test_serve(void)
+{
+	json_t *rep = json_loads("{\"serve_profile\": {\"arrival\": "
+	    "\"poisson\", \"rate\": 2.5, \"duration_ms\": 30000, \"prompt\": "
+	    "[64, 256], \"output\": [128], \"slo_ttft_ms\": 500, "
+	    "\"slo_tpot_ms\": null}, \"releases\": [{\"version\": \"1\", "
+	    "\"serve\": {\"runs\": 1, \"failed_runs\": 2, \"figures_ms\": "
+	    "{\"ttft-p50\": {\"n\": 1, \"value\": 12.5, \"sd\": 0, \"ci\": "
+	    "[null, null]}, \"ttft-p90\": {\"n\": 0, \"value\": null}}, "
+	    "\"req_per_s\": {\"n\": 3, \"value\": 2.4, \"ci\": [2.2, 2.6]}, "
+	    "\"failed_requests\": {\"refused\": 0, \"timeout\": 3}}}, "
+	    "{\"version\": \"2\"}]}", 0, NULL);
+	const struct report_serve_profile *p;
+	const struct report_serve *sv;
+	const struct report_summary *x;
+	struct report rp;
+
+	CHECK(rep != NULL);
+	CHECK_INT(report_read(rep, &rp), 0);
+	p = &rp.serve_profile;
+	CHECK(p->ok && !p->has_requests);
+	CHECK_STR(p->arrival, "poisson");
+	CHECK_NEAR(p->duration_ms, 30000, 1e-9);
+	CHECK(p->nprompt == 2 && p->prompt[1] == 256 && p->noutput == 1);
+	CHECK_NEAR(p->slo_ttft_ms, 500, 1e-9);
+	CHECK(isnan(p->slo_tpot_ms) && isnan(p->concurrency));
+	sv = &rp.releases[0].serve;
+	CHECK(sv->ok);
+	CHECK(sv->runs == 1 && sv->failed_runs == 2 &&
+	    sv->client_bound_runs == 0);
+	x = report_serve_figure(sv, "ttft-p50");
+	CHECK_NEAR(x->value, 12.5, 1e-12);
+	CHECK(x->n == 1 && isnan(x->lo) && isnan(x->hi));
+	CHECK(isnan(report_serve_figure(sv, "ttft-p90")->value));
+	CHECK(isnan(report_serve_figure(sv, "e2e-p99")->value));
+	CHECK_NEAR(sv->req_per_s.hi, 2.6, 1e-12);
+	CHECK(isnan(sv->req_per_s.sd) && isnan(sv->lag_p99_ms.value));
+	CHECK_INT(sv->nerrors, 2);
+	CHECK_STR(sv->errors[1].type, "timeout");
+	CHECK(sv->errors[1].count == 3);
+	CHECK(!rp.releases[1].serve.ok && rp.releases[1].serve.nfigures == 0);
+	report_clear(&rp);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -382,5 +430,6 @@ main(void)
 	CHECK_CASE(test_missing_is_missing);
 	CHECK_CASE(test_changes);
 	CHECK_CASE(test_verdict);
+	CHECK_CASE(test_serve);
 	return check_done();
 }

@@ -3,8 +3,10 @@
  * the one place that turns them into the report's JSON and back: the
  * renderers read these fields, so a field that is misspelt does not
  * compile, where a key that is misspelt rendered empty.  The JSON's
- * shape is docs/report.md's; report_json.c holds every key of these
- * parts.
+ * shape is docs/report.md's; report_json.c holds every key of the parts
+ * it writes and reads, report_read.c of those only read (the verdict,
+ * reproduce, "about", the serve figures), whose JSON is written where
+ * they are made.
  */
 #ifndef BISECTD_REPORT_REPORT_H
 #define BISECTD_REPORT_REPORT_H

@@ -631,12 +631,36 @@ verdict_figures(FILE *out, const struct report_verdict *v)
 	}
 }
 
+/* The archives that matter and the commands, then each cell's. */
 static void
-section_verdict(FILE *out, const json_t *rep, const struct report *rpt)
+section_reproduce(FILE *out, const struct report_reproduce *r)
+{
+	size_t i;
+
+	fputs("<h3>Reproduce</h3>\n<pre>", out);
+	for (i = 0; i < r->narchives; i++)
+		html_markup(out, "# archive ", r->archives[i].version, ": ",
+		    r->archives[i].url, " sha256 ", r->archives[i].sha256,
+		    "\n", NULL);
+	for (i = 0; i < r->ncommands; i++) {
+		html_esc(out, r->commands[i]);
+		fputc('\n', out);
+	}
+	fputs("</pre>\n", out);
+	if (r->nruns == 0)
+		return;
+	fprintf(out, "<details class=\"runs\"><summary>Each cell as a run "
+	    "executed it (%zu command lines)</summary>\n<pre>", r->nruns);
+	for (i = 0; i < r->nruns; i++)
+		html_markup(out, "# ", r->runs[i].version, " ",
+		    r->runs[i].cell, "\n", r->runs[i].command, "\n", NULL);
+	fputs("</pre>\n</details>\n", out);
+}
+
+static void
+section_verdict(FILE *out, const struct report *rpt)
 {
 	const struct report_verdict *v = &rpt->verdict;
-	const json_t *rp = json_object_get(rep, "reproduce");
-	const json_t *x;
 	char h1[16], h2[16];
 	size_t i;
 
@@ -705,26 +729,7 @@ section_verdict(FILE *out, const json_t *rep, const struct report *rpt)
 		}
 		fputs("</ul>\n", out);
 	}
-	fputs("<h3>Reproduce</h3>\n<pre>", out);
-	json_array_foreach(json_object_get(rp, "archives"), i, x)
-		html_markup(out, "# archive ", rep_str(x, "version"), ": ",
-		    rep_str(x, "url"), " sha256 ", rep_str(x, "sha256"), "\n",
-		    NULL);
-	json_array_foreach(json_object_get(rp, "commands"), i, x) {
-		html_esc(out, json_string_value(x));
-		fputc('\n', out);
-	}
-	fputs("</pre>\n", out);
-	if (json_array_size(json_object_get(rp, "runs")) > 0) {
-		fprintf(out, "<details class=\"runs\"><summary>Each cell as a "
-		    "run executed it (%zu command lines)</summary>\n<pre>",
-		    json_array_size(json_object_get(rp, "runs")));
-		json_array_foreach(json_object_get(rp, "runs"), i, x)
-			html_markup(out, "# ", rep_str(x, "version"), " ",
-			    rep_str(x, "cell"), "\n", rep_str(x, "command"),
-			    "\n", NULL);
-		fputs("</pre>\n</details>\n", out);
-	}
+	section_reproduce(out, &rpt->reproduce);
 	fputs("</section>\n", out);
 }
 
@@ -1045,7 +1050,7 @@ report_html(const json_t *report, FILE *out)
 		return -1;
 	}
 	page_header(out, &rp);
-	section_verdict(out, rep, &rp);
+	section_verdict(out, &rp);
 	section_else_changed(out, &rp);
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(&rp)) {

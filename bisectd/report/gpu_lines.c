@@ -6,9 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <jansson.h>
-
-#include "fields.h"
 #include "gpu_lines.h"
 #include "page.h"
 #include "report.h"
@@ -16,36 +13,34 @@
 /* "good 0.2.2 at 1980 MHz, bad 0.2.3 at 1881 MHz: -5.0%" into buf;
  * NULL when the verdict has no clocks. */
 static const char *
-clocks_words(const json_t *v, char *buf, size_t len)
+clocks_words(const struct report_clocks *c, char *buf, size_t len)
 {
-	const json_t *c = json_object_get(v, "clocks");
-	double a = rep_real(c, "good_sm_mhz"), b = rep_real(c, "bad_sm_mhz");
+	double a = c->good_sm_mhz, b = c->bad_sm_mhz;
 
-	if (!json_is_object(c) || !(a > 0) || !(b > 0))
+	if (!c->ok)
 		return NULL;
 	snprintf(buf, len, "good %s at %.0f MHz, bad %s at %.0f MHz (median "
-	    "SM clock of their runs): %+.1f%%%s", rep_str(c, "good"), a,
-	    rep_str(c, "bad"), b, 100 * (b / a - 1),
-	    json_is_true(json_object_get(c, "differ")) ? ", more than 1% "
-	    "apart: two machines were compared, not confirmed" : "");
+	    "SM clock of their runs): %+.1f%%%s", c->good, a, c->bad, b,
+	    100 * (b / a - 1), c->differ ? ", more than 1% apart: two "
+	    "machines were compared, not confirmed" : "");
 	return buf;
 }
 
 void
-gpu_clocks_text(const json_t *v, FILE *out, int md)
+gpu_clocks_text(const struct report_clocks *c, FILE *out, int md)
 {
 	char buf[512];
 
-	if (clocks_words(v, buf, sizeof(buf)) != NULL)
+	if (clocks_words(c, buf, sizeof(buf)) != NULL)
 		fprintf(out, "%s  GPU clocks: %s\n", md ? "\n" : "", buf);
 }
 
 void
-gpu_clocks_html(const json_t *v, FILE *out)
+gpu_clocks_html(const struct report_clocks *c, FILE *out)
 {
 	char buf[512];
 
-	if (clocks_words(v, buf, sizeof(buf)) == NULL)
+	if (clocks_words(c, buf, sizeof(buf)) == NULL)
 		return;
 	html_verdict_item(out, "GPU clocks");
 	html_esc(out, buf);

@@ -195,15 +195,14 @@ series_top(const struct report_release *rel)
 }
 
 static void
-section_fit(FILE *out, const json_t *rep, const struct report *rp)
+section_fit(FILE *out, const struct report *rp)
 {
-	const json_t *v = json_object_get(rep, "verdict");
 	const struct report_release *good, *bad;
 	struct fit_series s[2];
 	size_t shown = 0;
 
-	good = find_release(rp, rep_str(v, "last_good"), NULL);
-	bad = find_release(rp, rep_str(v, "first_bad"), NULL);
+	good = find_release(rp, rp->verdict.change.last_good, NULL);
+	bad = find_release(rp, rp->verdict.change.first_bad, NULL);
 	fputs("<section id=\"fit\">\n<h2>Time against prompt length</h2>\n",
 	    out);
 	if (good == NULL || bad == NULL) {
@@ -298,11 +297,8 @@ between(const struct plot_axes *a, size_t i, size_t j)
  * every change point.
  */
 static void
-section_metric(FILE *out, const json_t *rep, const struct report *rp)
+section_metric(FILE *out, const struct report *rp)
 {
-	const json_t *points = json_object_get(json_object_get(rep,
-	    "verdict"), "change_points");
-	const json_t *cp;
 	size_t i, n = rp->nreleases, every;
 	struct plot_axes a = { -0.5, (double)n - 0.5, INFINITY, -INFINITY };
 	char label[96];
@@ -367,18 +363,19 @@ section_metric(FILE *out, const json_t *rep, const struct report *rp)
 		html_esc(out, r->version);
 		fprintf(out, ": %.4g</title></circle>\n", v);
 	}
-	json_array_foreach(points, i, cp) {
+	for (i = 0; i < rp->verdict.npoints; i++) {
+		const struct report_point *cp = &rp->verdict.points[i];
 		size_t g, b;
 
-		if (find_release(rp, rep_str(cp, "last_good"), &g) == NULL ||
-		    find_release(rp, rep_str(cp, "first_bad"), &b) == NULL)
+		if (find_release(rp, cp->last_good, &g) == NULL ||
+		    find_release(rp, cp->first_bad, &b) == NULL)
 			continue;
 		fprintf(out, "<line class=\"change\" x1=\"%.1f\" x2=\"%.1f\" "
 		    "y1=\"%d\" y2=\"%d\"/><text x=\"%.1f\" y=\"%d\" "
 		    "text-anchor=\"middle\">", between(&a, g, b),
 		    between(&a, g, b), PAD_T, PLOT_H - PAD_B,
 		    between(&a, g, b), PAD_T + 10);
-		change_label(out, rep_real(cp, "metric_change"));
+		change_label(out, cp->metric_change.value);
 		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n</section>\n", out);
@@ -389,27 +386,26 @@ section_metric(FILE *out, const json_t *rep, const struct report *rp)
  * interval as an error bar (a bar followed by its dot), and its trend.
  */
 static void
-section_ratios(FILE *out, const json_t *rep)
+section_ratios(FILE *out, const struct report_verdict *v)
 {
-	const json_t *v = json_object_get(rep, "verdict");
-	const json_t *ratios = json_object_get(v, "ratios");
-	const json_t *cis = json_object_get(v, "ratios_ci");
 	struct plot_axes a = { 0, 0, 1, 1 };
-	const char *k;
-	json_t *x;
-	int first = 1;
+	size_t i;
+	int first;
 
-	if (json_object_size(ratios) == 0)
+	if (v->nratios == 0)
 		return;
-	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
-		const json_t *ci = json_object_get(cis, k);
+	/* A ratio there is none of has no dot, never one at 0x. */
+	for (i = 0; i < v->nratios; i++) {
+		const struct report_ratio *r = &v->ratios[i];
 
-		a.x1 = fmax(a.x1, atof(k));
-		a.y0 = fmin(a.y0, json_number_value(x));
-		a.y1 = fmax(a.y1, json_number_value(x));
-		if (isfinite(rep_at(ci, 0)) && isfinite(rep_at(ci, 1))) {
-			a.y0 = fmin(a.y0, rep_at(ci, 0));
-			a.y1 = fmax(a.y1, rep_at(ci, 1));
+		if (!isfinite(r->value))
+			continue;
+		a.x1 = fmax(a.x1, atof(r->tokens));
+		a.y0 = fmin(a.y0, r->value);
+		a.y1 = fmax(a.y1, r->value);
+		if (isfinite(r->lo) && isfinite(r->hi)) {
+			a.y0 = fmin(a.y0, r->lo);
+			a.y1 = fmax(a.y1, r->hi);
 		}
 	}
 	a.y0 = fmin(a.y0, 1);
@@ -418,7 +414,7 @@ section_ratios(FILE *out, const json_t *rep)
 	fputs("<section id=\"ratios\">\n<h2>Times slower by prompt length"
 	    "</h2>\n<p>First bad over last good, mean time over mean time, "
 	    "with its 95% interval; trend: <strong>", out);
-	html_esc(out, rep_str(v, "ratio_trend"));
+	html_esc(out, v->ratio_trend);
 	fputs("</strong> (rising: the cost per token grew; falling: a fixed "
 	    "overhead).</p>\n", out);
 	svg_open(out, "ratio-plot", "Times slower by prompt length");
@@ -426,17 +422,21 @@ section_ratios(FILE *out, const json_t *rep)
 	fprintf(out, "<line class=\"one\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" "
 	    "y2=\"%.1f\"/>\n<path class=\"ratio-line\" d=\"", PAD_L,
 	    PLOT_W - PAD_R, svg_py(&a, 1), svg_py(&a, 1));
-	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
-		fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L', svg_px(&a, atof(k)),
-		    svg_py(&a, json_number_value(x)));
-		first = 0;
-	}
+	for (i = 0, first = 1; i < v->nratios; i++)
+		if (isfinite(v->ratios[i].value)) {
+			fprintf(out, "%c%.1f %.1f", first ? 'M' : 'L',
+			    svg_px(&a, atof(v->ratios[i].tokens)),
+			    svg_py(&a, v->ratios[i].value));
+			first = 0;
+		}
 	fputs("\"/>\n", out);
-	json_object_foreach((json_t *)(uintptr_t)ratios, k, x) {
-		const json_t *ci = json_object_get(cis, k);
-		double cx = svg_px(&a, atof(k)), lo = rep_at(ci, 0);
-		double hi = rep_at(ci, 1);
+	for (i = 0; i < v->nratios; i++) {
+		const struct report_ratio *r = &v->ratios[i];
+		double cx = svg_px(&a, atof(r->tokens)), lo = r->lo;
+		double hi = r->hi;
 
+		if (!isfinite(r->value))
+			continue;
 		if (isfinite(lo) && isfinite(hi))
 			fprintf(out, "<path class=\"ratio-ci\" data-lo=\"%.4g\" "
 			    "data-hi=\"%.4g\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1f"
@@ -446,8 +446,8 @@ section_ratios(FILE *out, const json_t *rep)
 		/* The figure beside the dot: the bar runs above and below. */
 		fprintf(out, "<circle class=\"ratio\" cx=\"%.1f\" cy=\"%.1f\" "
 		    "r=\"3.5\"/><text x=\"%.1f\" y=\"%.1f\">%.2f×</text>\n",
-		    cx, svg_py(&a, json_number_value(x)), cx + 8,
-		    svg_py(&a, json_number_value(x)) + 4, json_number_value(x));
+		    cx, svg_py(&a, r->value), cx + 8, svg_py(&a, r->value) + 4,
+		    r->value);
 	}
 	fputs("</svg>\n</section>\n", out);
 }
@@ -471,13 +471,11 @@ short_hash(const char *sha256, char *buf, size_t len)
 
 /* "token 8: <before> → <after>", the first differing tokens. */
 static void
-text_diff(FILE *out, const json_t *d)
+text_diff(FILE *out, long long token, const char *before, const char *after)
 {
-	fprintf(out, "token %lld: ", (long long)json_integer_value(
-	    json_object_get(d, "token")));
-	html_markup(out, "<code class=\"before\">", rep_str(d, "before"),
-	    "</code> → <code class=\"after\">", rep_str(d, "after"),
-	    "</code>", NULL);
+	fprintf(out, "token %lld: ", token);
+	html_markup(out, "<code class=\"before\">", before,
+	    "</code> → <code class=\"after\">", after, "</code>", NULL);
 }
 
 /*
@@ -489,7 +487,7 @@ text_diff(FILE *out, const json_t *d)
 static void
 section_canary(FILE *out, const struct report *rp)
 {
-	const json_t *k;
+	const json_t *k, *d;
 	char h[16];
 
 	if (!report_has_canary(rp))
@@ -527,7 +525,10 @@ section_canary(FILE *out, const struct report *rp)
 		if (json_is_true(json_object_get(k, "changed"))) {
 			html_markup(out, "changed since ", rep_str(k, "since"),
 			    " at ", NULL);
-			text_diff(out, json_object_get(k, "diff"));
+			d = json_object_get(k, "diff");
+			text_diff(out, (long long)json_integer_value(
+			    json_object_get(d, "token")), rep_str(d, "before"),
+			    rep_str(d, "after"));
 		} else if (json_is_false(json_object_get(k, "changed")))
 			html_markup(out, "same as ", rep_str(k, "since"), NULL);
 		fputs("</td></tr>\n", out);
@@ -538,178 +539,197 @@ section_canary(FILE *out, const struct report *rp)
 /* --- the verdict and the cells --- */
 
 
+/* A gradual verdict's slide: its span, its change, its largest steps. */
 static void
-section_verdict(FILE *out, const json_t *rep, int output)
+verdict_slide(FILE *out, const struct report_gradual *g)
 {
-	const json_t *v = json_object_get(rep, "verdict");
-	const json_t *rp = json_object_get(rep, "reproduce");
-	const json_t *x, *u = json_object_get(v, "inconclusive");
-	const char *status = rep_str(v, "status");
+	html_verdict_item(out, "a slide");
+	html_esc(out, g->from);
+	fputs(" to ", out);
+	html_esc(out, g->to);
+	fprintf(out, ", %zu releases; no one release is its cause</dd>\n",
+	    g->nreleases);
+	html_verdict_item(out, "total change");
+	html_num_lohi(out, g->total.value, g->total.lo, g->total.hi, 1, 100);
+	fputs("%</dd>\n", out);
+	html_verdict_item(out, "change a release");
+	html_num_lohi(out, g->per_release.value, g->per_release.lo,
+	    g->per_release.hi, 1, 100);
+	fputs("%</dd>\n", out);
+	for (size_t i = 0; i < g->nsteps; i++) {
+		html_verdict_item(out, i ? "next step" : "largest step");
+		html_esc(out, g->steps[i].from);
+		fputs(" &#8594; ", out);
+		html_esc(out, g->steps[i].to);
+		fprintf(out, ": %+.1f%%</dd>\n", 100 *
+		    g->steps[i].change.value);
+	}
+}
+
+/* The kind, and the per-token and fixed changes of the pair's fit. */
+static void
+verdict_kind(FILE *out, const struct report_verdict *v)
+{
+	const struct report_ms *p = &v->per_token_delta, *f = &v->fixed_delta;
+
+	html_verdict_item(out, "kind");
+	html_esc(out, v->change.kind);
+	fputs("</dd>\n", out);
+	if (!v->has_deltas)
+		return;
+	html_verdict_item(out, "per-token cost change");
+	html_num_lohi(out, p->value, p->lo, p->hi, 1, 1);
+	fputs(" ms/token (95% interval)</dd>\n", out);
+	html_verdict_item(out, "fixed overhead change");
+	if (*v->fixed_not_estimable) {
+		fputs("not estimable: ", out);
+		html_esc(out, v->fixed_not_estimable);
+	} else {
+		html_num_lohi(out, f->value, f->lo, f->hi, 1, 1);
+		fputs(" ms (95% interval)", out);
+	}
+	fputs("</dd>\n", out);
+}
+
+/* The changes of the metric, the power, where an unknown stopped. */
+static void
+verdict_figures(FILE *out, const struct report_verdict *v)
+{
+	const struct report_rel *m = &v->change.metric_change;
+	const struct report_inconclusive *u = &v->inconclusive;
+
+	if (isfinite(m->value)) {
+		html_verdict_item(out, "change of the metric");
+		fprintf(out, "%+.1f%%", 100 * m->value);
+		if (isfinite(m->lo) && isfinite(m->hi))
+			fprintf(out, " [%+.1f%%, %+.1f%%]", 100 * m->lo,
+			    100 * m->hi);
+		fputs("</dd>\n", out);
+	}
+	if (isfinite(v->endpoints_change)) {
+		html_verdict_item(out, "ends of the range");
+		fprintf(out, "%+.1f%%</dd>\n", 100 * v->endpoints_change);
+	}
+	gpu_clocks_html(&v->clocks, out);
+	if (isfinite(v->detectable_change)) {
+		html_verdict_item(out, "smallest detectable change");
+		fprintf(out, "%.1f%% (%d%% of the time, at %lld runs per "
+		    "cell)</dd>\n", 100 * v->detectable_change,
+		    (int)(100 * BISECT_POWER + 0.5), v->runs_per_release);
+	}
+	if (v->more_runs_said && v->more_runs >= 0) {
+		html_verdict_item(out, "to decide");
+		fprintf(out, "about %lld more runs per cell</dd>\n",
+		    v->more_runs);
+	}
+	if (u->ok) {
+		html_verdict_item(out, "inconclusive");
+		html_esc(out, u->from);
+		fputs(" → ", out);
+		html_esc(out, u->to);
+		fprintf(out, ": %+.1f%%</dd>\n", 100 * u->change.value);
+	}
+}
+
+/* The archives that matter and the commands, then each cell's. */
+static void
+section_reproduce(FILE *out, const struct report_reproduce *r)
+{
+	size_t i;
+
+	fputs("<h3>Reproduce</h3>\n<pre>", out);
+	for (i = 0; i < r->narchives; i++)
+		html_markup(out, "# archive ", r->archives[i].version, ": ",
+		    r->archives[i].url, " sha256 ", r->archives[i].sha256,
+		    "\n", NULL);
+	for (i = 0; i < r->ncommands; i++) {
+		html_esc(out, r->commands[i]);
+		fputc('\n', out);
+	}
+	fputs("</pre>\n", out);
+	if (r->nruns == 0)
+		return;
+	fprintf(out, "<details class=\"runs\"><summary>Each cell as a run "
+	    "executed it (%zu command lines)</summary>\n<pre>", r->nruns);
+	for (i = 0; i < r->nruns; i++)
+		html_markup(out, "# ", r->runs[i].version, " ",
+		    r->runs[i].cell, "\n", r->runs[i].command, "\n", NULL);
+	fputs("</pre>\n</details>\n", out);
+}
+
+static void
+section_verdict(FILE *out, const struct report *rpt)
+{
+	const struct report_verdict *v = &rpt->verdict;
 	char h1[16], h2[16];
 	size_t i;
 
 	fputs("<section id=\"verdict\">\n<h2>Verdict</h2>\n<p><span "
 	    "class=\"status ", out);
-	html_esc(out, status);
+	html_esc(out, v->status);
 	fputs("\">", out);
-	html_esc(out, status);
+	html_esc(out, v->status);
 	fputs("</span> ", out);
-	html_esc(out, rep_str(v, "reason"));
+	html_esc(out, v->reason);
 	fputs("</p>\n<dl class=\"verdict\">\n", out);
-	if (*rep_str(v, "first_bad")) {
+	if (*v->change.first_bad) {
 		html_verdict_item(out, "first bad");
-		html_esc(out, rep_str(v, "first_bad"));
+		html_esc(out, v->change.first_bad);
 		fputs("</dd>\n", out);
 		html_verdict_item(out, "last good");
-		html_esc(out, rep_str(v, "last_good"));
+		html_esc(out, v->change.last_good);
 		fputs("</dd>\n", out);
 	}
-	if (json_array_size(json_object_get(v, "candidates")) > 1) {
+	if (v->ncandidates > 1) {
 		html_verdict_item(out, "candidates");
-		json_array_foreach(json_object_get(v, "candidates"), i, x) {
+		for (i = 0; i < v->ncandidates; i++) {
 			fputs(i ? ", " : "", out);
-			html_esc(out, json_string_value(x));
+			html_esc(out, v->candidates[i]);
 		}
 		fputs(" (releases between could not be measured)</dd>\n", out);
 	}
-	if (json_is_object(json_object_get(v, "gradual"))) {
-		const json_t *g = json_object_get(v, "gradual");
-
-		html_verdict_item(out, "a slide");
-		html_esc(out, rep_str(g, "from"));
-		fputs(" to ", out);
-		html_esc(out, rep_str(g, "to"));
-		fprintf(out, ", %zu releases; no one release is its "
-		    "cause</dd>\n", json_array_size(json_object_get(g,
-		    "releases")));
-		html_verdict_item(out, "total change");
-		html_num_ci(out, rep_real(g, "total_change"),
-		    json_object_get(g, "total_change_ci"), 1, 100);
-		fputs("%</dd>\n", out);
-		html_verdict_item(out, "change a release");
-		html_num_ci(out, rep_real(g, "per_release_change"),
-		    json_object_get(g, "per_release_change_ci"), 1, 100);
-		fputs("%</dd>\n", out);
-		json_array_foreach(json_object_get(g, "largest_steps"), i, x) {
-			html_verdict_item(out, i ? "next step" :
-			    "largest step");
-			html_esc(out, rep_str(x, "from"));
-			fputs(" &#8594; ", out);
-			html_esc(out, rep_str(x, "to"));
-			fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(x,
-			    "change"));
-		}
-	}
-	html_verdict_item(out, "kind");
-	html_esc(out, rep_str(v, "kind"));
-	fputs("</dd>\n", out);
-	if (json_object_get(v, "per_token_delta_ms")) {
-		html_verdict_item(out, "per-token cost change");
-		html_num_ci(out, rep_real(v, "per_token_delta_ms"),
-		    json_object_get(v, "per_token_delta_ms_ci"), 1, 1);
-		fputs(" ms/token (95% interval)</dd>\n", out);
-		html_verdict_item(out, "fixed overhead change");
-		if (*rep_str(v, "fixed_not_estimable")) {
-			fputs("not estimable: ", out);
-			html_esc(out, rep_str(v, "fixed_not_estimable"));
-		} else {
-			html_num_ci(out, rep_real(v, "fixed_delta_ms"),
-			    json_object_get(v, "fixed_delta_ms_ci"), 1, 1);
-			fputs(" ms (95% interval)", out);
-		}
-		fputs("</dd>\n", out);
-	}
-	if (isfinite(rep_real(v, "metric_change"))) {
-		html_verdict_item(out, "change of the metric");
-		fprintf(out, "%+.1f%%", 100 * rep_real(v, "metric_change"));
-		x = json_object_get(v, "metric_change_ci");
-		if (isfinite(rep_at(x, 0)) && isfinite(rep_at(x, 1)))
-			fprintf(out, " [%+.1f%%, %+.1f%%]", 100 * rep_at(x, 0),
-			    100 * rep_at(x, 1));
-		fputs("</dd>\n", out);
-	}
-	if (isfinite(rep_real(v, "endpoints_change"))) {
-		html_verdict_item(out, "ends of the range");
-		fprintf(out, "%+.1f%%</dd>\n", 100 * rep_real(v,
-		    "endpoints_change"));
-	}
-	gpu_clocks_html(v, out);
-	if (isfinite(rep_real(v, "detectable_change"))) {
-		html_verdict_item(out, "smallest detectable change");
-		fprintf(out, "%.1f%% (%d%% of the time, at %lld runs per "
-		    "cell)</dd>\n", 100 * rep_real(v, "detectable_change"),
-		    (int)(100 * BISECT_POWER + 0.5),
-		    (long long)json_integer_value(json_object_get(v,
-		    "runs_per_release")));
-	}
-	if (json_is_integer(json_object_get(v, "more_runs_per_release"))) {
-		html_verdict_item(out, "to decide");
-		fprintf(out, "about %lld more runs per cell</dd>\n",
-		    (long long)json_integer_value(json_object_get(v,
-		    "more_runs_per_release")));
-	}
-	if (json_is_object(u)) {
-		html_verdict_item(out, "inconclusive");
-		html_esc(out, rep_str(u, "from"));
-		fputs(" → ", out);
-		html_esc(out, rep_str(u, "to"));
-		fprintf(out, ": %+.1f%%</dd>\n", 100 * rep_real(u, "change"));
-	}
-	if (output) {
-		if (json_is_object(json_object_get(v, "diff"))) {
+	if (v->gradual.ok)
+		verdict_slide(out, &v->gradual);
+	verdict_kind(out, v);
+	verdict_figures(out, v);
+	if (is_output(rpt)) {
+		if (v->diff.ok) {
 			html_verdict_item(out, "texts");
-			html_markup(out, "<code>", short_hash(rep_str(v,
-			    "last_good_sha256"), h1, sizeof(h1)),
-			    "</code> → <code>", short_hash(rep_str(v,
-			    "first_bad_sha256"), h2, sizeof(h2)), "</code>"
+			html_markup(out, "<code>", short_hash(
+			    v->last_good_sha256, h1, sizeof(h1)),
+			    "</code> → <code>", short_hash(v->first_bad_sha256,
+			    h2, sizeof(h2)), "</code>"
 			    " (sha256, compared exactly)</dd>\n", NULL);
 			html_verdict_item(out, "first difference");
-			text_diff(out, json_object_get(v, "diff"));
+			text_diff(out, v->diff.token, v->diff.before,
+			    v->diff.after);
 			fputs("</dd>\n", out);
 		}
 	} else {
 		html_verdict_item(out, "confirmed");
-		fputs(json_is_true(json_object_get(v, "confirmed")) ?
+		fputs(v->change.confirmed ?
 		    "yes, by an interleaved re-measurement" : "no", out);
 		fputs("</dd>\n", out);
 	}
 	fputs("</dl>\n", out);
-	if (json_array_size(json_object_get(v, "change_points")) > 1) {
+	if (v->npoints > 1) {
 		fputs("<p>Change points:</p>\n<ul>\n", out);
-		json_array_foreach(json_object_get(v, "change_points"), i, x) {
+		for (i = 0; i < v->npoints; i++) {
+			const struct report_point *p = &v->points[i];
+
 			fputs("<li>", out);
-			html_esc(out, rep_str(x, "last_good"));
+			html_esc(out, p->last_good);
 			fputs(" → ", out);
-			html_esc(out, rep_str(x, "first_bad"));
-			fprintf(out, ": %+.1f%%, ", 100 * rep_real(x,
-			    "metric_change"));
-			html_esc(out, rep_str(x, "kind"));
-			fputs(json_is_true(json_object_get(x, "confirmed")) ?
-			    ", confirmed" : "", out);
+			html_esc(out, p->first_bad);
+			fprintf(out, ": %+.1f%%, ", 100 *
+			    p->metric_change.value);
+			html_esc(out, p->kind);
+			fputs(p->confirmed ? ", confirmed" : "", out);
 			fputs("</li>\n", out);
 		}
 		fputs("</ul>\n", out);
 	}
-	fputs("<h3>Reproduce</h3>\n<pre>", out);
-	json_array_foreach(json_object_get(rp, "archives"), i, x)
-		html_markup(out, "# archive ", rep_str(x, "version"), ": ",
-		    rep_str(x, "url"), " sha256 ", rep_str(x, "sha256"), "\n",
-		    NULL);
-	json_array_foreach(json_object_get(rp, "commands"), i, x) {
-		html_esc(out, json_string_value(x));
-		fputc('\n', out);
-	}
-	fputs("</pre>\n", out);
-	if (json_array_size(json_object_get(rp, "runs")) > 0) {
-		fprintf(out, "<details class=\"runs\"><summary>Each cell as a "
-		    "run executed it (%zu command lines)</summary>\n<pre>",
-		    json_array_size(json_object_get(rp, "runs")));
-		json_array_foreach(json_object_get(rp, "runs"), i, x)
-			html_markup(out, "# ", rep_str(x, "version"), " ",
-			    rep_str(x, "cell"), "\n", rep_str(x, "command"),
-			    "\n", NULL);
-		fputs("</pre>\n</details>\n", out);
-	}
+	section_reproduce(out, &rpt->reproduce);
 	fputs("</section>\n", out);
 }
 
@@ -797,14 +817,14 @@ range_name(FILE *out, const struct report *rp)
 
 
 static void
-page_header(FILE *out, const json_t *rep, const struct report *rp)
+page_header(FILE *out, const struct report *rp)
 {
 	const struct report_machine *m = &rp->machine;
 
 	html_page_open(out);
 	range_name(out, rp);
 	fputs(": ", out);
-	html_esc(out, rep_str(json_object_get(rep, "verdict"), "status"));
+	html_esc(out, rp->verdict.status);
 	fprintf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>",
 	    html_page_style);
 	range_name(out, rp);
@@ -864,10 +884,9 @@ decode_cell(const struct report *rp, size_t i, const char *key)
  * misses the regression in the other.
  */
 static void
-section_decode(FILE *out, const json_t *rep, const struct report *rp)
+section_decode(FILE *out, const struct report *rp)
 {
-	const json_t *points = json_object_get(json_object_get(rep,
-	    "verdict"), "change_points"), *cp;
+	const struct report_verdict *v = &rp->verdict;
 	const struct report_release *keys = NULL;
 	size_t i, n = rp->nreleases, every = n > 10 ? (n + 9) / 10 : 1;
 
@@ -944,12 +963,12 @@ section_decode(FILE *out, const json_t *rep, const struct report *rp)
 			fprintf(out, ": %.4g tok/s (%lld runs)</title></circle>"
 			    "\n", t, (long long)k);
 		}
-		json_array_foreach(points, i, cp) {
+		for (i = 0; i < v->npoints; i++) {
 			size_t g, b;
 
-			if (find_release(rp, rep_str(cp, "last_good"),
-			    &g) == NULL || find_release(rp, rep_str(cp,
-			    "first_bad"), &b) == NULL)
+			if (find_release(rp, v->points[i].last_good,
+			    &g) == NULL || find_release(rp,
+			    v->points[i].first_bad, &b) == NULL)
 				continue;
 			fprintf(out, "<line class=\"change\" x1=\"%.1f\" "
 			    "x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>\n",
@@ -1030,19 +1049,19 @@ report_html(const json_t *report, FILE *out)
 		json_decref(rep);
 		return -1;
 	}
-	page_header(out, rep, &rp);
-	section_verdict(out, rep, is_output(&rp));
+	page_header(out, &rp);
+	section_verdict(out, &rp);
 	section_else_changed(out, &rp);
 	/* An output bisect measured texts, not times: no time plots. */
 	if (!is_output(&rp)) {
-		section_fit(out, rep, &rp);
-		section_metric(out, rep, &rp);
-		section_decode(out, rep, &rp);
-		section_ratios(out, rep);
+		section_fit(out, &rp);
+		section_metric(out, &rp);
+		section_decode(out, &rp);
+		section_ratios(out, &rp.verdict);
 	}
 	section_canary(out, &rp);
 	gpu_releases_html(&rp, out);
-	serve_html(rep, out);
+	serve_html(&rp, out);
 	section_cells(out, &rp);
 	report_clear(&rp);
 	fputs("</body>\n</html>\n", out);

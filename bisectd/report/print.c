@@ -46,48 +46,23 @@ cell_text(char *buf, size_t len, const struct report_cell *c)
 }
 
 void
-ci_text(char *buf, size_t len, const json_t *o, const char *key, int sign)
-{
-	char cikey[64];
-	const json_t *ci;
-	double v = rep_real(o, key);
-
-	snprintf(cikey, sizeof(cikey), "%s_ci", key);
-	ci = json_object_get(o, cikey);
-	if (!isfinite(v)) {
-		snprintf(buf, len, json_is_string(json_object_get(o,
-		    "fixed_not_estimable")) && strstr(key, "fixed") ?
-		    "not estimable" : "-");
-		return;
-	}
-	if (json_is_array(ci) && isfinite(json_number_value(
-	    json_array_get(ci, 0))))
-		snprintf(buf, len, sign ? "%+.4g [%+.4g, %+.4g]" :
-		    "%.4g [%.4g, %.4g]", v,
-		    json_number_value(json_array_get(ci, 0)),
-		    json_number_value(json_array_get(ci, 1)));
-	else
-		snprintf(buf, len, sign ? "%+.4g" : "%.4g", v);
-}
-
-/* A figure of the fit with its interval, as ci_text() writes it; none
- * when there is no figure. */
-static void
-ms_text(char *buf, size_t len, const struct report_ms *m, const char *none)
+ms_ci_text(char *buf, size_t len, const struct report_ms *m, int sign,
+    const char *none)
 {
 	if (!isfinite(m->value))
 		snprintf(buf, len, "%s", none);
 	else if (isfinite(m->lo) && isfinite(m->hi))
-		snprintf(buf, len, "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
+		snprintf(buf, len, sign ? "%+.4g [%+.4g, %+.4g]" :
+		    "%.4g [%.4g, %.4g]", m->value, m->lo, m->hi);
 	else
-		snprintf(buf, len, "%.4g", m->value);
+		snprintf(buf, len, sign ? "%+.4g" : "%.4g", m->value);
 }
 
 /* The fixed part: "not estimable" where the fit says so. */
 static void
 fixed_text(char *buf, size_t len, const struct report_fit *f)
 {
-	ms_text(buf, len, &f->fixed, f->fixed_not_estimable[0] ?
+	ms_ci_text(buf, len, &f->fixed, 0, f->fixed_not_estimable[0] ?
 	    "not estimable" : "-");
 }
 
@@ -199,60 +174,53 @@ kernel_flags(const char *all, char *buf, size_t len)
 
 /* report --for-upstream: what a maintainer asks for first. */
 static void
-print_about(const json_t *a, FILE *out, int md)
+print_about(const struct report_about *a, FILE *out, int md)
 {
-	const json_t *model = json_object_get(a, "model"), *b;
 	const char *li = md ? "- " : "";
-	size_t i;
 
-	if (!json_is_object(a))
+	if (!a->ok)
 		return;
-	fprintf(out, "%stool bisectd %s\n", li, rep_str(a, "bisectd"));
-	json_array_foreach(json_object_get(a, "engine_builds"), i, b) {
-		fprintf(out, "%sengine %s: build %s", li, rep_str(b, "version"),
-		    json_object_get(b, "build_commit") ?
-		    rep_str(b, "build_commit") : "not reported");
-		if (json_is_integer(json_object_get(b, "build_number")))
-			fprintf(out, " (b%lld)", (long long)json_integer_value(
-			    json_object_get(b, "build_number")));
-		if (json_object_get(b, "backend"))
-			fprintf(out, ", backend %s", rep_str(b, "backend"));
+	fprintf(out, "%stool bisectd %s\n", li, a->bisectd);
+	for (size_t i = 0; i < a->nbuilds; i++) {
+		const struct report_build *b = &a->builds[i];
+
+		fprintf(out, "%sengine %s: build %s", li, b->version,
+		    b->build_commit ? b->build_commit : "not reported");
+		if (b->build_number >= 0)
+			fprintf(out, " (b%lld)", b->build_number);
+		if (b->backend != NULL)
+			fprintf(out, ", backend %s", b->backend);
 		fputc('\n', out);
 	}
-	fprintf(out, "%smodel %s", li, json_object_get(model, "type") ?
-	    rep_str(model, "type") : rep_str(model, "weights"));
-	if (json_object_get(model, "size_bytes"))
-		fprintf(out, ", %.2f GiB", (double)json_integer_value(
-		    json_object_get(model, "size_bytes")) / (1 << 30));
-	else if (json_object_get(model, "file_bytes"))
-		fprintf(out, ", file %.2f GiB", (double)json_integer_value(
-		    json_object_get(model, "file_bytes")) / (1 << 30));
-	if (json_object_get(model, "params")) {
-		double n = (double)json_integer_value(json_object_get(model,
-		    "params"));
+	fprintf(out, "%smodel %s", li, a->model_type ? a->model_type :
+	    a->weights);
+	if (a->size_bytes >= 0)
+		fprintf(out, ", %.2f GiB", (double)a->size_bytes / (1 << 30));
+	else if (a->file_bytes >= 0)
+		fprintf(out, ", file %.2f GiB", (double)a->file_bytes /
+		    (1 << 30));
+	if (a->params >= 0) {
+		double n = (double)a->params;
 
 		fprintf(out, ", %.3g %s parameters", n >= 1e9 ? n / 1e9 :
 		    n / 1e6, n >= 1e9 ? "B" : "M");
 	}
 	fputc('\n', out);
-	if (json_is_integer(json_object_get(a, "threads")))
-		fprintf(out, "%sthreads %lld", li, (long long)
-		    json_integer_value(json_object_get(a, "threads")));
+	if (a->threads >= 0)
+		fprintf(out, "%sthreads %lld", li, a->threads);
 	else
 		fprintf(out, "%sthreads: the engine's default", li);
 	fprintf(out, ", %lld runs per cell (up to %lld), %lld warm-up\n",
-	    (long long)json_integer_value(json_object_get(a, "reps")),
-	    (long long)json_integer_value(json_object_get(a, "max_reps")),
-	    (long long)json_integer_value(json_object_get(a, "warmup")));
-	if (json_is_string(json_object_get(a, "cpu_flags"))) {
+	    a->reps, a->max_reps, a->warmup);
+	if (a->cpu_flags != NULL) {
 		char flags[1024];
 
-		kernel_flags(rep_str(a, "cpu_flags"), flags, sizeof(flags));
+		kernel_flags(a->cpu_flags, flags, sizeof(flags));
 		fprintf(out, "%sCPU %s; the flags kernels use: %s\n", li,
-		    rep_str(a, "cpu_model"), flags[0] ? flags : "none");
+		    a->cpu_model, flags[0] ? flags : "none");
 	} else
 		fprintf(out, "%sCPU %s; flags: not reported\n", li,
-		    rep_str(a, "cpu_model"));
+		    a->cpu_model);
 }
 
 /* "3f2a9c1b0d4e" for a canary's text, or its state. */
@@ -317,7 +285,7 @@ print_canary(const struct report *rp, FILE *out, int md)
 }
 
 static void
-print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
+print_header(const struct report *rp, FILE *out, int md)
 {
 	const struct report_machine *m = &rp->machine;
 	const json_t *x;
@@ -340,7 +308,7 @@ print_header(const json_t *rep, const struct report *rp, FILE *out, int md)
 		    *rep_str(x, "why") ? rep_str(x, "why") : "node ",
 		    *rep_str(x, "why") ? "" : rep_str(x, "from"),
 		    *rep_str(x, "why") ? "" : " was lost", rep_str(x, "to"));
-	print_about(json_object_get(rep, "about"), out, md);
+	print_about(&rp->about, out, md);
 	fprintf(out, "%sweights %s, sha256 %s\n", md ? "- " : "",
 	    rp->weights, rp->weights_sha256 ? rp->weights_sha256 :
 	    "(not pinned yet)");
@@ -495,7 +463,7 @@ print_curves(const struct report *rp, FILE *out, int md)
 		for (size_t k = 0; k < f->ncost_at; k++) {
 			char ci[96];
 
-			ms_text(ci, sizeof(ci), &f->cost_at[k].ms, "-");
+			ms_ci_text(ci, sizeof(ci), &f->cost_at[k].ms, 0, "-");
 			fprintf(out, "%s %s ms at %lld", k ? "," : "", ci,
 			    f->cost_at[k].tokens);
 		}
@@ -539,14 +507,12 @@ print_confirm(const struct report *rp, FILE *out, int md)
 
 /* A fence no backtick run inside the commands can close. */
 static int
-fence_len(const json_t *runs)
+fence_len(const struct report_reproduce *r)
 {
 	int longest = 2;
-	const json_t *x;
-	size_t i;
 
-	json_array_foreach(runs, i, x)
-		for (const char *p = rep_str(x, "command"); *p; p++) {
+	for (size_t i = 0; i < r->nruns; i++)
+		for (const char *p = r->runs[i].command; *p; p++) {
 			int n = 0;
 
 			while (p[n] == '`')
@@ -560,21 +526,18 @@ fence_len(const json_t *runs)
 
 /* Each cell's command line as a run executed it. */
 static void
-print_runs(const json_t *runs, FILE *out, int md)
+print_runs(const struct report_reproduce *r, FILE *out, int md)
 {
-	int fence = fence_len(runs);
-	const json_t *x;
-	size_t i;
+	int fence = fence_len(r);
 
-	if (json_array_size(runs) == 0)
+	if (r->nruns == 0)
 		return;
 	if (md)
 		fprintf(out, "\nEach cell as a run executed it:\n\n%.*s"
 		    "sh\n", fence, "````````````````````````````````");
-	json_array_foreach(runs, i, x)
+	for (size_t i = 0; i < r->nruns; i++)
 		fprintf(out, md ? "# %s %s\n%s\n" : "  # %s %s\n  %s\n",
-		    rep_str(x, "version"), rep_str(x, "cell"),
-		    rep_str(x, "command"));
+		    r->runs[i].version, r->runs[i].cell, r->runs[i].command);
 	if (md)
 		fprintf(out, "%.*s\n", fence,
 		    "````````````````````````````````");
@@ -587,18 +550,38 @@ fit_cols(const struct report *rp, const struct report_release *r, char *per,
     size_t plen, char *fix, size_t flen)
 {
 	if (rp->serve) {
-		ms_text(per, plen, &r->metric, "-");
+		ms_ci_text(per, plen, &r->metric, 0, "-");
 		*fix = '\0';
 		return;
 	}
-	ms_text(per, plen, &r->fit.per_token, "-");
+	ms_ci_text(per, plen, &r->fit.per_token, 0, "-");
 	fixed_text(fix, flen, &r->fit);
+}
+
+/* The archives that matter and the commands, then each cell's. */
+static void
+print_reproduce(const struct report_reproduce *r, FILE *out, int md)
+{
+	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
+	for (size_t i = 0; i < r->narchives; i++) {
+		const struct report_archive *x = &r->archives[i];
+
+		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
+		    x->version, x->url, *x->url ? " " : "", x->sha256);
+	}
+	for (size_t i = 0; i < r->ncommands; i++)
+		if (md) {
+			fputs("- ", out);
+			text_md_code(out, r->commands[i]);
+			fputc('\n', out);
+		} else
+			fprintf(out, "  %s\n", r->commands[i]);
+	print_runs(r, out, md);
 }
 
 static void
 print_text(const json_t *rep, FILE *out, int md)
 {
-	const json_t *rep_ = json_object_get(rep, "reproduce"), *x;
 	struct columns cols;
 	struct report rp;
 	char buf[160], per[96], fix[96], head[64];
@@ -614,7 +597,7 @@ print_text(const json_t *rep, FILE *out, int md)
 			*p = (char)toupper((unsigned char)*p);
 		wp = (int)strlen(head);
 	}
-	print_header(rep, &rp, out, md);
+	print_header(&rp, out, md);
 	collect_columns(&rp, &cols);
 	for (j = 0; j < cols.n; j++)
 		wc[j] = dispw(cols.name[j]);
@@ -732,23 +715,11 @@ print_text(const json_t *rep, FILE *out, int md)
 			    rp.releases[i].fit.ceiling_contradicted);
 	print_confirm(&rp, out, md);
 	gpu_releases_text(&rp, out, md);
-	serve_text(rep, out, md);
+	serve_text(&rp, out, md);
 	print_canary(&rp, out, md);
-	print_verdict_text(json_object_get(rep, "verdict"), out, md);
+	print_verdict_text(&rp.verdict, out, md);
 	print_else_changed(&rp, out, md);
-	fprintf(out, md ? "\n**Reproduce**\n\n" : "\nreproduce:\n");
-	json_array_foreach(json_object_get(rep_, "archives"), i, x)
-		fprintf(out, "%sarchive %s: %s%ssha256 %s\n", md ? "- " : "  ",
-		    rep_str(x, "version"), rep_str(x, "url"),
-		    *rep_str(x, "url") ? " " : "", rep_str(x, "sha256"));
-	json_array_foreach(json_object_get(rep_, "commands"), i, x)
-		if (md) {
-			fputs("- ", out);
-			text_md_code(out, json_string_value(x));
-			fputc('\n', out);
-		} else
-			fprintf(out, "  %s\n", json_string_value(x));
-	print_runs(json_object_get(rep_, "runs"), out, md);
+	print_reproduce(&rp.reproduce, out, md);
 	report_clear(&rp);
 }
 
@@ -758,19 +729,16 @@ print_text(const json_t *rep, FILE *out, int md)
  * not cover.
  */
 static void
-csv_command(const json_t *rep, const char *version, const char *group,
-    const char *key, FILE *out)
+csv_command(const struct report_reproduce *r, const char *version,
+    const char *group, const char *key, FILE *out)
 {
-	const json_t *x;
 	char cell[96];
-	size_t i;
 
 	snprintf(cell, sizeof(cell), "%s%s", group, key);
-	json_array_foreach(json_object_get(json_object_get(rep, "reproduce"),
-	    "runs"), i, x)
-		if (strcmp(rep_str(x, "version"), version) == 0 &&
-		    strcmp(rep_str(x, "cell"), cell) == 0) {
-			text_csv_field(out, rep_str(x, "command"));
+	for (size_t i = 0; i < r->nruns; i++)
+		if (strcmp(r->runs[i].version, version) == 0 &&
+		    strcmp(r->runs[i].cell, cell) == 0) {
+			text_csv_field(out, r->runs[i].command);
 			break;
 		}
 }
@@ -778,39 +746,41 @@ csv_command(const json_t *rep, const char *version, const char *group,
 /* The commit columns of a row (none for releases): subject, author,
  * date, url and the commit's part in the verdict. */
 static void
-commit_cells(int commits, const struct report_release *r, const json_t *v,
-    FILE *out)
+commit_cells(int commits, const struct report_release *r,
+    const struct report_verdict *v, FILE *out)
 {
-	const json_t *c = r->commit;
+	const struct report_commit *c = &v->commit;
+	struct report_commit own;
 	const char *version = r->version, *role = "";
-	size_t i;
-	json_t *x;
 
-	if (!commits && !json_is_object(json_object_get(v, "commit")))
+	if (!commits && !v->commit.ok)
 		return;
 	if (!commits) {
 		/* A drill-down: the first bad release's rows name the
 		 * first bad commit. */
-		if (strcmp(version, rep_str(v, "first_bad")) != 0) {
+		if (strcmp(version, v->change.first_bad) != 0) {
 			fputs(",,,,,", out);
 			return;
 		}
-		c = json_object_get(v, "commit");
 		role = "first-bad-commit";
-	} else if (strcmp(version, rep_str(v, "first_bad")) == 0)
-		role = "first-bad";
-	else if (strcmp(version, rep_str(v, "last_good")) == 0)
-		role = "last-good";
-	else
-		json_array_foreach(json_object_get(v, "candidates"), i, x)
-			if (strcmp(version, json_string_value(x)) == 0)
-				role = "candidate";
+	} else {
+		report_commit_read(r->commit, &own);
+		c = &own;
+		if (strcmp(version, v->change.first_bad) == 0)
+			role = "first-bad";
+		else if (strcmp(version, v->change.last_good) == 0)
+			role = "last-good";
+		else
+			for (size_t i = 0; i < v->ncandidates; i++)
+				if (strcmp(version, v->candidates[i]) == 0)
+					role = "candidate";
+	}
 	fputc(',', out);
-	text_csv_field(out, rep_str(c, "subject"));
+	text_csv_field(out, c->subject);
 	fputc(',', out);
-	text_csv_field(out, rep_str(c, "author"));
-	fprintf(out, ",%s,%s,%s%s%s", rep_str(c, "date"), rep_str(c, "url"),
-	    role, commits ? "" : " ", commits ? "" : rep_str(c, "id"));
+	text_csv_field(out, c->author);
+	fprintf(out, ",%s,%s,%s%s%s", c->date, c->url ? c->url : "", role,
+	    commits ? "" : " ", commits ? "" : c->id);
 }
 
 /* The five canary columns: its state, hash, diff, the release the diff
@@ -843,14 +813,13 @@ canary_csv(const json_t *k, FILE *out)
 static void
 print_csv(const json_t *rep, FILE *out)
 {
-	const json_t *v = json_object_get(rep, "verdict");
-	int drilled = json_is_object(json_object_get(v, "commit"));
 	struct report rp;
-	int commits;
+	int commits, drilled;
 
 	if (report_read(rep, &rp) < 0)
 		return;
 	commits = rp.commits;
+	drilled = rp.verdict.commit.ok;
 	/* A commit range adds who and what each commit is, and its part
 	 * in the verdict. */
 	fprintf(out, "engine,version,status,cell,n,tps,tps_sd,ms,ms_sd,"
@@ -873,7 +842,7 @@ print_csv(const json_t *rep, FILE *out)
 			    flags);
 			canary_csv(tr->canary, out);
 			fputc(',', out);
-			commit_cells(commits, tr, v, out);
+			commit_cells(commits, tr, &rp.verdict, out);
 			fputc('\n', out);
 		}
 		for (size_t k = 0; k < tr->ncells; k++) {
@@ -899,8 +868,8 @@ print_csv(const json_t *rep, FILE *out)
 			fprintf(out, ",\"%s\",", flags);
 			canary_csv(tr->canary, out);
 			fputc(',', out);
-			csv_command(rep, tr->version, g, at->key, out);
-			commit_cells(commits, tr, v, out);
+			csv_command(&rp.reproduce, tr->version, g, at->key, out);
+			commit_cells(commits, tr, &rp.verdict, out);
 			fputc('\n', out);
 		}
 	}

@@ -7,15 +7,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct json_t;
+struct report_ms;
+struct report_verdict;
 
-/* o[key] with its interval o[key_ci]: "0.3281 [0.31, 0.34]" (sign: with
- * a sign), "not estimable" for a fixed part that is not, "-" when
- * missing. */
-void ci_text(char *buf, size_t len, const struct json_t *o, const char *key,
-    int sign);
+/* A figure with its interval: "0.3281 [0.31, 0.34]" (sign: with a sign),
+ * without one when it has none, none when there is no figure. */
+void ms_ci_text(char *buf, size_t len, const struct report_ms *m, int sign,
+    const char *none);
 
 /* The verdict's lines, for text (md 0) or markdown (md 1). */
-void print_verdict_text(const struct json_t *v, FILE *out, int md);
+void print_verdict_text(const struct report_verdict *v, FILE *out, int md);
 
 #endif

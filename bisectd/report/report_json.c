@@ -1,7 +1,8 @@
 /*
  * report_json.c: the typed parts of a report (report.h) as the report's
- * JSON and back.  Every key of those parts is spelt here and nowhere
- * else; the golden files of tests/golden/ pin the bytes.
+ * JSON and back: the head, the releases, what else changed.  Every key
+ * of those parts is spelt here and nowhere else; the golden files of
+ * tests/golden/ pin the bytes.  The parts only read are report_read.c's.
  */
 #include <math.h>
 #include <stddef.h>
@@ -15,37 +16,12 @@
 #include "bisectd/search/verdict_json.h"
 #include "fields.h"
 #include "report.h"
+#include "report_int.h"
 
 static const char *const group_names[] = { "pp", "tg" };
 
-/*
- * The members of a flat object (a cell, its confirmation runs, the
- * machine) as a table, so that each key is written once for both ways:
- * fields_json() writes them in the table's order, fields_read() reads
- * them back.
- */
-enum field_type {
-	F_REAL,		/* double: a number, null when not finite */
-	F_INT,		/* long long */
-	F_STR,		/* const char *: left out when NULL; "" when read
-			 * and missing */
-	F_OPT_STR,	/* const char *: left out when NULL, NULL when read
-			 * and missing */
-	F_CHARS,	/* char[size]: copied whole when read */
-	F_TRUE,		/* int: true, left out when 0 */
-	F_BOOL,		/* int: true or false */
-	F_POSITIVE,	/* long long: left out when 0 or less */
-};
-
-struct field {
-	const char *key;
-	enum field_type type;
-	size_t off, size;	/* in the struct */
-};
-
-#define FIELD(s, member, type) { #member, type, offsetof(s, member), \
-	sizeof(((s *)0)->member) }
-
+/* The members of table f (report_int.h) of the struct at v into object
+ * o, in the table's order. */
 static void
 fields_json(const struct field *f, size_t n, const void *v, json_t *o)
 {
@@ -90,8 +66,8 @@ fields_json(const struct field *f, size_t n, const void *v, json_t *o)
 	}
 }
 
-static void
-fields_read(const struct field *f, size_t n, const json_t *o, void *v)
+void
+report_fields_read(const struct field *f, size_t n, const json_t *o, void *v)
 {
 	char *base = v;
 
@@ -126,8 +102,6 @@ fields_read(const struct field *f, size_t n, const json_t *o, void *v)
 		}
 	}
 }
-
-#define NFIELDS(t) (sizeof(t) / sizeof((t)[0]))
 
 static const struct field cell_fields[] = {
 	FIELD(struct report_cell, tps, F_REAL),
@@ -455,22 +429,30 @@ cell_read(const json_t *o, struct report_cell *c)
 
 	memset(c, 0, sizeof(*c));
 	c->ok = json_is_object(o);
-	fields_read(cell_fields, NFIELDS(cell_fields), o, c);
+	report_fields_read(cell_fields, NFIELDS(cell_fields), o, c);
 	c->confirm.ok = json_is_object(k);
-	fields_read(confirm_fields, NFIELDS(confirm_fields), k, &c->confirm);
+	report_fields_read(confirm_fields, NFIELDS(confirm_fields), k, &c->confirm);
 }
 
-static void
-ms_read(const json_t *o, const char *name, struct report_ms *m)
+/* o[name] and its interval o[name_ci]; NAN where missing. */
+void
+report_value_ci_read(const json_t *o, const char *name, double *value,
+    double *lo, double *hi)
 {
 	char key[64];
 	const json_t *ci;
 
 	snprintf(key, sizeof(key), "%s_ci", name);
 	ci = json_object_get(o, key);
-	m->value = rep_real(o, name);
-	m->lo = rep_at(ci, 0);
-	m->hi = rep_at(ci, 1);
+	*value = rep_real(o, name);
+	*lo = rep_at(ci, 0);
+	*hi = rep_at(ci, 1);
+}
+
+static void
+ms_read(const json_t *o, const char *name, struct report_ms *m)
+{
+	report_value_ci_read(o, name, &m->value, &m->lo, &m->hi);
 }
 
 static void
@@ -537,6 +519,7 @@ report_release_clear(struct report_release *r)
 		json_decref(parts[i]);
 	free(r->cells);
 	free(r->failures);
+	report_serve_clear(&r->serve);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -590,6 +573,10 @@ release_read(const json_t *r, struct report_release *out)
 		n += json_object_size(json_object_get(r, group_names[g]));
 	fit_read(r, &out->fit);
 	gpu_read(r, &out->gpu);
+	if (report_serve_read(json_object_get(r, "serve"), &out->serve) < 0) {
+		report_release_clear(out);
+		return -1;
+	}
 	if (n == 0)
 		return 0;
 	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL) {
@@ -616,7 +603,7 @@ static void
 machine_read(const json_t *m, struct report_machine *out)
 {
 	out->ok = json_object_size(m) > 0;
-	fields_read(machine_fields, NFIELDS(machine_fields), m, out);
+	report_fields_read(machine_fields, NFIELDS(machine_fields), m, out);
 }
 
 static void
@@ -658,10 +645,10 @@ changes_read(const json_t *all, struct report *out)
 		struct report_change *c = &out->changes[out->nchanges++];
 		const json_t *ci = json_object_get(x, "change_ci");
 
-		fields_read(change_fields, NFIELDS(change_fields), x, c);
+		report_fields_read(change_fields, NFIELDS(change_fields), x, c);
 		c->lo = rep_at(ci, 0);
 		c->hi = rep_at(ci, 1);
-		fields_read(change_after_fields, NFIELDS(change_after_fields),
+		report_fields_read(change_after_fields, NFIELDS(change_after_fields),
 		    x, c);
 		/* Owned, as the builder's. */
 		if (c->bisect != NULL && (c->bisect = strdup(c->bisect)) ==
@@ -679,7 +666,8 @@ report_read(const json_t *rep, struct report *out)
 
 	memset(out, 0, sizeof(*out));
 	head_read(rep, out);
-	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0) {
+	if (changes_read(json_object_get(rep, "what_else_changed"), out) < 0 ||
+	    report_parts_read(rep, out) < 0) {
 		report_clear(out);
 		return -1;
 	}
@@ -708,6 +696,7 @@ report_clear(struct report *r)
 	for (size_t i = 0; i < r->nchanges; i++)
 		free(r->changes[i].bisect);
 	free(r->changes);
+	report_parts_clear(r);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -18,6 +18,7 @@
 #include "config/conf.h"
 #include "fields.h"
 #include "page.h"
+#include "report.h"
 #include "serve_lines.h"
 #include "store/store.h"
 
@@ -178,171 +179,159 @@ serve_release_attach(json_t *rj, json_t *serve)
 
 /* "12.3 ms [11.9, 12.8]" of a summary, or "-". */
 static const char *
-value_words(const json_t *v, const char *unit, char *buf, size_t len)
+value_words(const struct report_summary *v, const char *unit, char *buf,
+    size_t len)
 {
-	const json_t *ci = json_object_get(v, "ci");
-	double x = rep_real(v, "value");
-
-	if (!isfinite(x))
+	if (!isfinite(v->value))
 		snprintf(buf, len, "-");
-	else if (isfinite(rep_at(ci, 0)))
-		snprintf(buf, len, "%.4g%s [%.4g, %.4g]", x, unit,
-		    rep_at(ci, 0), rep_at(ci, 1));
+	else if (isfinite(v->lo))
+		snprintf(buf, len, "%.4g%s [%.4g, %.4g]", v->value, unit, v->lo,
+		    v->hi);
 	else
-		snprintf(buf, len, "%.4g%s [no spread]", x, unit);
+		snprintf(buf, len, "%.4g%s [no spread]", v->value, unit);
 	return buf;
 }
 
-/* "64,256" of an array of lengths. */
+/* "64,256" of n lengths. */
 static const char *
-lengths_words(const json_t *a, char *buf, size_t len)
+lengths_words(const long long *v, size_t n, char *buf, size_t len)
 {
-	size_t off = 0, i;
-	const json_t *x;
+	size_t off = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(a, i, x)
+	for (size_t i = 0; i < n; i++)
 		if (off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%lld",
-			    i ? "," : "", (long long)json_integer_value(x));
+			    i ? "," : "", v[i]);
 	return buf;
 }
 
 /* A target in ms, or "none". */
 static const char *
-target_words(const json_t *p, const char *key, char *buf, size_t len)
+target_words(double ms, char *buf, size_t len)
 {
-	if (isfinite(rep_real(p, key)))
-		snprintf(buf, len, "%.0f ms", rep_real(p, key));
+	if (isfinite(ms))
+		snprintf(buf, len, "%.0f ms", ms);
 	else
 		snprintf(buf, len, "none");
 	return buf;
 }
 
 static const char *
-profile_words(const json_t *p, char *buf, size_t len)
+profile_words(const struct report_serve_profile *p, char *buf, size_t len)
 {
 	char pace[64], end[64], pr[128], out[128], t1[32], t2[32];
 
-	if (strcmp(rep_str(p, "arrival"), "concurrency") == 0)
-		snprintf(pace, sizeof(pace), "%.0f in flight", rep_real(p,
-		    "concurrency"));
+	if (strcmp(p->arrival, "concurrency") == 0)
+		snprintf(pace, sizeof(pace), "%.0f in flight", p->concurrency);
 	else
 		snprintf(pace, sizeof(pace), "%.4g requests/s, %s arrivals",
-		    rep_real(p, "rate"), rep_str(p, "arrival"));
-	if (json_object_get(p, "requests"))
-		snprintf(end, sizeof(end), "%.0f requests", rep_real(p,
-		    "requests"));
+		    p->rate, p->arrival);
+	if (p->has_requests)
+		snprintf(end, sizeof(end), "%.0f requests", p->requests);
 	else
-		snprintf(end, sizeof(end), "%.4g s", rep_real(p,
-		    "duration_ms") / 1000);
+		snprintf(end, sizeof(end), "%.4g s", p->duration_ms / 1000);
 	snprintf(buf, len, "%s, %s a run after %.0f warm-up; prompt %s words, "
 	    "output %s tokens, %s dialect; targets TTFT %s, TPOT %s; a run "
 	    "is client-bound past %.0f ms of lag at p99", pace, end,
-	    rep_real(p, "warmup"), lengths_words(json_object_get(p, "prompt"),
-	    pr, sizeof(pr)), lengths_words(json_object_get(p, "output"), out,
-	    sizeof(out)), rep_str(p, "dialect"), target_words(p,
-	    "slo_ttft_ms", t1, sizeof(t1)), target_words(p, "slo_tpot_ms", t2,
-	    sizeof(t2)), rep_real(p, "max_lag_ms"));
+	    p->warmup, lengths_words(p->prompt, p->nprompt, pr, sizeof(pr)),
+	    lengths_words(p->output, p->noutput, out, sizeof(out)), p->dialect,
+	    target_words(p->slo_ttft_ms, t1, sizeof(t1)),
+	    target_words(p->slo_tpot_ms, t2, sizeof(t2)), p->max_lag_ms);
 	return buf;
 }
 
 /* The latencies shown per release: p50, p90 and p99 of each. */
 static void
-release_text(const json_t *r, const json_t *sv, FILE *out, int md)
+release_text(const struct report_release *r, FILE *out, int md)
 {
-	const json_t *fig = json_object_get(sv, "figures_ms");
-	const json_t *errs = json_object_get(sv, "failed_requests");
-	const char *k;
-	const json_t *v;
+	const struct report_serve *sv = &r->serve;
 	char a[96], b[96], c[96], d[96], f[96];
 	int nerr = 0;
 
-	fprintf(out, "%s%s: %.0f runs", md ? "- " : "  ", rep_str(r,
-	    "version"), rep_real(sv, "runs"));
-	if (rep_real(sv, "failed_runs") > 0)
-		fprintf(out, ", %.0f failed", rep_real(sv, "failed_runs"));
-	if (rep_real(sv, "client_bound_runs") > 0)
-		fprintf(out, ", %.0f client-bound (flag client-bound)",
-		    rep_real(sv, "client_bound_runs"));
-	json_object_foreach((json_t *)(uintptr_t)errs, k, v)
-		if (json_integer_value(v) > 0)
+	fprintf(out, "%s%s: %lld runs", md ? "- " : "  ", r->version,
+	    sv->runs);
+	if (sv->failed_runs > 0)
+		fprintf(out, ", %lld failed", sv->failed_runs);
+	if (sv->client_bound_runs > 0)
+		fprintf(out, ", %lld client-bound (flag client-bound)",
+		    sv->client_bound_runs);
+	for (size_t i = 0; i < sv->nerrors; i++)
+		if (sv->errors[i].count > 0)
 			fprintf(out, "%s%s %lld", nerr++ ? ", " :
-			    "; failed requests: ", k,
-			    (long long)json_integer_value(v));
+			    "; failed requests: ", sv->errors[i].type,
+			    sv->errors[i].count);
 	fputc('\n', out);
-	if (rep_real(sv, "runs") == 0)
+	if (sv->runs == 0)
 		return;
 	for (int l = 0; l < FIG_N; l += 3) {
+		const char *first = conf_serve_figure_name(l);
 		char name[16];
 
-		snprintf(name, sizeof(name), "%.*s", (int)(strchr(
-		    conf_serve_figure_name(l), '-') - conf_serve_figure_name(l)),
-		    conf_serve_figure_name(l));
+		snprintf(name, sizeof(name), "%.*s", (int)(strchr(first, '-') -
+		    first), first);
 		fprintf(out, "%s%-5s p50 %s, p90 %s, p99 %s\n", md ? "  - " :
-		    "    ", name, value_words(json_object_get(fig,
-		    conf_serve_figure_name(l)), " ms", a, sizeof(a)),
-		    value_words(json_object_get(fig,
+		    "    ", name, value_words(report_serve_figure(sv, first),
+		    " ms", a, sizeof(a)), value_words(report_serve_figure(sv,
 		    conf_serve_figure_name(l + 1)), " ms", b, sizeof(b)),
-		    value_words(json_object_get(fig,
+		    value_words(report_serve_figure(sv,
 		    conf_serve_figure_name(l + 2)), " ms", c, sizeof(c)));
 	}
 	fprintf(out, "%sthroughput %s requests/s, %s output tokens/s; "
 	    "goodput %s requests/s (share %s); client lag p99 %s\n", md ?
-	    "  - " : "    ", value_words(json_object_get(sv, "req_per_s"), "",
-	    a, sizeof(a)), value_words(json_object_get(sv, "out_tok_per_s"),
-	    "", b, sizeof(b)), value_words(json_object_get(sv,
-	    "goodput_per_s"), "", c, sizeof(c)), value_words(json_object_get(sv,
-	    "goodput_share"), "", d, sizeof(d)),
-	    value_words(json_object_get(sv, "lag_p99_ms"), " ms", f,
-	    sizeof(f)));
+	    "  - " : "    ", value_words(&sv->req_per_s, "", a, sizeof(a)),
+	    value_words(&sv->out_tok_per_s, "", b, sizeof(b)),
+	    value_words(&sv->goodput_per_s, "", c, sizeof(c)),
+	    value_words(&sv->goodput_share, "", d, sizeof(d)),
+	    value_words(&sv->lag_p99_ms, " ms", f, sizeof(f)));
 }
 
 void
-serve_text(const json_t *rep, FILE *out, int md)
+serve_text(const struct report *rp, FILE *out, int md)
 {
-	const json_t *p = json_object_get(rep, "serve_profile"), *r;
 	char buf[1024];
-	size_t i;
 
-	if (!json_is_object(p))
+	if (!rp->serve_profile.ok)
 		return;
 	fprintf(out, md ? "\n**Under load** (%s; each figure the mean over "
 	    "runs, one server start each, with its 95%% interval)\n\n" :
 	    "\nunder load (%s; each figure the mean over runs, one server "
-	    "start each, with its 95%% interval):\n", profile_words(p, buf,
-	    sizeof(buf)));
-	json_array_foreach(json_object_get(rep, "releases"), i, r)
-		if (json_is_object(json_object_get(r, "serve")))
-			release_text(r, json_object_get(r, "serve"), out, md);
+	    "start each, with its 95%% interval):\n", profile_words(
+	    &rp->serve_profile, buf, sizeof(buf)));
+	for (size_t i = 0; i < rp->nreleases; i++)
+		if (rp->releases[i].serve.ok)
+			release_text(&rp->releases[i], out, md);
 }
 
 /* The figures of the table, in its columns' order. */
 static const char *const html_cols[] = { "ttft-p50", "ttft-p90",
     "ttft-p99", "tpot-p50", "tpot-p90", "itl-p90", "e2e-p90" };
 #define NCOLS (sizeof(html_cols) / sizeof(html_cols[0]))
-static const enum extra html_extra[] = { X_REQ, X_GOOD, X_LAG };
+
+/* TTFT p50, p90 and p99 of release i of rp. */
+static const struct report_summary *
+ttft(const struct report *rp, size_t i, int k)
+{
+	return report_serve_figure(&rp->releases[i].serve,
+	    conf_serve_figure_name(FIG_TTFT_P50 + k));
+}
 
 /* TTFT p50, p90 and p99 per release, one line each, every dot with its
  * interval. */
 static void
-percentile_plot(FILE *out, const json_t *rels)
+percentile_plot(FILE *out, const struct report *rp)
 {
 	static const char *const cls[3] = { "p50", "p90", "p99" };
-	size_t i, n = json_array_size(rels);
+	size_t i, n = rp->nreleases;
 	struct plot_axes a = { -0.5, (double)n - 0.5, 0, -INFINITY };
-	const json_t *r;
 
-	json_array_foreach(rels, i, r)
+	for (i = 0; i < n; i++)
 		for (int k = 0; k < 3; k++) {
-			const json_t *v = json_object_get(json_object_get(
-			    json_object_get(r, "serve"), "figures_ms"),
-			    conf_serve_figure_name(FIG_TTFT_P50 + k));
-			double hi = rep_at(json_object_get(v, "ci"), 1);
+			const struct report_summary *v = ttft(rp, i, k);
 
-			if (isfinite(rep_real(v, "value")))
-				a.y1 = fmax(a.y1, isfinite(hi) ? hi :
-				    rep_real(v, "value"));
+			if (isfinite(v->value))
+				a.y1 = fmax(a.y1, isfinite(v->hi) ? v->hi :
+				    v->value);
 		}
 	if (!isfinite(a.y1))
 		return;
@@ -355,103 +344,88 @@ percentile_plot(FILE *out, const json_t *rels)
 
 		fprintf(out, "<path class=\"serve %s\" fill=\"none\" d=\"",
 		    cls[k]);
-		json_array_foreach(rels, i, r) {
-			const json_t *v = json_object_get(json_object_get(
-			    json_object_get(r, "serve"), "figures_ms"),
-			    conf_serve_figure_name(FIG_TTFT_P50 + k));
+		for (i = 0; i < n; i++) {
+			const struct report_summary *v = ttft(rp, i, k);
 
 			/* A release without a figure breaks the line. */
-			if (!isfinite(rep_real(v, "value"))) {
+			if (!isfinite(v->value)) {
 				open = 0;
 				continue;
 			}
 			svg_xy(out, open ? "L" : "M", svg_px(&a, (double)i),
-			    svg_py(&a, rep_real(v, "value")));
+			    svg_py(&a, v->value));
 			open = 1;
 		}
 		fputs("\"/>\n", out);
-		json_array_foreach(rels, i, r) {
-			const json_t *v = json_object_get(json_object_get(
-			    json_object_get(r, "serve"), "figures_ms"),
-			    conf_serve_figure_name(FIG_TTFT_P50 + k));
-			const json_t *ci = json_object_get(v, "ci");
+		for (i = 0; i < n; i++) {
+			const struct report_summary *v = ttft(rp, i, k);
 			double x = svg_px(&a, (double)i);
 
-			if (!isfinite(rep_real(v, "value")))
+			if (!isfinite(v->value))
 				continue;
-			if (isfinite(rep_at(ci, 0)))
+			if (isfinite(v->lo))
 				fprintf(out, "<line class=\"ci\" x1=\"%.1f\" "
 				    "x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>\n",
-				    x, x, svg_py(&a, rep_at(ci, 0)),
-				    svg_py(&a, rep_at(ci, 1)));
+				    x, x, svg_py(&a, v->lo), svg_py(&a, v->hi));
 			fprintf(out, "<circle class=\"serve %s\" cx=\"%.1f\" "
 			    "cy=\"%.1f\" r=\"3\"><title>", cls[k], x,
-			    svg_py(&a, rep_real(v, "value")));
-			html_esc(out, rep_str(r, "version"));
+			    svg_py(&a, v->value));
+			html_esc(out, rp->releases[i].version);
 			fprintf(out, " TTFT %s: %.4g ms</title></circle>\n",
-			    cls[k], rep_real(v, "value"));
+			    cls[k], v->value);
 		}
 	}
-	json_array_foreach(rels, i, r) {
+	for (i = 0; i < n; i++) {
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">",
 		    svg_px(&a, (double)i), PLOT_H - PAD_B + 16);
-		html_esc(out, rep_str(r, "version"));
+		html_esc(out, rp->releases[i].version);
 		fputs("</text>\n", out);
 	}
 	fputs("</svg>\n", out);
 }
 
-void
-serve_html(const json_t *rep, FILE *out)
+/* A table cell of a figure: "12.3 [11.9, 12.8]". */
+static void
+summary_cell(FILE *out, const struct report_summary *v)
 {
-	const json_t *p = json_object_get(rep, "serve_profile"), *r;
-	const json_t *rels = json_object_get(rep, "releases");
-	char buf[1024];
-	size_t i;
+	fputs("<td>", out);
+	html_num_lohi(out, v->value, v->lo, v->hi, 0, 1);
+	fputs("</td>", out);
+}
 
-	if (!json_is_object(p))
+void
+serve_html(const struct report *rp, FILE *out)
+{
+	char buf[1024];
+
+	if (!rp->serve_profile.ok)
 		return;
 	fputs("<section id=\"serve\">\n<h2>Under load</h2>\n<p>", out);
-	html_esc(out, profile_words(p, buf, sizeof(buf)));
+	html_esc(out, profile_words(&rp->serve_profile, buf, sizeof(buf)));
 	fputs(". Each figure is the mean over runs, one server start each, "
 	    "with its 95% interval; ms.</p>\n", out);
-	percentile_plot(out, rels);
+	percentile_plot(out, rp);
 	fputs("<table>\n<tr><th>release</th><th>runs</th>", out);
 	for (size_t c = 0; c < NCOLS; c++)
 		html_markup(out, "<th>", html_cols[c], "</th>", NULL);
 	fputs("<th>requests/s</th><th>goodput/s</th><th>lag p99</th>"
 	    "</tr>\n", out);
-	json_array_foreach(rels, i, r) {
-		const json_t *sv = json_object_get(r, "serve");
-		const json_t *fig = json_object_get(sv, "figures_ms");
+	for (size_t i = 0; i < rp->nreleases; i++) {
+		const struct report_serve *sv = &rp->releases[i].serve;
 
-		if (!json_is_object(sv))
+		if (!sv->ok)
 			continue;
-		html_markup(out, "<tr><td>", rep_str(r, "version"), "</td>",
+		html_markup(out, "<tr><td>", rp->releases[i].version, "</td>",
 		    NULL);
-		fprintf(out, "<td>%.0f", rep_real(sv, "runs"));
-		if (rep_real(sv, "failed_runs") > 0)
-			fprintf(out, " (%.0f failed)", rep_real(sv,
-			    "failed_runs"));
+		fprintf(out, "<td>%lld", sv->runs);
+		if (sv->failed_runs > 0)
+			fprintf(out, " (%lld failed)", sv->failed_runs);
 		fputs("</td>", out);
-		for (size_t c = 0; c < NCOLS; c++) {
-			const json_t *v = json_object_get(fig, html_cols[c]);
-
-			fputs("<td>", out);
-			html_num_ci(out, rep_real(v, "value"),
-			    json_object_get(v, "ci"), 0, 1);
-			fputs("</td>", out);
-		}
-		for (size_t c = 0; c < sizeof(html_extra) /
-		    sizeof(html_extra[0]); c++) {
-			const json_t *v = json_object_get(sv,
-			    extra_names[html_extra[c]]);
-
-			fputs("<td>", out);
-			html_num_ci(out, rep_real(v, "value"),
-			    json_object_get(v, "ci"), 0, 1);
-			fputs("</td>", out);
-		}
+		for (size_t c = 0; c < NCOLS; c++)
+			summary_cell(out, report_serve_figure(sv, html_cols[c]));
+		summary_cell(out, &sv->req_per_s);
+		summary_cell(out, &sv->goodput_per_s);
+		summary_cell(out, &sv->lag_p99_ms);
 		fputs("</tr>\n", out);
 	}
 	fputs("</table>\n</section>\n", out);

@@ -14,6 +14,7 @@
 struct conf_engine;
 struct err;
 struct json_t;
+struct report;
 struct store;
 struct store_release;
 struct store_serve_rows;
@@ -41,9 +42,9 @@ struct json_t *serve_releases_json(const struct store_serve_rows *rows,
  * know bench cells alone, say "not-measured". */
 void serve_release_attach(struct json_t *rj, struct json_t *serve);
 
-/* The lines of a report's releases (rels) and profile (rep); nothing
- * for a report of another mode. */
-void serve_text(const struct json_t *rep, FILE *out, int md);
-void serve_html(const struct json_t *rep, FILE *out);
+/* The lines of a report's releases and profile; nothing for a report
+ * of another mode. */
+void serve_text(const struct report *rp, FILE *out, int md);
+void serve_html(const struct report *rp, FILE *out);
 
 #endif

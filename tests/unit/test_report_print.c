@@ -568,6 +568,50 @@ test_unbounded_change(void)
 	json_decref(rep);
 }
 
+/*
+ * What a verdict lacks is said so, never printed as a zero: a ratio
+ * there is none of, an interval without its upper bound.
+ */
+static void
+test_verdict_missing(void)
+{
+	json_t *rep = json_loads("{\"engine\": \"e\", \"metric\": "
+	    "\"per-token\", \"threshold\": 0.2, \"range\": {\"from\": \"1\", "
+	    "\"to\": \"3\"}, \"releases\": [], \"verdict\": {\"status\": "
+	    "\"unknown\", \"reason\": \"undecided\", \"kind\": \"per-token\", "
+	    "\"per_token_delta_ms\": 0.21, \"per_token_delta_ms_ci\": "
+	    "[0.19, null], \"ratios\": {\"128\": 1.31, \"512\": null}, "
+	    "\"ratios_ci\": {\"128\": [1.2, 1.4]}, \"ratio_trend\": "
+	    "\"rising\", \"inconclusive\": {\"from\": \"1\", \"to\": \"3\", "
+	    "\"change\": 0.07, \"change_ci\": [0.01, null]}, "
+	    "\"change_points\": []}}", 0, NULL);
+	char *text;
+	size_t len;
+	FILE *f;
+
+	CHECK(rep != NULL);
+	text = rendered(rep, REPORT_TEXT);
+	CHECK_CONTAINS(text, "times slower by prompt length: 128: 1.31x "
+	    "512: - (rising)\n");
+	CHECK_CONTAINS(text, "per-token cost +0.21 ms per token;");
+	CHECK_CONTAINS(text, "inconclusive between 1 and 3: +7.0% [+1.0%, "
+	    "unbounded]\n");
+	CHECK(strstr(text, "0.00x") == NULL && strstr(text, "+0.0%") ==
+	    NULL && strstr(text, "nan") == NULL);
+	free(text);
+	/* The plot: a dot for 128 only, none at zero or nowhere. */
+	text = NULL;
+	len = 0;
+	CHECK((f = open_memstream(&text, &len)) != NULL);
+	CHECK_INT(report_html(rep, f), 0);
+	fclose(f);
+	CHECK_INT(occurrences(text, "<circle class=\"ratio\""), 1);
+	CHECK_CONTAINS(text, ">1.31×</text>");
+	CHECK(strstr(text, "nan") == NULL && strstr(text, "0.00×") == NULL);
+	free(text);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -584,5 +628,6 @@ main(void)
 	CHECK_CASE(test_html_shapes);
 	CHECK_CASE(test_markdown);
 	CHECK_CASE(test_ablate_html_effect);
+	CHECK_CASE(test_verdict_missing);
 	return check_done();
 }

@@ -1,8 +1,9 @@
 /*
  * test_report_value.c: the typed parts of a report (report.h: its head,
  * each release's entry, what else changed) read back from the report's
- * JSON and encode to the same bytes, and what an entry lacks reads as
- * missing (NAN, NULL, none), never as a made-up zero.
+ * JSON and encode to the same bytes, the verdict and the serve figures
+ * read into their structs, and what an entry lacks reads as missing
+ * (NAN, NULL, none), never as a made-up zero.
  */
 #include <math.h>
 #include <stdint.h>
@@ -262,6 +263,164 @@ test_changes(void)
 	json_decref(rep);
 }
 
+/* A regression's verdict read into its struct: the main change point at
+ * the top, the ratios in the JSON's order, the commits; what it lacks
+ * (an interval, the slide, the diff) is missing, never zero. */
+static void
+test_verdict(void)
+{
+	const char *text = "{\"verdict\": {\"status\": \"regression\", "
+	    "\"reason\": \"why\", \"endpoints_change\": 0.6, "
+	    "\"first_bad\": \"0.2.3\", \"last_good\": \"0.2.2\", "
+	    "\"candidates\": [\"0.2.3\"], \"confirmed\": true, "
+	    "\"metric_change\": 0.62, \"kind\": \"per-token\", "
+	    "\"per_token_delta_ms\": 0.2, \"per_token_delta_ms_ci\": "
+	    "[0.18, 0.22], \"fixed_delta_ms\": null, \"fixed_delta_ms_ci\": "
+	    "[null, null], \"fixed_not_estimable\": \"a curve\", "
+	    "\"ratios\": {\"512\": 1.5, \"128\": 1.2, \"64\": null}, "
+	    "\"ratios_ci\": {\"512\": [1.4, 1.6], \"128\": [null, 1.3]}, "
+	    "\"ratio_trend\": \"rising\", \"clocks\": {\"good\": \"0.2.2\", "
+	    "\"bad\": \"0.2.3\", \"good_sm_mhz\": 1980.0, \"bad_sm_mhz\": "
+	    "1881.0, \"differ\": true}, \"commit\": {\"id\": \"abcdef\", "
+	    "\"short\": \"abc\", \"subject\": \"s\", \"author\": \"a\", "
+	    "\"date\": \"d\", \"url\": null, \"build\": \"failed\"}, "
+	    "\"candidate_commits\": [], \"change_points\": [{\"first_bad\": "
+	    "\"0.2.3\", \"last_good\": \"0.2.2\", \"kind\": null, "
+	    "\"confirmed\": false, \"metric_change\": -0.1}]}}";
+	const struct report_verdict *v;
+	struct report rp;
+	json_t *rep = json_loads(text, 0, NULL), *none;
+
+	CHECK(rep != NULL);
+	CHECK_INT(report_read(rep, &rp), 0);
+	v = &rp.verdict;
+	CHECK(v->ok);
+	CHECK_STR(v->status, "regression");
+	CHECK_STR(v->reason, "why");
+	CHECK_STR(v->change.first_bad, "0.2.3");
+	CHECK_STR(v->change.last_good, "0.2.2");
+	CHECK_STR(v->change.kind, "per-token");
+	CHECK(v->change.confirmed);
+	CHECK_NEAR(v->change.metric_change.value, 0.62, 1e-12);
+	/* No metric_change_ci: the interval is missing, not [0, 0]. */
+	CHECK(isnan(v->change.metric_change.lo));
+	CHECK(isnan(v->change.metric_change.hi));
+	CHECK_INT(v->ncandidates, 1);
+	CHECK_STR(v->candidates[0], "0.2.3");
+	CHECK_NEAR(v->endpoints_change, 0.6, 1e-12);
+	CHECK(v->has_deltas);
+	CHECK_NEAR(v->per_token_delta.lo, 0.18, 1e-12);
+	CHECK_NEAR(v->per_token_delta.hi, 0.22, 1e-12);
+	CHECK(isnan(v->fixed_delta.value) && isnan(v->fixed_delta.lo));
+	CHECK_STR(v->fixed_not_estimable, "a curve");
+	CHECK_INT(v->nratios, 3);
+	CHECK_STR(v->ratios[0].tokens, "512");
+	CHECK_STR(v->ratios[1].tokens, "128");
+	CHECK_NEAR(v->ratios[0].hi, 1.6, 1e-12);
+	CHECK(isnan(v->ratios[1].lo));
+	CHECK_NEAR(v->ratios[1].hi, 1.3, 1e-12);
+	CHECK(isnan(v->ratios[2].value) && isnan(v->ratios[2].lo));
+	CHECK_STR(v->ratio_trend, "rising");
+	CHECK(v->clocks.ok && v->clocks.differ);
+	CHECK_NEAR(v->clocks.bad_sm_mhz, 1881, 1e-9);
+	CHECK(v->commit.ok);
+	CHECK_STR(v->commit.short_id, "abc");
+	CHECK(v->commit.url == NULL);
+	CHECK_STR(v->commit.build, "failed");
+	CHECK(v->has_candidate_commits && v->ncandidate_commits == 0);
+	CHECK_INT(v->npoints, 1);
+	CHECK_STR(v->points[0].kind, "");
+	CHECK(!v->points[0].confirmed);
+	CHECK_NEAR(v->points[0].metric_change.value, -0.1, 1e-12);
+	CHECK(isnan(v->points[0].metric_change.lo));
+	/* Not gradual, nothing inconclusive, no power, no canary. */
+	CHECK(!v->gradual.ok && v->gradual.nsteps == 0);
+	CHECK(isnan(v->gradual.total.value));
+	CHECK(!v->inconclusive.ok && isnan(v->inconclusive.change.value));
+	CHECK(isnan(v->detectable_change) && !v->more_runs_said);
+	CHECK(!v->diff.ok && !v->drill_down.ok);
+	CHECK_STR(v->first_bad_sha256, "");
+	report_clear(&rp);
+	json_decref(rep);
+
+	/* An unknown that stopped without an interval, none that would
+	 * decide it; and a report without a verdict. */
+	rep = json_loads("{\"verdict\": {\"status\": \"unknown\", "
+	    "\"inconclusive\": {\"from\": \"1\", \"to\": \"2\", \"change\": "
+	    "0.05}, \"runs_per_release\": 6, \"more_runs_per_release\": null, "
+	    "\"clocks\": {\"good\": \"1\", \"bad\": \"2\", \"good_sm_mhz\": "
+	    "null, \"bad_sm_mhz\": 1881.0}}}", 0, NULL);
+	CHECK_INT(report_read(rep, &rp), 0);
+	v = &rp.verdict;
+	CHECK(v->inconclusive.ok);
+	CHECK_STR(v->inconclusive.to, "2");
+	CHECK_NEAR(v->inconclusive.change.value, 0.05, 1e-12);
+	CHECK(isnan(v->inconclusive.change.lo));
+	CHECK(isnan(v->inconclusive.change.hi));
+	CHECK(v->more_runs_said && v->more_runs == -1);
+	CHECK_INT(v->runs_per_release, 6);
+	/* One side's clock not read: no clocks. */
+	CHECK(!v->clocks.ok && isnan(v->clocks.good_sm_mhz));
+	CHECK(!v->has_deltas && v->nratios == 0 && v->npoints == 0);
+	report_clear(&rp);
+	json_decref(rep);
+	none = json_object();
+	CHECK_INT(report_read(none, &rp), 0);
+	CHECK(!rp.verdict.ok);
+	CHECK_STR(rp.verdict.status, "");
+	CHECK(isnan(rp.verdict.endpoints_change));
+	report_clear(&rp);
+	json_decref(none);
+}
+
+/* A release's figures under load and the profile read into their
+ * structs: a figure the release lacks is NAN, one run has no interval. */
+static void
+test_serve(void)
+{
+	json_t *rep = json_loads("{\"serve_profile\": {\"arrival\": "
+	    "\"poisson\", \"rate\": 2.5, \"duration_ms\": 30000, \"prompt\": "
+	    "[64, 256], \"output\": [128], \"slo_ttft_ms\": 500, "
+	    "\"slo_tpot_ms\": null}, \"releases\": [{\"version\": \"1\", "
+	    "\"serve\": {\"runs\": 1, \"failed_runs\": 2, \"figures_ms\": "
+	    "{\"ttft-p50\": {\"n\": 1, \"value\": 12.5, \"sd\": 0, \"ci\": "
+	    "[null, null]}, \"ttft-p90\": {\"n\": 0, \"value\": null}}, "
+	    "\"req_per_s\": {\"n\": 3, \"value\": 2.4, \"ci\": [2.2, 2.6]}, "
+	    "\"failed_requests\": {\"refused\": 0, \"timeout\": 3}}}, "
+	    "{\"version\": \"2\"}]}", 0, NULL);
+	const struct report_serve_profile *p;
+	const struct report_serve *sv;
+	const struct report_summary *x;
+	struct report rp;
+
+	CHECK(rep != NULL);
+	CHECK_INT(report_read(rep, &rp), 0);
+	p = &rp.serve_profile;
+	CHECK(p->ok && !p->has_requests);
+	CHECK_STR(p->arrival, "poisson");
+	CHECK_NEAR(p->duration_ms, 30000, 1e-9);
+	CHECK(p->nprompt == 2 && p->prompt[1] == 256 && p->noutput == 1);
+	CHECK_NEAR(p->slo_ttft_ms, 500, 1e-9);
+	CHECK(isnan(p->slo_tpot_ms) && isnan(p->concurrency));
+	sv = &rp.releases[0].serve;
+	CHECK(sv->ok);
+	CHECK(sv->runs == 1 && sv->failed_runs == 2 &&
+	    sv->client_bound_runs == 0);
+	x = report_serve_figure(sv, "ttft-p50");
+	CHECK_NEAR(x->value, 12.5, 1e-12);
+	CHECK(x->n == 1 && isnan(x->lo) && isnan(x->hi));
+	CHECK(isnan(report_serve_figure(sv, "ttft-p90")->value));
+	CHECK(isnan(report_serve_figure(sv, "e2e-p99")->value));
+	CHECK_NEAR(sv->req_per_s.hi, 2.6, 1e-12);
+	CHECK(isnan(sv->req_per_s.sd) && isnan(sv->lag_p99_ms.value));
+	CHECK_INT(sv->nerrors, 2);
+	CHECK_STR(sv->errors[1].type, "timeout");
+	CHECK(sv->errors[1].count == 3);
+	CHECK(!rp.releases[1].serve.ok && rp.releases[1].serve.nfigures == 0);
+	report_clear(&rp);
+	json_decref(rep);
+}
+
 int
 main(void)
 {
@@ -270,5 +429,7 @@ main(void)
 	CHECK_CASE(test_curve_gpu_failures);
 	CHECK_CASE(test_missing_is_missing);
 	CHECK_CASE(test_changes);
+	CHECK_CASE(test_verdict);
+	CHECK_CASE(test_serve);
 	return check_done();
 }

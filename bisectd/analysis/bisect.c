@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "bisect_int.h"
 
 enum step { STEP_ERR = -1, STEP_GO = 0, STEP_ACT = 1 };
 
@@ -88,125 +89,6 @@ ladder_next(const struct bisect_params *p, int r)
 	return r * 2 > p->reps_cap ? p->reps_cap : r * 2;
 }
 
-/* Where the run that starts at sample i of c ends (one past it). */
-static size_t
-run_end(const struct bisect_cell *c, size_t i)
-{
-	size_t j = i + 1;
-
-	if (c->samples[i].run == 0)
-		return j;
-	while (j < c->n && c->samples[j].run == c->samples[i].run)
-		j++;
-	return j;
-}
-
-/* The runs of cell c with the confirm flag. */
-static size_t
-count_flag(const struct bisect_cell *c, int confirm)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < c->n; i = run_end(c, i))
-		k += (c->samples[i].confirm != 0) == (confirm != 0);
-	return k;
-}
-
-/*
- * The values of the first count runs of cell c with the flag, into
- * out[]; returns how many, or SIZE_MAX when a sample is not finite.
- */
-static size_t
-take_samples(const struct bisect_cell *c, int confirm, size_t count,
-    enum run_summary how, double *out)
-{
-	double stack[64], *x = stack;
-	size_t k = 0, i, j;
-	int rc;
-
-	for (i = 0; i < c->n && k < count; i = j) {
-		j = run_end(c, i);
-		if ((c->samples[i].confirm != 0) != (confirm != 0))
-			continue;
-		if (j - i > sizeof(stack) / sizeof(stack[0]) &&
-		    (x = malloc((j - i) * sizeof(*x))) == NULL)
-			return SIZE_MAX;
-		for (size_t m = i; m < j; m++)
-			x[m - i] = c->samples[m].time_ns;
-		rc = stats_run_value(x, j - i, how, &out[k++]);
-		if (x != stack) {
-			free(x);
-			x = stack;
-		}
-		if (rc < 0)
-			return SIZE_MAX;
-	}
-	return k;
-}
-
-static int
-length_index(const struct bisect_params *p, int len)
-{
-	for (size_t i = 0; i < p->nlengths; i++)
-		if (p->lengths[i] == len)
-			return (int)i;
-	return -1;
-}
-
-int
-bisect_metric_estimate(const struct bisect_release *r,
-    const struct bisect_params *p, int confirm, size_t count,
-    struct estimate *out)
-{
-	struct fit_cell cells[BISECT_MAX_CELLS];
-	struct cell_stats cs;
-	struct fit f;
-	double *buf;
-	int rc = -1, k;
-
-	if (count == 0 || p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
-		return -1;
-	buf = malloc(p->nlengths * count * sizeof(*buf));
-	if (buf == NULL)
-		return -1;
-	for (size_t c = 0; c < p->nlengths; c++) {
-		cells[c].tokens = p->lengths[c];
-		cells[c].time_ns = buf + c * count;
-		cells[c].n = take_samples(&r->cells[c], confirm, count,
-		    p->summary, buf + c * count);
-		if (cells[c].n == SIZE_MAX || cells[c].n < count)
-			goto out;
-		if (!p->keep_outliers)
-			cells[c].n = stats_drop_outliers(buf + c * count,
-			    cells[c].n);
-	}
-	switch (p->metric.kind) {
-	case BISECT_METRIC_PER_TOKEN:
-	case BISECT_METRIC_FIXED:
-		if (fit_line(cells, p->nlengths, &f) < 0)
-			goto out;
-		*out = p->metric.kind == BISECT_METRIC_PER_TOKEN ?
-		    f.per_token_ns : f.model_fixed_ns;
-		rc = 0;
-		break;
-	case BISECT_METRIC_PP:
-	case BISECT_METRIC_TG:
-	case BISECT_METRIC_SERVE:
-	case BISECT_METRIC_RUN:
-		k = p->metric.kind == BISECT_METRIC_SERVE ||
-		    p->metric.kind == BISECT_METRIC_RUN ? 0 :
-		    length_index(p, p->metric.n);
-		if (k < 0 || stats_cell(cells[k].time_ns, cells[k].n, &cs) < 0)
-			goto out;
-		stats_mean_estimate(&cs, out);
-		rc = 0;
-		break;
-	}
-out:
-	free(buf);
-	return rc;
-}
-
 static const char *
 check_params(const struct bisect_params *p)
 {
@@ -230,7 +112,7 @@ check_params(const struct bisect_params *p)
 			return "a fit metric needs two or more prompt lengths";
 		break;
 	case BISECT_METRIC_PP:
-		if (length_index(p, p->metric.n) < 0)
+		if (bisect_length_index(p, p->metric.n) < 0)
 			return "a ppN metric needs N among the lengths";
 		break;
 	case BISECT_METRIC_TG:
@@ -861,11 +743,11 @@ pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
 		double *out = buf + c * stride;
 		size_t k, kc;
 
-		k = take_samples(&w->rel[r].cells[c], 0, (size_t)w->reps[r],
+		k = bisect_take_runs(&w->rel[r].cells[c], 0, (size_t)w->reps[r],
 		    w->p->summary, out);
 		if (k == SIZE_MAX)
 			return -1;
-		kc = take_samples(&w->rel[r].cells[c], 1,
+		kc = bisect_take_runs(&w->rel[r].cells[c], 1,
 		    (size_t)w->creps[r], w->p->summary, out + k);
 		if (kc == SIZE_MAX)
 			return -1;
@@ -1166,8 +1048,8 @@ bisect_next(const struct bisect_release *releases, size_t n,
 		size_t s = SIZE_MAX, c = SIZE_MAX;
 
 		for (size_t k = 0; k < p->nlengths; k++) {
-			size_t ks = count_flag(&releases[i].cells[k], 0);
-			size_t kc = count_flag(&releases[i].cells[k], 1);
+			size_t ks = bisect_count_runs(&releases[i].cells[k], 0);
+			size_t kc = bisect_count_runs(&releases[i].cells[k], 1);
 
 			s = ks < s ? ks : s;
 			c = kc < c ? kc : c;

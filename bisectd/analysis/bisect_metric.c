@@ -1,0 +1,125 @@
+/*
+ * bisect_metric.c: a release's metric from its stored samples, run by
+ * run (see bisect.h and bisect_int.h): the runs of a cell, each run's
+ * value, the fit or the cell's mean that the bisection compares.
+ */
+#include <stdlib.h>
+
+#include "bisect.h"
+#include "bisect_int.h"
+#include "fit.h"
+#include "stats.h"
+
+/* Where the run that starts at sample i of c ends (one past it). */
+static size_t
+run_end(const struct bisect_cell *c, size_t i)
+{
+	size_t j = i + 1;
+
+	if (c->samples[i].run == 0)
+		return j;
+	while (j < c->n && c->samples[j].run == c->samples[i].run)
+		j++;
+	return j;
+}
+
+size_t
+bisect_count_runs(const struct bisect_cell *c, int confirm)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->n; i = run_end(c, i))
+		k += (c->samples[i].confirm != 0) == (confirm != 0);
+	return k;
+}
+
+size_t
+bisect_take_runs(const struct bisect_cell *c, int confirm, size_t count,
+    enum run_summary how, double *out)
+{
+	double stack[64], *x = stack;
+	size_t k = 0, i, j;
+	int rc;
+
+	for (i = 0; i < c->n && k < count; i = j) {
+		j = run_end(c, i);
+		if ((c->samples[i].confirm != 0) != (confirm != 0))
+			continue;
+		if (j - i > sizeof(stack) / sizeof(stack[0]) &&
+		    (x = malloc((j - i) * sizeof(*x))) == NULL)
+			return SIZE_MAX;
+		for (size_t m = i; m < j; m++)
+			x[m - i] = c->samples[m].time_ns;
+		rc = stats_run_value(x, j - i, how, &out[k++]);
+		if (x != stack) {
+			free(x);
+			x = stack;
+		}
+		if (rc < 0)
+			return SIZE_MAX;
+	}
+	return k;
+}
+
+int
+bisect_length_index(const struct bisect_params *p, int len)
+{
+	for (size_t i = 0; i < p->nlengths; i++)
+		if (p->lengths[i] == len)
+			return (int)i;
+	return -1;
+}
+
+int
+bisect_metric_estimate(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t count,
+    struct estimate *out)
+{
+	struct fit_cell cells[BISECT_MAX_CELLS];
+	struct cell_stats cs;
+	struct fit f;
+	double *buf;
+	int rc = -1, k;
+
+	if (count == 0 || p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return -1;
+	buf = malloc(p->nlengths * count * sizeof(*buf));
+	if (buf == NULL)
+		return -1;
+	for (size_t c = 0; c < p->nlengths; c++) {
+		cells[c].tokens = p->lengths[c];
+		cells[c].time_ns = buf + c * count;
+		cells[c].n = bisect_take_runs(&r->cells[c], confirm, count,
+		    p->summary, buf + c * count);
+		if (cells[c].n == SIZE_MAX || cells[c].n < count)
+			goto out;
+		if (!p->keep_outliers)
+			cells[c].n = stats_drop_outliers(buf + c * count,
+			    cells[c].n);
+	}
+	switch (p->metric.kind) {
+	case BISECT_METRIC_PER_TOKEN:
+	case BISECT_METRIC_FIXED:
+		if (fit_line(cells, p->nlengths, &f) < 0)
+			goto out;
+		*out = p->metric.kind == BISECT_METRIC_PER_TOKEN ?
+		    f.per_token_ns : f.model_fixed_ns;
+		rc = 0;
+		break;
+	case BISECT_METRIC_PP:
+	case BISECT_METRIC_TG:
+	case BISECT_METRIC_SERVE:
+	case BISECT_METRIC_RUN:
+		k = p->metric.kind == BISECT_METRIC_SERVE ||
+		    p->metric.kind == BISECT_METRIC_RUN ? 0 :
+		    bisect_length_index(p, p->metric.n);
+		if (k < 0 || stats_cell(cells[k].time_ns, cells[k].n, &cs) < 0)
+			goto out;
+		stats_mean_estimate(&cs, out);
+		rc = 0;
+		break;
+	}
+out:
+	free(buf);
+	return rc;
+}

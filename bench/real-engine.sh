@@ -72,10 +72,12 @@ llama_pack llama-bench
 # ---- the bisect ----
 llama_conf bench/real-engine.sh "$model" random-llama llama
 cat >> "$conf" <<EOF
-	command = {bin}/build/bin/llama-bench -m {weights} -p {prompt} -n 0 -t {threads} -r $samples -o json
+	command = {bin}/build/bin/llama-bench -m {weights} -p {prompt} -n {gen} -t {threads} -r $samples -o json
 	parser = llama-bench
 	prompts = $prompts
 	fit = $prompts
+	# Decode too: what else changed reads every cell of the matrix.
+	gen = 16
 	threads = $threads
 	reps = 5
 	warmup = 1

@@ -50,7 +50,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 # ---- the releases ----
+# Packed again when their parameters change.
 mkdir -p "$work/srv"
+if [ "$(cat "$work/srv/params" 2>/dev/null)" != "$size_mb $run_ms" ]; then
+	rm -f "$work"/srv/*.tar
+	echo "$size_mb $run_ms" > "$work/srv/params"
+fi
 for i in 0 1 2 3 4 5 6 7 8 9 10; do
 	v=1.0.$i
 	a=$work/srv/bump-$v.tar

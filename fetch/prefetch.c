@@ -22,7 +22,10 @@
 enum item_state { ITEM_QUEUED, ITEM_RUNNING, ITEM_DONE, ITEM_FAILED };
 
 struct item {
-	char *version, *url, *expected, *origin, *pinned;
+	/* Into one allocation, strings, that the item owns; the hashes
+	 * and origin NULL when not given. */
+	const char *version, *url, *expected, *origin, *pinned;
+	char *strings;
 	enum item_state state;
 	atomic_int abort;	/* its download stops */
 	char sha[65];
@@ -48,13 +51,31 @@ struct prefetch {
 static void
 item_free(struct item *it)
 {
-	free(it->version);
-	free(it->url);
-	free(it->expected);
-	free(it->origin);
-	free(it->pinned);
+	free(it->strings);
 	free(it->path);
 	free(it);
+}
+
+/* Copy s's strings into it->strings; -1 when memory runs out. */
+static int
+item_strings(struct item *it, const struct prefetch_item_spec *s)
+{
+	const char *in[5] = { s->version, s->url, s->expected_sha256,
+	    s->expected_origin, s->pinned_sha256 };
+	const char **out[5] = { &it->version, &it->url, &it->expected,
+	    &it->origin, &it->pinned };
+	size_t len = 0;
+	char *p;
+
+	for (int i = 0; i < 5; i++)
+		len += in[i] ? strlen(in[i]) + 1 : 0;
+	if ((p = it->strings = malloc(len ? len : 1)) == NULL)
+		return -1;
+	for (int i = 0; i < 5; i++) {
+		*out[i] = in[i] ? memcpy(p, in[i], strlen(in[i]) + 1) : NULL;
+		p += in[i] ? strlen(in[i]) + 1 : 0;
+	}
+	return 0;
 }
 
 static struct item *
@@ -171,25 +192,14 @@ prefetch_new(const struct prefetch_opts *o, struct prefetch **out,
 	return 0;
 }
 
-static char *
-dup_or_null(const char *s, int *bad)
-{
-	char *d;
-
-	if (s == NULL)
-		return NULL;
-	if ((d = strdup(s)) == NULL)
-		*bad = 1;
-	return d;
-}
-
 int
 prefetch_want(struct prefetch *p, const struct prefetch_item_spec *s)
 {
 	struct item *it, **l;
 	size_t n = 0;
-	int bad = 0;
 
+	if (s->version == NULL || s->url == NULL)
+		return 0;
 	pthread_mutex_lock(&p->mu);
 	for (l = &p->items; *l; l = &(*l)->next)
 		n += (*l)->state == ITEM_QUEUED || (*l)->state == ITEM_RUNNING;
@@ -201,12 +211,7 @@ prefetch_want(struct prefetch *p, const struct prefetch_item_spec *s)
 		pthread_mutex_unlock(&p->mu);
 		return -1;
 	}
-	it->version = dup_or_null(s->version, &bad);
-	it->url = dup_or_null(s->url, &bad);
-	it->expected = dup_or_null(s->expected_sha256, &bad);
-	it->origin = dup_or_null(s->expected_origin, &bad);
-	it->pinned = dup_or_null(s->pinned_sha256, &bad);
-	if (bad || it->version == NULL || it->url == NULL) {
+	if (item_strings(it, s) < 0) {
 		pthread_mutex_unlock(&p->mu);
 		item_free(it);
 		return -1;

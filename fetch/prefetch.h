@@ -45,8 +45,8 @@ int prefetch_new(const struct prefetch_opts *o, struct prefetch **out,
 
 /*
  * Queue an archive: 1 when queued, 0 when it is known already (queued,
- * under way, done or failed) or the queue is full, -1 when memory runs
- * out.
+ * under way, done or failed), the queue is full or it has no version
+ * or URL, -1 when memory runs out.
  */
 int prefetch_want(struct prefetch *p, const struct prefetch_item_spec *s);
 

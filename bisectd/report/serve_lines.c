@@ -63,9 +63,11 @@ summary_json(const double *x, size_t n, double scale)
 	stats_mean_estimate(&cs, &est);
 	json_object_set_new(o, "value", json_real(cs.mean * scale));
 	json_object_set_new(o, "sd", json_real(cs.sd * scale));
-	/* One run: no spread known, and the interval says so. */
-	json_object_set_new(o, "ci", n > 1 ? json_pack("[f,f]", est.lo * scale,
-	    est.hi * scale) : json_pack("[n,n]"));
+	/* One run: no spread known, and the interval says so.  Every
+	 * figure here, a latency, a rate or the lag, is at least zero,
+	 * and so is its interval. */
+	json_object_set_new(o, "ci", n > 1 ? json_pack("[f,f]", (est.lo > 0 ?
+	    est.lo : 0) * scale, est.hi * scale) : json_pack("[n,n]"));
 	return o;
 }
 

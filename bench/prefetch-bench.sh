@@ -43,9 +43,8 @@ else
 fi
 work=$(cd "$work" && pwd)
 cleanup() {
-	[ -n "${server:-}" ] && kill "$server" 2>/dev/null
-	[ -z "${WORK:-}" ] && rm -rf "$work"
-	return 0
+	if [ -n "${server:-}" ]; then kill "$server" 2>/dev/null || :; fi
+	if [ -z "${WORK:-}" ]; then rm -rf "$work"; fi
 }
 trap cleanup EXIT INT TERM
 

@@ -404,7 +404,10 @@ fit_line(const struct fit_cell *cells, size_t ncells, struct fit *out)
 	    &f.ceiling_hi);
 	f.fixed_estimable = 1;
 	f.fixed_why = NULL;
-	if (f.fixed_ns.value < 0) {
+	/* Below zero within the noise is an overhead of about nothing,
+	 * said with its interval; below it beyond the noise, no overhead
+	 * the line can give. */
+	if (f.fixed_ns.hi < 0) {
 		f.fixed_estimable = 0;
 		f.fixed_why = "the fitted fixed overhead is negative";
 	} else if (f.lack_of_fit_p < 1 - FIT_KIND_LEVEL) {
@@ -469,7 +472,7 @@ fit_model_why(const struct fit *f)
 {
 	if (f->model == FIT_MODEL_LINE)
 		return f->fixed_why;
-	if (f->fixed_curve_ns.value < 0)
+	if (f->fixed_curve_ns.hi < 0)
 		return "the curve's fixed overhead is negative";
 	if (f->curve_lack_of_fit_p < 1 - FIT_KIND_LEVEL)
 		return "the times lie on neither a line nor the curve "

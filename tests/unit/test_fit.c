@@ -409,8 +409,9 @@ synth_bent(double a, double b, double c, double cv, const int *len,
 }
 
 /*
- * A line that does not fit: a negative intercept, or a significant lack
- * of fit with three lengths, makes the fixed part not estimable, and the
+ * A line that does not fit: an intercept below zero beyond the noise, or
+ * a significant lack of fit with three lengths, makes the fixed part not
+ * estimable (one below zero within the noise is about nothing), and the
  * kind of a change then rests on the per-token part and the ratio trend:
  * never `both` on an intercept artefact.
  */
@@ -440,6 +441,17 @@ test_not_estimable(void)
 	CHECK_INT(cmp.fixed_estimable, 0);
 	CHECK_INT(cmp.fixed_change, 0);
 	CHECK_INT(cmp.kind, KIND_PER_TOKEN);
+
+	/* An engine with no fixed overhead (llama-bench times the prompt
+	 * alone): the intercept lands below zero half the time, within the
+	 * noise.  That is an overhead of about nothing, said with its
+	 * interval, not one the line cannot give. */
+	synth_bent(-0.2, 0.05, 0, 0.03, two, 2, 5, ba, a);
+	CHECK_INT(fit_line(a, 2, &f), 0);
+	CHECK(f.fixed_ns.value < 0);
+	CHECK(f.fixed_ns.lo < 0 && f.fixed_ns.hi > 0);
+	CHECK_INT(f.fixed_estimable, 1);
+	CHECK(f.fixed_why == NULL);
 
 	/* A concave curve through 128, 512, 2048 with a positive intercept:
 	 * only the lack of fit shows it. */

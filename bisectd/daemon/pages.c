@@ -14,6 +14,7 @@
 
 #include "bisectd/jobs/status.h"
 #include "bisectd/report/build.h"
+#include "bisectd/report/fields.h"
 #include "bisectd/report/listing_json.h"
 #include "bisectd/report/page.h"
 #include "bisectd/report/report.h"
@@ -98,17 +99,7 @@ when(int64_t t, char *b, size_t len)
 static const char *
 span(int64_t t, char *b, size_t len)
 {
-	long long s = t > 0 ? (long long)t : 0;
-
-	if (s >= 86400)
-		snprintf(b, len, "%lldd%02lldh", s / 86400, s / 3600 % 24);
-	else if (s >= 3600)
-		snprintf(b, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
-	else if (s >= 60)
-		snprintf(b, len, "%lldm%02llds", s / 60, s % 60);
-	else
-		snprintf(b, len, "%llds", s);
-	return b;
+	return rep_span(t > 0 ? (long long)t : 0, b, len);
 }
 
 /* Whether a metric's name can go into a query as it is. */

@@ -28,4 +28,8 @@ const char *rep_pct_ci(const struct json_t *ci, char *buf, size_t len);
 /* The same of the bounds lo and hi, NAN where there is none. */
 const char *rep_pct_lohi(double lo, double hi, char *buf, size_t len);
 
+/* A span of s seconds for people, in its two largest units: "40s",
+ * "3m05s", "2h03m", "3d04h".  Returns buf. */
+const char *rep_span(long long s, char *buf, size_t len);
+
 #endif

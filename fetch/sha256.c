@@ -90,13 +90,11 @@ sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e)
 	}
 	rc = fs_read_chunks(fd, path, hash_chunk, &c, e);
 	close(fd);
-	if (rc < 0) {
+	if (rc < 0)
 		sha256_abort(&c);
-		return -1;
-	}
-	if (sha256_final(&c, hex) < 0)
-		return err_set(e, "cannot hash '%s': libcrypto failed", path);
-	return 0;
+	else if (sha256_final(&c, hex) < 0)
+		rc = err_set(e, "cannot hash '%s': libcrypto failed", path);
+	return rc;
 }
 
 int

@@ -85,14 +85,7 @@ page_html(struct buf *out, const char *s)
 static const char *
 when(int64_t t, char *b, size_t len)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t <= 0)
-		return "-";
-	gmtime_r(&tt, &tm);
-	strftime(b, len, "%Y-%m-%d %H:%M:%SZ", &tm);
-	return b;
+	return rep_when(t, 1, b, len);
 }
 
 /* A span of seconds for people: "40s", "3m05s", "2h03m", "3d04h". */

@@ -1,9 +1,10 @@
 /*
- * fields.c: a built report's fields as numbers and strings (see
- * fields.h).
+ * fields.c: a built report's fields as numbers and strings, and the
+ * spans and times shown beside them (see fields.h).
  */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -67,5 +68,22 @@ rep_span(long long s, char *buf, size_t len)
 		snprintf(buf, len, "%lldm%02llds", s / 60, s % 60);
 	else
 		snprintf(buf, len, "%llds", s);
+	return buf;
+}
+
+const char *
+rep_when(int64_t t, int utc, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t <= 0)
+		return "-";
+	if (utc)
+		gmtime_r(&tt, &tm);
+	else
+		localtime_r(&tt, &tm);
+	strftime(buf, len, utc ? "%Y-%m-%d %H:%M:%SZ" : "%Y-%m-%d %H:%M:%S",
+	    &tm);
 	return buf;
 }

@@ -7,14 +7,13 @@
 #include "err.h"
 
 /* The message, and whether it is a mistake in the user's words. */
-static int
+static void
 set_v(struct err *e, int usage, const char *fmt, va_list ap)
 {
 	if (e == NULL)
-		return -1;
+		return;
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	e->usage = usage;
-	return -1;
 }
 
 int

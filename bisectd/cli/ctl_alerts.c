@@ -12,6 +12,7 @@
 #include "common/err.h"
 #include "store/store.h"
 
+/* In the local zone: whoever reads the terminal is here. */
 static const char *
 when(int64_t t, char *buf, size_t len)
 {

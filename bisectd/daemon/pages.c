@@ -82,6 +82,7 @@ page_html(struct buf *out, const char *s)
 	return rc;
 }
 
+/* In UTC: whoever reads a page may be anywhere. */
 static const char *
 when(int64_t t, char *b, size_t len)
 {

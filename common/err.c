@@ -6,17 +6,24 @@
 
 #include "err.h"
 
+/* The message, and whether it is a mistake in the user's words. */
+static void
+set_v(struct err *e, int usage, const char *fmt, va_list ap)
+{
+	if (e == NULL)
+		return;
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	e->usage = usage;
+}
+
 int
 err_set(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e == NULL)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	set_v(e, 0, fmt, ap);
 	va_end(ap);
-	e->usage = 0;
 	return -1;
 }
 
@@ -25,12 +32,9 @@ err_usage(struct err *e, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (e == NULL)
-		return -1;
 	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	set_v(e, 1, fmt, ap);
 	va_end(ap);
-	e->usage = 1;
 	return -1;
 }
 

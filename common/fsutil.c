@@ -167,37 +167,56 @@ fs_write_new(const char *path, const void *data, size_t len, mode_t mode,
 }
 
 int
-fs_read_file(const char *path, struct buf *out, struct err *e)
+fs_read_chunks(int fd, const char *path,
+    int (*chunk)(void *arg, const void *data, size_t len, struct err *e),
+    void *arg, struct err *e)
 {
-	char chunk[65536];
-	int fd;
+	char buf[65536];
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return err_errno(e, "cannot open '%s'", path);
 	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			err_errno(e, "cannot read '%s'", path);
-			close(fd);
-			return -1;
-		}
+		if (n < 0)
+			return err_errno(e, "cannot read '%s'", path);
 		if (n == 0)
-			break;
-		if (buf_add(out, chunk, (size_t)n) < 0) {
-			if (errno == E2BIG)
-				err_set(e, "'%s' is larger than %zu bytes",
-				    path, out->limit);
-			else
-				err_errno(e, "cannot read '%s'", path);
-			close(fd);
+			return 0;
+		if (chunk(arg, buf, (size_t)n, e) < 0)
 			return -1;
-		}
 	}
+}
+
+/* What add_chunk() appends to, and the file's name for its messages. */
+struct read_into {
+	struct buf *out;
+	const char *path;
+};
+
+static int
+add_chunk(void *arg, const void *data, size_t len, struct err *e)
+{
+	struct read_into *r = arg;
+
+	if (buf_add(r->out, data, len) == 0)
+		return 0;
+	if (errno == E2BIG)
+		return err_set(e, "'%s' is larger than %zu bytes", r->path,
+		    r->out->limit);
+	return err_errno(e, "cannot read '%s'", r->path);
+}
+
+int
+fs_read_file(const char *path, struct buf *out, struct err *e)
+{
+	struct read_into r = { out, path };
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return err_errno(e, "cannot open '%s'", path);
+	rc = fs_read_chunks(fd, path, add_chunk, &r, e);
 	close(fd);
-	return 0;
+	return rc;
 }
 
 static int

@@ -31,6 +31,15 @@ int fs_write_new(const char *path, const void *data, size_t len,
 /* Read a whole file into out (whose limit bounds what may be read). */
 int fs_read_file(const char *path, struct buf *out, struct err *e);
 
+/*
+ * Read fd (the file path, named in messages) to its end, handing each
+ * chunk read to chunk(), which returns 0 or -1 with e set to stop.
+ * Leaves fd open.  Returns 0, or -1 with e set.
+ */
+int fs_read_chunks(int fd, const char *path,
+    int (*chunk)(void *arg, const void *data, size_t len, struct err *e),
+    void *arg, struct err *e);
+
 /* fsync the directory holding path, so a rename into it is durable. */
 int fs_sync_parent(const char *path, struct err *e);
 

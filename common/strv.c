@@ -78,6 +78,13 @@ strv_clear(struct strv *sv)
 	sv->n = sv->alloc = 0;
 }
 
+void
+strs_free(char *const *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+}
+
 int
 strv_contains(const struct strv *sv, const char *s)
 {

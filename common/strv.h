@@ -34,4 +34,8 @@ int strv_contains(const struct strv *sv, const char *s);
 /* Free the strings and the vector; leaves sv empty and reusable. */
 void strv_clear(struct strv *sv);
 
+/* Free each of the n strings of v (NULL ones included): a struct's
+ * release lists the strings it owns once, in an array. */
+void strs_free(char *const *v, size_t n);
+
 #endif

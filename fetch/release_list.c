@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/strv.h"
 #include "common/urlenc.h"
 #include "common/utf8.h"
 #include "release_list.h"
@@ -72,12 +73,10 @@ release_list_add(struct release_list *l, const struct release_info *r)
 void
 release_info_release(struct release_info *r)
 {
-	free(r->version);
-	free(r->url);
-	free(r->asset);
-	free(r->sha256);
-	free(r->sha256_origin);
-	free(r->refused);
+	char *owned[] = { r->version, r->url, r->asset, r->sha256,
+	    r->sha256_origin, r->refused };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(r, 0, sizeof(*r));
 }
 

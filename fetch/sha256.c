@@ -1,6 +1,5 @@
 /* sha256.c: streaming SHA-256 on libcrypto (see sha256.h). */
 #include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <openssl/evp.h>
 
 #include "common/err.h"
+#include "common/fsutil.h"
 #include "sha256.h"
 
 int
@@ -68,12 +68,19 @@ sha256_buf(const void *data, size_t len, char hex[SHA256_HEX_LEN + 1])
 	return sha256_final(&c, hex);
 }
 
+static int
+hash_chunk(void *arg, const void *data, size_t len, struct err *e)
+{
+	(void)e;
+	sha256_update(arg, data, len);
+	return 0;
+}
+
 int
 sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e)
 {
-	char chunk[1 << 16];
 	struct sha256_ctx c;
-	int fd;
+	int fd, rc;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return err_errno(e, "cannot open '%s'", path);
@@ -81,25 +88,13 @@ sha256_file(const char *path, char hex[SHA256_HEX_LEN + 1], struct err *e)
 		close(fd);
 		return err_set(e, "cannot hash '%s': libcrypto failed", path);
 	}
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_errno(e, "cannot read '%s'", path);
-			sha256_abort(&c);
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		sha256_update(&c, chunk, (size_t)n);
-	}
+	rc = fs_read_chunks(fd, path, hash_chunk, &c, e);
 	close(fd);
-	if (sha256_final(&c, hex) < 0)
-		return err_set(e, "cannot hash '%s': libcrypto failed", path);
-	return 0;
+	if (rc < 0)
+		sha256_abort(&c);
+	else if (sha256_final(&c, hex) < 0)
+		rc = err_set(e, "cannot hash '%s': libcrypto failed", path);
+	return rc;
 }
 
 int

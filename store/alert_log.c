@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "db.h"
 #include "alert_log.h"
 #include "store_int.h"
@@ -16,11 +17,10 @@
 void
 store_alert_release(struct store_alert *a)
 {
-	free(a->kind);
-	free(a->engine);
-	free(a->dedup_key);
-	free(a->summary);
-	free(a->body);
+	char *owned[] = { a->kind, a->engine, a->dedup_key, a->summary,
+	    a->body };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(a, 0, sizeof(*a));
 }
 

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "canary.h"
 #include "store_int.h"
 
@@ -107,13 +108,12 @@ void
 store_canary_rows_release(struct store_canary_rows *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		free(r->v[i].failure);
-		free(r->v[i].failure_detail);
-		free(r->v[i].text);
-		free(r->v[i].sha256);
-		free(r->v[i].definition);
-		free(r->v[i].definition_text);
-		free(r->v[i].err_tail);
+		struct store_canary_row *c = &r->v[i];
+		char *owned[] = { c->failure, c->failure_detail, c->text,
+		    c->sha256, c->definition, c->definition_text,
+		    c->err_tail };
+
+		strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	}
 	free(r->v);
 	r->v = NULL;

@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "db.h"
 #include "job.h"
 #include "store_int.h"
@@ -41,11 +42,9 @@ store_job_row(sqlite3_stmt *st, struct store_job *j)
 void
 store_job_release(struct store_job *j)
 {
-	free(j->kind);
-	free(j->engine);
-	free(j->args);
-	free(j->state);
-	free(j->result);
+	char *owned[] = { j->kind, j->engine, j->args, j->state, j->result };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(j, 0, sizeof(*j));
 }
 

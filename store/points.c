@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "db.h"
 #include "canary.h"
 #include "points.h"
@@ -424,11 +425,11 @@ void
 store_bisect_rows_release(struct store_bisect_rows *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		free(r->v[i].good);
-		free(r->v[i].bad);
-		free(r->v[i].metric);
-		free(r->v[i].status);
-		free(r->v[i].verdict);
+		struct store_bisect_row *b = &r->v[i];
+		char *owned[] = { b->good, b->bad, b->metric, b->status,
+		    b->verdict };
+
+		strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	}
 	free(r->v);
 	r->v = NULL;

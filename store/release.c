@@ -8,6 +8,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "release.h"
 #include "store_int.h"
 
@@ -73,14 +74,11 @@ store_engine_set_etag(struct store *s, int64_t engine_id, const char *etag,
 void
 store_release_release(struct store_release *r)
 {
-	free(r->version);
-	free(r->order_key);
-	free(r->url);
-	free(r->asset);
-	free(r->expected_sha256);
-	free(r->sha256_origin);
-	free(r->archive_sha256);
-	free(r->failure);
+	char *owned[] = { r->version, r->order_key, r->url, r->asset,
+	    r->expected_sha256, r->sha256_origin, r->archive_sha256,
+	    r->failure };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(r, 0, sizeof(*r));
 }
 

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "db.h"
 #include "run.h"
 #include "alert_log.h"
@@ -132,12 +133,10 @@ store_machine_find(struct store *s, const char *hw_key,
 void
 store_machine_release(struct store_machine *m)
 {
-	free(m->hw_key);
-	free(m->cpu_model);
-	free(m->arch);
-	free(m->kernel);
-	free(m->os);
-	free(m->hostname);
+	char *owned[] = { m->hw_key, m->cpu_model, m->arch, m->kernel, m->os,
+	    m->hostname };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(m, 0, sizeof(*m));
 }
 

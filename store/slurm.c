@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "common/err.h"
+#include "common/strv.h"
 #include "slurm.h"
 #include "store_int.h"
 
@@ -47,16 +48,10 @@ slurm_row(sqlite3_stmt *st, void *elem)
 void
 store_slurm_job_release(struct store_slurm_job *j)
 {
-	free(j->request);
-	free(j->plan);
-	free(j->engine);
-	free(j->runner);
-	free(j->state);
-	free(j->node);
-	free(j->pinned);
-	free(j->hw_key);
-	free(j->failure);
-	free(j->detail);
+	char *owned[] = { j->request, j->plan, j->engine, j->runner, j->state,
+	    j->node, j->pinned, j->hw_key, j->failure, j->detail };
+
+	strs_free(owned, sizeof(owned) / sizeof(owned[0]));
 	memset(j, 0, sizeof(*j));
 }
 

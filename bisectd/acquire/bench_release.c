@@ -10,6 +10,22 @@
 #include "common/err.h"
 #include "config/conf.h"
 
+void
+bench_ctx_pinned(struct bench_ctx *ctx, const struct conf *conf,
+    const struct conf_engine *eng, struct store *s,
+    const struct pinned_weights *w, int64_t machine_id, const char *hw_key)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->conf = conf;
+	ctx->eng = eng;
+	ctx->store = s;
+	ctx->weights_id = w->weights_id;
+	ctx->weights_path = w->path;
+	ctx->weights_sha256 = w->sha256;
+	ctx->machine_id = machine_id;
+	ctx->hw_key = hw_key;
+}
+
 int
 bench_prepare(const struct conf *conf, const struct conf_engine *eng,
     struct store *s, const char *version, struct bench_job *j,
@@ -35,14 +51,7 @@ bench_prepare(const struct conf *conf, const struct conf_engine *eng,
 		bench_prep_release(p);
 		return -1;
 	}
-	p->ctx.conf = conf;
-	p->ctx.eng = eng;
-	p->ctx.store = s;
-	p->ctx.weights_id = p->w.weights_id;
-	p->ctx.weights_path = p->w.path;
-	p->ctx.weights_sha256 = p->w.sha256;
-	p->ctx.machine_id = machine_id;
-	p->ctx.hw_key = j->hw_key;
+	bench_ctx_pinned(&p->ctx, conf, eng, s, &p->w, machine_id, j->hw_key);
 	p->ctx.progress = j->progress;
 	p->ctx.progress_arg = j->progress_arg;
 	p->ctx.stop = j->stop;

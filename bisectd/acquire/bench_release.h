@@ -78,4 +78,13 @@ int bench_prepare(const struct conf *conf, const struct conf_engine *eng,
     struct bench_prep *p, struct err *e);
 void bench_prep_release(struct bench_prep *p);
 
+/*
+ * Zero ctx and point it at conf, eng and the store s, the pinned
+ * weights w and this machine (machine_id, hw_key); its progress and
+ * stop are the caller's to set.  ctx keeps the pointers, not copies.
+ */
+void bench_ctx_pinned(struct bench_ctx *ctx, const struct conf *conf,
+    const struct conf_engine *eng, struct store *s,
+    const struct pinned_weights *w, int64_t machine_id, const char *hw_key);
+
 #endif

@@ -5,24 +5,18 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "bisectd/report/fields.h"
 #include "bisectd/report/listing_json.h"
 #include "ctl.h"
 #include "common/err.h"
 #include "store/store.h"
 
+/* In the local zone: whoever reads the terminal is here. */
 static const char *
 when(int64_t t, char *buf, size_t len)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t <= 0)
-		return "-";
-	localtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	return buf;
+	return rep_when(t, 0, buf, len);
 }
 
 static void

@@ -20,6 +20,7 @@
 #include "bisectd/jobs/job_run.h"
 #include "bisectd/jobs/status.h"
 #include "bisectd/jobs/watch.h"
+#include "bisectd/report/fields.h"
 #include "bisectd/search/verdict_json.h"
 #include "config/cron.h"
 #include "store/store.h"
@@ -73,16 +74,7 @@ ask(struct ctl *c, const char *request, json_t **out)
 static void
 print_duration(char *buf, size_t len, double s)
 {
-	long long t = (long long)s;
-
-	if (t >= 86400)
-		snprintf(buf, len, "%lldd%02lldh", t / 86400, t / 3600 % 24);
-	else if (t >= 3600)
-		snprintf(buf, len, "%lldh%02lldm", t / 3600, t / 60 % 60);
-	else if (t >= 60)
-		snprintf(buf, len, "%lldm%02llds", t / 60, t % 60);
-	else
-		snprintf(buf, len, "%llds", t);
+	rep_span((long long)s, buf, len);
 }
 
 /* A running job: "running: job N, ..." and its progress. */

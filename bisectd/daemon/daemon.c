@@ -75,35 +75,34 @@ drain(int fd)
 		;
 }
 
-static int
-catch_signals(struct err *e)
+/* Send the signals that stop or reload the daemon to handler. */
+static void
+stop_signals(void (*handler)(int))
 {
 	struct sigaction sa;
 
-	if (make_pipe(sig_pipe, e) < 0)
-		return -1;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
+}
+
+static int
+catch_signals(struct err *e)
+{
+	if (make_pipe(sig_pipe, e) < 0)
+		return -1;
+	stop_signals(on_signal);
+	signal(SIGPIPE, SIG_IGN);
 	return 0;
 }
 
 static void
 restore_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	stop_signals(SIG_DFL);
 	for (int i = 0; i < 2; i++)
 		if (sig_pipe[i] >= 0) {
 			close(sig_pipe[i]);

@@ -14,6 +14,7 @@
 
 #include "bisectd/jobs/status.h"
 #include "bisectd/report/build.h"
+#include "bisectd/report/fields.h"
 #include "bisectd/report/listing_json.h"
 #include "bisectd/report/page.h"
 #include "bisectd/report/report.h"
@@ -81,34 +82,18 @@ page_html(struct buf *out, const char *s)
 	return rc;
 }
 
+/* In UTC: whoever reads a page may be anywhere. */
 static const char *
 when(int64_t t, char *b, size_t len)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-
-	if (t <= 0)
-		return "-";
-	gmtime_r(&tt, &tm);
-	strftime(b, len, "%Y-%m-%d %H:%M:%SZ", &tm);
-	return b;
+	return rep_when(t, 1, b, len);
 }
 
 /* A span of seconds for people: "40s", "3m05s", "2h03m", "3d04h". */
 static const char *
 span(int64_t t, char *b, size_t len)
 {
-	long long s = t > 0 ? (long long)t : 0;
-
-	if (s >= 86400)
-		snprintf(b, len, "%lldd%02lldh", s / 86400, s / 3600 % 24);
-	else if (s >= 3600)
-		snprintf(b, len, "%lldh%02lldm", s / 3600, s / 60 % 60);
-	else if (s >= 60)
-		snprintf(b, len, "%lldm%02llds", s / 60, s % 60);
-	else
-		snprintf(b, len, "%llds", s);
-	return b;
+	return rep_span(t > 0 ? (long long)t : 0, b, len);
 }
 
 /* Whether a metric's name can go into a query as it is. */

@@ -72,6 +72,17 @@ add_option(char *buf, size_t len, size_t *off, const char *fmt, ...)
 		*off += (size_t)n;
 }
 
+/* raw escaped into buf (as far as it fits) for a page or a terminal. */
+static const char *
+escaped(const char *raw, char *buf, size_t len)
+{
+	char *safe = text_escape(raw, 0);
+
+	snprintf(buf, len, "%s", safe ? safe : "(out of memory)");
+	free(safe);
+	return buf;
+}
+
 const char *
 status_job_args_text(const char *kind, const json_t *args, char *buf,
     size_t len)
@@ -79,7 +90,7 @@ status_job_args_text(const char *kind, const json_t *args, char *buf,
 	json_t *parsed = NULL;
 	const json_t *a = args, *t;
 	const char *range, *version, *v;
-	char raw[1024], *safe;
+	char raw[1024];
 	size_t off = 0;
 
 	raw[0] = '\0';
@@ -130,17 +141,14 @@ status_job_args_text(const char *kind, const json_t *args, char *buf,
 	}
 	json_decref(parsed);
 	/* Versions and ranges are upstream text. */
-	safe = text_escape(raw, 0);
-	snprintf(buf, len, "%s", safe ? safe : "(out of memory)");
-	free(safe);
-	return buf;
+	return escaped(raw, buf, len);
 }
 
 const char *
 status_job_outcome(const struct store_job *j, char *buf, size_t len)
 {
 	const char *range, *sha;
-	char raw[1024], words[768], *safe;
+	char raw[1024], words[768];
 	json_t *r, *v;
 
 	buf[0] = raw[0] = '\0';
@@ -190,10 +198,7 @@ status_job_outcome(const struct store_job *j, char *buf, size_t len)
 	}
 	json_decref(r);
 	/* Versions and messages in the words are upstream text. */
-	safe = text_escape(raw, 0);
-	snprintf(buf, len, "%s", safe ? safe : "(out of memory)");
-	free(safe);
-	return buf;
+	return escaped(raw, buf, len);
 }
 
 static json_t *

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/measure/benchlock.h"
 #include "bisectd/measure/hygiene.h"
@@ -395,15 +396,8 @@ node_measure(struct node_run *n, struct err *e)
 	}
 	if (nt == 0)
 		return 0;
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf = n->conf;
-	ctx.eng = n->eng;
-	ctx.store = n->scratch;
-	ctx.weights_id = n->w.weights_id;
-	ctx.weights_path = n->w.path;
-	ctx.weights_sha256 = n->w.sha256;
-	ctx.machine_id = machine_id;
-	ctx.hw_key = n->node_key;
+	bench_ctx_pinned(&ctx, n->conf, n->eng, n->scratch, &n->w, machine_id,
+	    n->node_key);
 	memset(&tally, 0, sizeof(tally));
 	return bench_run(&ctx, t, nt, n->cells, n->ncells, reps,
 	    (int)jint(n->req, "warmup", n->eng->warmup),

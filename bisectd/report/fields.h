@@ -1,12 +1,14 @@
 /*
  * fields.h: reading the fields of a built report (the JSON of
  * report/build.h) for its renderings, where a missing or null
- * field is a NAN or an empty string, never a made-up zero.
+ * field is a NAN or an empty string, never a made-up zero; and the
+ * spans and times those renderings show, worded for people.
  */
 #ifndef BISECTD_REPORT_FIELDS_H
 #define BISECTD_REPORT_FIELDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct json_t;
 
@@ -27,5 +29,14 @@ const char *rep_pct_ci(const struct json_t *ci, char *buf, size_t len);
 
 /* The same of the bounds lo and hi, NAN where there is none. */
 const char *rep_pct_lohi(double lo, double hi, char *buf, size_t len);
+
+/* A span of s seconds for people, in its two largest units: "40s",
+ * "3m05s", "2h03m", "3d04h".  Returns buf. */
+const char *rep_span(long long s, char *buf, size_t len);
+
+/* The time t (Unix seconds) for people, "2026-03-04 05:06:07" in the
+ * local zone or, with utc, "2026-03-04 05:06:07Z"; "-" when t is not
+ * set.  Returns buf or that "-". */
+const char *rep_when(int64_t t, int utc, char *buf, size_t len);
 
 #endif

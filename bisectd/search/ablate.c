@@ -12,6 +12,7 @@
 
 #include "ablate.h"
 #include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/analysis/ablate.h"
 #include "bisectd/measure/bench.h"
 #include "common/err.h"
@@ -447,16 +448,8 @@ measure(const struct conf *conf, const struct conf_engine *eng,
 		t[i].ablation_id = ablation_id;
 		t[i].variant = v[i].sw ? v[i].sw->name : "";
 	}
-	memset(&ctx, 0, sizeof(ctx));
 	memset(&tally, 0, sizeof(tally));
-	ctx.conf = conf;
-	ctx.eng = eng;
-	ctx.store = s;
-	ctx.weights_id = w->weights_id;
-	ctx.weights_path = w->path;
-	ctx.weights_sha256 = w->sha256;
-	ctx.machine_id = machine_id;
-	ctx.hw_key = hw_key;
+	bench_ctx_pinned(&ctx, conf, eng, s, w, machine_id, hw_key);
 	ctx.progress = o->progress;
 	ctx.progress_arg = o->arg;
 	ctx.stop = o->stop;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "bisectd/acquire/acquire.h"
+#include "bisectd/acquire/bench_release.h"
 #include "bisectd/acquire/build.h"
 #include "bisectd/measure/bench.h"
 #include "bisectd/process/template.h"
@@ -295,15 +296,8 @@ measure_cells(struct bisect_run *b, const struct bench_cell *cells,
 		return measure_slurm(b, cells, ncells, idx, n, want, stored,
 		    confirm, e);
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.conf = b->conf;
-	ctx.eng = b->eng;
-	ctx.store = b->s;
-	ctx.weights_id = b->w.weights_id;
-	ctx.weights_path = b->w.path;
-	ctx.weights_sha256 = b->w.sha256;
-	ctx.machine_id = b->machine_id;
-	ctx.hw_key = b->hw_key;
+	bench_ctx_pinned(&ctx, b->conf, b->eng, b->s, &b->w, b->machine_id,
+	    b->hw_key);
 	ctx.progress = b->o->progress;
 	ctx.progress_arg = b->o->arg;
 	ctx.stop = b->o->stop;

@@ -189,15 +189,7 @@ test_watch_alert(void)
 		check_sleep_ms(100);
 	check_sleep_ms(2000);	/* room for a second, wrong, delivery */
 	CHECK_INT(count_hooks(ts.root), 1);
-	{
-		char path[4200];
-		char *body;
-
-		snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
-		body = check_read_file(path);
-		hook = json_loads(body ? body : "", 0, NULL);
-		free(body);
-	}
+	hook = check_hook(ts.root, 1);
 	CHECK(hook != NULL);
 	text = json_string_value(json_object_get(hook, "text"));
 	CHECK_CONTAINS(text, "basert 0.2.4");
@@ -383,17 +375,13 @@ watch_ends(const char *engine, int want)
 static json_t *
 only_hook(const struct testserver *ts)
 {
-	char path[4200], *body;
 	json_t *hook;
 
 	for (int i = 0; i < 100 && count_hooks(ts->root) == 0; i++)
 		check_sleep_ms(100);
 	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
 	CHECK_INT(count_hooks(ts->root), 1);
-	snprintf(path, sizeof(path), "%s/hooks/1.json", ts->root);
-	body = check_read_file(path);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
+	hook = check_hook(ts->root, 1);
 	CHECK(hook != NULL);
 	return hook;
 }

@@ -1,4 +1,5 @@
 /* check_json.c: bisectctl's JSON answers for the tests (see check_json.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,4 +80,17 @@ check_change(json_t *rep, const char *from, const char *to,
 	}
 	fprintf(stderr, "no change of %s for %s..%s\n", metric, from, to);
 	return NULL;
+}
+
+json_t *
+check_hook(const char *root, int n)
+{
+	char path[PATH_MAX + 32], *body;
+	json_t *hook;
+
+	snprintf(path, sizeof(path), "%s/hooks/%d.json", root, n);
+	body = check_read_file(path);
+	hook = body != NULL ? json_loads(body, 0, NULL) : NULL;
+	free(body);
+	return hook;
 }

@@ -34,12 +34,9 @@ write_config(void)
 {
 	char text[8192];
 	static const char *const engines[] = { "on", "off" };
-	size_t len = 0;
+	size_t len;
 
-	len += (size_t)snprintf(text + len, sizeof(text) - len,
-	    "[bisectd]\n\tdatabase = a.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	len = check_demo_head(text, sizeof(text), "a.db", build);
 	for (int i = 0; i < 2; i++)
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
 		    "[engine \"%s\"]\n\tsource = dir:%s/tests/releases\n"

@@ -161,6 +161,26 @@ test_versions_empty(void)
 }
 
 /*
+ * Write name: the engine basert over the demo's releases, then its lines
+ * engine; the database tag.db and the cache tagcache/, the test's own.
+ */
+static void
+demo_config(const char *name, const char *tag, const char *engine)
+{
+	const char *build = getenv("BISECTD_BUILD_DIR");
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s.db\n\tcache = %scache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
+	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
+	    "\tasset = basert-{version}.tar.gz\n%s", tag, tag, build, build,
+	    engine);
+	check_write_file(name, text);
+}
+
+/*
  * An engine that prints its environment (the fake engine does with
  * FAKE_ENGINE_PRINT_ENV) shows what the runner handed it: the store's
  * stderr tail must hold the configured variable and never the token.
@@ -168,23 +188,13 @@ test_versions_empty(void)
 static void
 test_secret_env(void)
 {
-	const char *build = getenv("BISECTD_BUILD_DIR");
-	char text[2048];
 	struct cli_result r;
 
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = env.db\n\tcache = envcache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\ttoken-env = BISECTD_TEST_TOKEN\n"
+	demo_config("env.conf", "env", "\ttoken-env = BISECTD_TEST_TOKEN\n"
 	    "\tenv = FAKE_ENGINE_PRINT_ENV=1\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
 	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 64,128\n\tgen = 4\n",
-	    build, build);
-	check_write_file("env.conf", text);
+	    "\tparser = llama-bench\n\tprompts = 64,128\n\tgen = 4\n");
 	setenv("BISECTD_TEST_TOKEN", "tok-must-not-leak", 1);
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "env.conf", "bench",
 	    "basert", "0.2.0", "--reps", "1", NULL });
@@ -627,19 +637,11 @@ count_of(const char *s, const char *sub)
 static void
 test_spawn_failure(void)
 {
-	const char *build = getenv("BISECTD_BUILD_DIR");
-	char text[2048];
 	struct cli_result r;
 
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = sp.db\n\tcache = spcache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"w\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[engine \"basert\"]\n\tsource = dir:%s/demo/releases\n"
-	    "\tasset = basert-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/no-such-engine -p {prompt} -n {gen}\n"
-	    "\tprompts = 64,128\n\tgen = 4\n\twarmup = 1\n", build, build);
-	check_write_file("sp.conf", text);
+	demo_config("sp.conf", "sp", "\tcommand = {bin}/bin/no-such-engine "
+	    "-p {prompt} -n {gen}\n"
+	    "\tprompts = 64,128\n\tgen = 4\n\twarmup = 1\n");
 	cli_run(&r, 0, AS_ROOT, (const char *[]){ "-c", "sp.conf", "bench",
 	    "basert", "0.2.0", "--reps", "3", NULL });
 	CHECK_INT(r.status, 1);

@@ -33,11 +33,9 @@ write_config(void)
 
 	/* Other bytes than the demo's weights: another weights file. */
 	check_write_file("other.bin", "OTHER WEIGHTS 1\n");
-	len = (size_t)snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
-	    "[weights \"other\"]\n\tpath = other.bin\n", build);
+	len = check_demo_head(text, sizeof(text), "m.db", build);
+	len += (size_t)snprintf(text + len, sizeof(text) - len,
+	    "[weights \"other\"]\n\tpath = other.bin\n");
 	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
 	check_fake_engine(text, sizeof(text), &len, "cmpa", source,
 	    "\tweights = demo\n\ttimeout = 1m\n");

@@ -123,7 +123,7 @@ static void
 test_output_alert(void)
 {
 	struct testserver ts;
-	char path[4200], *body, *log;
+	char *log;
 	json_t *hook, *alerts, *a;
 	const char *text;
 	double t0 = check_now_s();
@@ -152,10 +152,7 @@ test_output_alert(void)
 	CHECK(code == 0 || code == 4);	/* faster is no regression */
 	CHECK_INT(hooks_posted(&ts, 1), 1);
 	fprintf(stderr, "output watch at %.1f s\n", check_now_s() - t0);
-	snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
-	body = check_read_file(path);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
+	hook = check_hook(ts.root, 1);
 	CHECK(hook != NULL);
 	text = json_string_value(json_object_get(hook, "text"));
 	CHECK_STR(json_string_value(json_object_get(hook, "kind")), "output");
@@ -197,10 +194,7 @@ test_output_alert(void)
 	code = watch_cycle(150);
 	CHECK(code == 0 || code == 4);
 	CHECK_INT(hooks_posted(&ts, 2), 2);
-	snprintf(path, sizeof(path), "%s/hooks/2.json", ts.root);
-	body = check_read_file(path);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
+	hook = check_hook(ts.root, 2);
 	CHECK_STR(json_string_value(json_object_get(hook, "text")),
 	    "gen 0.1.9 generates different text from 0.1.5 on the canary "
 	    "prompt");

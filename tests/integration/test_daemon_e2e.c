@@ -189,15 +189,7 @@ test_watch_alert(void)
 		check_sleep_ms(100);
 	check_sleep_ms(2000);	/* room for a second, wrong, delivery */
 	CHECK_INT(count_hooks(ts.root), 1);
-	{
-		char path[4200];
-		char *body;
-
-		snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
-		body = check_read_file(path);
-		hook = json_loads(body ? body : "", 0, NULL);
-		free(body);
-	}
+	hook = check_hook(ts.root, 1);
 	CHECK(hook != NULL);
 	text = json_string_value(json_object_get(hook, "text"));
 	CHECK_CONTAINS(text, "basert 0.2.4");
@@ -383,17 +375,13 @@ watch_ends(const char *engine, int want)
 static json_t *
 only_hook(const struct testserver *ts)
 {
-	char path[4200], *body;
 	json_t *hook;
 
 	for (int i = 0; i < 100 && count_hooks(ts->root) == 0; i++)
 		check_sleep_ms(100);
 	check_sleep_ms(1000);	/* room for a second, wrong, delivery */
 	CHECK_INT(count_hooks(ts->root), 1);
-	snprintf(path, sizeof(path), "%s/hooks/1.json", ts->root);
-	body = check_read_file(path);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
+	hook = check_hook(ts->root, 1);
 	CHECK(hook != NULL);
 	return hook;
 }
@@ -543,10 +531,31 @@ count_watches(const char *engine)
 	return n;
 }
 
+/*
+ * Stop the daemon pid, its log saying logged, and start it again on the
+ * same store; returns the new one's pid once it answers and has had
+ * half a second to queue what it would.
+ */
+static pid_t
+restart(pid_t pid, const char *logged)
+{
+	char *log;
+
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	log = check_read_file("daemon.log");
+	CHECK_CONTAINS(log, logged);
+	free(log);
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	json_decref(daemon_status());
+	check_sleep_ms(500);
+	return pid;
+}
+
 static void
 test_missed_schedule(void)
 {
-	char eng[8192], a[2048], b[2048], src[1024], cron[64], buf[64], *log;
+	char eng[8192], a[2048], b[2048], src[1024], cron[64], buf[64];
 	char cmd[4200];
 	struct store_jobs jobs;
 	struct err e = ERR_INIT;
@@ -606,16 +615,8 @@ test_missed_schedule(void)
 	check_sleep_ms(1500);
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	log = check_read_file("daemon.log");
-	CHECK_CONTAINS(log, "schedule: queued a watch of basert");
-	free(log);
-
 	/* A restart the same day queues nothing more. */
-	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
-	json_decref(daemon_status());
-	check_sleep_ms(500);
+	pid = restart(pid, "schedule: queued a watch of basert");
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
 	kill(pid, SIGTERM);
@@ -631,7 +632,7 @@ test_missed_schedule(void)
 static void
 test_compare_schedule(void)
 {
-	char eng[8192], a[2048], b[2048], sa[1024], sb[1024], buf[64], *log;
+	char eng[8192], a[2048], b[2048], sa[1024], sb[1024], buf[64];
 	char cmd[4200], *out = NULL;
 	struct store_jobs jobs;
 	struct err e = ERR_INIT;
@@ -674,16 +675,8 @@ test_compare_schedule(void)
 	CHECK_CONTAINS(out, "the same leaders (or none apart from the rest)");
 	CHECK_CONTAINS(out, "  compare m ");
 	free(out);
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	log = check_read_file("daemon.log");
-	CHECK_CONTAINS(log, "compare: queued the compare check m as job ");
-	free(log);
-
 	/* Checked: a restart queues nothing more. */
-	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
-	json_decref(daemon_status());
-	check_sleep_ms(500);
+	pid = restart(pid, "compare: queued the compare check m as job ");
 	CHECK_INT(count_watches("basert"), 1);
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);
@@ -713,9 +706,9 @@ main(void)
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_daemon_e2e"));
 	CHECK_CASE(test_watch_alert);
 	if (next_dir() == 0)
-		test_missed_schedule();
+		CHECK_CASE(test_missed_schedule);
 	if (check_failures == 0 && next_dir() == 0)
-		test_watch_decode();
+		CHECK_CASE(test_watch_decode);
 	if (check_failures == 0 && next_dir() == 0)
 		CHECK_CASE(test_watch_history);
 	if (check_failures == 0 && next_dir() == 0)

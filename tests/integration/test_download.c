@@ -154,6 +154,31 @@ test_fresh_and_cached(void)
 	download_result_release(&r);
 }
 
+/*
+ * Download path, the server's file, over a partial file that holds junk
+ * (o->expected_sha256 is want, which gets the file's hash): the result
+ * is the file whole.
+ */
+static void
+over_junk(const char *path, const char *file, const char *junk,
+    struct download_opts *o, struct download_result *r,
+    char want[SHA256_HEX_LEN + 1])
+{
+	struct err e = ERR_INIT;
+	char part[512];
+	FILE *f;
+
+	file_hash(file, want);
+	part_path(url(path), part, sizeof(part));
+	CHECK((f = fopen(part, "w")) != NULL);
+	if (f == NULL)
+		return;
+	fputs(junk, f);
+	fclose(f);
+	CHECK_INT(fetch_download(url(path), o, r, &e), 0);
+	CHECK_STR(r->sha256, want);
+}
+
 static void
 test_resumes(void)
 {
@@ -161,7 +186,6 @@ test_resumes(void)
 	struct download_result r = DOWNLOAD_RESULT_INIT;
 	struct err e = ERR_INIT;
 	char want[SHA256_HEX_LEN + 1], part[512];
-	FILE *f;
 
 	/* Dropped mid-body: resumed with a Range, the file whole. */
 	file_hash("srv/c.bin", want);
@@ -194,25 +218,14 @@ test_resumes(void)
 
 	/* A server that ignores Range: its 200 replaces the junk partial
 	 * file instead of being appended to it. */
-	file_hash("srv/e.bin", want);
-	part_path(url("/norange/e.bin"), part, sizeof(part));
-	f = fopen(part, "w");
-	fputs("junk that is not the file's start", f);
-	fclose(f);
-	CHECK_INT(fetch_download(url("/norange/e.bin"), &o, &r, &e), 0);
-	CHECK_STR(r.sha256, want);
+	over_junk("/norange/e.bin", "srv/e.bin",
+	    "junk that is not the file's start", &o, &r, want);
 	CHECK_INT(testserver_count(&ts, "GET /norange/e.bin ",
 	    "range=bytes=33-", "status=200", NULL), 1);
 	download_result_release(&r);
 
 	/* 416 to the resume: started over from zero. */
-	file_hash("srv/f.bin", want);
-	part_path(url("/416/f.bin"), part, sizeof(part));
-	f = fopen(part, "w");
-	fputs("junk", f);
-	fclose(f);
-	CHECK_INT(fetch_download(url("/416/f.bin"), &o, &r, &e), 0);
-	CHECK_STR(r.sha256, want);
+	over_junk("/416/f.bin", "srv/f.bin", "junk", &o, &r, want);
 	CHECK_INT(testserver_count(&ts, "GET /416/f.bin ", "status=416",
 	    NULL), 1);
 	CHECK_INT(testserver_count(&ts, "GET /416/f.bin ", "range=-",

@@ -107,7 +107,7 @@ test_drill_alert(void)
 {
 	static const char *const versions[] = { "1.1", "1.2", "1.3" };
 	struct testserver ts;
-	char text[4096], path[4200], expect[256], *slow, *body, *log;
+	char text[4096], expect[256], *slow, *log;
 	json_t *hook, *alerts, *st;
 	double t0 = check_now_s();
 	pid_t pid;
@@ -164,10 +164,7 @@ test_drill_alert(void)
 
 	if ((slow = check_read_file("slow.id")) != NULL)
 		slow[strcspn(slow, "\n")] = '\0';
-	snprintf(path, sizeof(path), "%s/hooks/1.json", ts.root);
-	body = check_read_file(path);
-	hook = json_loads(body ? body : "", 0, NULL);
-	free(body);
+	hook = check_hook(ts.root, 1);
 	CHECK(hook != NULL);
 	snprintf(text, sizeof(text), "%s", json_string_value(json_object_get(
 	    hook, "text")) ? json_string_value(json_object_get(hook, "text")) :

@@ -84,15 +84,6 @@ engine(const char *repo)
 	return eng;
 }
 
-static const struct release_info *
-find(const struct release_list *l, const char *version)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i].version, version) == 0)
-			return &l->v[i];
-	return NULL;
-}
-
 static void
 test_pages(void)
 {
@@ -114,10 +105,10 @@ test_pages(void)
 	CHECK_INT(testserver_count(&ts, "page=4", NULL), 0);
 	/* Minus a draft, a pre-release and one without the asset. */
 	CHECK_INT(l.n, 247);
-	CHECK(find(&l, "0.5.0") == NULL);
-	CHECK(find(&l, "0.7.0") == NULL);
-	CHECK(find(&l, "0.9.0") == NULL);
-	CHECK((r = find(&l, "0.0.0")) != NULL);
+	CHECK(check_listed(&l, "0.5.0") == NULL);
+	CHECK(check_listed(&l, "0.7.0") == NULL);
+	CHECK(check_listed(&l, "0.9.0") == NULL);
+	CHECK((r = check_listed(&l, "0.0.0")) != NULL);
 	if (r != NULL) {
 		snprintf(want, sizeof(want),
 		    "%s/files/basert-0.0.0-linux.tar.gz", ts.base);
@@ -127,7 +118,7 @@ test_pages(void)
 		CHECK_STR(r->sha256_origin, "api-digest");
 		CHECK_INT(r->prerelease, 0);
 	}
-	CHECK((r = find(&l, "0.249.0")) != NULL);
+	CHECK((r = check_listed(&l, "0.249.0")) != NULL);
 	if (r != NULL) {
 		CHECK(r->sha256 == NULL);
 		CHECK(r->sha256_origin == NULL);
@@ -138,7 +129,7 @@ test_pages(void)
 	eng.prereleases = 1;
 	CHECK_INT(github_list(&eng, &go, NULL, &l, &e), 0);
 	CHECK_INT(l.n, 248);
-	CHECK((r = find(&l, "0.7.0")) != NULL && r->prerelease == 1);
+	CHECK((r = check_listed(&l, "0.7.0")) != NULL && r->prerelease == 1);
 	release_list_release(&l);
 
 	/* A page limit. */
@@ -341,17 +332,18 @@ test_hostile_tags(void)
 	if (e.msg[0])
 		fprintf(stderr, "%s\n", e.msg);
 	CHECK_INT(l.n, 6);
-	CHECK((r = find(&l, "1.0.0")) != NULL && r->refused == NULL);
-	CHECK((r = find(&l, "release/1.3")) != NULL && r->refused == NULL);
-	CHECK((r = find(&l, "../../../../some/dir")) != NULL &&
+	CHECK((r = check_listed(&l, "1.0.0")) != NULL && r->refused == NULL);
+	CHECK((r = check_listed(&l, "release/1.3")) != NULL &&
 	    r->refused == NULL);
-	r = find(&l, "1.1\\x00evil");
+	CHECK((r = check_listed(&l, "../../../../some/dir")) != NULL &&
+	    r->refused == NULL);
+	r = check_listed(&l, "1.1\\x00evil");
 	CHECK(r != NULL);
 	CHECK_STR(r ? r->refused : NULL, "version holds a NUL byte");
-	r = find(&l, "1.2\\x1b[31m");
+	r = check_listed(&l, "1.2\\x1b[31m");
 	CHECK(r != NULL);
 	CHECK_STR(r ? r->refused : NULL, "version holds a control byte");
-	r = find(&l, "..");
+	r = check_listed(&l, "..");
 	CHECK(r != NULL);
 	CHECK_STR(r ? r->refused : NULL, "version '.' or '..'");
 	release_list_release(&l);

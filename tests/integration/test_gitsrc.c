@@ -203,16 +203,6 @@ test_not_utf8(const char *root)
 	release_list_release(&l);
 }
 
-/* The release of version in l, or NULL. */
-static const struct release_info *
-find(const struct release_list *l, const char *version)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (strcmp(l->v[i].version, version) == 0)
-			return &l->v[i];
-	return NULL;
-}
-
 /*
  * A remote advertises whatever names it likes, and git_remote_ls()
  * passes them on.  Tags git would not make are listed as refused, with
@@ -253,22 +243,22 @@ test_hostile_remote(void)
 	CHECK_INT(source_list_git(&eng, NULL, &l, &e), 0);
 	CHECK_STR(e.msg, "");
 	CHECK_INT(l.n, 11);
-	if ((r = find(&l, "1.0.0")) != NULL) {
+	if ((r = check_listed(&l, "1.0.0")) != NULL) {
 		CHECK(r->refused == NULL);
 		CHECK_STR(r->url, "/srv/rel/v1.0.0/b-1.0.0.tgz");
 	} else
 		CHECK(!"1.0.0 listed");
-	if ((r = find(&l, "1.1{version}")) != NULL) {
+	if ((r = check_listed(&l, "1.1{version}")) != NULL) {
 		CHECK(r->refused == NULL);
 		CHECK_STR(r->url, "/srv/rel/v1.1{version}/b-1.1{version}.tgz");
 	} else
 		CHECK(!"1.1{version} listed");
-	if ((r = find(&l, "x\\x01y")) != NULL)
+	if ((r = check_listed(&l, "x\\x01y")) != NULL)
 		CHECK_STR(r->refused, "version holds a control byte");
 	else
 		CHECK(!"x\\x01y listed");
 	for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
-		if ((r = find(&l, refused[i])) == NULL) {
+		if ((r = check_listed(&l, refused[i])) == NULL) {
 			CHECK_STR(refused[i], "listed");
 			continue;
 		}
@@ -289,23 +279,23 @@ test_hostile_remote(void)
 	CHECK_INT(source_list_git(&eng, NULL, &l, &e), 0);
 	CHECK_STR(e.msg, "");
 	CHECK_INT(l.n, 4);
-	if ((r = find(&l, "1.0#frag")) != NULL) {
+	if ((r = check_listed(&l, "1.0#frag")) != NULL) {
 		CHECK_STR(r->url, "https://example.org/dl/v1.0%23frag/"
 		    "b-1.0%23frag.tgz");
 		CHECK_STR(r->asset, "b-1.0%23frag.tgz");
 	} else
 		CHECK(!"1.0#frag listed");
-	if ((r = find(&l, "1.0%2F")) != NULL)
+	if ((r = check_listed(&l, "1.0%2F")) != NULL)
 		CHECK_STR(r->url, "https://example.org/dl/v1.0%252F/"
 		    "b-1.0%252F.tgz");
 	else
 		CHECK(!"1.0%2F listed");
-	if ((r = find(&l, "1.1{version}")) != NULL)
+	if ((r = check_listed(&l, "1.1{version}")) != NULL)
 		CHECK_STR(r->url, "https://example.org/dl/v1.1%7Bversion%7D/"
 		    "b-1.1%7Bversion%7D.tgz");
 	else
 		CHECK(!"1.1{version} listed");
-	if ((r = find(&l, "1.2-\xc3\xa9")) != NULL)
+	if ((r = check_listed(&l, "1.2-\xc3\xa9")) != NULL)
 		CHECK_STR(r->url, "https://example.org/dl/v1.2-%C3%A9/"
 		    "b-1.2-%C3%A9.tgz");
 	else

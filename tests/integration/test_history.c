@@ -29,10 +29,7 @@ write_config(void)
 	char text[4096], source[1024];
 	size_t len;
 
-	len = (size_t)snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = h.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	len = check_demo_head(text, sizeof(text), "h.db", build);
 	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
 	check_fake_engine(text, sizeof(text), &len, "bump", source,
 	    "\ttimeout = 1m\n");

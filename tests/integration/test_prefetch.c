@@ -70,10 +70,7 @@ write_config(void)
 	char text[16384];
 	size_t len;
 
-	len = (size_t)snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = p.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	len = check_demo_head(text, sizeof(text), "p.db", build);
 	add_engine(text, sizeof(text), &len, "ahead", "all", 48, "2");
 	add_engine(text, sizeof(text), &len, "plain", "all", 48, "off");
 	add_engine(text, sizeof(text), &len, "gap", "gap", 48, "2");

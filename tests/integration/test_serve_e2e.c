@@ -87,24 +87,6 @@ figure(json_t *rep, const char *version, const char *name)
 	    json_number_value(json_object_get(f, "value")) : NAN;
 }
 
-/* The change of metric between from and to in the report's
- * what_else_changed; NULL when it has none. */
-static json_t *
-change_of(json_t *rep, const char *from, const char *to, const char *metric)
-{
-	json_t *c;
-	size_t i;
-
-	json_array_foreach(json_object_get(rep, "what_else_changed"), i, c)
-		if (strcmp(json_string_value(json_object_get(c, "from")),
-		    from) == 0 && strcmp(json_string_value(json_object_get(c,
-		    "to")), to) == 0 && strcmp(json_string_value(
-		    json_object_get(c, "metric")), metric) == 0)
-			return c;
-	fprintf(stderr, "no change of %s for %s..%s\n", metric, from, to);
-	return NULL;
-}
-
 /* What else changed across the boundary: the load's every figure, not
  * the searched one alone.  TTFT and end-to-end latency slower, the
  * time per output token not (the scheduler admits late, it does not
@@ -116,26 +98,27 @@ check_else_changed(json_t *rep)
 {
 	json_t *c;
 
-	if ((c = change_of(rep, "1.0.2", "1.0.3", "ttft-p90")) != NULL) {
+	if ((c = check_change(rep, "1.0.2", "1.0.3", "ttft-p90")) != NULL) {
 		CHECK(json_is_true(json_object_get(c, "searched")));
 		CHECK_STR(json_string_value(json_object_get(c, "moved")),
 		    "slower");
 	}
-	if ((c = change_of(rep, "1.0.2", "1.0.3", "e2e-p50")) != NULL) {
+	if ((c = check_change(rep, "1.0.2", "1.0.3", "e2e-p50")) != NULL) {
 		CHECK_STR(json_string_value(json_object_get(c, "moved")),
 		    "slower");
 		CHECK(json_object_get(c, "bisect") == NULL ||
 		    json_is_null(json_object_get(c, "bisect")));
 	}
-	if ((c = change_of(rep, "1.0.2", "1.0.3", "tpot-p50")) != NULL)
+	if ((c = check_change(rep, "1.0.2", "1.0.3", "tpot-p50")) != NULL)
 		CHECK_STR(json_string_value(json_object_get(c, "moved")),
 		    "unchanged");
-	if ((c = change_of(rep, "1.0.2", "1.0.3", "goodput_per_s")) != NULL) {
+	if ((c = check_change(rep, "1.0.2", "1.0.3",
+	    "goodput_per_s")) != NULL) {
 		CHECK(json_number_value(json_object_get(c, "change")) < -0.9);
 		CHECK_STR(json_string_value(json_object_get(c, "moved")),
 		    "slower");
 	}
-	CHECK(change_of(rep, "1.0.0", "1.0.5", "req_per_s") != NULL);
+	CHECK(check_change(rep, "1.0.0", "1.0.5", "req_per_s") != NULL);
 	/* No fit in serve mode, and no word about its shape. */
 	CHECK(json_object_get(rep, "shape_unknown") == NULL);
 }

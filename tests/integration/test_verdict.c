@@ -81,13 +81,17 @@ job_done(struct store *s, int64_t id, struct store_job *j)
 static void
 test_crash_one_verdict(void)
 {
+	static const char *const again[] = {
+	    "-c v.conf report basert 0.2.0..0.2.6 --format json",
+	    "-c v.conf bisect --now basert 0.2.0..0.2.6 --format json",
+	};
 	char cmd[4096], *daemon_line = NULL, *line;
 	struct store *s = NULL;
 	struct store_job j;
 	struct err e = ERR_INIT;
 	json_t *rep, *v;
 	pid_t pid;
-	int done = 0, code;
+	int done = 0;
 
 	snprintf(cmd, sizeof(cmd), "mkdir -p rel && for v in 0.2.0 0.2.1 "
 	    "0.2.2 0.2.4 0.2.5 0.2.6; do ln -sf %s/tests/demo-cpu/"
@@ -125,36 +129,27 @@ test_crash_one_verdict(void)
 	store_job_release(&j);
 	store_close(s);
 
-	/* report, from the store alone. */
-	code = check_ctl_json(ctl, "-c v.conf report basert 0.2.0..0.2.6 "
-	    "--format json", 1, &rep);
-	CHECK_INT(code, 3);
-	line = verdict_line(json_object_get(rep, "verdict"));
-	CHECK_STR(line, daemon_line);
-	free(line);
-	{
-		size_t i;
-		json_t *r;
+	/* report, from the store alone, and bisect --now on the same store
+	 * (nothing left to measure): the daemon's verdict. */
+	for (size_t k = 0; k < sizeof(again) / sizeof(again[0]); k++) {
+		int before = check_failures;
 
-		json_array_foreach(json_object_get(rep, "releases"), i, r)
-			if (strcmp(json_string_value(json_object_get(r,
-			    "version")), "0.2.3") == 0) {
-				CHECK_STR(json_string_value(json_object_get(r,
-				    "status")), "skipped");
-				CHECK(json_array_size(json_object_get(r,
-				    "failures")) > 0);
-			}
+		CHECK_INT(check_ctl_json(ctl, again[k], 1, &rep), 3);
+		line = verdict_line(json_object_get(rep, "verdict"));
+		CHECK_STR(line, daemon_line);
+		free(line);
+		if (k == 0) {
+			json_t *r = check_release(rep, "0.2.3");
+
+			CHECK_STR(json_string_value(json_object_get(r,
+			    "status")), "skipped");
+			CHECK(json_array_size(json_object_get(r,
+			    "failures")) > 0);
+		}
+		json_decref(rep);
+		if (check_failures > before)
+			fprintf(stderr, "  in: %s\n", again[k]);
 	}
-	json_decref(rep);
-
-	/* bisect --now on the same store: nothing left to measure. */
-	code = check_ctl_json(ctl, "-c v.conf bisect --now basert 0.2.0..0.2.6 "
-	    "--format json", 1, &rep);
-	CHECK_INT(code, 3);
-	line = verdict_line(json_object_get(rep, "verdict"));
-	CHECK_STR(line, daemon_line);
-	free(line);
-	json_decref(rep);
 
 	/* A release whose runs all failed is not "measured". */
 	CHECK_INT(check_ctl_json(ctl, "-c v.conf versions basert --format json",

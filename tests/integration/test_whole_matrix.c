@@ -28,10 +28,7 @@ write_config(void)
 	char text[8192], source[1024];
 	size_t len;
 
-	len = (size_t)snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = m.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", build);
+	len = check_demo_head(text, sizeof(text), "m.db", build);
 	snprintf(source, sizeof(source), "dir:%s/tests/releases", build);
 	for (size_t i = 0; i < 3; i++)
 		check_fake_engine(text, sizeof(text), &len, names[i], source,
@@ -52,22 +49,6 @@ write_config(void)
 	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
 	    "\ttimeout = 1m\n", source, source);
 	check_write_file("m.conf", text);
-}
-
-/* The entry of what_else_changed between from and to for metric. */
-static json_t *
-change_of(json_t *rep, const char *from, const char *to, const char *metric)
-{
-	json_t *x;
-	size_t i;
-
-	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x)
-		if (strcmp(json_string_value(json_object_get(x, "from")),
-		    from) == 0 && strcmp(json_string_value(json_object_get(x,
-		    "to")), to) == 0 && strcmp(json_string_value(
-		    json_object_get(x, "metric")), metric) == 0)
-			return x;
-	return NULL;
 }
 
 /*
@@ -94,13 +75,13 @@ check_other_metric(const char *engine, const char *other, double lo_min)
 	CHECK(json_object_size(json_object_get(rel, "tg")) == 1);
 	/* The searched metric did not move: unchanged, or (2% noise, 5
 	 * runs, a 6 ms fixed part beside 10 ms of prefill) unsure. */
-	x = change_of(rep, "1.0.0", "1.0.4", "per-token");
+	x = check_change(rep, "1.0.0", "1.0.4", "per-token");
 	CHECK(x != NULL);
 	CHECK(x != NULL && (strcmp(json_string_value(json_object_get(x,
 	    "moved")), "unchanged") == 0 || strcmp(json_string_value(
 	    json_object_get(x, "moved")), "unsure") == 0));
 	CHECK(json_is_true(json_object_get(x, "searched")));
-	x = change_of(rep, "1.0.0", "1.0.4", other);
+	x = check_change(rep, "1.0.0", "1.0.4", other);
 	CHECK(x != NULL);
 	if (x == NULL) {
 		json_decref(rep);

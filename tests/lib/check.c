@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "fetch/release_list.h"
 
 int check_failures;
 int check_count;
@@ -115,6 +116,25 @@ check_fake_engine(char *buf, size_t size, size_t *len, const char *name,
 	    name, source, name, extra);
 	*len = n < 0 ? size : *len + (size_t)n > size ? size : *len +
 	    (size_t)n;
+}
+
+size_t
+check_demo_head(char *buf, size_t size, const char *db, const char *build)
+{
+	int n = snprintf(buf, size, "[bisectd]\n\tdatabase = %s\n"
+	    "\tcache = cache\n\tmax-busy = 100%%\n"
+	    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n", db, build);
+
+	return n < 0 || (size_t)n > size ? size : (size_t)n;
+}
+
+const struct release_info *
+check_listed(const struct release_list *l, const char *version)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i].version, version) == 0)
+			return &l->v[i];
+	return NULL;
 }
 
 char *

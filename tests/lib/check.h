@@ -105,6 +105,21 @@ void check_write_file(const char *path, const char *content);
 void check_fake_engine(char *buf, size_t size, size_t *len, const char *name,
     const char *source, const char *extra);
 
+/*
+ * The opening of a test's configuration over the demo's weights in
+ * build: [bisectd] with database db, cache/ and the whole machine to
+ * use, then [weights "demo"]; written at buf (room for size).  Returns
+ * its length, as check_fake_engine() counts it.
+ */
+size_t check_demo_head(char *buf, size_t size, const char *db,
+    const char *build);
+
+struct release_list;
+
+/* The release of version in l, a source's listing, or NULL. */
+const struct release_info *check_listed(const struct release_list *l,
+    const char *version);
+
 /* Read a file into a malloced string; NULL if it cannot be read. */
 char *check_read_file(const char *path);
 /* The same, with its length in *len (0 when it cannot be read). */

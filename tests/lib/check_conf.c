@@ -68,3 +68,23 @@ check_conf_refusals(const char *name, const struct check_refusal *r,
 		free(probs);
 	}
 }
+
+void
+check_conf_problems(const char *name, const char *text,
+    const char *const *want, int lines)
+{
+	int before = check_failures;
+	char *probs;
+	struct conf *c = check_conf_try(text, &probs);
+
+	CHECK(c == NULL);
+	for (; *want != NULL; want++)
+		CHECK_CONTAINS(probs, *want);
+	if (lines > 0)
+		CHECK_INT(check_count_lines(probs), lines);
+	if (check_failures > before)
+		fprintf(stderr, "  in %s, the problems:\n%s", name,
+		    probs ? probs : "");
+	conf_free(c);
+	free(probs);
+}

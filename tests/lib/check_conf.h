@@ -43,4 +43,10 @@ struct check_refusal {
 void check_conf_refusals(const char *name, const struct check_refusal *r,
     size_t n);
 
+/* text does not load, and its problems hold each of want (NULL-ended),
+ * so many lines of them when lines > 0; on a failure they are printed
+ * whole, named name. */
+void check_conf_problems(const char *name, const char *text,
+    const char *const *want, int lines);
+
 #endif

@@ -1,4 +1,5 @@
 /* check_json.c: bisectctl's JSON answers for the tests (see check_json.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,4 +59,38 @@ check_entry(json_t *o, const char *array, const char *key,
 		    strcmp(s, value) == 0)
 			return x;
 	return NULL;
+}
+
+json_t *
+check_change(json_t *rep, const char *from, const char *to,
+    const char *metric)
+{
+	const char *f, *t, *m;
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x) {
+		f = json_string_value(json_object_get(x, "from"));
+		t = json_string_value(json_object_get(x, "to"));
+		m = json_string_value(json_object_get(x, "metric"));
+		if (f != NULL && t != NULL && m != NULL &&
+		    strcmp(f, from) == 0 && strcmp(t, to) == 0 &&
+		    strcmp(m, metric) == 0)
+			return x;
+	}
+	fprintf(stderr, "no change of %s for %s..%s\n", metric, from, to);
+	return NULL;
+}
+
+json_t *
+check_hook(const char *root, int n)
+{
+	char path[PATH_MAX + 32], *body;
+	json_t *hook;
+
+	snprintf(path, sizeof(path), "%s/hooks/%d.json", root, n);
+	body = check_read_file(path);
+	hook = body != NULL ? json_loads(body, 0, NULL) : NULL;
+	free(body);
+	return hook;
 }

@@ -32,4 +32,13 @@ json_t *check_release(json_t *rep, const char *version);
 json_t *check_entry(json_t *o, const char *array, const char *key,
     const char *value);
 
+/* The webhook body n (from 1) that the test server serving root stored,
+ * parsed; NULL when there is none or it is not JSON. */
+json_t *check_hook(const char *root, int n);
+
+/* The entry of the report rep's "what_else_changed" for metric between
+ * from and to; NULL, said on stderr, when it has none. */
+json_t *check_change(json_t *rep, const char *from, const char *to,
+    const char *metric);
+
 #endif

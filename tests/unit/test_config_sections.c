@@ -87,17 +87,13 @@ test_commit_keys(void)
 	snprintf(text, sizeof(text), "%s\tbuild = cc {bin}/x.c\n"
 	    "\tbuild-timeout = forever\n\tfirst-parent = maybe\n"
 	    "\tdrill-down = 2\n", base);
-	c = check_conf_try(text, &probs);
-	CHECK(c == NULL);
-	CHECK_CONTAINS(probs, "t.conf:6: engine.e.build: unknown placeholder "
-	    "'{bin}' (known: {src} {out} {jobs}");
-	CHECK_CONTAINS(probs, "t.conf:7: engine.e.build-timeout: expected a "
-	    "duration");
-	CHECK_CONTAINS(probs, "t.conf:8: engine.e.first-parent: expected "
-	    "true or false");
-	CHECK_CONTAINS(probs, "t.conf:9: engine.e.drill-down: expected true "
-	    "or false");
-	free(probs);
+	check_conf_problems("build keys", text, (const char *const[]){
+	    "t.conf:6: engine.e.build: unknown placeholder '{bin}' (known: "
+	    "{src} {out} {jobs}",
+	    "t.conf:7: engine.e.build-timeout: expected a duration",
+	    "t.conf:8: engine.e.first-parent: expected true or false",
+	    "t.conf:9: engine.e.drill-down: expected true or false",
+	    NULL }, 0);
 	/* Build and drill-down need a repository; drill-down needs build. */
 	c = check_conf_try("[weights \"w\"]\n\tpath = w.bin\n[engine \"e\"]\n"
 	    "\tsource = dir:r\n\tasset = e-{version}.tgz\n\tcommand = x\n"
@@ -279,30 +275,21 @@ test_runners(void)
 	    "\tmax-jobs = 2\n"			/* 18 */
 	    "[runner \"t\"]\n"			/* 19 */
 	    "\tkind = slurm\n", minimal);	/* 20 */
-	c = check_conf_try(text, &probs);
-	CHECK(c == NULL);
-	CHECK_CONTAINS(probs, "t.conf:7: engine.basert.runner: no [runner "
-	    "\"nope\"] section");
-	CHECK_CONTAINS(probs, "t.conf:9: runner.s.kind: expected local or "
-	    "slurm, got 'pbs'");
-	CHECK_CONTAINS(probs, "t.conf:10: runner.s.partition: expected a "
-	    "Slurm name, got 'a b'");
-	CHECK_CONTAINS(probs, "t.conf:11: runner.s.gres: expected a Slurm "
-	    "name, got '-gpu'");
-	CHECK_CONTAINS(probs, "t.conf:12: runner.s.time-limit: Slurm counts "
-	    "whole minutes");
-	CHECK_CONTAINS(probs, "t.conf:13: runner.s.max-jobs: expected an "
-	    "integer from 1 to 1024, got '0'");
-	CHECK_CONTAINS(probs, "t.conf:14: runner.s.nodes: unknown key in "
-	    "[runner \"s\"]");
-	CHECK_CONTAINS(probs, "t.conf:15: runner.s.exclusive: expected true "
-	    "or false");
-	CHECK_CONTAINS(probs, "t.conf:17: runner.l.partition: only kind = "
-	    "slurm takes it");
-	CHECK_CONTAINS(probs, "t.conf:18: runner.l.max-jobs: a local runner "
-	    "runs one benchmark at a time, got 2");
-	CHECK_CONTAINS(probs, "t.conf:20: runner.t.spool: missing");
-	free(probs);
+	check_conf_problems("runners", text, (const char *const[]){
+	    "t.conf:7: engine.basert.runner: no [runner \"nope\"] section",
+	    "t.conf:9: runner.s.kind: expected local or slurm, got 'pbs'",
+	    "t.conf:10: runner.s.partition: expected a Slurm name, got 'a b'",
+	    "t.conf:11: runner.s.gres: expected a Slurm name, got '-gpu'",
+	    "t.conf:12: runner.s.time-limit: Slurm counts whole minutes",
+	    "t.conf:13: runner.s.max-jobs: expected an integer from 1 to 1024, "
+	    "got '0'",
+	    "t.conf:14: runner.s.nodes: unknown key in [runner \"s\"]",
+	    "t.conf:15: runner.s.exclusive: expected true or false",
+	    "t.conf:17: runner.l.partition: only kind = slurm takes it",
+	    "t.conf:18: runner.l.max-jobs: a local runner runs one benchmark "
+	    "at a time, got 2",
+	    "t.conf:20: runner.t.spool: missing",
+	    NULL }, 0);
 }
 
 /* [ablation] switches: parsed with their defaults, and every mistake
@@ -362,27 +349,18 @@ test_ablation(void)
 	    "\tengine = basert\n"			/* 25 */
 	    "\tenv = Z=3\n"				/* 26 */
 	    "\tcontrol = true\n", minimal);		/* 27 */
-	c = check_conf_try(text, &probs);
-	CHECK(c == NULL);
-	CHECK_CONTAINS(probs, "t.conf:8: ablation.a.engine: missing");
-	CHECK_CONTAINS(probs, "t.conf:10: ablation.b.engine: no [engine "
-	    "\"nope\"] section");
-	CHECK_CONTAINS(probs, "t.conf:11: ablation.b.env: expected NAME=VALUE");
-	CHECK_CONTAINS(probs, "t.conf:13: ablation.c: expected env");
-	CHECK_CONTAINS(probs, "t.conf:14: ablation.c.control-min: only the "
-	    "control switch");
-	CHECK_CONTAINS(probs, "t.conf:17: ablation.d.control: expected true "
-	    "or false");
-	CHECK_CONTAINS(probs, "t.conf:18: ablation.d.colour: unknown key in "
-	    "[ablation \"d\"]");
-	CHECK_CONTAINS(probs, "t.conf:23: ablation.e.control-min: expected a "
-	    "percentage above 0%");
-	CHECK_CONTAINS(probs, "t.conf:27: ablation.f.control: engine basert "
-	    "has its control already ([ablation \"e\"])");
-	CHECK_INT(check_count_lines(probs), 11);
-	if (check_count_lines(probs) != 11)
-		fprintf(stderr, "%s", probs);
-	free(probs);
+	check_conf_problems("ablations", text, (const char *const[]){
+	    "t.conf:8: ablation.a.engine: missing",
+	    "t.conf:10: ablation.b.engine: no [engine \"nope\"] section",
+	    "t.conf:11: ablation.b.env: expected NAME=VALUE",
+	    "t.conf:13: ablation.c: expected env",
+	    "t.conf:14: ablation.c.control-min: only the control switch",
+	    "t.conf:17: ablation.d.control: expected true or false",
+	    "t.conf:18: ablation.d.colour: unknown key in [ablation \"d\"]",
+	    "t.conf:23: ablation.e.control-min: expected a percentage above 0%",
+	    "t.conf:27: ablation.f.control: engine basert has its control "
+	    "already ([ablation \"e\"])",
+	    NULL }, 11);
 
 	/* Switches without a control would read "did nothing" as "costs
 	 * nothing". */
@@ -493,23 +471,16 @@ test_serve(void)
 	    "\tcommand = {bin}/x\n\tweights = w\n"		/* 18, 19 */
 	    "\tload-rate = 2\n\tmetric = tpot-p99\n",	/* 20, 21 */
 	    minimal);
-	c = check_conf_try(text, &probs);
-	CHECK(c == NULL);
-	CHECK_CONTAINS(probs, "t.conf:9: engine.basert.load-rate: expected "
-	    "requests a second");
-	CHECK_CONTAINS(probs, "t.conf:12: engine.basert.load-duration: not "
-	    "with load-requests");
-	CHECK_CONTAINS(probs, "t.conf:13: engine.basert.load-output: expected "
-	    "2 tokens or more");
-	CHECK_CONTAINS(probs, "t.conf:14: engine.basert.load-arrival: "
-	    "expected poisson or fixed");
-	CHECK_CONTAINS(probs, "t.conf:15: engine.basert.metric: expected a "
-	    "serve figure");
-	CHECK_CONTAINS(probs, "t.conf:20: engine.b.load-rate: only mode = "
-	    "serve takes a load profile");
-	CHECK_CONTAINS(probs, "t.conf:21: engine.b.metric: tpot-p99 is a "
-	    "serve figure");
-	free(probs);
+	check_conf_problems("load keys", text, (const char *const[]){
+	    "t.conf:9: engine.basert.load-rate: expected requests a second",
+	    "t.conf:12: engine.basert.load-duration: not with load-requests",
+	    "t.conf:13: engine.basert.load-output: expected 2 tokens or more",
+	    "t.conf:14: engine.basert.load-arrival: expected poisson or fixed",
+	    "t.conf:15: engine.basert.metric: expected a serve figure",
+	    "t.conf:20: engine.b.load-rate: only mode = serve takes a load "
+	    "profile",
+	    "t.conf:21: engine.b.metric: tpot-p99 is a serve figure",
+	    NULL }, 0);
 
 	CHECK(conf_parse_metric("e2e-p99", &m) == 0 &&
 	    m.kind == METRIC_SERVE && m.n == FIG_E2E_P99);

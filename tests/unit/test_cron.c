@@ -74,105 +74,129 @@ test_parse_errors(void)
 	CHECK_INT(c.dow, 1);
 }
 
+/*
+ * A fire expected of expr in the case called in: the next after from is
+ * at want (both UTC, "YYYY-MM-DD HH:MM[:SS]"), or never when want is
+ * NULL.
+ */
+static const struct fire {
+	const char *in, *expr, *from, *want;
+} fire_rows[] = {
+	/* test_basic: "base" */
+	/* strictly after: at 00:00 exactly, @daily is next midnight */
+	{ "base", "@daily", "2024-05-01 00:00", "2024-05-02 00:00" },
+	{ "base", "@daily", "2024-05-01 23:59", "2024-05-02 00:00" },
+	{ "base", "@hourly", "2024-05-01 10:00", "2024-05-01 11:00" },
+	/* a Sunday */
+	{ "base", "@weekly", "2024-05-01 00:00", "2024-05-05 00:00" },
+	{ "base", "@monthly", "2024-12-15 00:00", "2025-01-01 00:00" },
+	{ "base", "@yearly", "2024-01-01 00:00", "2025-01-01 00:00" },
+	/* steps: every 20 minutes in hours 9-17 every 4 (9, 13, 17) */
+	{ "base", "*/20 9-17/4 * * *", "2024-05-01 09:40", "2024-05-01 13:00" },
+	{ "base", "*/20 9-17/4 * * *", "2024-05-01 13:00", "2024-05-01 13:20" },
+	{ "base", "*/20 9-17/4 * * *", "2024-05-01 17:40", "2024-05-02 09:00" },
+	/* "5/15": from 5 to the end, every 15 */
+	{ "base", "5/15 * * * *", "2024-05-01 09:50", "2024-05-01 10:05" },
+	{ "base", "5/15 * * * *", "2024-05-01 10:35", "2024-05-01 10:50" },
+	/* seconds are ignored: from 10:04:59 the next minute is 10:05 */
+	{ "base", "* * * * *", "2024-05-01 10:04:59", "2024-05-01 10:05" },
+	/* names */
+	{ "base", "30 6 * mar mon", "2024-01-01 00:00", "2024-03-04 06:30" },
+	/* test_month_ends: "ends" */
+	/* the 31st skips the months without one */
+	{ "ends", "0 0 31 * *", "2023-01-31 00:00", "2023-03-31 00:00" },
+	{ "ends", "0 0 31 * *", "2023-03-31 00:00", "2023-05-31 00:00" },
+	{ "ends", "0 0 31 * *", "2023-07-31 00:00", "2023-08-31 00:00" },
+	{ "ends", "0 0 31 * *", "2023-08-31 00:00", "2023-10-31 00:00" },
+	{ "ends", "0 0 30 * *", "2023-01-30 00:00", "2023-03-30 00:00" },
+	/* Feb 29 only in leap years; 2100 is not one, 2000 was */
+	{ "ends", "0 0 29 2 *", "2023-03-01 00:00", "2024-02-29 00:00" },
+	{ "ends", "0 0 29 2 *", "2024-02-29 00:00", "2028-02-29 00:00" },
+	{ "ends", "0 0 29 2 *", "1999-03-01 00:00", "2000-02-29 00:00" },
+	{ "ends", "0 12 29 2 *", "2097-03-01 00:00", "2104-02-29 12:00" },
+	/* the last day of February through a year-end */
+	{ "ends", "0 0 28 2 *", "2024-12-31 00:00", "2025-02-28 00:00" },
+	/* never: Feb 30, Feb 31, Apr 31 */
+	{ "ends", "0 0 30 2 *", "2024-01-01 00:00", NULL },
+	{ "ends", "0 0 31 2 *", "2024-01-01 00:00", NULL },
+	{ "ends", "0 0 31 4 *", "2024-01-01 00:00", NULL },
+	{ "ends", "0 0 31 2,4,6,9,11 *", "2024-01-01 00:00", NULL },
+	/* but Feb 30 or a Monday of February is possible: the OR rule */
+	{ "ends", "0 0 30 2 mon", "2024-01-01 00:00", "2024-02-05 00:00" },
+	/* test_day_rule: "days" */
+	/* Both restricted: the 13th OR a Friday.  October 2024: Fridays
+	 * 4, 11, 18, 25; the 13th is a Sunday. */
+	{ "days", "0 0 13 * fri", "2024-10-01 00:00", "2024-10-04 00:00" },
+	{ "days", "0 0 13 * fri", "2024-10-11 00:00", "2024-10-13 00:00" },
+	{ "days", "0 0 13 * 5", "2024-10-13 00:00", "2024-10-18 00:00" },
+	/* Only day-of-month restricted: the 13th alone */
+	{ "days", "0 0 13 * *", "2024-10-01 00:00", "2024-10-13 00:00" },
+	/* Only day-of-week restricted: Fridays alone */
+	{ "days", "0 0 * * 5", "2024-10-05 00:00", "2024-10-11 00:00" },
+	/* "*" in a list or a range over the whole field counts as
+	 * restricted only when written as something other than "*":
+	 * 1-31 with Friday is the OR of every day and Friday. */
+	{ "days", "0 0 1-31 * 5", "2024-10-05 00:00", "2024-10-06 00:00" },
+	/* the month still restricts both */
+	{ "days", "0 0 13 11 fri", "2024-10-01 00:00", "2024-11-01 00:00" },
+};
+
+/* An instant from its UTC calendar time written as in fire_rows[]; -3
+ * when it does not read. */
+static time_t
+utcs(const char *text)
+{
+	int y, mo, d, h, mi, sec = 0;
+
+	if (sscanf(text, "%d-%d-%d %d:%d:%d", &y, &mo, &d, &h, &mi,
+	    &sec) < 5) {
+		fprintf(stderr, "not a time: '%s'\n", text);
+		return -3;
+	}
+	return utc(y, mo, d, h, mi) + sec;
+}
+
+/* The rows of fire_rows[] in the case called in, in UTC; a row that
+ * fails is named with its index and its expression.  The case must have
+ * rows. */
+static void
+check_fires(const char *in)
+{
+	int rows = 0;
+
+	set_tz("UTC");
+	for (size_t i = 0; i < sizeof(fire_rows) / sizeof(fire_rows[0]); i++) {
+		const struct fire *f = &fire_rows[i];
+		int before = check_failures;
+
+		if (strcmp(f->in, in) != 0)
+			continue;
+		rows++;
+		CHECK_INT(next(f->expr, utcs(f->from)),
+		    f->want == NULL ? -1 : utcs(f->want));
+		if (check_failures > before)
+			fprintf(stderr, "  fire_rows[%zu] (%s): '%s' after "
+			    "%s\n", i, in, f->expr, f->from);
+	}
+	CHECK(rows > 0);
+}
+
 static void
 test_basic(void)
 {
-	set_tz("UTC");
-	/* strictly after: at 00:00 exactly, @daily is next midnight */
-	CHECK_INT(next("@daily", utc(2024, 5, 1, 0, 0)), utc(2024, 5, 2, 0, 0));
-	CHECK_INT(next("@daily", utc(2024, 5, 1, 23, 59)),
-	    utc(2024, 5, 2, 0, 0));
-	CHECK_INT(next("@hourly", utc(2024, 5, 1, 10, 0)),
-	    utc(2024, 5, 1, 11, 0));
-	CHECK_INT(next("@weekly", utc(2024, 5, 1, 0, 0)),
-	    utc(2024, 5, 5, 0, 0));		/* a Sunday */
-	CHECK_INT(next("@monthly", utc(2024, 12, 15, 0, 0)),
-	    utc(2025, 1, 1, 0, 0));
-	CHECK_INT(next("@yearly", utc(2024, 1, 1, 0, 0)),
-	    utc(2025, 1, 1, 0, 0));
-	/* steps: every 20 minutes in hours 9-17 every 4 (9, 13, 17) */
-	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 9, 40)),
-	    utc(2024, 5, 1, 13, 0));
-	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 13, 0)),
-	    utc(2024, 5, 1, 13, 20));
-	CHECK_INT(next("*/20 9-17/4 * * *", utc(2024, 5, 1, 17, 40)),
-	    utc(2024, 5, 2, 9, 0));
-	/* "5/15": from 5 to the end, every 15 */
-	CHECK_INT(next("5/15 * * * *", utc(2024, 5, 1, 9, 50)),
-	    utc(2024, 5, 1, 10, 5));
-	CHECK_INT(next("5/15 * * * *", utc(2024, 5, 1, 10, 35)),
-	    utc(2024, 5, 1, 10, 50));
-	/* seconds are ignored: from 10:04:59 the next minute is 10:05 */
-	CHECK_INT(next("* * * * *", utc(2024, 5, 1, 10, 4) + 59),
-	    utc(2024, 5, 1, 10, 5));
-	/* names */
-	CHECK_INT(next("30 6 * mar mon", utc(2024, 1, 1, 0, 0)),
-	    utc(2024, 3, 4, 6, 30));
+	check_fires("base");
 }
 
 static void
 test_month_ends(void)
 {
-	set_tz("UTC");
-	/* the 31st skips the months without one */
-	CHECK_INT(next("0 0 31 * *", utc(2023, 1, 31, 0, 0)),
-	    utc(2023, 3, 31, 0, 0));
-	CHECK_INT(next("0 0 31 * *", utc(2023, 3, 31, 0, 0)),
-	    utc(2023, 5, 31, 0, 0));
-	CHECK_INT(next("0 0 31 * *", utc(2023, 7, 31, 0, 0)),
-	    utc(2023, 8, 31, 0, 0));
-	CHECK_INT(next("0 0 31 * *", utc(2023, 8, 31, 0, 0)),
-	    utc(2023, 10, 31, 0, 0));
-	CHECK_INT(next("0 0 30 * *", utc(2023, 1, 30, 0, 0)),
-	    utc(2023, 3, 30, 0, 0));
-	/* Feb 29 only in leap years; 2100 is not one, 2000 was */
-	CHECK_INT(next("0 0 29 2 *", utc(2023, 3, 1, 0, 0)),
-	    utc(2024, 2, 29, 0, 0));
-	CHECK_INT(next("0 0 29 2 *", utc(2024, 2, 29, 0, 0)),
-	    utc(2028, 2, 29, 0, 0));
-	CHECK_INT(next("0 0 29 2 *", utc(1999, 3, 1, 0, 0)),
-	    utc(2000, 2, 29, 0, 0));
-	CHECK_INT(next("0 12 29 2 *", utc(2097, 3, 1, 0, 0)),
-	    utc(2104, 2, 29, 12, 0));
-	/* the last day of February through a year-end */
-	CHECK_INT(next("0 0 28 2 *", utc(2024, 12, 31, 0, 0)),
-	    utc(2025, 2, 28, 0, 0));
-	/* never: Feb 30, Feb 31, Apr 31 */
-	CHECK_INT(next("0 0 30 2 *", utc(2024, 1, 1, 0, 0)), -1);
-	CHECK_INT(next("0 0 31 2 *", utc(2024, 1, 1, 0, 0)), -1);
-	CHECK_INT(next("0 0 31 4 *", utc(2024, 1, 1, 0, 0)), -1);
-	CHECK_INT(next("0 0 31 2,4,6,9,11 *", utc(2024, 1, 1, 0, 0)), -1);
-	/* but Feb 30 or a Monday of February is possible: the OR rule */
-	CHECK_INT(next("0 0 30 2 mon", utc(2024, 1, 1, 0, 0)),
-	    utc(2024, 2, 5, 0, 0));
+	check_fires("ends");
 }
 
 static void
 test_day_rule(void)
 {
-	set_tz("UTC");
-	/* Both restricted: the 13th OR a Friday.  October 2024: Fridays
-	 * 4, 11, 18, 25; the 13th is a Sunday. */
-	CHECK_INT(next("0 0 13 * fri", utc(2024, 10, 1, 0, 0)),
-	    utc(2024, 10, 4, 0, 0));
-	CHECK_INT(next("0 0 13 * fri", utc(2024, 10, 11, 0, 0)),
-	    utc(2024, 10, 13, 0, 0));
-	CHECK_INT(next("0 0 13 * 5", utc(2024, 10, 13, 0, 0)),
-	    utc(2024, 10, 18, 0, 0));
-	/* Only day-of-month restricted: the 13th alone */
-	CHECK_INT(next("0 0 13 * *", utc(2024, 10, 1, 0, 0)),
-	    utc(2024, 10, 13, 0, 0));
-	/* Only day-of-week restricted: Fridays alone */
-	CHECK_INT(next("0 0 * * 5", utc(2024, 10, 5, 0, 0)),
-	    utc(2024, 10, 11, 0, 0));
-	/* "*" in a list or a range over the whole field counts as
-	 * restricted only when written as something other than "*":
-	 * 1-31 with Friday is the OR of every day and Friday. */
-	CHECK_INT(next("0 0 1-31 * 5", utc(2024, 10, 5, 0, 0)),
-	    utc(2024, 10, 6, 0, 0));
-	/* the month still restricts both */
-	CHECK_INT(next("0 0 13 11 fri", utc(2024, 10, 1, 0, 0)),
-	    utc(2024, 11, 1, 0, 0));
+	check_fires("days");
 }
 
 static void

@@ -4,6 +4,8 @@
  * throughput.
  */
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "bisectd/analysis/stats.h"
@@ -165,26 +167,82 @@ test_estimates(void)
 	CHECK_INT(stats_outcome(&r, 0.2), OUTCOME_UNKNOWN);
 }
 
+/*
+ * What stats_outcome() ('o'), stats_move() ('m') or stats_move_rate()
+ * ('r') make of a relative change's interval [lo, hi] at a threshold,
+ * row by row, in the case called in.
+ */
+static const struct cut {
+	const char *in;
+	char fn;
+	double lo, hi, threshold;
+	int want;
+} cut_rows[] = {
+	/* test_outcome: "outcome" */
+	{ "outcome", 'o', 0.11, 0.5, 0.2, OUTCOME_DIFFERENT },
+	{ "outcome", 'o', 0.09, 0.5, 0.2, OUTCOME_UNKNOWN },
+	{ "outcome", 'o', -0.05, 0.09, 0.2, OUTCOME_SAME },
+	/* Faster counts as the same: only slowdowns are regressions. */
+	{ "outcome", 'o', -0.9, -0.5, 0.2, OUTCOME_SAME },
+	{ "outcome", 'o', 0.02, 0.04, 0.03, OUTCOME_DIFFERENT },
+	/* test_move: "move" */
+	{ "move", 'm', 0.11, 0.5, 0.2, MOVE_SLOWER },
+	{ "move", 'm', -0.5, -0.11, 0.2, MOVE_FASTER },
+	{ "move", 'm', -0.09, 0.09, 0.2, MOVE_NONE },
+	{ "move", 'm', -0.09, 0.11, 0.2, MOVE_UNSURE },
+	{ "move", 'm', -0.11, 0.05, 0.2, MOVE_UNSURE },
+	{ "move", 'm', -INFINITY, 0.05, 0.2, MOVE_UNSURE },
+	{ "move", 'm', NAN, 0.05, 0.2, MOVE_UNSURE },
+	/* test_move_rate: "rate" */
+	{ "rate", 'r', -0.5, -0.092, 0.2, MOVE_SLOWER },
+	/* a time up by 9.9%: not past the cut */
+	{ "rate", 'r', -0.5, -0.09, 0.2, MOVE_UNSURE },
+	{ "rate", 'r', 0.112, 0.5, 0.2, MOVE_FASTER },
+	/* a time down by 9.5% */
+	{ "rate", 'r', 0.105, 0.5, 0.2, MOVE_UNSURE },
+	{ "rate", 'r', -0.09, 0.11, 0.2, MOVE_NONE },
+	/* goodput gone */
+	{ "rate", 'r', -1, -1, 0.2, MOVE_SLOWER },
+	{ "rate", 'r', -1, INFINITY, 0.2, MOVE_UNSURE },
+	/* A threshold of 200%, a cut of 100%: a time cannot fall by all
+	 * of itself, so no rise counts as faster; stats_move() says the
+	 * same of the time (-98%). */
+	{ "rate", 'r', 50, 60, 2, MOVE_NONE },
+	{ "rate", 'm', -0.981, -0.980, 2, MOVE_NONE },
+};
+
+/* The rows of cut_rows[] in the case called in; a row that fails is
+ * named with its index and interval.  The case must have rows. */
+static void
+check_cuts(const char *in)
+{
+	int rows = 0;
+
+	for (size_t i = 0; i < sizeof(cut_rows) / sizeof(cut_rows[0]); i++) {
+		const struct cut *t = &cut_rows[i];
+		struct estimate e = { 0, 0, 10, 0, 0 };
+		int before = check_failures;
+
+		if (strcmp(t->in, in) != 0)
+			continue;
+		rows++;
+		e.lo = t->lo;
+		e.hi = t->hi;
+		CHECK_INT(t->fn == 'o' ? (int)stats_outcome(&e, t->threshold) :
+		    t->fn == 'm' ? (int)stats_move(&e, t->threshold) :
+		    (int)stats_move_rate(&e, t->threshold), t->want);
+		if (check_failures > before)
+			fprintf(stderr, "  cut_rows[%zu] (%s, '%c'): [%g, %g] "
+			    "at %g\n", i, in, t->fn, t->lo, t->hi,
+			    t->threshold);
+	}
+	CHECK(rows > 0);
+}
+
 static void
 test_outcome(void)
 {
-	struct estimate e = { 0, 0, 10, 0, 0 };
-
-	e.lo = 0.11;
-	e.hi = 0.5;
-	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_DIFFERENT);
-	e.lo = 0.09;
-	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_UNKNOWN);
-	e.lo = -0.05;
-	e.hi = 0.09;
-	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_SAME);
-	/* Faster counts as the same: only slowdowns are regressions. */
-	e.lo = -0.9;
-	e.hi = -0.5;
-	CHECK_INT(stats_outcome(&e, 0.2), OUTCOME_SAME);
-	e.lo = 0.02;
-	e.hi = 0.04;
-	CHECK_INT(stats_outcome(&e, 0.03), OUTCOME_DIFFERENT);
+	check_cuts("outcome");
 	CHECK_STR(stats_outcome_name(OUTCOME_SAME), "same");
 	CHECK_STR(stats_outcome_name(OUTCOME_DIFFERENT), "different");
 	CHECK_STR(stats_outcome_name(OUTCOME_UNKNOWN), "unknown");
@@ -195,26 +253,7 @@ test_outcome(void)
 static void
 test_move(void)
 {
-	struct estimate e = { 0, 0, 10, 0, 0 };
-
-	e.lo = 0.11;
-	e.hi = 0.5;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_SLOWER);
-	e.lo = -0.5;
-	e.hi = -0.11;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_FASTER);
-	e.lo = -0.09;
-	e.hi = 0.09;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_NONE);
-	e.hi = 0.11;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
-	e.lo = -0.11;
-	e.hi = 0.05;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
-	e.lo = -INFINITY;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
-	e.lo = NAN;
-	CHECK_INT(stats_move(&e, 0.2), MOVE_UNSURE);
+	check_cuts("move");
 	CHECK_STR(stats_move_name(MOVE_NONE), "unchanged");
 	CHECK_STR(stats_move_name(MOVE_FASTER), "faster");
 }
@@ -225,35 +264,7 @@ test_move(void)
 static void
 test_move_rate(void)
 {
-	struct estimate e = { 0, 0, 10, 0, 0 };
-
-	e.lo = -0.5;
-	e.hi = -0.092;
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_SLOWER);
-	e.hi = -0.09;		/* a time up by 9.9%: not past the cut */
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
-	e.lo = 0.112;
-	e.hi = 0.5;
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_FASTER);
-	e.lo = 0.105;		/* a time down by 9.5% */
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
-	e.lo = -0.09;
-	e.hi = 0.11;
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_NONE);
-	e.lo = -1;
-	e.hi = -1;		/* goodput gone */
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_SLOWER);
-	e.hi = INFINITY;
-	CHECK_INT(stats_move_rate(&e, 0.2), MOVE_UNSURE);
-	/* A threshold of 200%, a cut of 100%: a time cannot fall by all
-	 * of itself, so no rise counts as faster; stats_move() says the
-	 * same of the time (-98%). */
-	e.lo = 50;
-	e.hi = 60;
-	CHECK_INT(stats_move_rate(&e, 2), MOVE_NONE);
-	e.lo = -0.981;
-	e.hi = -0.980;
-	CHECK_INT(stats_move(&e, 2), MOVE_NONE);
+	check_cuts("rate");
 }
 
 /* Holm's step-down: the smallest p against alpha / n, the next against

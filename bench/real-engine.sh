@@ -33,13 +33,9 @@
 # (python3-sentencepiece, python3-yaml).
 set -euo pipefail
 
-die() { echo "real-engine: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-
-[ $# -ge 1 ] || die "usage: bench/real-engine.sh LLAMA_CPP_SOURCE [BUILD_DIR]"
-src=$(cd "$1" && pwd) || die "no folder '$1'"
-build=${2:-build}
-jobs=${JOBS:-2}
+. "$here/llama-lib.sh"
+llama_args real-engine "$@"
 prompts=${PROMPTS:-128,512}
 samples=${SAMPLES:-5}
 threads=${THREADS:-1}
@@ -48,7 +44,6 @@ linear=${LINEAR:-measure}
 read -r n_embd n_ff n_layer n_head n_vocab <<< "${MODEL:-256 768 2 4 2048}"
 
 case $linear in measure|estimate) ;; *) die "LINEAR is measure or estimate, not '$linear'" ;; esac
-. "$here/llama-lib.sh"
 llama_setup
 
 # ---- the two builds ----

@@ -34,13 +34,9 @@
 # (python3-sentencepiece, python3-yaml).
 set -euo pipefail
 
-die() { echo "real-serve: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-
-[ $# -ge 1 ] || die "usage: bench/real-serve.sh LLAMA_CPP_SOURCE [BUILD_DIR]"
-src=$(cd "$1" && pwd) || die "no folder '$1'"
-build=${2:-build}
-jobs=${JOBS:-2}
+. "$here/llama-lib.sh"
+llama_args real-serve "$@"
 rate=${RATE:-4}
 requests=${REQUESTS:-24}
 prompt=${PROMPT:-48}
@@ -52,7 +48,6 @@ threshold=${THRESHOLD:-20%}
 read -r n_embd n_ff n_layer n_head <<< "${MODEL:-256 768 2 4}"
 vocab=$src/models/ggml-vocab-llama-spm.gguf
 
-. "$here/llama-lib.sh"
 llama_setup
 [ -s "$vocab" ] || die "no $vocab in the checkout"
 

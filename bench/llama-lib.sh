@@ -130,3 +130,25 @@ llama_conf() {
 	weights = $3
 EOF
 }
+
+# `bisectctl bisect --now --format json` with the rest ([--metric M]
+# ENGINE RANGE) into $work/verdict$1.json (its notes in bisect$1.log),
+# then its text report into report$1.txt; sets bisect_rc (0, 3 or 4:
+# no regression, regression, unknown) and bisect_ns, its wall time.
+llama_bisect() {
+	local sfx=$1 t0
+	shift
+	t0=$(date +%s%N)
+	set +e
+	"$ctl" -c "$conf" bisect --now --format json "$@" \
+	    > "$work/verdict$sfx.json" 2> "$work/bisect$sfx.log"
+	bisect_rc=$?
+	set -e
+	bisect_ns=$(( $(date +%s%N) - t0 ))
+	case $bisect_rc in
+	0|3|4) ;;
+	*) tail -n 20 "$work/bisect$sfx.log" >&2
+	   die "bisectctl exited $bisect_rc" ;;
+	esac
+	"$ctl" -c "$conf" report "$@" > "$work/report$sfx.txt" || true
+}

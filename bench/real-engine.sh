@@ -84,18 +84,8 @@ EOF
 
 echo
 echo "== bisectctl -c $conf bisect --now llama $good..$bad"
-t0=$(date +%s%N)
-set +e
-"$ctl" -c "$conf" bisect --now --format json llama "$good..$bad" \
-    > "$work/verdict.json" 2> "$work/bisect.log"
-status=$?
-set -e
-t1=$(date +%s%N)
-case $status in
-0|3|4) ;;	# no regression, regression, unknown
-*) tail -n 20 "$work/bisect.log" >&2; die "bisectctl exited $status" ;;
-esac
-"$ctl" -c "$conf" report llama "$good..$bad" > "$work/report.txt" || true
+llama_bisect "" llama "$good..$bad"
+status=$bisect_rc
 db=$work/state/bisectd.db
 
 # ---- the linear scan at the same accuracy ----
@@ -143,7 +133,7 @@ fi
 
 # ---- the figures ----
 "$py" - "$work/verdict.json" "$db" "$status" "$expect" "$linear_ns" \
-    "$linear_how" "$((t1 - t0))" "$prompts" <<'EOF'
+    "$linear_how" "$bisect_ns" "$prompts" <<'EOF'
 import json, sqlite3, sys
 
 vpath, db, status, expect, linear_ns, linear_how, wall_ns, prompts = sys.argv[1:9]

@@ -93,21 +93,8 @@ status=()
 for metric in ttft-p90 tpot-p50; do
 	echo
 	echo "== bisectctl -c $conf bisect --now --metric $metric llama-server $good..$bad"
-	t0=$(date +%s%N)
-	set +e
-	"$ctl" -c "$conf" bisect --now --format json --metric "$metric" \
-	    llama-server "$good..$bad" > "$work/verdict-$metric.json" \
-	    2> "$work/bisect-$metric.log"
-	s=$?
-	set -e
-	t1=$(date +%s%N)
-	case $s in
-	0|3|4) ;;	# no regression, regression, unknown
-	*) tail -n 20 "$work/bisect-$metric.log" >&2; die "bisectctl exited $s" ;;
-	esac
-	status+=("$metric $s $((t1 - t0))")
-	"$ctl" -c "$conf" report --metric "$metric" llama-server "$good..$bad" \
-	    > "$work/report-$metric.txt" || true
+	llama_bisect "-$metric" --metric "$metric" llama-server "$good..$bad"
+	status+=("$metric $bisect_rc $bisect_ns")
 done
 db=$work/state/bisectd.db
 

@@ -7,6 +7,9 @@
 #include "err.h"
 
 /* The message, and whether it is a mistake in the user's words. */
+static void set_v(struct err *e, int usage, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+
 static void
 set_v(struct err *e, int usage, const char *fmt, va_list ap)
 {

@@ -201,7 +201,7 @@ changes_serve(const struct conf_engine *eng, double threshold,
 		if (k < FIG_N) {
 			changes_serve_what((enum conf_serve_figure)k, what,
 			    sizeof(what));
-			m = add(out, max, &n, threshold, conf_serve_figure_name(
+			add(out, max, &n, threshold, conf_serve_figure_name(
 			    (enum conf_serve_figure)k), what, "ms", 0, &rel);
 			continue;
 		}

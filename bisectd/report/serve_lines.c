@@ -16,6 +16,7 @@
 #include "bisectd/measure/serve_run.h"
 #include "common/err.h"
 #include "config/conf.h"
+#include "changes.h"
 #include "fields.h"
 #include "page.h"
 #include "report.h"
@@ -88,16 +89,10 @@ release_serve(const struct store_serve_rows *rows)
 		for (int k = 0; k < SERVE_NERRORS; k++)
 			sum[k] += rows->v[i].run.errors[k];
 	}
-	for (int f = 0; f < FIG_N; f++) {
-		size_t m = 0;
-
-		for (size_t i = 0; i < rows->n; i++)
-			if (!rows->v[i].failed &&
-			    isfinite(rows->v[i].figure_ns[f]))
-				x[m++] = rows->v[i].figure_ns[f];
+	for (int f = 0; f < FIG_N; f++)
 		json_object_set_new(fig, conf_serve_figure_name(f),
-		    summary_json(x, m, 1e-6));
-	}
+		    summary_json(x, changes_serve_values(rows,
+		    (enum conf_serve_figure)f, x), 1e-6));
 	for (int k = 0; k < X_N; k++) {
 		size_t m = 0;
 

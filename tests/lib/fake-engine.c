@@ -408,10 +408,7 @@ main(int argc, char **argv)
 	if (o.port > 65535)
 		die("--port: %d is not a port", o.port);
 
-	rng_state = (uint64_t)clock_ns(CLOCK_REALTIME) ^
-	    ((uint64_t)getpid() << 32) ^ 0x9e3779b97f4a7c15ULL;
-	if (rng_state == 0)
-		rng_state = 1;
+	rng_seed();
 
 	if (getenv("FAKE_ENGINE_PRINT_ENV") != NULL)
 		for (char **v = environ; *v != NULL; v++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fake-common.h"
 #include "fake-engine_int.h"
@@ -46,6 +47,28 @@ burn(double us)
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 	}
 	work_sink = x;
+}
+
+/* splitmix64's finaliser: every bit of x reaches every bit out. */
+static uint64_t
+mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * xorshift's first draws from two close seeds are close too: engines
+ * started one after another would share their offsets and outliers.
+ */
+void
+rng_seed(void)
+{
+	rng_state = mix64(mix64((uint64_t)clock_ns(CLOCK_REALTIME)) ^
+	    (uint64_t)getpid());
+	if (rng_state == 0)
+		rng_state = 1;
 }
 
 /* xorshift64*: a few noisy factors need no more. */

@@ -93,7 +93,10 @@ void release_find(struct release *rel, const char *explicit_path);
 void apply_switches(struct release *rel, const struct opts *o);
 
 /* fake-engine_cost.c */
-extern uint64_t rng_state;	/* seeded by main() */
+extern uint64_t rng_state;	/* seeded by rng_seed() */
+/* Seed the noise from this process's start, mixed so that processes
+ * started a few nanoseconds apart draw unrelated noise. */
+void rng_seed(void);
 int64_t clock_ns(clockid_t id);
 /* Spend us microseconds of this thread's CPU time, or less if stopping. */
 void burn(double us);

@@ -158,6 +158,129 @@ no_section(struct conf_loader *ld, const struct conf_engine *g,
 	    key, section, name);
 }
 
+/* A cell of matrix m, on runner r (NULL: this machine) with weights w. */
+static void
+add_cell(struct conf_loader *ld, struct conf_engine *out,
+    const struct conf_engine *m, const char *r, const char *w)
+{
+	char name[512];
+
+	*out = *m;
+	snprintf(name, sizeof(name), "%s%s%s%s%s", m->name,
+	    m->matrix_runners.n > 1 ? "/" : "",
+	    m->matrix_runners.n > 1 ? r : "",
+	    m->matrix_weights.n > 1 ? "/" : "",
+	    m->matrix_weights.n > 1 ? w : "");
+	out->name = conf_xstrdup(name);
+	out->matrix = m;
+	out->runner_name = r ? conf_xstrdup(r) : NULL;
+	out->runner = r ? conf_runner_find(ld->c, r) : NULL;
+	out->weights_name = conf_xstrdup(w);
+	out->weights = conf_weights_find(ld->c, w);
+	memset(&out->matrix_runners, 0, sizeof(out->matrix_runners));
+	memset(&out->matrix_weights, 0, sizeof(out->matrix_weights));
+}
+
+/*
+ * Each engine whose runner or weights list several names becomes its
+ * cells, one engine per runner and weights; the matrix itself moves to
+ * c->matrices, which owns what they share.  Nothing to do when a list
+ * could not be read (said already).
+ */
+static void
+expand_matrices(struct conf_loader *ld)
+{
+	struct conf *c = ld->c;
+	struct conf_engine *all, *m;
+	size_t n = 0, nm = 0, k = 0, km = 0;
+
+	for (size_t i = 0; i < c->nengines; i++) {
+		const struct conf_engine *g = &c->engines[i];
+		size_t cells = (g->matrix_runners.n ? g->matrix_runners.n : 1) *
+		    (g->matrix_weights.n ? g->matrix_weights.n : 1);
+
+		if (g->weights == NULL || (g->runner_name && g->runner == NULL))
+			return;
+		n += cells;
+		nm += cells > 1;
+	}
+	if (nm == 0)
+		return;
+	if ((all = calloc(n, sizeof(*all))) == NULL ||
+	    (m = calloc(nm, sizeof(*m))) == NULL)
+		abort();
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct conf_engine *g = &c->engines[i];
+		size_t nr = g->matrix_runners.n ? g->matrix_runners.n : 1;
+		size_t nw = g->matrix_weights.n ? g->matrix_weights.n : 1;
+
+		if (nr * nw == 1) {
+			all[k++] = *g;
+			continue;
+		}
+		m[km] = *g;
+		for (size_t r = 0; r < nr; r++)
+			for (size_t w = 0; w < nw; w++)
+				add_cell(ld, &all[k++], &m[km],
+				    g->matrix_runners.n ?
+				    g->matrix_runners.v[r] : NULL,
+				    g->matrix_weights.n ?
+				    g->matrix_weights.v[w] : g->weights->name);
+		km++;
+	}
+	free(c->engines);
+	c->engines = all;
+	c->nengines = n;
+	c->matrices = m;
+	c->nmatrices = nm;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(all[i].name, all[j].name) == 0)
+				ld_problem(ld, all[i].line, "engine.%s: the "
+				    "name of a matrix's cell and of an "
+				    "[engine] section", all[i].name);
+}
+
+/*
+ * An engine's runner or weights, one name or a matrix's list of them:
+ * each a section of its kind, none twice.  Returns 0 with list holding
+ * the names (one for no matrix), or -1 (said).
+ */
+static int
+matrix_list(struct conf_loader *ld, struct conf_engine *g,
+    const char *section, const char *value, struct strv *list)
+{
+	char key[320];
+	int line;
+
+	snprintf(key, sizeof(key), "engine.%s.%s", g->name, section);
+	line = linemap_find(ld, key, 0);
+	strv_clear(list);
+	if (strv_split(list, value, ',') < 0 || list->n == 0) {
+		ld_problem(ld, line, "%s: expected NAME or NAME, NAME, ..., "
+		    "got '%s'", key, value);
+		strv_clear(list);
+		return -1;
+	}
+	for (size_t i = 0; i < list->n; i++) {
+		const char *w = list->v[i];
+
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(list->v[j], w) == 0) {
+				ld_problem(ld, line, "%s: '%s' listed twice",
+				    key, w);
+				return -1;
+			}
+		if (i > 0 && (strcmp(section, "runner") == 0 ?
+		    conf_runner_find(ld->c, w) == NULL :
+		    conf_weights_find(ld->c, w) == NULL)) {
+			no_section(ld, g, section, w);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void
 check_engine(struct conf_loader *ld, struct conf_engine *g)
 {
@@ -224,12 +347,14 @@ check_engine(struct conf_loader *ld, struct conf_engine *g)
 			    "the name of a [weights] section%s)",
 			    g->name,
 			    ld->c->nweights == 0 ? "; there is none" : "");
-	} else if ((g->weights = conf_weights_find(ld->c, g->weights_name)) ==
-	    NULL)
-		no_section(ld, g, "weights", g->weights_name);
-	if (g->runner_name && (g->runner = conf_runner_find(ld->c,
-	    g->runner_name)) == NULL)
-		no_section(ld, g, "runner", g->runner_name);
+	} else if (matrix_list(ld, g, "weights", g->weights_name,
+	    &g->matrix_weights) == 0 && (g->weights =
+	    conf_weights_find(ld->c, g->matrix_weights.v[0])) == NULL)
+		no_section(ld, g, "weights", g->matrix_weights.v[0]);
+	if (g->runner_name && matrix_list(ld, g, "runner", g->runner_name,
+	    &g->matrix_runners) == 0 && (g->runner = conf_runner_find(ld->c,
+	    g->matrix_runners.v[0])) == NULL)
+		no_section(ld, g, "runner", g->matrix_runners.v[0]);
 	if (g->nfit == 0) {
 		/* The two largest prompt lengths. */
 		int sorted[CONF_MAX_LENGTHS];
@@ -462,6 +587,11 @@ conf_check_all(struct conf_loader *ld)
 		if (g->download_deadline_ms <= 0)
 			g->download_deadline_ms = c->download_deadline_ms;
 		check_engine(ld, g);
+	}
+	expand_matrices(ld);
+	for (size_t i = 0; i < c->nengines; i++) {
+		struct conf_engine *g = &c->engines[i];
+
 		/* Ahead of a bisect only what comes over a network to this
 		 * machine: a dir: archive is here, a git: one is built, and
 		 * a Slurm node fetches its own. */

@@ -163,6 +163,16 @@ struct conf_engine {
 	char *runner_name;	/* [engine] runner, or NULL: local */
 	const struct conf_runner *runner;	/* resolved, or NULL; not
 						 * owned */
+	/*
+	 * A cell of a matrix (docs/fleet.md): an [engine] whose runner or
+	 * weights list several names is not an engine itself but one per
+	 * runner and weights, "ENGINE/RUNNER/WEIGHTS" (a part that lists
+	 * one name left out).  A cell shares every other field with its
+	 * matrix; it owns only its name, runner_name and weights_name.
+	 */
+	const struct conf_engine *matrix;	/* or NULL: not a cell */
+	struct strv matrix_runners;	/* a matrix's lists, as written; */
+	struct strv matrix_weights;	/* empty in a cell or an engine */
 
 	enum conf_source source;
 	char *source_spec;	/* as written: "github:o/r" */
@@ -323,8 +333,10 @@ struct conf {
 
 	struct conf_weights *weights;
 	size_t nweights;
-	struct conf_engine *engines;
+	struct conf_engine *engines;	/* a matrix's cells among them */
 	size_t nengines;
+	struct conf_engine *matrices;	/* own the fields their cells share */
+	size_t nmatrices;
 	struct conf_alert *alerts;
 	size_t nalerts;
 	struct conf_ablation *ablations;	/* in the file's order */
@@ -381,6 +393,9 @@ void conf_problem(const struct conf *c, struct strv *problems, int line,
 
 /* The engine called name, or NULL. */
 const struct conf_engine *conf_engine(const struct conf *c, const char *name);
+/* The matrix called name, or NULL; its cells are the engines whose
+ * matrix it is, in the order of its runners, then its weights. */
+const struct conf_engine *conf_matrix(const struct conf *c, const char *name);
 /* The [compare "NAME"] section, or NULL. */
 const struct conf_compare *conf_compare(const struct conf *c,
     const char *name);

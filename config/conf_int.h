@@ -58,6 +58,10 @@ int linemap_section(const struct conf_loader *ld, const char *prefix);
 /* checks.c: every check across keys and sections, once all are read. */
 void conf_check_all(struct conf_loader *ld);
 
+struct conf_engine;
+/* What an engine or a matrix owns beside its name (load.c). */
+void conf_engine_free(struct conf_engine *g);
+
 /* names (NULL-terminated) as "a, b or c" into buf. */
 void conf_or_list(const char *const *names, char *buf, size_t len);
 

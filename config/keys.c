@@ -696,9 +696,10 @@ const struct conf_key conf_keys[] = {
 	{ CONF_ENGINE, "command", CK_STR, G(command), .form = "TEMPLATE",
 	    .doc = "the bench command: {bin} {version} {weights} {prompt} "
 		   "{gen} {threads} {content}" },
-	{ CONF_ENGINE, "runner", CK_STR, G(runner_name), .form = "NAME",
+	{ CONF_ENGINE, "runner", CK_STR, G(runner_name), .form = "NAME, ...",
 	    .dflt = "this machine",
-	    .doc = "the [runner] section its measurements run on" },
+	    .doc = "the [runner] section its measurements run on; several: "
+		   "one cell of a matrix each" },
 	{ CONF_ENGINE, "env", CK_ENV, G(env),
 	    .doc = "an environment variable of the engine, pre and post; "
 		   "repeatable" },
@@ -766,9 +767,10 @@ const struct conf_key conf_keys[] = {
 	    .init = "0%",
 	    .doc = "serve mode: the share of failed requests past which a run "
 		   "fails" },
-	{ CONF_ENGINE, "weights", CK_STR, G(weights_name), .form = "NAME",
+	{ CONF_ENGINE, "weights", CK_STR, G(weights_name), .form = "NAME, ...",
 	    .dflt = "the only [weights] section",
-	    .doc = "the [weights] section every release runs on" },
+	    .doc = "the [weights] section every release runs on; several: "
+		   "one cell of a matrix each" },
 	{ CONF_ENGINE, "prompts", CK_LENGTHS, G(prompts), G(nprompts),
 	    .init = "32,128,512,2048", .doc = "the prefill prompt lengths" },
 	{ CONF_ENGINE, "gen", CK_LENGTHS, G(gen), G(ngen), .init = "128",

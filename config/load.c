@@ -516,6 +516,27 @@ conf_problem(const struct conf *c, struct strv *problems, int line,
 	ld_problem(&ld, line, "%s", msg);
 }
 
+/* What an engine or a matrix owns beside its name. */
+void
+conf_engine_free(struct conf_engine *g)
+{
+	free(g->source_arg);
+	free(g->parser_arg);
+	free(g->canary_parser_arg);
+	strv_clear(&g->matrix_runners);
+	strv_clear(&g->matrix_weights);
+	conf_key_free(CONF_ENGINE, g);
+}
+
+const struct conf_engine *
+conf_matrix(const struct conf *c, const char *name)
+{
+	for (size_t i = 0; i < c->nmatrices; i++)
+		if (strcmp(c->matrices[i].name, name) == 0)
+			return &c->matrices[i];
+	return NULL;
+}
+
 const struct conf_engine *
 conf_engine(const struct conf *c, const char *name)
 {
@@ -575,11 +596,17 @@ conf_free(struct conf *c)
 		struct conf_engine *g = &c->engines[i];
 
 		free(g->name);
-		free(g->source_arg);
-		free(g->parser_arg);
-		free(g->canary_parser_arg);
-		conf_key_free(CONF_ENGINE, g);
+		if (g->matrix) {
+			free(g->runner_name);
+			free(g->weights_name);
+		} else
+			conf_engine_free(g);
 	}
+	for (size_t i = 0; i < c->nmatrices; i++) {
+		free(c->matrices[i].name);
+		conf_engine_free(&c->matrices[i]);
+	}
+	free(c->matrices);
 	for (size_t i = 0; i < c->nrunners; i++) {
 		free(c->runners[i].name);
 		conf_key_free(CONF_RUNNER, &c->runners[i]);

@@ -61,8 +61,20 @@ const struct conf_engine *
 ctl_engine(struct ctl *c, const char *name)
 {
 	const struct conf_engine *g = conf_engine(c->conf, name);
+	const struct conf_engine *m = conf_matrix(c->conf, name);
 
-	if (g == NULL) {
+	if (g == NULL && m != NULL) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < c->conf->nengines; i++)
+			n += c->conf->engines[i].matrix == m;
+		fprintf(stderr, "bisectctl: '%s' is a matrix of %zu cells; "
+		    "this command takes one of them:", name, n);
+		for (size_t i = 0; i < c->conf->nengines; i++)
+			if (c->conf->engines[i].matrix == m)
+				fprintf(stderr, " %s", c->conf->engines[i].name);
+		fputc('\n', stderr);
+	} else if (g == NULL) {
 		fprintf(stderr, "bisectctl: no engine '%s' in '%s'", name,
 		    c->conf->path);
 		if (c->conf->nengines > 0) {

@@ -208,6 +208,8 @@ engine_json(const struct conf *cf, const struct conf_engine *g)
 	    json_integer(next) : json_null());
 	json_object_set_new(o, "runner", g->runner ?
 	    json_string(g->runner->name) : json_null());
+	json_object_set_new(o, "matrix", g->matrix ?
+	    json_string(g->matrix->name) : json_null());
 	json_object_set_new(o, "ablations", ablations_json(cf, g));
 	{
 		json_t *build = json_array();
@@ -392,6 +394,10 @@ cmd_check_config(struct ctl *c)
 			    sizeof(b), g));
 		printf("  runner    %s\n", g->runner ? g->runner->name :
 		    "local (this machine)");
+		if (g->matrix)
+			printf("  cell of   %s (bisect and report take the "
+			    "matrix's name for all its cells)\n",
+			    g->matrix->name);
 		ablations_text(cf, g);
 		if (g->repo)
 			printf("  commits   repo %s, %zu build line%s, "

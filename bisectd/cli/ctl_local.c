@@ -196,6 +196,18 @@ ctl_local_start(void)
 }
 
 int
+ctl_local_lock(struct ctl *c, struct benchlock *l, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return take_lock(c, l, what) != 0 ? -1 : 0;
+}
+
+int
 ctl_local_begin(struct ctl *c, struct store *s, struct benchlock *l,
     const char *fmt, ...)
 {
@@ -206,7 +218,7 @@ ctl_local_begin(struct ctl *c, struct store *s, struct benchlock *l,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	if (take_lock(c, l, what) != 0) {
+	if (ctl_local_lock(c, l, "%s", what) != 0) {
 		store_close(s);
 		return -1;
 	}

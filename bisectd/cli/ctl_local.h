@@ -34,6 +34,11 @@ void ctl_local_start(void);
  * line saying who holds it.  0, or -1 with the message printed and s
  * closed.
  */
+/* The bench lock alone, as ctl_local_begin() takes it; the store is left
+ * open either way.  Returns 0 or -1 (said). */
+int ctl_local_lock(struct ctl *c, struct benchlock *l, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 int ctl_local_begin(struct ctl *c, struct store *s, struct benchlock *l,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

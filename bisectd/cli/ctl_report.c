@@ -11,6 +11,7 @@
 
 #include "bisectd/measure/benchlock.h"
 #include "bisectd/report/build.h"
+#include "bisectd/report/matrix.h"
 #include "bisectd/search/canary.h"
 #include "bisectd/search/perf.h"
 #include "common/err.h"
@@ -138,17 +139,47 @@ open_range(struct ctl *c, const struct conf_engine *g,
 	return 0;
 }
 
+/*
+ * The range on every cell of matrix m, one table (report/matrix.h);
+ * closes the store.  Its exit code is report_matrix_build()'s.
+ */
+static int
+matrix_out(struct ctl *c, const struct conf_engine *m, struct store *s,
+    const struct report_opts *o)
+{
+	struct report_matrix mx;
+	struct err e = ERR_INIT;
+	int rc, code;
+
+	rc = report_matrix_build(c->conf, m, s, c->argv[1], o, &mx, &code, &e);
+	if (rc == 0)
+		report_matrix_print(&mx, ctl_report_format(c), stdout);
+	report_matrix_clear(&mx);
+	store_close(s);
+	if (rc < 0)
+		return ctl_failed(&e);
+	return code;
+}
+
 int
 cmd_report(struct ctl *c)
 {
-	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	const struct conf_engine *m = conf_matrix(c->conf, c->argv[0]);
+	const struct conf_engine *g;
 	struct report_opts o;
 	struct store *s;
 	int rc;
 
-	if (g == NULL)
-		return EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
+	if (m != NULL) {
+		if ((rc = parse_request(c, &o.req)) != 0)
+			return rc;
+		if ((s = ctl_store(c)) == NULL)
+			return EXIT_FAIL;
+		return matrix_out(c, m, s, &o);
+	}
+	if ((g = ctl_engine(c, c->argv[0])) == NULL)
+		return EXIT_USAGE;
 	if ((rc = parse_request(c, &o.req)) != 0)
 		return rc;
 	o.upstream = c->upstream;
@@ -237,19 +268,114 @@ print_plan(struct ctl *c, const struct conf_engine *g, struct store *s,
 	return EXIT_OK;
 }
 
-int
-cmd_bisect(struct ctl *c)
+/*
+ * Queue the bisect of g for the daemon, or with --now run it here; a
+ * failure is said.  Returns 0 or the exit code of a failure.
+ */
+static int
+bisect_one(struct ctl *c, const struct conf_engine *g, struct store *s,
+    struct perf_opts *o)
 {
-	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
-	struct perf_opts o;
 	struct benchlock lock = BENCHLOCK_INIT;
 	struct err e = ERR_INIT;
 	enum bisect_status st;
-	struct store *s;
-	json_t *verdict;
+	json_t *verdict = NULL;
 	int rc;
 
-	if (g == NULL)
+	if (!c->now) {
+		char *text = bisect_request_json(&o->req, c->argv[1]);
+		int64_t id;
+
+		rc = text == NULL ? err_set(&e, "out of memory") :
+		    store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
+		free(text);
+		if (rc < 0)
+			return ctl_failed(&e);
+		printf("queued %sbisect of %s %s as job %lld ('bisectctl status' "
+		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
+		    c->commits ? "commit " : "", g->name, c->argv[1],
+		    (long long)id);
+		return 0;
+	}
+	ctl_local_start();
+	if (ctl_local_lock(c, &lock, "bisectctl bisect --now %s %s", g->name,
+	    c->argv[1]) != 0)
+		return EXIT_FAIL;
+	o->progress = ctl_on_progress;
+	o->note = ctl_on_note;
+	o->stop = &ctl_stop;
+	if (bisect_request_canary(&o->req)) {
+		struct canary_opts oo = { ctl_on_note, NULL, &ctl_stop };
+		int code;
+
+		rc = canary_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
+		    &e);
+	} else
+		rc = perf_bisect(c->conf, g, s, c->argv[1], o, &verdict, &st,
+		    &e);
+	ctl_end_line();
+	benchlock_release(&lock);
+	json_decref(verdict);
+	return rc < 0 ? ctl_failed(&e) : 0;
+}
+
+/* bisect of a matrix: each cell's bisect queued, or run here one after
+ * another; with --now, the table of them. */
+static int
+bisect_matrix(struct ctl *c, const struct conf_engine *m)
+{
+	struct report_opts ro;
+	struct perf_opts o;
+	struct store *s;
+	int rc, failed = 0;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = parse_request(c, &o.req)) != 0)
+		return rc;
+	if (c->dry_run || c->commits)
+		return ctl_usage_error("%s is a matrix: --dry-run and --commits "
+		    "take one of its cells (bisectctl config shows them)",
+		    m->name);
+	if ((s = ctl_store(c)) == NULL)
+		return EXIT_FAIL;
+	for (size_t i = 0; i < c->conf->nengines; i++) {
+		const struct conf_engine *g = &c->conf->engines[i];
+		struct perf_opts co = o;
+
+		if (g->matrix != m)
+			continue;
+		if ((rc = range_usage(c, s, g)) != 0) {
+			store_close(s);
+			return rc;
+		}
+		if (bisect_one(c, g, s, &co) != 0)
+			failed = 1;
+		if (ctl_stop)
+			break;
+	}
+	if (!c->now) {
+		store_close(s);
+		ctl_wake(c);
+		return failed ? EXIT_FAIL : EXIT_OK;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.req = o.req;
+	rc = matrix_out(c, m, s, &ro);
+	return failed && rc != EXIT_REGRESSION ? EXIT_FAIL : rc;
+}
+
+int
+cmd_bisect(struct ctl *c)
+{
+	const struct conf_engine *m = conf_matrix(c->conf, c->argv[0]);
+	const struct conf_engine *g;
+	struct perf_opts o;
+	struct store *s;
+	int rc;
+
+	if (m != NULL)
+		return bisect_matrix(c, m);
+	if ((g = ctl_engine(c, c->argv[0])) == NULL)
 		return EXIT_USAGE;
 	memset(&o, 0, sizeof(o));
 	if ((rc = parse_request(c, &o.req)) != 0)
@@ -266,46 +392,12 @@ cmd_bisect(struct ctl *c)
 		store_close(s);
 		return rc;
 	}
-	if (!c->now) {
-		char *text = bisect_request_json(&o.req, c->argv[1]);
-		int64_t id;
-
-		rc = text == NULL ? err_set(&e, "out of memory") :
-		    store_job_enqueue(s, "bisect", g->name, text, 0, &id, &e);
-		free(text);
+	if ((rc = bisect_one(c, g, s, &o)) != 0 || !c->now) {
 		store_close(s);
-		if (rc < 0)
-			return ctl_failed(&e);
-		printf("queued %sbisect of %s %s as job %lld ('bisectctl status' "
-		    "shows the queue; 'bisectctl bisect --now' runs it here)\n",
-		    c->commits ? "commit " : "", g->name, c->argv[1],
-		    (long long)id);
-		ctl_wake(c);
-		return EXIT_OK;
+		if (rc == 0)
+			ctl_wake(c);
+		return rc;
 	}
-	if (ctl_local_begin(c, s, &lock, "bisectctl bisect --now %s %s", g->name,
-	    c->argv[1]) != 0)
-		return EXIT_FAIL;
-	o.progress = ctl_on_progress;
-	o.note = ctl_on_note;
-	o.stop = &ctl_stop;
-	if (bisect_request_canary(&o.req)) {
-		struct canary_opts oo = { ctl_on_note, NULL, &ctl_stop };
-		int code;
-
-		verdict = NULL;
-		rc = canary_bisect(c->conf, g, s, c->argv[1], &oo, NULL, &code,
-		    &e);
-	} else
-		rc = perf_bisect(c->conf, g, s, c->argv[1], &o, &verdict, &st,
-		    &e);
-	ctl_end_line();
-	benchlock_release(&lock);
-	if (rc < 0) {
-		store_close(s);
-		return ctl_failed(&e);
-	}
-	json_decref(verdict);
 	/* The verdict, with the table around it, as report shows it. */
 	{
 		struct report_opts ro;

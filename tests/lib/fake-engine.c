@@ -11,6 +11,8 @@
  *   build_number          default 0
  *   fixed_us              work per repetition or request, whatever its size
  *   prefill_us_per_token  work per prompt token
+ *   prefill_us_per_token_per_mib  work per prompt token and MiB of the
+ *                         weights: a cost that only a large model shows
  *   prefill_us_per_token_sq  work per prompt token squared: a cost
  *                         that grows with the prompt, as attention's
  *   decode_us_per_token   work per generated token

@@ -36,7 +36,8 @@ bench_one(const struct release *rel, const struct opts *o,
 	int64_t t0, ns;
 	int r, tokens = n_prompt + n_gen;
 
-	cost_us = rel->fixed_us + n_prompt * rel->prefill_us +
+	cost_us = rel->fixed_us + n_prompt * (rel->prefill_us +
+	    rel->prefill_us_mib * (double)model_size / (1 << 20)) +
 	    (double)n_prompt * n_prompt * rel->prefill_us2 +
 	    n_gen * rel->decode_us / speedup;
 	samples_ns = json_array();

@@ -45,6 +45,7 @@ struct release {
 	double fixed_us;
 	double prefill_us;	/* per prompt token */
 	double prefill_us2;	/* per prompt token squared */
+	double prefill_us_mib;	/* per prompt token and MiB of weights */
 	double decode_us;	/* per generated token */
 	double noise_cv;
 	double run_cv;

@@ -284,7 +284,7 @@ cmd_status(struct ctl *c)
 	json_t *d = NULL;
 	int64_t total, limit = c->all ? -1 : c->limit > 0 ? c->limit :
 	    STATUS_JOBS;
-	int rc, stale = 0;
+	int rc, stale = 0, ew = 10;
 
 	rc = ask(c, "status", &d);
 	if (rc < 0)
@@ -336,8 +336,12 @@ cmd_status(struct ctl *c)
 		    "more)\n", jobs.n, (long long)total);
 	else
 		printf("jobs: all %lld, newest first\n", (long long)total);
+	/* As wide as the longest engine: a matrix's cells are long. */
+	for (size_t i = 0; i < jobs.n; i++)
+		if ((int)strlen(jobs.v[i].engine) > ew)
+			ew = (int)strlen(jobs.v[i].engine);
 	if (jobs.n > 0)
-		printf("%6s  %-7s %-10s %-11s %-16s  %s\n", "JOB", "KIND",
+		printf("%6s  %-7s %-*s %-11s %-16s  %s\n", "JOB", "KIND", ew,
 		    "ENGINE", "STATE", "CREATED", "ARGS / OUTCOME");
 	for (size_t i = 0; i < jobs.n; i++) {
 		const struct store_job *j = &jobs.v[i];
@@ -359,8 +363,9 @@ cmd_status(struct ctl *c)
 			snprintf(args, sizeof(args), "(out of memory)");
 		json_decref(a);
 		status_job_outcome(j, outcome, sizeof(outcome));
-		printf("%6lld  %-7s %-10s %-11s %-16s  %s%s%s\n",
-		    (long long)j->id, j->kind, ctl_safe(j->engine), state, when,
+		printf("%6lld  %-7s %-*s %-11s %-16s  %s%s%s\n",
+		    (long long)j->id, j->kind, ew, ctl_safe(j->engine), state,
+		    when,
 		    args, args[0] && outcome[0] ? ": " : "", outcome);
 	}
 	for (size_t i = 0; i < jobs.n; i++)

@@ -468,17 +468,18 @@ cmd_cancel(struct ctl *c)
 	return EXIT_OK;
 }
 
+/* A watch of the engine, or of each cell of the matrix, called name. */
 int
 cmd_watch(struct ctl *c)
 {
-	const struct conf_engine *g = ctl_engine(c, c->argv[0]);
+	const struct conf_engine *m = conf_matrix(c->conf, c->argv[0]);
+	const struct conf_engine *g = m ? NULL : ctl_engine(c, c->argv[0]);
 	struct err e = ERR_INIT;
 	struct store *s;
 	char *args;
-	int64_t id;
-	int rc;
+	int rc = 0;
 
-	if (g == NULL)
+	if (g == NULL && m == NULL)
 		return EXIT_USAGE;
 	if ((s = ctl_store(c)) == NULL)
 		return EXIT_FAIL;
@@ -486,12 +487,21 @@ cmd_watch(struct ctl *c)
 		store_close(s);
 		return ctl_error("out of memory");
 	}
-	rc = store_job_enqueue(s, "watch", g->name, args, 0, &id, &e);
+	for (size_t i = 0; i < c->conf->nengines && rc == 0; i++) {
+		const struct conf_engine *x = &c->conf->engines[i];
+		int64_t id;
+
+		if (m ? x->matrix != m : x != g)
+			continue;
+		if ((rc = store_job_enqueue(s, "watch", x->name, args, 0, &id,
+		    &e)) == 0)
+			printf("queued a watch of %s as job %lld\n", x->name,
+			    (long long)id);
+	}
 	free(args);
 	store_close(s);
 	if (rc < 0)
 		return ctl_failed(&e);
-	printf("queued a watch of %s as job %lld\n", g->name, (long long)id);
 	ctl_wake(c);
 	return EXIT_OK;
 }

@@ -22,7 +22,9 @@
 #include "bisectd/analysis/bisect.h"
 #include "bisectd/measure/hygiene.h"
 #include "bisectd/report/changes.h"
+#include "bisectd/report/build.h"
 #include "bisectd/report/history.h"
+#include "bisectd/report/matrix.h"
 #include "bisectd/report/summary.h"
 #include "config/conf.h"
 #include "bisectd/search/perf.h"
@@ -115,6 +117,32 @@ found_add(struct found *f, const char *version)
 }
 
 /*
+ * What the other cells of eng's matrix say of spec on req's metric, from
+ * the store alone, for the alert of a regression on eng: where the same
+ * range did not regress, with the power it had, and where it was not
+ * judged yet.  Into buf; NULL when it cannot be said.
+ */
+static const char *
+other_cells(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct bisect_request *req,
+    char *buf, size_t len)
+{
+	struct report_matrix mx;
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	int code;
+	const char *words = NULL;
+
+	memset(&o, 0, sizeof(o));
+	o.req = *req;
+	if (report_matrix_build(c, eng->matrix, s, spec, &o, &mx, &code,
+	    &e) == 0)
+		words = report_matrix_others(&mx, eng->name, buf, len);
+	report_matrix_clear(&mx);
+	return words;
+}
+
+/*
  * Bisect spec and, on a regression, record its alert.  *status gets the
  * verdict's status and *fresh whether the alert is new.
  */
@@ -160,7 +188,7 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 		struct alert_where w;
 		struct machine here;
 		struct err me = ERR_INIT;
-		char report[1024], machine[600];
+		char report[1024], machine[600], cells[2048];
 
 		/* The command a reader pastes to see the whole report, and
 		 * the machine the figure belongs to. */
@@ -168,6 +196,8 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 		    "%s", c->path, eng->name, spec);
 		w.report = report;
 		w.machine = NULL;
+		w.cells = eng->matrix ? other_cells(c, eng, s, spec, &d.req,
+		    cells, sizeof(cells)) : NULL;
 		if (hygiene_machine(NULL, &here, &me) == 0) {
 			snprintf(machine, sizeof(machine), "%s (%s)",
 			    here.hostname, here.cpu_model);

@@ -536,7 +536,7 @@ alert_regression_text(const char *engine, const char *metric,
 	const json_t *cand = json_object_get(v, "candidates");
 	const int confirm = json_is_number(json_object_get(v,
 	    "confirm_change"));
-	char what[96], also[200] = "", where[1200] = "", commit[400] = "";
+	char what[96], also[200] = "", where[3200] = "", commit[400] = "";
 	size_t ncand = json_array_size(cand), off;
 
 	metric_words(metric, what, sizeof(what));
@@ -554,8 +554,11 @@ alert_regression_text(const char *engine, const char *metric,
 		off = (size_t)snprintf(where, sizeof(where), ", on %s",
 		    w->machine);
 	if (w && w->report && off < sizeof(where))
-		snprintf(where + off, sizeof(where) - off, "; report: %s",
-		    w->report);
+		off += (size_t)snprintf(where + off, sizeof(where) - off,
+		    "; report: %s", w->report);
+	if (w && w->cells && off < sizeof(where))
+		snprintf(where + off, sizeof(where) - off, "; the other cells: "
+		    "%s", w->cells);
 	/* A drill-down names the commit too. */
 	if (json_is_object(json_object_get(v, "commit"))) {
 		const json_t *c = json_object_get(v, "commit");
@@ -595,6 +598,8 @@ record_verdict(struct store *s, const char *kind, const char *engine,
 		json_object_set_new(o, "report", json_string(w->report));
 	if (w && w->machine)
 		json_object_set_new(o, "machine", json_string(w->machine));
+	if (w && w->cells)
+		json_object_set_new(o, "cells", json_string(w->cells));
 	body = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(o);
 	if (body == NULL)
@@ -613,7 +618,7 @@ alert_record_regression(struct store *s, const char *engine,
 	const char *bad = jstr(v, "first_bad", NULL);
 	const char *good = jstr(v, "last_good", NULL);
 	const char *dots = strstr(spec, "..");
-	char key[512], text[2048];
+	char key[512], text[4096];
 	json_t *o, *range;
 
 	if (bad == NULL || good == NULL)
@@ -649,7 +654,7 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	const json_t *g = json_object_get(verdict, "gradual");
 	const json_t *tci = json_object_get(g, "total_change_ci");
 	const char *from = jstr(g, "from", NULL), *to = jstr(g, "to", NULL);
-	char key[600], text[2048], what[96];
+	char key[600], text[4096], what[96];
 	json_t *o;
 
 	if (from == NULL || to == NULL)
@@ -658,7 +663,8 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	snprintf(key, sizeof(key), "gradual:%s:%s..%s:%s", engine, from, to,
 	    metric);
 	snprintf(text, sizeof(text), "%s: a slide from %s to %s, %s %+.1f%% "
-	    "[%+.1f%%, %+.1f%%] over %zu releases (%+.1f%% a release)%s%s%s%s",
+	    "[%+.1f%%, %+.1f%%] over %zu releases (%+.1f%% a release)%s%s%s%s"
+	    "%s%s",
 	    engine, from, to, what, 100 * jnum(g, "total_change", NAN),
 	    100 * json_number_value(json_array_get(tci, 0)),
 	    100 * json_number_value(json_array_get(tci, 1)),
@@ -666,7 +672,8 @@ alert_record_gradual(struct store *s, const char *engine, const char *spec,
 	    100 * jnum(g, "per_release_change", NAN),
 	    w && w->machine ? ", on " : "", w && w->machine ? w->machine : "",
 	    w && w->report ? "; report: " : "", w && w->report ? w->report :
-	    "");
+	    "", w && w->cells ? "; the other cells: " : "", w && w->cells ?
+	    w->cells : "");
 	/* Versions are upstream text: no control byte in the summary. */
 	sink_blank_controls(text);
 	o = json_object();

@@ -66,6 +66,9 @@ int alert_next_due(const struct conf *c, struct store *s, int64_t *when,
 struct alert_where {
 	const char *report;	/* the command that shows the report */
 	const char *machine;	/* "HOST (CPU model)" */
+	/* A matrix's cell: the other cells over the same range, in words
+	 * ("m/a/x: no regression (...); m/b/x: ..."), or NULL. */
+	const char *cells;
 };
 
 /*

@@ -28,14 +28,16 @@ report_matrix_build(const struct conf *c, const struct conf_engine *m,
     struct report_matrix *out, int *exit_code, struct err *e)
 {
 	int regressed = 0, failed = 0, unknown = 0;
+	size_t n = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->name = m->name;
 	out->spec = spec;
 	for (size_t i = 0; i < c->nengines; i++)
-		out->ncells += c->engines[i].matrix == m;
-	if ((out->cells = calloc(out->ncells, sizeof(*out->cells))) == NULL)
+		n += c->engines[i].matrix == m;
+	if ((out->cells = calloc(n, sizeof(*out->cells))) == NULL)
 		return err_set(e, "out of memory");
+	out->ncells = n;
 	for (size_t i = 0, k = 0; i < c->nengines; i++) {
 		const struct conf_engine *g = &c->engines[i];
 		struct report_matrix_cell *x = &out->cells[k];
@@ -263,6 +265,32 @@ verdict_words(const struct view *v, char *buf, size_t len)
 		snprintf(buf, len, "no regression");
 	else
 		snprintf(buf, len, "%s: %s", v->status, v->reason);
+}
+
+const char *
+report_matrix_others(const struct report_matrix *mx, const char *self,
+    char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < mx->ncells && off < len; i++) {
+		const struct report_matrix_cell *x = &mx->cells[i];
+		struct view v;
+		char words[768];
+
+		if (strcmp(x->name, self) == 0)
+			continue;
+		view_of(x, &v, 1);
+		if (x->json == NULL)
+			snprintf(words, sizeof(words), "not judged over %s (%s)",
+			    mx->spec, v.reason);
+		else
+			verdict_words(&v, words, sizeof(words));
+		off += (size_t)snprintf(buf + off, len - off, "%s%s: %s",
+		    off ? "; " : "", x->name, words);
+	}
+	return buf;
 }
 
 static void

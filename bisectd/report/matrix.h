@@ -53,6 +53,14 @@ void report_matrix_clear(struct report_matrix *mx);
  * memory. */
 struct json_t *report_matrix_json(const struct report_matrix *mx);
 
+/*
+ * Every cell of mx but the one called self in words, for an alert:
+ * "m/a/x: no regression (within noise, would have seen 6.0%); m/b/y:
+ * not judged over A..B (WHY)", into buf (len bytes).  Returns buf.
+ */
+const char *report_matrix_others(const struct report_matrix *mx,
+    const char *self, char *buf, size_t len);
+
 /* The table in format f; HTML a grid of runners by weights. */
 void report_matrix_print(const struct report_matrix *mx, enum report_format f,
     FILE *out);

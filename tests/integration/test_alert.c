@@ -46,7 +46,7 @@ test_text(void)
 	char buf[512];
 
 	struct alert_where w = { "bisectctl -c /etc/b.conf report basert "
-	    "0.2.0..0.2.6", "bench1 (Some CPU)" };
+	    "0.2.0..0.2.6", "bench1 (Some CPU)", NULL };
 
 	/* One named figure (the confirmation's, not the search's x3.50),
 	 * the machine and the command that shows the report. */

@@ -1,0 +1,186 @@
+/*
+ * test_matrix_daemon.c: the daemon watches a matrix cell by cell.  A
+ * GitHub-like source (testserver) publishes fleet 1.0.0 and 1.0.1, then
+ * 1.0.2, whose prefill costs 40 us more a token per MiB of weights: the
+ * two cells of the 1 MiB file regress, the two of the 1 KiB file do
+ * not.  Each regressed cell is alerted once, on its own, and its alert
+ * names what the other cells say of the same range.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "check.h"
+#include "check_daemon.h"
+#include "check_json.h"
+#include "testserver.h"
+
+static const char *ctl, *daemon_bin, *build;
+static char dir[80];	/* a socket path must fit in sun_path */
+
+static const char *const versions[] = { "1.0.0", "1.0.1", "1.0.2" };
+
+static void
+publish(const struct testserver *ts, size_t n)
+{
+	char archives[4200];
+
+	snprintf(archives, sizeof(archives), "%s/tests/releases", build);
+	CHECK_INT(testserver_publish(ts, "demo/fleet", "fleet", archives,
+	    versions, n), 0);
+}
+
+static void
+write_config(const struct testserver *ts)
+{
+	char text[8192];
+	FILE *f;
+
+	/* 1 KiB and 1 MiB of weights. */
+	for (int i = 0; i < 2; i++)
+		if ((f = fopen(i ? "big.bin" : "small.bin", "w")) != NULL) {
+			for (long k = 0; k < (i ? 1L << 20 : 1024); k++)
+				fputc((int)(k * 131 + 7) & 0xff, f);
+			fclose(f);
+		}
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"small\"]\n\tpath = small.bin\n"
+	    "[weights \"big\"]\n\tpath = big.bin\n"
+	    "[runner \"m1\"]\n\tkind = local\n[runner \"m2\"]\n\tkind = local\n"
+	    "[engine \"fleet\"]\n\tsource = github:demo/fleet\n\tapi = %s\n"
+	    "\tallow-http = true\n\tasset = fleet-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\ttimeout = 1m\n\trunner = m1, m2\n\tweights = small, big\n"
+	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
+	    dir, testserver_url(ts, "/api"), testserver_url(ts, "/hook"));
+	check_write_file("d.conf", text);
+}
+
+/* Queue a watch of the matrix: one job per cell, their ids into ids. */
+static void
+queue_watch(int64_t ids[4])
+{
+	char cmd[4096], *out = NULL;
+	const char *p;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch fleet 2>/dev/null",
+	    ctl);
+	CHECK_INT(check_run(cmd, &out), 0);
+	for (p = out; p && (p = strstr(p, "as job ")) != NULL && n < 4; p++)
+		ids[n++] = strtoll(p + 7, NULL, 10);
+	CHECK_INT(n, 4);
+	CHECK_CONTAINS(out, "queued a watch of fleet/m1/small as job ");
+	CHECK_CONTAINS(out, "queued a watch of fleet/m2/big as job ");
+	free(out);
+}
+
+/* Wait for each job; their exit codes into codes. */
+static void
+wait_all(const int64_t ids[4], int codes[4])
+{
+	char state[32];
+
+	for (int i = 0; i < 4; i++) {
+		CHECK_STR(check_job_wait(dir, ids[i], 150, state, sizeof(state),
+		    &codes[i]), "done");
+	}
+}
+
+/* The hook whose text begins with the cell's name, among n. */
+static json_t *
+hook_of(const char *root, int n, const char *cell)
+{
+	for (int i = 1; i <= n; i++) {
+		json_t *h = check_hook(root, i);
+		const char *t = json_string_value(json_object_get(h, "text"));
+
+		if (t && strncmp(t, cell, strlen(cell)) == 0 &&
+		    t[strlen(cell)] == ' ')
+			return h;
+		json_decref(h);
+	}
+	return NULL;
+}
+
+static void
+test_watch(void)
+{
+	struct testserver ts;
+	int64_t ids[4] = { 0 };
+	int codes[4] = { -1, -1, -1, -1 };
+	json_t *h;
+	const char *text;
+	pid_t pid;
+
+	if (testserver_start("srv", &ts) < 0) {
+		CHECK(0);
+		return;
+	}
+	write_config(&ts);
+	publish(&ts, 2);
+	queue_watch(ids);
+	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
+	/* The baseline of every cell: 1.0.1 against 1.0.0. */
+	wait_all(ids, codes);
+	for (int i = 0; i < 4; i++)
+		CHECK(codes[i] == 0 || codes[i] == 4);
+	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 0);
+
+	/* 1.0.2: the large file's cells (the 2nd and 4th) regress. */
+	publish(&ts, 3);
+	queue_watch(ids);
+	wait_all(ids, codes);
+	CHECK(codes[0] == 0 || codes[0] == 4);
+	CHECK_INT(codes[1], 3);
+	CHECK(codes[2] == 0 || codes[2] == 4);
+	CHECK_INT(codes[3], 3);
+	for (int i = 0; i < 100 && testserver_count(&ts, "POST /hook ",
+	    NULL) < 2; i++)
+		check_sleep_ms(100);
+	check_sleep_ms(1000);	/* room for a third, wrong, one */
+	CHECK_INT(testserver_count(&ts, "POST /hook ", NULL), 2);
+
+	/* The last cell watched sees every other one judged. */
+	h = hook_of(ts.root, 2, "fleet/m2/big");
+	CHECK(h != NULL);
+	text = json_string_value(json_object_get(h, "text"));
+	fprintf(stderr, "alert: %s\n", text ? text : "(none)");
+	CHECK_CONTAINS(text, "fleet/m2/big 1.0.2: ");
+	CHECK_CONTAINS(text, " since 1.0.1 ");
+	CHECK_CONTAINS(text, "; the other cells: fleet/m1/small: no "
+	    "regression (within noise, would have seen ");
+	CHECK_CONTAINS(text, "; fleet/m1/big: regressed at 1.0.2 (");
+	CHECK_CONTAINS(text, "; fleet/m2/small: no regression (within noise, "
+	    "would have seen ");
+	CHECK(strchr(text ? text : "", '\n') == NULL);
+	json_decref(h);
+	h = hook_of(ts.root, 2, "fleet/m1/big");
+	CHECK(h != NULL);
+	CHECK_CONTAINS(json_string_value(json_object_get(h, "text")),
+	    "; the other cells: fleet/m1/small: no regression");
+	json_decref(h);
+	CHECK(hook_of(ts.root, 2, "fleet/m1/small") == NULL);
+	CHECK(hook_of(ts.root, 2, "fleet/m2/small") == NULL);
+
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(&ts);
+}
+
+int
+main(void)
+{
+	check_env(&ctl, &daemon_bin, &build);
+	snprintf(dir, sizeof(dir), "%s", check_tmpdir("test_matrix_daemon"));
+	CHECK_CASE(test_watch);
+	return check_done();
+}

@@ -43,10 +43,23 @@ struct node_run {
 	size_t ncells;
 };
 
-/* The short host name: the node as Slurm names it. */
+/*
+ * The node as Slurm names it, which --nodelist takes: the job's
+ * SLURMD_NODENAME, or the short host name where it is not set or is not
+ * a name.  Two nodes may share a host (NodeHostname), and a node's name
+ * need not be its host's.
+ */
 static void
 short_host(const char *hostname, char *out, size_t len)
 {
+	const char *s = getenv("SLURMD_NODENAME");
+
+	if (s && s[0] && s[0] != '-' && strlen(s) < len &&
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789._-") == strlen(s)) {
+		snprintf(out, len, "%s", s);
+		return;
+	}
 	snprintf(out, len, "%.*s", (int)strcspn(hostname, "."), hostname);
 }
 

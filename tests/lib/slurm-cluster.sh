@@ -2,8 +2,14 @@
 # slurm-cluster.sh: a private single-host Slurm cluster for the tests.
 #
 #   sh tests/lib/slurm-cluster.sh start DIR   # prints SLURM_CONF=DIR/slurm.conf
+#   sh tests/lib/slurm-cluster.sh start DIR CLASS...
 #   sh tests/lib/slurm-cluster.sh stop DIR
 #
+# With no CLASS, one node named after this host in partition "bench".
+# With classes, one node per CLASS, bt1, bt2 ..., each its own slurmd on
+# its own loopback address (127.0.0.2, .3 ...) and port, with its class
+# as its feature; a partition per class holds its nodes, and "bench"
+# holds them all.  "m1 m2 m1" is two classes, m1 on bt1 and bt3.
 # Everything lives under DIR: its own munged (own socket and key), a
 # slurmctld and a slurmd on two free ports, their state, spool and logs,
 # so two copies (two test runs) do not meet.  Needs root (slurmd runs
@@ -32,12 +38,16 @@ stop_pid() {
 }
 
 if [ "$cmd" = stop ]; then
-	stop_pid "$dir/slurmd.pid"
+	for f in "$dir"/slurmd*.pid; do
+		stop_pid "$f"
+	done
 	stop_pid "$dir/slurmctld.pid"
 	stop_pid "$dir/munged.pid"
 	exit 0
 fi
 [ "$cmd" = start ] || { echo "slurm-cluster.sh: unknown command '$cmd'" >&2; exit 2; }
+shift 2
+nodes=$#
 
 if [ "$(id -u)" != 0 ]; then
 	echo "slurm-cluster.sh: not root: slurmd needs root to run jobs" >&2
@@ -68,9 +78,18 @@ listening() {
 	awk -v p="$hex" 'NR > 1 { split($2, a, ":"); if (a[2] == p && $4 == "0A") f = 1 }
 	    END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
+# A port nobody listens on, and one for each slurmd after it.
+free_run() {
+	k=0
+	while [ $k -le "$nodes" ]; do
+		listening $(($1 + k)) && return 1
+		k=$((k + 1))
+	done
+	return 0
+}
 port=$((20000 + ($$ % 20000) * 2 % 20000))
-while listening $port || listening $((port + 1)); do
-	port=$((port + 2))
+while ! free_run $port; do
+	port=$((port + nodes + 2))
 	[ $port -lt 65000 ] || port=20000
 done
 
@@ -96,11 +115,11 @@ AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.sock
 CredType=cred/munge
 StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
+SlurmdPidFile=$dir/slurmd-%n.pid
 SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
@@ -112,17 +131,56 @@ JobCompType=jobcomp/none
 MinJobAge=3600
 ReturnToService=2
 MpiDefault=none
+CONF
+if [ "$nodes" = 0 ]; then
+	mkdir -p "$dir/spool/$host"
+	cat >> "$dir/slurm.conf" <<CONF
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
 PartitionName=bench Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
+else
+	# The host's cores shared out; slurmd counts them all for each.
+	each=$((cpus / nodes))
+	[ $each -ge 1 ] || each=1
+	k=1
+	for class in "$@"; do
+		mkdir -p "$dir/spool/bt$k"
+		echo "NodeName=bt$k NodeHostname=$host NodeAddr=127.0.0.$((k + 1))" \
+		    "Port=$((port + 1 + k)) CPUs=$each Features=$class" \
+		    "State=UNKNOWN" >> "$dir/slurm.conf"
+		k=$((k + 1))
+	done
+	echo "PartitionName=bench Nodes=bt[1-$nodes] Default=YES" \
+	    "MaxTime=INFINITE State=UP" >> "$dir/slurm.conf"
+	for class in $(printf '%s\n' "$@" | sort -u); do
+		list= k=1
+		for c in "$@"; do
+			[ "$c" = "$class" ] && list=$list${list:+,}bt$k
+			k=$((k + 1))
+		done
+		echo "PartitionName=$class Nodes=$list MaxTime=INFINITE" \
+		    "State=UP" >> "$dir/slurm.conf"
+	done
+fi
 export SLURM_CONF="$dir/slurm.conf"
 slurmctld -i -f "$SLURM_CONF"
-slurmd -f "$SLURM_CONF"
+if [ "$nodes" = 0 ]; then
+	slurmd -f "$SLURM_CONF"
+else
+	k=1
+	while [ $k -le "$nodes" ]; do
+		slurmd -f "$SLURM_CONF" -N "bt$k"
+		k=$((k + 1))
+	done
+fi
+want=$nodes
+[ "$want" -gt 0 ] || want=1
 i=0
-until sinfo -h -o %T 2>/dev/null | grep -q idle; do
+until [ "$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle"' |
+    sort -u | wc -l)" -ge "$want" ]; do
 	i=$((i + 1))
 	if [ $i -gt 300 ]; then
-		echo "slurm-cluster.sh: the node did not come up in 30 s;" \
+		echo "slurm-cluster.sh: the nodes did not come up in 30 s;" \
 		    "see $dir/log" >&2
 		sh "$0" stop "$dir"
 		exit 1

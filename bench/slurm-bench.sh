@@ -7,9 +7,15 @@
 # fresh database and cache; prints every wall time, the medians and
 # their ratio, and checks every bisect named the same first bad release.
 #
+# MATRIX=1: the same four bisects as one matrix (docs/fleet.md) of two
+# machine classes by two weights files, on a two-node cluster of two
+# partitions, against its four cells bisected one after another with
+# local runners; counts the squeue and scontrol calls the daemon makes.
+#
 # Usage: bench/slurm-bench.sh [BUILD_DIR]    (default: build)
 #   RANGE=A..B   the range bisected (default 0.2.0..0.2.6)
 #   RUNS=N       repetitions of each side (default 3)
+#   MATRIX=1     the matrix instead of four engines
 # Needs root (slurmd), slurm-wlm and munge, and the build's demo target.
 set -eu
 
@@ -32,8 +38,23 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
-eval "$(sh "$src/tests/lib/slurm-cluster.sh" start "$cluster")"
+matrix=${MATRIX:-0}
+if [ "$matrix" = 1 ]; then
+	eval "$(sh "$src/tests/lib/slurm-cluster.sh" start "$cluster" c1 c2)"
+else
+	eval "$(sh "$src/tests/lib/slurm-cluster.sh" start "$cluster")"
+fi
 export SLURM_CONF
+# squeue and scontrol counted: each call appends its name to calls.log.
+mkdir -p "$tmp/shim"
+for t in squeue scontrol; do
+	real=$(command -v $t)
+	printf '#!/bin/sh\necho %s >> %s/calls.log\nexec %s "$@"\n' \
+	    $t "$tmp" "$real" > "$tmp/shim/$t"
+	chmod +x "$tmp/shim/$t"
+done
+PATH=$tmp/shim:$PATH
+cp "$build/demo/weights.bin" "$tmp/weights2.bin"
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 engines="e1 e2 e3 e4"
@@ -56,6 +77,27 @@ conf() {	# $1: folder, $2: local or slurm
 	# lock still runs one measurement at a time there.
 	exclusive = no
 CONF
+		if [ "$matrix" = 1 ]; then
+			printf '[weights "w2"]\n\tpath = %s/weights2.bin\n' "$tmp"
+			for c in c1 c2; do
+				printf '[runner "%s"]\n\tkind = %s\n' $c $2
+				[ "$2" = local ] || printf '\tspool = spool\n\t%s\n\t%s\n' \
+				    "partition = $c" "max-jobs = 2"
+			done
+			cat <<CONF
+[engine "fleet"]
+	source = dir:$build/demo/releases
+	asset = basert-{version}.tar.gz
+	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
+	parser = llama-bench
+	prompts = 128,512
+	gen = 16
+	timeout = 1m
+	runner = c1, c2
+	weights = demo, w2
+CONF
+			return
+		fi
 		for e in $engines; do
 			cat <<CONF
 [engine "$e"]
@@ -92,6 +134,7 @@ run_local() {	# $1: folder; sets ms
 	done
 	ms=$(( $(now_ms) - t0 ))
 }
+[ "$matrix" = 1 ] && engines=fleet
 
 # All four queued on a daemon that runs them at once through Slurm.
 run_slurm() {	# $1: folder; sets ms
@@ -102,17 +145,20 @@ run_slurm() {	# $1: folder; sets ms
 		"$ctl" -c "$1/bench.conf" bisect "$e" "$range" \
 		    >/dev/null 2>>"$1/bench.log"
 	done
+	: > "$tmp/calls.log"
 	while "$ctl" -c "$1/bench.conf" --format json status 2>/dev/null |
 	    grep -q '"state": "\(queued\|running\)"'; do
 		sleep 0.2
 	done
 	ms=$(( $(now_ms) - t0 ))
+	calls="$calls $(grep -c '^squeue$' "$tmp/calls.log")"
+	others="$others $(grep -vc '^squeue$' "$tmp/calls.log")"
 	kill "$dpid"
 	wait "$dpid" || true
 	dpid=
 }
 
-lms= sms=
+lms= sms= calls= others=
 i=1
 while [ $i -le "$runs" ]; do
 	for side in local slurm; do
@@ -120,7 +166,12 @@ while [ $i -le "$runs" ]; do
 		mkdir -p "$d"
 		conf "$d" $side
 		run_$side "$d"
-		for e in $engines; do
+		if [ "$matrix" = 1 ]; then
+			cells="fleet/c1/demo fleet/c1/w2 fleet/c2/demo fleet/c2/w2"
+		else
+			cells=$engines
+		fi
+		for e in $cells; do
 			fb=$(first_bad "$d" $e)
 			[ "$fb" = 0.2.4 ] || echo "warning: $side run $i: $e's first bad is '$fb', not 0.2.4" >&2
 		done
@@ -131,7 +182,26 @@ while [ $i -le "$runs" ]; do
 done
 lm=$(echo $lms | tr ' ' '\n' | median)
 sm=$(echo $sms | tr ' ' '\n' | median)
-echo "4 bisects of $range, median of $runs: one after the other locally" \
-    "${lm} ms; at once through Slurm (one node, 2 cores) ${sm} ms;" \
-    "ratio slurm/local $(awk -v a="$sm" -v b="$lm" 'BEGIN { printf "%.2f", a / b }')"
+if [ "$matrix" = 1 ]; then
+	what="a matrix of 2 classes x 2 weights ($range), median of $runs:"
+	what="$what its 4 cells one after the other locally ${lm} ms; at once"
+	what="$what through Slurm (2 nodes of 2 partitions, 2 cores) ${sm} ms"
+else
+	what="4 bisects of $range, median of $runs: one after the other"
+	what="$what locally ${lm} ms; at once through Slurm (one node, 2 cores)"
+	what="$what ${sm} ms"
+fi
+echo "$what; ratio slurm/local $(awk -v a="$sm" -v b="$lm" 'BEGIN { printf "%.2f", a / b }')"
+# One squeue a poll of every 0.5 s, however many jobs are in flight
+# (scontrol only for a job squeue does not list, and a pinned node).
+set -- $others
+k=1
+for ms in $sms; do
+	c=$(echo $calls | cut -d' ' -f$k)
+	echo "slurm run $k: $c squeue calls in $ms ms, $(awk -v c="$c" \
+	    -v t="$ms" 'BEGIN { printf "%.2f", c / (t / 1000) }') a second" \
+	    "(one a poll every 0.5 s is 2.00), and $1 scontrol calls"
+	shift
+	k=$((k + 1))
+done
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"

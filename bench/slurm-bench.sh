@@ -27,8 +27,11 @@ ctl=$build/bisectd/bisectctl
 daemon=$build/bisectd/bisectd
 
 [ -x "$ctl" ] && [ -x "$daemon" ] || { echo "no $ctl or $daemon: build first" >&2; exit 1; }
-[ -f "$build/demo/releases/basert-0.2.0.tar.gz" ] ||
-    { echo "no demo releases in $build: build the demo target" >&2; exit 1; }
+# The demo's releases timed by the CPU clock: a busy machine slows the
+# bisects down, never turns a verdict.
+releases=$build/tests/demo-cpu
+[ -f "$releases/basert-0.2.0.tar.gz" ] ||
+    { echo "no $releases: build the fake-releases target" >&2; exit 1; }
 tmp=$(mktemp -d)
 cluster=$tmp/cluster
 dpid=
@@ -86,7 +89,7 @@ CONF
 			done
 			cat <<CONF
 [engine "fleet"]
-	source = dir:$build/demo/releases
+	source = dir:$releases
 	asset = basert-{version}.tar.gz
 	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
 	parser = llama-bench
@@ -101,7 +104,7 @@ CONF
 		for e in $engines; do
 			cat <<CONF
 [engine "$e"]
-	source = dir:$build/demo/releases
+	source = dir:$releases
 	asset = basert-{version}.tar.gz
 	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
 	parser = llama-bench

@@ -80,7 +80,9 @@ engine_line(const struct conf_loader *ld, const struct conf_engine *g,
 	char name[320];
 	int line;
 
-	snprintf(name, sizeof(name), "engine.%s.%s", g->name, key);
+	/* A matrix's cell: its [engine] section's line. */
+	snprintf(name, sizeof(name), "engine.%s.%s", g->matrix ?
+	    g->matrix->name : g->name, key);
 	line = linemap_find(ld, name, 0);
 	return line ? line : section_line;
 }
@@ -179,6 +181,37 @@ add_cell(struct conf_loader *ld, struct conf_engine *out,
 	out->weights = conf_weights_find(ld->c, w);
 	memset(&out->matrix_runners, 0, sizeof(out->matrix_runners));
 	memset(&out->matrix_weights, 0, sizeof(out->matrix_weights));
+	/* Its own: its runner's env joins it. */
+	memset(&out->env, 0, sizeof(out->env));
+	if (strv_extend(&out->env, &m->env) < 0)
+		abort();
+}
+
+/*
+ * The runner's env joins the engine's (a cell's own copy): every run
+ * on it, its definition and its canary get it.  A name both set is
+ * refused: neither would be sure to win.
+ */
+static void
+runner_env(struct conf_loader *ld, struct conf_engine *g)
+{
+	const struct strv *re = &g->runner->env;
+	const char *sec = g->matrix ? g->matrix->name : g->name;
+
+	for (size_t i = 0; i < re->n; i++) {
+		size_t n = strcspn(re->v[i], "=");
+
+		for (size_t j = 0; j < g->env.n; j++)
+			if (strncmp(g->env.v[j], re->v[i], n + 1) == 0) {
+				ld_problem(ld, engine_line(ld, g, "env",
+				    g->line), "engine.%s.env: %.*s is set by "
+				    "[runner \"%s\"] too; set it in one of them",
+				    sec, (int)n, re->v[i], g->runner->name);
+				return;
+			}
+	}
+	if (strv_extend(&g->env, re) < 0)
+		abort();
 }
 
 /*
@@ -592,6 +625,8 @@ conf_check_all(struct conf_loader *ld)
 	for (size_t i = 0; i < c->nengines; i++) {
 		struct conf_engine *g = &c->engines[i];
 
+		if (g->runner && g->runner->env.n > 0)
+			runner_env(ld, g);
 		/* Ahead of a bisect only what comes over a network to this
 		 * machine: a dir: archive is here, a git: one is built, and
 		 * a Slurm node fetches its own. */

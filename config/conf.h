@@ -154,6 +154,8 @@ struct conf_runner {
 	int max_jobs;		/* measurements in flight at once; 1 local */
 	char *spool;		/* absolute: requests and results, reachable
 				 * from the daemon and every node; slurm */
+	struct strv env;	/* NAME=VALUE of every run on it: after
+				 * conf_load(), in its engines' env too */
 };
 
 struct conf_engine {

@@ -882,6 +882,9 @@ const struct conf_key conf_keys[] = {
 	{ CONF_RUNNER, "spool", CK_PATH, R(spool),
 	    .doc = "a folder the daemon and every node reach, the daemon's "
 	    "user's alone: requests and results" },
+	{ CONF_RUNNER, "env", CK_ENV, R(env),
+	    .doc = "an environment variable of every run on this runner, a "
+		   "machine class's own; repeatable" },
 
 	{ CONF_ABLATION, "engine", CK_STR, A(engine_name), .form = "NAME",
 	    .doc = "the engine the switch belongs to" },

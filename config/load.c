@@ -45,7 +45,9 @@ ld_problem(struct conf_loader *ld, int line, const char *fmt, ...)
 		snprintf(full, sizeof(full), "%s:%d: %s", ld->file, line, msg);
 	else
 		snprintf(full, sizeof(full), "%s: %s", ld->file, msg);
-	strv_push(ld->problems, full);
+	/* Once: a matrix's cells share their section's lines. */
+	if (!strv_contains(ld->problems, full))
+		strv_push(ld->problems, full);
 }
 
 /*
@@ -599,6 +601,7 @@ conf_free(struct conf *c)
 		if (g->matrix) {
 			free(g->runner_name);
 			free(g->weights_name);
+			strv_clear(&g->env);
 		} else
 			conf_engine_free(g);
 	}

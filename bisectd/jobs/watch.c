@@ -143,6 +143,56 @@ other_cells(const struct conf *c, const struct conf_engine *eng,
 }
 
 /*
+ * The matrix's alert over spec, once every cell has decided it and one
+ * moved: where it regressed and where not, with the power each had.
+ * Each cell's own regression is alerted as it is found; this one comes
+ * when the last cell is in.  1 recorded, 0 nothing to say or said
+ * before, -1 on error.
+ */
+static int
+matrix_alert(const struct conf *c, const struct conf_engine *eng,
+    struct store *s, const char *spec, const struct bisect_request *req,
+    const char *metric, struct err *e)
+{
+	struct report_matrix mx;
+	struct report_opts o;
+	struct err be = ERR_INIT;
+	char key[600], text[4096], report[1024];
+	json_t *body;
+	char *dump;
+	int code, rc = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.req = *req;
+	if (report_matrix_build(c, eng->matrix, s, spec, &o, &mx, &code,
+	    &be) < 0 || !report_matrix_verdict(&mx, text, sizeof(text))) {
+		report_matrix_clear(&mx);
+		return 0;
+	}
+	snprintf(key, sizeof(key), "matrix:%s:%s:%s", eng->matrix->name, spec,
+	    metric);
+	snprintf(report, sizeof(report), "bisectctl -c %s report %s %s",
+	    c->path, eng->matrix->name, spec);
+	if ((body = report_matrix_json(&mx)) == NULL) {
+		report_matrix_clear(&mx);
+		return err_set(e, "out of memory");
+	}
+	json_object_set_new(body, "kind", json_string("matrix"));
+	json_object_set_new(body, "text", json_string(text));
+	json_object_set_new(body, "metric", json_string(metric));
+	json_object_set_new(body, "report", json_string(report));
+	dump = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(body);
+	report_matrix_clear(&mx);
+	if (dump == NULL)
+		return err_set(e, "out of memory");
+	rc = store_alert_record(s, "matrix", eng->matrix->name, key, text,
+	    dump, e);
+	free(dump);
+	return rc < 0 ? -1 : rc == 0;
+}
+
+/*
  * Bisect spec and, on a regression, record its alert.  *status gets the
  * verdict's status and *fresh whether the alert is new.
  */
@@ -226,6 +276,15 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	} else
 		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
 		    bisect_status_name(*status), spec);
+	if (eng->matrix && (rc = matrix_alert(c, eng, s, spec, &d.req,
+	    metric, e)) < 0) {
+		json_decref(verdict);
+		return -1;
+	}
+	if (eng->matrix && rc == 1)
+		wlog(o, ALERT_LOG_WARNING, "watch %s: every cell of %s has "
+		    "judged %s (alert recorded)", eng->name, eng->matrix->name,
+		    spec);
 	/* The job's verdict is the watched metric's. */
 	if (m == NULL && o->verdict && o->compared) {
 		json_decref(*o->verdict);

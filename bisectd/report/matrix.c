@@ -282,15 +282,58 @@ report_matrix_others(const struct report_matrix *mx, const char *self,
 		if (strcmp(x->name, self) == 0)
 			continue;
 		view_of(x, &v, 1);
+		/* Why is in the table; an alert says what it lacks. */
 		if (x->json == NULL)
-			snprintf(words, sizeof(words), "not judged over %s (%s)",
-			    mx->spec, v.reason);
+			snprintf(words, sizeof(words), "not judged over %s yet",
+			    mx->spec);
 		else
 			verdict_words(&v, words, sizeof(words));
 		off += (size_t)snprintf(buf + off, len - off, "%s%s: %s",
 		    off ? "; " : "", x->name, words);
 	}
 	return buf;
+}
+
+int
+report_matrix_verdict(const struct report_matrix *mx, char *buf, size_t len)
+{
+	size_t off;
+	int moved = 0, pass;
+
+	for (size_t i = 0; i < mx->ncells; i++) {
+		struct view v;
+
+		view_of(&mx->cells[i], &v, 1);
+		if (strcmp(v.status, "no-regression") != 0 &&
+		    strcmp(v.status, "regression") != 0 &&
+		    strcmp(v.status, "gradual") != 0)
+			return 0;
+		moved |= strcmp(v.status, "no-regression") != 0;
+	}
+	if (!moved)
+		return 0;
+	off = (size_t)snprintf(buf, len, "%s %s:", mx->name, mx->spec);
+	/* The cells that moved, then the others. */
+	for (pass = 0; pass < 2; pass++) {
+		int first = 1;
+
+		for (size_t i = 0; i < mx->ncells && off < len; i++) {
+			struct view v;
+			char words[768], *w = words;
+
+			view_of(&mx->cells[i], &v, 1);
+			if ((strcmp(v.status, "no-regression") == 0) != pass)
+				continue;
+			verdict_words(&v, words, sizeof(words));
+			if (pass == 1 && strncmp(w, "no regression ", 14) == 0)
+				w += 14;
+			off += (size_t)snprintf(buf + off, len - off, "%s%s %s",
+			    pass == 0 ? (first ? " " : "; ") : first ?
+			    "; unchanged: " : ", ", mx->cells[i].name, w);
+			first = 0;
+		}
+	}
+	return 1;
 }
 
 static void

@@ -56,10 +56,20 @@ struct json_t *report_matrix_json(const struct report_matrix *mx);
 /*
  * Every cell of mx but the one called self in words, for an alert:
  * "m/a/x: no regression (within noise, would have seen 6.0%); m/b/y:
- * not judged over A..B (WHY)", into buf (len bytes).  Returns buf.
+ * not judged over A..B yet", into buf (len bytes).  Returns buf.
  */
 const char *report_matrix_others(const struct report_matrix *mx,
     const char *self, char *buf, size_t len);
+
+/*
+ * The matrix's verdict in one line, for its alert, once every cell has
+ * decided (regression, gradual or no regression) and one of them moved:
+ * "m A..B: m/a/x regressed at B (per-token +99.2% [...]); unchanged:
+ * m/b/x (within noise, would have seen 6.0%), ...".  Returns 1 with buf
+ * filled, 0 while a cell is undecided or none moved.
+ */
+int report_matrix_verdict(const struct report_matrix *mx, char *buf,
+    size_t len);
 
 /* The table in format f; HTML a grid of runners by weights. */
 void report_matrix_print(const struct report_matrix *mx, enum report_format f,

@@ -104,20 +104,24 @@ test_refused(void)
 		const char *line, *want;
 	} rows[] = {
 		{ "\tweights = small, large\n",
-		    "m2.conf:6: engine.fleet.weights: no [weights \"large\"] "
+		    "m2.conf:7: engine.fleet.weights: no [weights \"large\"] "
 		    "section" },
 		{ "\trunner = m1, m1\n",
-		    "m2.conf:6: engine.fleet.runner: 'm1' listed twice" },
+		    "m2.conf:7: engine.fleet.runner: 'm1' listed twice" },
 		{ "\trunner = m1,\n",
-		    "m2.conf:6: engine.fleet.runner: expected NAME or NAME, "
+		    "m2.conf:7: engine.fleet.runner: expected NAME or NAME, "
 		    "NAME, ..., got 'm1,'" },
+		{ "\trunner = m1\n\tenv = CLASS=x\n",
+		    "m2.conf:8: engine.fleet.env: CLASS is set by [runner "
+		    "\"m1\"] too; set it in one of them" },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char text[1024], cmd[PATH_MAX + 64], *out = NULL;
+		const char *p;
 
 		snprintf(text, sizeof(text), "[weights \"small\"]\n"
-		    "\tpath = small.bin\n[runner \"m1\"]\n"
+		    "\tpath = small.bin\n[runner \"m1\"]\n\tenv = CLASS=m1\n"
 		    "[engine \"fleet\"]\n\tsource = dir:/nonexistent\n%s"
 		    "\tcommand = {bin}/x\n", rows[i].line);
 		check_write_file("m2.conf", text);
@@ -128,6 +132,9 @@ test_refused(void)
 			fprintf(stderr, "row %zu: wanted '%s' in:\n%s\n", i,
 			    rows[i].want, out ? out : "");
 		CHECK_CONTAINS(out, rows[i].want);
+		/* Once, though each of a matrix's cells has the problem. */
+		CHECK(out == NULL || (p = strstr(out, rows[i].want)) == NULL ||
+		    strstr(p + 1, rows[i].want) == NULL);
 		free(out);
 	}
 }

@@ -4,7 +4,9 @@
  * class m2, a partition per class).  The daemon bisects the four cells
  * of two runners by two weights files at once: each cell's jobs run on
  * its own class's nodes only, the two classes side by side, and the
- * large file's cells name 1.0.2.  A node of m1 drains while it measures
+ * one cell whose fake engine slows down (the large file on class m1, as
+ * its runner's env tells the engine) names 1.0.2.  A node of m1 drains
+ * while it measures
  * a cell: only the cells pinned to it re-anchor; the m2 cells never
  * notice.
  *
@@ -61,8 +63,10 @@ write_config(void)
 	    "[weights \"big\"]\n\tpath = big.bin\n"
 	    "[runner \"r1\"]\n\tkind = slurm\n\tspool = spool\n"
 	    "\tpartition = m1\n\ttime-limit = 10m\n\tmax-jobs = 2\n"
+	    "\tenv = FAKE_ENGINE_CLASS=m1\n"
 	    "[runner \"r2\"]\n\tkind = slurm\n\tspool = spool\n"
 	    "\tpartition = m2\n\ttime-limit = 10m\n\tmax-jobs = 2\n"
+	    "\tenv = FAKE_ENGINE_CLASS=m2\n"
 	    "[engine \"fleet\"]\n\tsource = dir:%s/tests/releases\n"
 	    "\tasset = fleet-{version}.tar.gz\n"
 	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
@@ -179,11 +183,11 @@ test_matrix(void)
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);
 
-	/* The large file's cells regressed, the small one's did not. */
+	/* The large file's cell on m1 regressed, no other. */
 	CHECK(codes[0] == 0 || codes[0] == 4);
 	CHECK_INT(codes[1], 3);
 	CHECK(codes[2] == 0 || codes[2] == 4);
-	CHECK_INT(codes[3], 3);
+	CHECK(codes[3] == 0 || codes[3] == 4);
 	/* The two classes measured side by side. */
 	CHECK(both);
 
@@ -222,7 +226,7 @@ test_matrix(void)
 	for (int i = 0; i < 4; i++) {
 		char want[128];
 
-		snprintf(want, sizeof(want), "%s: %s", cells[i], i % 2 ?
+		snprintf(want, sizeof(want), "%s: %s", cells[i], i == 1 ?
 		    "regressed at 1.0.2" : "no regression");
 		CHECK_CONTAINS(out, want);
 	}

@@ -13,6 +13,8 @@
  *   prefill_us_per_token  work per prompt token
  *   prefill_us_per_token_per_mib  work per prompt token and MiB of the
  *                         weights: a cost that only a large model shows
+ *   per_mib_class         that cost is absent where FAKE_ENGINE_CLASS
+ *                         (a runner's env) names another machine class
  *   prefill_us_per_token_sq  work per prompt token squared: a cost
  *                         that grows with the prompt, as attention's
  *   decode_us_per_token   work per generated token

@@ -46,6 +46,7 @@ struct release {
 	double prefill_us;	/* per prompt token */
 	double prefill_us2;	/* per prompt token squared */
 	double prefill_us_mib;	/* per prompt token and MiB of weights */
+	char mib_class[64];	/* "": on every machine class */
 	double decode_us;	/* per generated token */
 	double noise_cv;
 	double run_cv;

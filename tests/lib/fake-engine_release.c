@@ -65,6 +65,8 @@ conf_set(void *arg, const char *path, int line, const char *key,
 		rel->prefill_us = conf_number(path, line, key, val);
 	} else if (strcmp(key, "prefill_us_per_token_per_mib") == 0) {
 		rel->prefill_us_mib = conf_number(path, line, key, val);
+	} else if (strcmp(key, "per_mib_class") == 0) {
+		snprintf(rel->mib_class, sizeof(rel->mib_class), "%s", val);
 	} else if (strcmp(key, "prefill_us_per_token_sq") == 0) {
 		rel->prefill_us2 = conf_number(path, line, key, val);
 	} else if (strcmp(key, "decode_us_per_token") == 0) {

@@ -84,8 +84,11 @@ test_every_key(void)
 	CHECK_INT(c->max_wait_ms, 60000);
 	g = conf_engine(c, "llama");
 	CHECK(g != NULL && g->source == SOURCE_GITHUB);
-	CHECK(g != NULL && g->env.n == 2);
+	/* Its own two, then its runner's. */
+	CHECK(g != NULL && g->env.n == 3);
 	CHECK_STR(g ? g->env.v[1] : NULL, "LC_ALL=C");
+	CHECK_STR(g && g->env.n == 3 ? g->env.v[2] : NULL,
+	    "OMP_PROC_BIND=close");
 	CHECK(g != NULL && g->contents.n == 2);
 	CHECK(g != NULL && g->parser == PARSER_LLAMA_BENCH);
 	CHECK_STR(g ? g->schedule : NULL, "30 2 * * *");

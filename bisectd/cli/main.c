@@ -48,7 +48,8 @@ static const struct command commands[] = {
 	{ "bisect", cmd_bisect, "[--now | --dry-run] [--metric M] "
 	  "[--threshold P] [--all] [--commits] ENGINE GOOD..BAD",
 	  "queue a bisect, run it now, or show what it would run (with "
-	  "--commits: the commits, and the build lines of both ends)",
+	  "--commits: the commits, and the build lines of both ends); a "
+	  "matrix's name: each of its cells",
 	  TAKES_NOW | TAKES_DRY_RUN | TAKES_METRIC | TAKES_THRESHOLD |
 	  TAKES_ALL | TAKES_COMMITS | TAKES_FORMATS, 2, 2, 0 },
 	{ "ablate", cmd_ablate, "[--now | --last] ENGINE VERSION "
@@ -59,7 +60,8 @@ static const struct command commands[] = {
 	{ "report", cmd_report, "ENGINE A..B [--metric M] [--threshold P] "
 	  "[--all] [--for-upstream] [--commits] "
 	  "[--format text|markdown|json|csv|html]",
-	  "table, fit, verdict and how to reproduce",
+	  "table, fit, verdict and how to reproduce; a matrix's name: one "
+	  "table of its cells",
 	  TAKES_METRIC | TAKES_THRESHOLD | TAKES_ALL | TAKES_UPSTREAM |
 	  TAKES_COMMITS | TAKES_FORMATS, 2, 2, 0 },
 	{ "history", cmd_history, "ENGINE [--metric M] "
@@ -80,7 +82,8 @@ static const struct command commands[] = {
 	{ "cancel", cmd_cancel, "JOB", "cancel a queued or running job", 0,
 	  1, 1, 1 },
 	{ "watch", cmd_watch, "ENGINE",
-	  "queue a watch of the engine's source now", 0, 1, 1, 0 },
+	  "queue a watch of the engine's source now (of each cell, for a "
+	  "matrix)", 0, 1, 1, 0 },
 	{ "alerts", cmd_alerts, "[--format text|json]",
 	  "alerts recorded, and their delivery to each sink", TAKES_JSON,
 	  0, 0, 1 },

@@ -62,6 +62,19 @@ cp "$build/demo/weights.bin" "$tmp/weights2.bin"
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 engines="e1 e2 e3 e4"
 
+engine() {	# $1: its name
+	cat <<CONF
+[engine "$1"]
+	source = dir:$releases
+	asset = basert-{version}.tar.gz
+	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
+	parser = llama-bench
+	prompts = 128,512
+	gen = 16
+	timeout = 1m
+CONF
+}
+
 conf() {	# $1: folder, $2: local or slurm
 	{
 		cat <<CONF
@@ -87,31 +100,12 @@ CONF
 				[ "$2" = local ] || printf '\tspool = spool\n\t%s\n\t%s\n' \
 				    "partition = $c" "max-jobs = 2"
 			done
-			cat <<CONF
-[engine "fleet"]
-	source = dir:$releases
-	asset = basert-{version}.tar.gz
-	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
-	parser = llama-bench
-	prompts = 128,512
-	gen = 16
-	timeout = 1m
-	runner = c1, c2
-	weights = demo, w2
-CONF
+			engine fleet
+			printf '\trunner = c1, c2\n\tweights = demo, w2\n'
 			return
 		fi
 		for e in $engines; do
-			cat <<CONF
-[engine "$e"]
-	source = dir:$releases
-	asset = basert-{version}.tar.gz
-	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
-	parser = llama-bench
-	prompts = 128,512
-	gen = 16
-	timeout = 1m
-CONF
+			engine $e
 			[ "$2" = local ] || echo "	runner = slurm"
 		done
 	} > "$1/bench.conf"

@@ -25,28 +25,12 @@ static const char *const cells[] = { "fleet/m1/small", "fleet/m1/big",
 	"fleet/m2/small", "fleet/m2/big" };
 
 static void
-write_weights(const char *path, size_t size)
-{
-	char *b = calloc(1, size);
-	FILE *f = fopen(path, "w");
-
-	CHECK(b != NULL && f != NULL);
-	if (b == NULL || f == NULL)
-		exit(1);
-	for (size_t i = 0; i < size; i++)
-		b[i] = (char)(i * 131 + 7);
-	CHECK_INT(fwrite(b, 1, size, f) == size, 1);
-	fclose(f);
-	free(b);
-}
-
-static void
 write_config(void)
 {
 	char text[4096];
 
-	write_weights("small.bin", 1024);
-	write_weights("big.bin", 1 << 20);
+	check_write_pattern("small.bin", 1024);
+	check_write_pattern("big.bin", 1 << 20);
 	snprintf(text, sizeof(text), "[bisectd]\n\tdatabase = m.db\n"
 	    "\tcache = cache\n\tmax-busy = 100%%\n"
 	    "[weights \"small\"]\n\tpath = small.bin\n"

@@ -39,15 +39,9 @@ static void
 write_config(const struct testserver *ts)
 {
 	char text[8192];
-	FILE *f;
 
-	/* 1 KiB and 1 MiB of weights. */
-	for (int i = 0; i < 2; i++)
-		if ((f = fopen(i ? "big.bin" : "small.bin", "w")) != NULL) {
-			for (long k = 0; k < (i ? 1L << 20 : 1024); k++)
-				fputc((int)(k * 131 + 7) & 0xff, f);
-			fclose(f);
-		}
+	check_write_pattern("small.bin", 1024);
+	check_write_pattern("big.bin", 1 << 20);
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"

@@ -26,23 +26,12 @@
 
 #include "bisectd/remote/remote.h"
 #include "check.h"
+#include "check_slurm.h"
 #include "common/err.h"
 #include "config/conf.h"
 #include "store/store.h"
 
-static const char *ctl, *daemon_bin, *build, *src;
-static char cluster[4096];
-
-static void
-stop_cluster(void)
-{
-	char cmd[8192];
-
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh stop %s",
-	    src, cluster);
-	check_run(cmd, NULL);
-}
-
+static const char *ctl, *daemon_bin, *build;
 /* The demo's releases timed by the CPU clock (tests/demo-cpu), so that
  * the Slurm and the local bisect reach one verdict on a loaded machine. */
 static void
@@ -962,32 +951,11 @@ int
 main(void)
 {
 	const char *dir = check_tmpdir("slurm");
-	char cmd[8192], *out = NULL, *conf;
 	int rc;
 
 	check_env(&ctl, &daemon_bin, &build);
-	src = check_source_dir();
-	snprintf(cluster, sizeof(cluster), "%s/cluster", dir);
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh start %s",
-	    src, cluster);
-	rc = check_run(cmd, &out);
-	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77 && geteuid() != 0) {
-		printf("SKIP: no Slurm cluster here: %s", out ? out : "");
-		free(out);
-		return 77;
-	}
-	if (rc != 0 || out == NULL || (conf = strstr(out, "SLURM_CONF=")) ==
-	    NULL) {
-		fprintf(stderr, "the test cluster did not start: %s\n",
-		    out ? out : "");
-		free(out);
-		stop_cluster();
-		return 1;
-	}
-	atexit(stop_cluster);
-	conf[strcspn(conf, "\n")] = '\0';
-	setenv("SLURM_CONF", conf + strlen("SLURM_CONF="), 1);
-	free(out);
+	if ((rc = check_slurm_start(dir, NULL)) != 0)
+		return rc;
 	CHECK_CASE(test_same_verdict);
 	CHECK_CASE(test_refused);
 	CHECK_CASE(test_scancel);
@@ -998,6 +966,6 @@ main(void)
 	CHECK_CASE(test_reanchor);
 	/* Before check_done() removes the folder with the daemons' pid
 	 * files; the atexit() one is for an early exit. */
-	stop_cluster();
+	check_slurm_stop();
 	return check_done();
 }

@@ -17,45 +17,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "check.h"
 #include "check_daemon.h"
+#include "check_slurm.h"
 #include "common/err.h"
 #include "store/store.h"
 
-static const char *ctl, *daemon_bin, *build, *src;
-static char cluster[4096];
+static const char *ctl, *daemon_bin, *build;
 static char dir[80];	/* a socket path must fit in sun_path */
 
 static const char *const cells[] = { "fleet/r1/small", "fleet/r1/big",
 	"fleet/r2/small", "fleet/r2/big" };
 
 static void
-stop_cluster(void)
-{
-	char cmd[8192];
-
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh stop %s",
-	    src, cluster);
-	check_run(cmd, NULL);
-}
-
-static void
 write_config(void)
 {
 	char text[8192];
-	FILE *f;
 
-	for (int i = 0; i < 2; i++)
-		if ((f = fopen(i ? "big.bin" : "small.bin", "w")) != NULL) {
-			for (long k = 0; k < (i ? 1L << 20 : 1024); k++)
-				fputc((int)(k * 131 + 7) & 0xff, f);
-			fclose(f);
-		}
+	check_write_pattern("small.bin", 1024);
+	check_write_pattern("big.bin", 1 << 20);
 	snprintf(text, sizeof(text),
 	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
 	    "\tmax-busy = 100%%\n"
@@ -236,34 +220,13 @@ test_matrix(void)
 int
 main(void)
 {
-	char cmd[8192], *out = NULL, *conf;
 	int rc;
 
 	check_env(&ctl, &daemon_bin, &build);
-	src = check_source_dir();
 	snprintf(dir, sizeof(dir), "%s", check_tmpdir("slurm_matrix"));
-	snprintf(cluster, sizeof(cluster), "%s/cluster", dir);
-	snprintf(cmd, sizeof(cmd), "sh %s/tests/lib/slurm-cluster.sh start %s "
-	    "m1 m2 m1", src, cluster);
-	rc = check_run(cmd, &out);
-	if (WIFEXITED(rc) && WEXITSTATUS(rc) == 77 && geteuid() != 0) {
-		printf("SKIP: no Slurm cluster here: %s", out ? out : "");
-		free(out);
-		return 77;
-	}
-	if (rc != 0 || out == NULL || (conf = strstr(out, "SLURM_CONF=")) ==
-	    NULL) {
-		fprintf(stderr, "the test cluster did not start: %s\n",
-		    out ? out : "");
-		free(out);
-		stop_cluster();
-		return 1;
-	}
-	atexit(stop_cluster);
-	conf[strcspn(conf, "\n")] = '\0';
-	setenv("SLURM_CONF", conf + strlen("SLURM_CONF="), 1);
-	free(out);
+	if ((rc = check_slurm_start(dir, "m1 m2 m1")) != 0)
+		return rc;
 	CHECK_CASE(test_matrix);
-	stop_cluster();
+	check_slurm_stop();
 	return check_done();
 }

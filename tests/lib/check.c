@@ -472,3 +472,20 @@ check_count_lines(const char *s)
 		n += *s == '\n';
 	return n;
 }
+
+void
+check_write_pattern(const char *path, size_t size)
+{
+	char *b = malloc(size ? size : 1);
+	FILE *f = fopen(path, "w");
+
+	CHECK(b != NULL && f != NULL);
+	if (b != NULL && f != NULL) {
+		for (size_t i = 0; i < size; i++)
+			b[i] = (char)(i * 131 + 7);
+		CHECK_INT(fwrite(b, 1, size, f) == size, 1);
+	}
+	if (f != NULL)
+		CHECK_INT(fclose(f), 0);
+	free(b);
+}

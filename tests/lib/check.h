@@ -207,4 +207,8 @@ void check_case(const char *name, void (*fn)(void));
  * case of that name, a failure. */
 int check_done(void);
 
+/* Write size bytes of a fixed pattern to path, as weights of that size
+ * (checked: a failure counts). */
+void check_write_pattern(const char *path, size_t size);
+
 #endif

@@ -16,6 +16,8 @@
 #   RANGE=A..B   the range bisected (default 0.2.0..0.2.6)
 #   RUNS=N       repetitions of each side (default 3)
 #   MATRIX=1     the matrix instead of four engines
+#   KEEP=1       leave the temporary folder (each run's calls.log: the
+#                squeue and scontrol calls with their first arguments)
 # Needs root (slurmd), slurm-wlm and munge, and the build's demo target.
 set -eu
 
@@ -38,7 +40,7 @@ dpid=
 cleanup() {
 	[ -z "$dpid" ] || kill "$dpid" 2>/dev/null || true
 	sh "$src/tests/lib/slurm-cluster.sh" stop "$cluster"
-	rm -rf "$tmp"
+	[ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 matrix=${MATRIX:-0}
@@ -52,7 +54,7 @@ export SLURM_CONF
 mkdir -p "$tmp/shim"
 for t in squeue scontrol; do
 	real=$(command -v $t)
-	printf '#!/bin/sh\necho %s >> %s/calls.log\nexec %s "$@"\n' \
+	printf '#!/bin/sh\necho "%s $1 $2" >> %s/calls.log\nexec %s "$@"\n' \
 	    $t "$tmp" "$real" > "$tmp/shim/$t"
 	chmod +x "$tmp/shim/$t"
 done
@@ -148,8 +150,9 @@ run_slurm() {	# $1: folder; sets ms
 		sleep 0.2
 	done
 	ms=$(( $(now_ms) - t0 ))
-	calls="$calls $(grep -c '^squeue$' "$tmp/calls.log")"
-	others="$others $(grep -vc '^squeue$' "$tmp/calls.log")"
+	calls="$calls $(grep -c '^squeue ' "$tmp/calls.log")"
+	others="$others $(grep -vc '^squeue ' "$tmp/calls.log")"
+	cp "$tmp/calls.log" "$1/calls.log"
 	kill "$dpid"
 	wait "$dpid" || true
 	dpid=

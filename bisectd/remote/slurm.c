@@ -183,13 +183,77 @@ slurm_cancel(int64_t slurm_id, struct err *e)
 	return rc;
 }
 
+/*
+ * What scontrol said of every node, shared as the queue is: one call a
+ * poll for all the pinned jobs that wait, however many.
+ */
+static struct {
+	pthread_mutex_t mu;
+	char *out;		/* the last answer, or NULL when it failed */
+	int64_t at_ms;		/* when it was read; 0: never */
+} nodes = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+
+static int64_t mono_ms(void);
+
+/* Node's line of every node's "scontrol show node -o", into buf: 1, or
+ * 0 when the answer is not to be had (the caller asks of the node). */
+static int
+node_line(const char *node, char *buf, size_t len, int *listed)
+{
+	const char *argv[] = { "scontrol", "show", "node", "-o", NULL };
+	int64_t now = mono_ms();
+	size_t n = strlen(node);
+	int ok = 0;
+
+	pthread_mutex_lock(&nodes.mu);
+	if (nodes.at_ms == 0 || now - nodes.at_ms >= SLURM_POLL_MS * 9 / 10) {
+		struct run_result r;
+		struct err ie = ERR_INIT;
+
+		free(nodes.out);
+		nodes.out = NULL;
+		/* Cut short, it would leave nodes out that are there. */
+		if (tool(argv, NULL, &r, &ie) == 0) {
+			if (r.reason == RUN_OK && !r.out_truncated)
+				nodes.out = strdup(r.out.data ? r.out.data :
+				    "");
+			run_result_release(&r);
+		}
+		nodes.at_ms = now;
+	}
+	*listed = 0;
+	if (nodes.out != NULL) {
+		ok = 1;
+		for (const char *p = nodes.out; *p; ) {
+			size_t l = strcspn(p, "\n");
+
+			if (strncmp(p, "NodeName=", 9) == 0 &&
+			    strncmp(p + 9, node, n) == 0 && p[9 + n] == ' ') {
+				snprintf(buf, len, "%.*s\n", (int)l, p);
+				*listed = 1;
+				break;
+			}
+			p += l + (p[l] == '\n');
+		}
+	}
+	pthread_mutex_unlock(&nodes.mu);
+	return ok;
+}
+
 int
 slurm_node_down(const char *node, char *why, size_t len, struct err *e)
 {
 	const char *argv[] = { "scontrol", "show", "node", "-o", node, NULL };
 	struct run_result r;
-	int rc;
+	char line[4096];
+	int rc, listed;
 
+	if (node_line(node, line, sizeof(line), &listed)) {
+		if (listed)
+			return slurm_parse_node(line, node, why, len);
+		snprintf(why, len, "node %s is no longer in the cluster", node);
+		return 1;
+	}
 	if (tool(argv, NULL, &r, e) < 0)
 		return -1;
 	if (r.reason != RUN_OK) {

@@ -633,7 +633,7 @@ static void
 test_compare_schedule(void)
 {
 	char eng[8192], a[2048], b[2048], sa[1024], sb[1024], buf[64];
-	char cmd[4200], *out = NULL;
+	char cmd[4200];
 	struct store_jobs jobs;
 	struct err e = ERR_INIT;
 	struct store *s;
@@ -669,12 +669,9 @@ test_compare_schedule(void)
 	CHECK_STR(check_job_wait(dir, id, 120, buf, sizeof(buf), &code),
 	    "done");
 	CHECK_INT(code, 0);
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "compare check m");
-	CHECK_CONTAINS(out, "the same leaders (or none apart from the rest)");
-	CHECK_CONTAINS(out, "  compare m ");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0, "compare check m",
+	    "the same leaders (or none apart from the rest)", "  compare m ",
+	    NULL);
 	/* Checked: a restart queues nothing more. */
 	pid = restart(pid, "compare: queued the compare check m as job ");
 	CHECK_INT(count_watches("basert"), 1);

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -230,6 +231,25 @@ check_ctl_run(const char *ctl, const char *args, char **out)
 
 	snprintf(cmd, sizeof(cmd), "(%s %s 2>stderr.txt)", ctl, args);
 	return check_run(cmd, out);
+}
+
+void
+check_ctl_says(const char *ctl, const char *args, int status, ...)
+{
+	char cmd[4096], *out = NULL;
+	const char *want;
+	int before = check_failures;
+	va_list ap;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", ctl, args);
+	CHECK_INT(check_run(cmd, &out), status);
+	va_start(ap, status);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		CHECK_CONTAINS(out, want);
+	va_end(ap);
+	if (check_failures > before)
+		fprintf(stderr, "  (from: %s)\n", cmd);
+	free(out);
 }
 
 double

@@ -141,6 +141,12 @@ int check_run(const char *cmdline, char **out);
  * -c t.conf").  Its exit status, and its stdout (malloced) into *out. */
 int check_ctl_run(const char *ctl, const char *args, char **out);
 
+/* Run `ctl args` as check_run() does and check that it exits with
+ * status and that its stdout and stderr have each string that follows,
+ * up to a NULL; a failure names the command line. */
+void check_ctl_says(const char *ctl, const char *args, int status, ...)
+    __attribute__((sentinel));
+
 /* A loopback port nobody listens on right now. */
 int check_free_port(void);
 

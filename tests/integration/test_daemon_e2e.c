@@ -75,17 +75,10 @@ daemon_status(void)
 static int64_t
 queue_watch_of(const char *engine)
 {
-	char cmd[4096], *out = NULL;
-	const char *p;
-	long long id = 0;
+	char args[256];
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch %s", ctl, engine);
-	CHECK_INT(check_run(cmd, &out), 0);
-	if (out && (p = strstr(out, "as job ")) != NULL)
-		id = strtoll(p + 7, NULL, 10);
-	free(out);
-	CHECK(id > 0);
-	return id;
+	snprintf(args, sizeof(args), "-c d.conf watch %s", engine);
+	return check_ctl_job(ctl, args);
 }
 
 static int64_t

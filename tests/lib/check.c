@@ -252,6 +252,22 @@ check_ctl_says(const char *ctl, const char *args, int status, ...)
 	free(out);
 }
 
+int64_t
+check_ctl_job(const char *ctl, const char *args)
+{
+	char cmd[4096], *out = NULL;
+	const char *p;
+	long long id = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", ctl, args);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out && (p = strstr(out, "as job ")) != NULL)
+		id = strtoll(p + 7, NULL, 10);
+	free(out);
+	CHECK(id > 0);
+	return id;
+}
+
 double
 check_now_s(void)
 {

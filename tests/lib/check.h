@@ -147,6 +147,10 @@ int check_ctl_run(const char *ctl, const char *args, char **out);
 void check_ctl_says(const char *ctl, const char *args, int status, ...)
     __attribute__((sentinel));
 
+/* Run `ctl args` that queues a job on the daemon ("... as job N") and
+ * check that it exits with 0 and names the job; its number, or 0. */
+int64_t check_ctl_job(const char *ctl, const char *args);
+
 /* A loopback port nobody listens on right now. */
 int check_free_port(void);
 

@@ -482,6 +482,26 @@ check_count_colour(const struct check_image *im, int r, int g, int b,
 }
 
 int
+check_screenshot_read(const char *png, struct check_image *im, long *ink,
+    long *total)
+{
+	char cmd[4200], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "pngtopnm %s >shot.ppm", png);
+	CHECK_INT(check_run(cmd, &out), 0);
+	free(out);
+	if (check_read_ppm("shot.ppm", im) < 0) {
+		CHECK(!"the screenshot is not a readable image");
+		return -1;
+	}
+	*total = (long)im->w * im->h;
+	*ink = *total - check_count_colour(im, 255, 255, 255, 8);
+	CHECK(*ink > *total / 50);
+	CHECK(*ink < *total * 9 / 10);
+	return 0;
+}
+
+int
 check_free_port(void)
 {
 	struct sockaddr_in a;

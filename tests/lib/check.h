@@ -192,6 +192,15 @@ long check_count_colour(const struct check_image *im, int r, int g, int b,
     int tol);
 
 /*
+ * The screenshot png, through pngtopnm as shot.ppm, into *im, its ink
+ * (the pixels that are not white) checked to be well above a blank
+ * page's none and well below a page painted over: 0 with *ink and
+ * *total (w * h) set, or -1 after a failed check.
+ */
+int check_screenshot_read(const char *png, struct check_image *im,
+    long *ink, long *total);
+
+/*
  * Whether the program tool is on the PATH: 1, or 0 after a failed check
  * that names the Debian package it comes in (scripts/deps.sh installs
  * the packages the tests need), so a missing program reads as what to

@@ -332,6 +332,17 @@ check_xpath(const char *file, const char *expr)
 	return out;
 }
 
+void
+check_xpath_is(const char *file, const char *expr, const char *want)
+{
+	char *got = check_xpath(file, expr);
+
+	CHECK_STR(got, want);
+	if (got == NULL || strcmp(got, want) != 0)
+		fprintf(stderr, "  (XPath %s on %s)\n", expr, file);
+	free(got);
+}
+
 int
 check_tool(const char *tool, const char *package)
 {

@@ -172,6 +172,9 @@ int check_http_port(const char *log);
 /* xmllint's answer to an XPath expression on the page in file, its first
  * line (malloced), or NULL when xmllint fails. */
 char *check_xpath(const char *file, const char *expr);
+/* Check that check_xpath() answers expr on file with want; a failure
+ * names expr. */
+void check_xpath_is(const char *file, const char *expr, const char *want);
 
 /* GET path from 127.0.0.1:port with curl into file: the HTTP status, or
  * -1 (with curl's words on stderr). */

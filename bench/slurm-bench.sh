@@ -14,6 +14,7 @@
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/demo-lib.sh"
 build=$(cd "${1:-build}" && pwd)
 range=${RANGE:-0.2.0..0.2.6}
 runs=${RUNS:-3}
@@ -57,16 +58,8 @@ conf() {	# $1: folder, $2: local or slurm
 	exclusive = no
 CONF
 		for e in $engines; do
-			cat <<CONF
-[engine "$e"]
-	source = dir:$build/demo/releases
-	asset = basert-{version}.tar.gz
-	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
-	parser = llama-bench
-	prompts = 128,512
-	gen = 16
-	timeout = 1m
-CONF
+			demo_engine "$e" "$build"
+			echo "	timeout = 1m"
 			[ "$2" = local ] || echo "	runner = slurm"
 		done
 	} > "$1/bench.conf"

@@ -107,6 +107,16 @@ open_store(void)
 	return check_daemon_store(dir);
 }
 
+/* Stop the daemon and the server; the daemon's log (malloced). */
+static char *
+stop_all(pid_t pid, struct testserver *ts)
+{
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(ts);
+	return check_read_file("daemon.log");
+}
+
 /* Files N.json the webhook sink stored. */
 static int
 count_hooks(const char *root)
@@ -294,10 +304,7 @@ test_watch_alert(void)
 	CHECK_INT(n, 3);
 	json_decref(st);
 
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	testserver_stop(&ts);
-	log = check_read_file("daemon.log");
+	log = stop_all(pid, &ts);
 	CHECK_CONTAINS(log, "regression 0.2.3..0.2.4");
 	free(log);
 	fprintf(stderr, "watch and alert: %.1f s\n", check_now_s() - t0);
@@ -391,16 +398,6 @@ only_hook(const struct testserver *ts)
 	hook = check_hook(ts->root, 1);
 	CHECK(hook != NULL);
 	return hook;
-}
-
-/* Stop the daemon and the server; the daemon's log (malloced). */
-static char *
-stop_all(pid_t pid, struct testserver *ts)
-{
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	testserver_stop(ts);
-	return check_read_file("daemon.log");
 }
 
 static const char *

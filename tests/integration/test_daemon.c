@@ -267,8 +267,8 @@ reload_seen(int failed)
 static void
 test_control(void)
 {
-	/* Requests the daemon refuses and what its answer says; NULL bytes:
-	 * one longer than a request may be. */
+	/* Requests the daemon refuses and what its answer says; bytes NULL
+	 * stands for big, longer than a request may be. */
 	static const struct {
 		const char *bytes, *answer;
 	} refused[] = {

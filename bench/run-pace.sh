@@ -13,6 +13,7 @@
 # Needs: the build's bisectd/bisectctl, demo/ (the demo target) and jq.
 set -eu
 
+. "$(dirname "$0")/demo-lib.sh"
 build=$(cd "${1:-build}" && pwd)
 runs=${RUNS:-40}
 max_wait=${MAX_WAIT:-0s}
@@ -28,7 +29,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
 conf() {	# $1: max-busy
-	cat > "$tmp/pace.conf" <<CONF
+	{
+		cat <<CONF
 [bisectd]
 	database = pace.db
 	cache = cache
@@ -36,16 +38,10 @@ conf() {	# $1: max-busy
 	max-wait = $max_wait
 [weights "demo"]
 	path = $build/demo/weights.bin
-[engine "basert"]
-	source = dir:$build/demo/releases
-	asset = basert-{version}.tar.gz
-	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
-	parser = llama-bench
-	prompts = 128,512
-	gen = 16
-	warmup = 0
-	timeout = 1m
 CONF
+		demo_engine basert "$build/demo/releases"
+		printf '\twarmup = 0\n\ttimeout = 1m\n'
+	} > "$tmp/pace.conf"
 }
 
 bench() {	# $1: reps; prints the wall ms the command took

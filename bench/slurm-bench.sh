@@ -22,6 +22,7 @@
 set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
+. "$src/bench/demo-lib.sh"
 build=$(cd "${1:-build}" && pwd)
 range=${RANGE:-0.2.0..0.2.6}
 runs=${RUNS:-3}
@@ -64,19 +65,6 @@ cp "$build/demo/weights.bin" "$tmp/weights2.bin"
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 engines="e1 e2 e3 e4"
 
-engine() {	# $1: its name
-	cat <<CONF
-[engine "$1"]
-	source = dir:$releases
-	asset = basert-{version}.tar.gz
-	command = {bin}/bin/fake-engine -m {weights} -p {prompt} -n {gen} -t 1 -r 1 -o json
-	parser = llama-bench
-	prompts = 128,512
-	gen = 16
-	timeout = 1m
-CONF
-}
-
 conf() {	# $1: folder, $2: local or slurm
 	{
 		cat <<CONF
@@ -102,12 +90,14 @@ CONF
 				[ "$2" = local ] || printf '\tspool = spool\n\t%s\n\t%s\n' \
 				    "partition = $c" "max-jobs = 2"
 			done
-			engine fleet
-			printf '\trunner = c1, c2\n\tweights = demo, w2\n'
+			demo_engine fleet "$releases"
+			printf '\ttimeout = 1m\n\trunner = c1, c2\n'
+			printf '\tweights = demo, w2\n'
 			return
 		fi
 		for e in $engines; do
-			engine $e
+			demo_engine "$e" "$releases"
+			echo "	timeout = 1m"
 			[ "$2" = local ] || echo "	runner = slurm"
 		done
 	} > "$1/bench.conf"

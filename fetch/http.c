@@ -798,6 +798,27 @@ set_post(CURL *h, struct curl_slist **list, const char *url,
 	return 0;
 }
 
+/* A transfer of url in mode, its limits from o (max_default when o sets
+ * none), and the handle to run it on; NULL with e set ("cannot verb
+ * '...'") when the URL is refused or libcurl fails. */
+static CURL *
+xfer_open(struct xfer *x, enum xfer_mode mode, const char *url,
+    const struct http_opts *o, uint64_t max_default, const char *verb,
+    struct err *e)
+{
+	CURL *h;
+
+	if (http_global(e) < 0 || check_url(url, o, e) < 0)
+		return NULL;
+	memset(x, 0, sizeof(*x));
+	x->mode = mode;
+	eff_fill(&x->f, o, max_default);
+	hdrs_clear(&x->h);
+	if ((h = curl_easy_init()) == NULL)
+		err_set(e, "cannot %s '%s': libcurl failed", verb, url);
+	return h;
+}
+
 /* GET or POST into memory, retrying transport failures and 5xx. */
 static int
 request_mem(const char *url, const struct http_opts *o, const char *ctype,
@@ -809,14 +830,9 @@ request_mem(const char *url, const struct http_opts *o, const char *ctype,
 	CURL *h;
 	int rc = -1;
 
-	if (http_global(e) < 0 || check_url(url, o, e) < 0)
+	if ((h = xfer_open(&x, X_MEMORY, url, o, MEM_MAX_DEFAULT, "request",
+	    e)) == NULL)
 		return -1;
-	memset(&x, 0, sizeof(x));
-	x.mode = X_MEMORY;
-	eff_fill(&x.f, o, MEM_MAX_DEFAULT);
-	hdrs_clear(&x.h);
-	if ((h = curl_easy_init()) == NULL)
-		return err_set(e, "cannot request '%s': libcurl failed", url);
 	if (xfer_setup(h, &x, url, o, &list, e) < 0)
 		goto out;
 	if (post && set_post(h, &list, url, ctype, body, len, e) < 0)
@@ -876,16 +892,11 @@ http_stream_post(const char *url, const struct http_opts *o,
 	int rc = -1;
 
 	*status = 0;
-	if (http_global(e) < 0 || check_url(url, o, e) < 0)
+	if ((h = xfer_open(&x, X_STREAM, url, o, MEM_MAX_DEFAULT, "request",
+	    e)) == NULL)
 		return -1;
-	memset(&x, 0, sizeof(x));
-	x.mode = X_STREAM;
 	x.fn = fn;
 	x.fn_arg = arg;
-	eff_fill(&x.f, o, MEM_MAX_DEFAULT);
-	xfer_reset(&x);
-	if ((h = curl_easy_init()) == NULL)
-		return err_set(e, "cannot request '%s': libcurl failed", url);
 	if (xfer_setup(h, &x, url, o, &list, e) < 0 ||
 	    set_post(h, &list, url, content_type, body, len, e) < 0)
 		goto out;
@@ -943,16 +954,11 @@ http_download(const char *url, const struct http_opts *o, int fd,
 	ctl->resumed = ctl->restarted = ctl->attempts = 0;
 	ctl->keep_partial = 0;
 	ctl->etag = NULL;
-	if (http_global(e) < 0 || check_url(url, o, e) < 0)
+	if ((h = xfer_open(&x, X_FILE, url, o, FILE_MAX_DEFAULT, "download",
+	    e)) == NULL)
 		return -1;
-	memset(&x, 0, sizeof(x));
-	x.mode = X_FILE;
 	x.fd = fd;
 	x.ctl = ctl;
-	eff_fill(&x.f, o, FILE_MAX_DEFAULT);
-	hdrs_clear(&x.h);
-	if ((h = curl_easy_init()) == NULL)
-		return err_set(e, "cannot download '%s': libcurl failed", url);
 	ctl->etag = http_strong_etag(ctl->if_range);
 	if (xfer_setup(h, &x, url, o, &list, e) < 0)
 		goto out;

@@ -691,6 +691,18 @@ serve_one(struct bench_ctx *b, const struct bench_target *t,
 	return rc;
 }
 
+/* The placeholders' values of target t that every command of eng on it
+ * has: its folder, version, weights and eng's threads. */
+static void
+target_vals(const struct bench_ctx *b, const struct bench_target *t,
+    const struct conf_engine *eng, struct tmpl_vals *v)
+{
+	v->bin = t->dir;
+	v->version = t->version;
+	v->weights = t->weights_path ? t->weights_path : b->weights_path;
+	v->threads = eng->threads;
+}
+
 /* One run of one cell of one target: run, parse, store. */
 static int
 one_run(struct bench_ctx *b, const struct bench_target *t,
@@ -719,17 +731,11 @@ one_run(struct bench_ctx *b, const struct bench_target *t,
 	if (hygiene_watch_run(hw, b->conf->max_busy, b->conf->max_wait_ms,
 	    HYGIENE_WINDOW_MS, on_wait, &wa, &hs, &busy, &pe) < 0)
 		hs.busy = hs.load1 = -1;	/* no /proc/stat: not fatal */
-	v.bin = t->dir;
-	v.version = t->version;
-	v.weights = t->weights_path ? t->weights_path : b->weights_path;
+	target_vals(b, t, eng, &v);
 	v.content = c->content_path ? c->content_path : "";
 	v.prompt = c->prompt;
 	v.gen = c->gen;
-	v.threads = eng->threads;
-	spec.env = (const char *const *)eng->env.v;
-	spec.workdir = eng->workdir;
-	spec.timeout_ms = eng->timeout_ms;
-	spec.memory_max = eng->max_memory;
+	def_child_spec(eng, &spec);
 	spec.stop = b->stop;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);
@@ -850,10 +856,7 @@ hook(struct bench_ctx *b, const struct bench_target *t, int post,
 
 	if (tmpl == NULL)
 		return 0;
-	v.bin = t->dir;
-	v.version = t->version;
-	v.weights = t->weights_path ? t->weights_path : b->weights_path;
-	v.threads = eng->threads;
+	target_vals(b, t, eng, &v);
 	spec.env = (const char *const *)eng->env.v;
 	spec.workdir = eng->workdir;
 	spec.timeout_ms = eng->timeout_ms;

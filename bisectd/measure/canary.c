@@ -95,14 +95,25 @@ parser_text(const struct conf_engine *eng, char *buf, size_t len)
 		    eng->canary_parser));
 }
 
-/* The placeholders' values of a canary run; those of the release are
- * set by the caller.  The first gen length is {gen}. */
+/* The placeholders' values of a canary run but the release's.  The
+ * first gen length is {gen}. */
 static void
 canary_vals(const struct conf_engine *eng, struct tmpl_vals *v)
 {
 	v->prompt = -1;
 	v->gen = eng->ngen ? eng->gen[0] : -1;
 	v->threads = eng->threads;
+}
+
+/* canary_vals() and the release's: its folder, version and weights. */
+static void
+canary_release_vals(const struct conf_engine *eng, const char *dir,
+    const char *version, const char *weights, struct tmpl_vals *v)
+{
+	canary_vals(eng, v);
+	v->bin = dir;
+	v->version = version;
+	v->weights = weights;
 }
 
 int
@@ -115,10 +126,7 @@ canary_command_line(const struct conf_engine *eng, const char *dir,
 
 	if (eng->canary == NULL || eng->canary_prompt == NULL)
 		return err_set(e, "engine %s has no canary", eng->name);
-	canary_vals(eng, &v);
-	v.bin = dir;
-	v.version = version;
-	v.weights = weights;
+	canary_release_vals(eng, dir, version, weights, &v);
 	v.content = eng->canary_prompt;
 	if (def_command_line(eng, eng->canary, "canary", &v, out, e) < 0)
 		return -1;
@@ -309,15 +317,9 @@ canary_once(const struct canary_ctx *k, int64_t release_id,
 	size_t tlen = 0;
 	int rc;
 
-	canary_vals(eng, &v);
-	v.bin = dir;
-	v.version = version;
-	v.weights = k->weights_path;
+	canary_release_vals(eng, dir, version, k->weights_path, &v);
 	v.content = p->path;
-	spec.env = (const char *const *)eng->env.v;
-	spec.workdir = eng->workdir;
-	spec.timeout_ms = eng->timeout_ms;
-	spec.memory_max = eng->max_memory;
+	def_child_spec(eng, &spec);
 	spec.stdin_path = p->path;
 	memset(&run, 0, sizeof(run));
 	run.started = (int64_t)time(NULL);

@@ -102,3 +102,12 @@ def_stored_end(const struct run_result *r, char *detail, size_t len,
 		end->failure_detail = run_describe(r, detail, len);
 	}
 }
+
+void
+def_child_spec(const struct conf_engine *eng, struct child_spec *spec)
+{
+	spec->env = (const char *const *)eng->env.v;
+	spec->workdir = eng->workdir;
+	spec->timeout_ms = eng->timeout_ms;
+	spec->memory_max = eng->max_memory;
+}

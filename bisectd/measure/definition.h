@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 struct buf;
+struct child_spec;
 struct conf_engine;
 struct err;
 struct json_t;
@@ -42,6 +43,10 @@ struct json_t *def_lengths_json(const int *v, size_t n);
 int def_command_line(const struct conf_engine *eng, const char *tmpl,
     const char *key, const struct tmpl_vals *v, struct buf *out,
     struct err *e);
+
+/* Where and how a run of eng (a bench cell, a canary) executes, into
+ * spec: the engine's environment, folder, timeout and memory cap. */
+void def_child_spec(const struct conf_engine *eng, struct child_spec *spec);
 
 /*
  * How the run of r ended, as the store keeps it: the runner's clock, the

@@ -126,11 +126,11 @@ ctl_outcome(long long id)
 }
 
 /* The page as built: the engine's box, the queue, the jobs that ended. */
+#define BOX "//section[@id='engine-basert']"
 static void
 check_dom(const char *dom)
 {
-	static const char box[] = "//section[@id='engine-basert']";
-	char expr[1024], *words, *text;
+	char *words, *text;
 
 	check_xpath_str(dom, "count(//section[@class='engine'])", "1");
 	check_xpath_str(dom, "string(//section[@id='engine-basert']/h2)",
@@ -138,45 +138,38 @@ check_dom(const char *dom)
 	/* The verdict in bisectctl status's words, in its colour. */
 	words = ctl_outcome(1);
 	CHECK(words != NULL);
-	snprintf(expr, sizeof(expr), "string(%s//dt[.='Latest verdict']"
+	check_xpath_str(dom, "string(" BOX "//dt[.='Latest verdict']"
 	    "/following-sibling::dd[1]/span[contains(@class,'regression')])",
-	    box);
-	check_xpath_str(dom, expr, words ? words : "?");
+	    words ? words : "?");
 	CHECK_STR(words, "regression at 0.2.4, per-token, confirmed");
 	free(words);
-	snprintf(expr, sizeof(expr), "string(%s//dt[.='Latest verdict']"
-	    "/following-sibling::dd[1]/a/@href)", box);
-	check_xpath_str(dom, expr, "/report/basert/0.2.0..0.2.6");
+	check_xpath_str(dom, "string(" BOX "//dt[.='Latest verdict']"
+	    "/following-sibling::dd[1]/a/@href)",
+	    "/report/basert/0.2.0..0.2.6");
 	/* The next watch by its schedule, the last alert as text. */
-	snprintf(expr, sizeof(expr), "string(%s//dt[.='Next watch']"
-	    "/following-sibling::dd[1])", box);
-	text = xpath(dom, expr);
+	text = xpath(dom, "string(" BOX "//dt[.='Next watch']"
+	    "/following-sibling::dd[1])");
 	CHECK_CONTAINS(text, " (in ");
 	CHECK_CONTAINS(text, "schedule 30 2 * * *");
 	free(text);
-	snprintf(expr, sizeof(expr), "string(%s//dt[.='Last alert']"
-	    "/following-sibling::dd[1])", box);
-	text = xpath(dom, expr);
+	text = xpath(dom, "string(" BOX "//dt[.='Last alert']"
+	    "/following-sibling::dd[1])");
 	CHECK_CONTAINS(text, "3.5x slower per token "
 	    "<script>alert(1)</script> \\x1b[31m");
 	free(text);
 	check_xpath_str(dom, "count(//script)", "0");
-	snprintf(expr, sizeof(expr), "string(%s//dt[.='Last alert']"
-	    "/following-sibling::dd[1]/a/@href)", box);
-	check_xpath_str(dom, expr, "/report/basert/0.2.3..0.2.4");
-	snprintf(expr, sizeof(expr), "count(%s//ul[@class='reports']/li/a"
-	    "[@href='/report/basert/0.2.0..0.2.6'])", box);
-	check_xpath_str(dom, expr, "1");
+	check_xpath_str(dom, "string(" BOX "//dt[.='Last alert']"
+	    "/following-sibling::dd[1]/a/@href)",
+	    "/report/basert/0.2.3..0.2.4");
+	check_xpath_str(dom, "count(" BOX "//ul[@class='reports']/li/a"
+	    "[@href='/report/basert/0.2.0..0.2.6'])", "1");
 	/* A dot per release for each figure: all seven are benched. */
-	snprintf(expr, sizeof(expr), "count(%s//figure[@class='trend']"
-	    "//*[local-name()='circle'][@class='dot-pp'])", box);
-	check_xpath_str(dom, expr, "7");
-	snprintf(expr, sizeof(expr), "count(%s//figure[@class='trend']"
-	    "//*[local-name()='circle'][@class='dot-tg'])", box);
-	check_xpath_str(dom, expr, "7");
-	snprintf(expr, sizeof(expr), "string(%s//figure[@class='trend']"
-	    "//*[local-name()='circle'][@class='dot-pp'][5]/*)", box);
-	text = xpath(dom, expr);
+	check_xpath_str(dom, "count(" BOX "//figure[@class='trend']"
+	    "//*[local-name()='circle'][@class='dot-pp'])", "7");
+	check_xpath_str(dom, "count(" BOX "//figure[@class='trend']"
+	    "//*[local-name()='circle'][@class='dot-tg'])", "7");
+	text = xpath(dom, "string(" BOX "//figure[@class='trend']"
+	    "//*[local-name()='circle'][@class='dot-pp'][5]/*)");
 	CHECK_CONTAINS(text, "0.2.4: prefill per-token cost ");
 	free(text);
 
@@ -199,20 +192,11 @@ check_dom(const char *dom)
 static void
 check_screenshot(const char *png)
 {
-	char cmd[8192];
 	struct check_image im;
 	long ink, total, blue, amber, pink;
 
-	snprintf(cmd, sizeof(cmd), "pngtopnm %s >shot.ppm", png);
-	CHECK_INT(check_run(cmd, NULL), 0);
-	if (check_read_ppm("shot.ppm", &im) < 0) {
-		CHECK(!"the screenshot is not a readable image");
+	if (check_screenshot_read(png, &im, &ink, &total) < 0)
 		return;
-	}
-	total = (long)im.w * im.h;
-	ink = total - check_count_colour(&im, 255, 255, 255, 8);
-	CHECK(ink > total / 50);
-	CHECK(ink < total * 9 / 10);
 	/* The prefill line and dots, the decode line and dots, the
 	 * regression's background: each a few hundred pixels at least. */
 	blue = check_count_colour(&im, 0x1f, 0x5f, 0xa8, 40);

@@ -266,7 +266,7 @@ test_interleaved(void)
 static void
 test_formats(void)
 {
-	char *out = NULL, *v;
+	char *out = NULL;
 
 	if (measured() == NULL)
 		return;
@@ -304,25 +304,17 @@ test_formats(void)
 	free(out);
 	CHECK_INT(check_ctl_run(ctl_conf, "compare cmpa cmpb cmpc --reps 1 "
 	    "--format html >league.html", NULL), 0);
-	v = check_xpath("league.html", "count(//*[local-name()=\"table\" and "
+	check_xpath_is("league.html", "count(//*[local-name()=\"table\" and "
 	    "@id=\"league\"]//*[local-name()=\"tbody\"]/*[local-name()="
-	    "\"tr\"])");
-	CHECK_STR(v, "3");
-	free(v);
-	v = check_xpath("league.html", "string(//*[local-name()=\"tr\" and "
-	    "@class=\"other-weights\"]/*[@class=\"engine\"])");
-	CHECK_STR(v, "cmpc 1.0.0");
-	free(v);
+	    "\"tr\"])", "3");
+	check_xpath_is("league.html", "string(//*[local-name()=\"tr\" and "
+	    "@class=\"other-weights\"]/*[@class=\"engine\"])", "cmpc 1.0.0");
 	/* A bar with an error bar per engine, prefill and decode. */
-	v = check_xpath("league.html", "count(//*[local-name()=\"svg\" and "
-	    "@id=\"prefill-bars\"]//*[local-name()=\"rect\"])");
-	CHECK_STR(v, "3");
-	free(v);
-	v = check_xpath("league.html", "count(//*[local-name()=\"svg\" and "
+	check_xpath_is("league.html", "count(//*[local-name()=\"svg\" and "
+	    "@id=\"prefill-bars\"]//*[local-name()=\"rect\"])", "3");
+	check_xpath_is("league.html", "count(//*[local-name()=\"svg\" and "
 	    "@id=\"decode-bars\"]//*[local-name()=\"path\" and "
-	    "@class=\"ci\"])");
-	CHECK_STR(v, "3");
-	free(v);
+	    "@class=\"ci\"])", "3");
 }
 
 /* A CV above max-cv is warned of beside the figure, with the figure. */

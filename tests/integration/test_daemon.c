@@ -99,14 +99,10 @@ job_becomes(int64_t id, const char *want, int tries, int ms, int *code)
 static void
 cancel_says(int64_t id, int status, const char *want)
 {
-	char cmd[4200], *out = NULL;
+	char args[64];
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf cancel %lld", ctl,
-	    (long long)id);
-	CHECK_INT(check_run(cmd, &out), status);
-	if (want != NULL)
-		CHECK_CONTAINS(out, want);
-	free(out);
+	snprintf(args, sizeof(args), "-c d.conf cancel %lld", (long long)id);
+	check_ctl_says(ctl, args, status, want, NULL);
 }
 
 static int64_t
@@ -271,6 +267,17 @@ reload_seen(int failed)
 static void
 test_control(void)
 {
+	/* Requests the daemon refuses and what its answer says; bytes NULL
+	 * stands for big, longer than a request may be. */
+	static const struct {
+		const char *bytes, *answer;
+	} refused[] = {
+		{ NULL, "longer than" },
+		{ "bogus\n", "unknown request" },
+		{ "cancel 12x\n", "expected a job number" },
+		{ "status", "truncated" },
+		{ "wake\nwake\n", "\"ok\":false" },
+	};
 	struct benchlock lock = BENCHLOCK_INIT;
 	struct err e = ERR_INIT;
 	char path[4200], buf[64], *out = NULL, *log, *r, big[300];
@@ -303,21 +310,14 @@ test_control(void)
 
 	/* Malformed and oversized requests are refused; it keeps serving. */
 	memset(big, 'x', sizeof(big));
-	r = raw_request(big, sizeof(big));
-	CHECK_CONTAINS(r, "longer than");
-	free(r);
-	r = raw_request("bogus\n", 6);
-	CHECK_CONTAINS(r, "unknown request");
-	free(r);
-	r = raw_request("cancel 12x\n", 11);
-	CHECK_CONTAINS(r, "expected a job number");
-	free(r);
-	r = raw_request("status", 6);
-	CHECK_CONTAINS(r, "truncated");
-	free(r);
-	r = raw_request("wake\nwake\n", 10);
-	CHECK_CONTAINS(r, "\"ok\":false");
-	free(r);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *bytes = refused[i].bytes ? refused[i].bytes : big;
+
+		r = raw_request(bytes, refused[i].bytes ? strlen(bytes) :
+		    sizeof(big));
+		CHECK_CONTAINS(r, refused[i].answer);
+		free(r);
+	}
 	st = status();
 	CHECK(st != NULL);
 	json_decref(st);
@@ -371,20 +371,13 @@ test_control(void)
 	CHECK(json_integer_value(json_object_get(json_object_get(st,
 	    "reload_failed"), "at")) > 0);
 	json_decref(st);
-	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(path, &out), 0);
-	CHECK_CONTAINS(out, "warning: d.conf:15: engine.basert.parser");
-	CHECK_CONTAINS(out, "daemon: running");
-	CHECK_CONTAINS(out, "last reload failed at ");
-	CHECK_CONTAINS(out, ": d.conf:15: engine.basert.parser: invalid "
-	    "escape");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0,
+	    "warning: d.conf:15: engine.basert.parser", "daemon: running",
+	    "last reload failed at ",
+	    ": d.conf:15: engine.basert.parser: invalid escape", NULL);
 	snprintf(path, sizeof(path), "%s -c d.conf alerts", ctl);
 	CHECK_INT(check_run(path, NULL), 0);
-	snprintf(path, sizeof(path), "%s -c d.conf cancel 999", ctl);
-	CHECK_INT(check_run(path, &out), 1);
-	CHECK_CONTAINS(out, "no job 999");
-	free(out);
+	cancel_says(999, 1, "no job 999");
 	/* A command that needs the engines refuses the broken file. */
 	snprintf(path, sizeof(path), "%s -c d.conf versions basert", ctl);
 	CHECK_INT(check_run(path, NULL), 2);
@@ -399,16 +392,10 @@ test_control(void)
 	json_decref(st);
 
 	/* bisectctl status through the socket. */
-	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(path, &out), 0);
-	CHECK_CONTAINS(out, "daemon: running");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0, "daemon: running", NULL);
 
 	test_idle_clients_and_flood(pid);
-	snprintf(path, sizeof(path), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(path, &out), 0);
-	CHECK_CONTAINS(out, "not running");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0, "not running", NULL);
 }
 
 /* Wait until the running job has stored some runs (progress shown). */
@@ -468,12 +455,10 @@ test_crash_resume(void)
 	CHECK_STR(job_state(id, buf, sizeof(buf), NULL), "running");
 	/* What a user sees meanwhile: the socket left behind, the job
 	 * interrupted (not "running"), to resume at the next start. */
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "daemon: not running (stale socket at ");
-	CHECK_CONTAINS(out, " bisect  basert     interrupted ");
-	CHECK_CONTAINS(out, "interrupted jobs resume when the daemon starts");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0,
+	    "daemon: not running (stale socket at ",
+	    " bisect  basert     interrupted ",
+	    "interrupted jobs resume when the daemon starts", NULL);
 
 	/* Restart: the job is recovered and the bisect finishes.  Its
 	 * progress counts warm-ups out of the warm-ups (one), and the
@@ -517,11 +502,8 @@ test_crash_resume(void)
 	CHECK_INT(code, 3);
 	/* The finished job's verdict in words; then a watch shows its
 	 * progress as a bisect does (cancelled once it has). */
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "0.2.0..0.2.6: regression at 0.2.4, ");
-	CHECK_CONTAINS(out, ", confirmed");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0,
+	    "0.2.0..0.2.6: regression at 0.2.4, ", ", confirmed", NULL);
 	wid = enqueue("watch", "{}");
 	free(raw_request("wake\n", 5));
 	CHECK(wait_progress(1));

@@ -89,22 +89,15 @@ daemon_up(void)
 static int
 watch_cycle(double timeout_s)
 {
-	char cmd[4096], *out = NULL, state[32] = "";
-	const char *p;
-	long long id = 0;
+	char state[32] = "";
+	int64_t id = check_ctl_job(ctl, "-c d.conf watch gen");
 	int code = -1;
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch gen", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	if (out && (p = strstr(out, "as job ")) != NULL)
-		id = strtoll(p + 7, NULL, 10);
-	free(out);
-	CHECK(id > 0);
 	if (strcmp(check_job_wait(dir, id, timeout_s, state, sizeof(state),
 	    &code), "done") == 0)
 		return code;
-	fprintf(stderr, "watch job %lld: %s after %.0f s\n", id, state,
-	    timeout_s);
+	fprintf(stderr, "watch job %lld: %s after %.0f s\n", (long long)id,
+	    state, timeout_s);
 	return -1;
 }
 

@@ -55,6 +55,20 @@ write_config(const char *engines, const char *extra)
 	check_write_file("d.conf", text);
 }
 
+/* write_config() of two engines, basert on source_a and other on
+ * source_b (ENGINE_FMT's keys). */
+static void
+write_config_two(const char *source_a, const char *source_b,
+    const char *extra)
+{
+	char a[2048], b[2048], eng[4096];
+
+	snprintf(a, sizeof(a), ENGINE_FMT, "basert", source_a);
+	snprintf(b, sizeof(b), ENGINE_FMT, "other", source_b);
+	snprintf(eng, sizeof(eng), "%s%s", a, b);
+	write_config(eng, extra);
+}
+
 /* The daemon's status through bisectctl, once it answers (20 s). */
 static json_t *
 daemon_status(void)
@@ -75,17 +89,10 @@ daemon_status(void)
 static int64_t
 queue_watch_of(const char *engine)
 {
-	char cmd[4096], *out = NULL;
-	const char *p;
-	long long id = 0;
+	char args[256];
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch %s", ctl, engine);
-	CHECK_INT(check_run(cmd, &out), 0);
-	if (out && (p = strstr(out, "as job ")) != NULL)
-		id = strtoll(p + 7, NULL, 10);
-	free(out);
-	CHECK(id > 0);
-	return id;
+	snprintf(args, sizeof(args), "-c d.conf watch %s", engine);
+	return check_ctl_job(ctl, args);
 }
 
 static int64_t
@@ -98,6 +105,16 @@ static struct store *
 open_store(void)
 {
 	return check_daemon_store(dir);
+}
+
+/* Stop the daemon and the server; the daemon's log (malloced). */
+static char *
+stop_all(pid_t pid, struct testserver *ts)
+{
+	kill(pid, SIGTERM);
+	CHECK_INT(check_wait_exit(pid, 30), 0);
+	testserver_stop(ts);
+	return check_read_file("daemon.log");
 }
 
 /* Files N.json the webhook sink stored. */
@@ -287,10 +304,7 @@ test_watch_alert(void)
 	CHECK_INT(n, 3);
 	json_decref(st);
 
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	testserver_stop(&ts);
-	log = check_read_file("daemon.log");
+	log = stop_all(pid, &ts);
 	CHECK_CONTAINS(log, "regression 0.2.3..0.2.4");
 	free(log);
 	fprintf(stderr, "watch and alert: %.1f s\n", check_now_s() - t0);
@@ -386,16 +400,6 @@ only_hook(const struct testserver *ts)
 	return hook;
 }
 
-/* Stop the daemon and the server; the daemon's log (malloced). */
-static char *
-stop_all(pid_t pid, struct testserver *ts)
-{
-	kill(pid, SIGTERM);
-	CHECK_INT(check_wait_exit(pid, 30), 0);
-	testserver_stop(ts);
-	return check_read_file("daemon.log");
-}
-
 static const char *
 hook_str(const json_t *hook, const char *key)
 {
@@ -434,6 +438,25 @@ test_watch_decode(void)
 }
 
 /*
+ * The opening of the history cases: name's releases 1.0.0 to 1.0.18
+ * benched, the daemon started and a watch of name ended with no
+ * regression between its ends; the daemon's pid, or -1 when the server
+ * does not start.
+ */
+static pid_t
+history_watched(const char *name, struct testserver *ts)
+{
+	pid_t pid;
+
+	if (fake_watched(name, 20, 18, ts) < 0)
+		return -1;
+	bench_each(name, 18);
+	pid = start_daemon();
+	watch_ends(name, 0);
+	return pid;
+}
+
+/*
  * The history through a running daemon: releases 50% dearer per prompt
  * token from 1.0.6 to 1.0.10 (tests/releases/bump-*), all benched.  A
  * watch of the newest, 1.0.18, finds no regression between its ends,
@@ -450,11 +473,8 @@ test_watch_history(void)
 	json_t *hook;
 	pid_t pid;
 
-	if (fake_watched("bump", 20, 18, &ts) < 0)
+	if ((pid = history_watched("bump", &ts)) < 0)
 		return;
-	bench_each("bump", 18);
-	pid = start_daemon();
-	watch_ends("bump", 0);
 	hook = only_hook(&ts);
 	CHECK_STR(hook_str(hook, "kind"), "history");
 	CHECK_STR(hook_str(hook, "metric"), "per-token");
@@ -495,11 +515,8 @@ test_history_below_threshold(void)
 	char *log;
 	pid_t pid;
 
-	if (fake_watched("nudge", 20, 18, &ts) < 0)
+	if ((pid = history_watched("nudge", &ts)) < 0)
 		return;
-	bench_each("nudge", 18);
-	pid = start_daemon();
-	watch_ends("nudge", 0);
 	check_sleep_ms(1000);
 	CHECK_INT(count_hooks(ts.root), 0);
 	log = stop_all(pid, &ts);
@@ -552,12 +569,33 @@ restart(pid_t pid, const char *logged)
 	return pid;
 }
 
+/* The first job store_job_list() gives from s (NULL: none), the next to
+ * run or else the last to end: its number, or 0, and its arguments into
+ * args when args is not NULL. */
+static int64_t
+first_job(struct store *s, char *args, size_t len)
+{
+	struct store_jobs jobs;
+	struct err e = ERR_INIT;
+	int64_t id = 0;
+
+	if (s == NULL || store_job_list(s, 10, &jobs, &e) < 0)
+		return 0;
+	if (jobs.n > 0) {
+		id = jobs.v[0].id;
+		if (args != NULL)
+			snprintf(args, len, "%s", jobs.v[0].args ?
+			    jobs.v[0].args : "");
+	}
+	store_jobs_release(&jobs);
+	return id;
+}
+
 static void
 test_missed_schedule(void)
 {
-	char eng[8192], a[2048], b[2048], src[1024], cron[64], buf[64];
+	char src[1024], cron[64], buf[64];
 	char cmd[4200];
-	struct store_jobs jobs;
 	struct err e = ERR_INIT;
 	struct store *s;
 	struct tm tm;
@@ -577,10 +615,7 @@ test_missed_schedule(void)
 	/* One release: the watch only notes it, nothing to benchmark. */
 	snprintf(src, sizeof(src), "\tsource = dir:%s/rel\n\tschedule = %s\n",
 	    dir, cron);
-	snprintf(a, sizeof(a), ENGINE_FMT, "basert", src);
-	snprintf(b, sizeof(b), ENGINE_FMT, "other", src);
-	snprintf(eng, sizeof(eng), "%s%s", a, b);
-	write_config(eng, "");
+	write_config_two(src, src, "");
 
 	/* basert last fired three days ago: three nights missed.  "other"
 	 * never fired: it starts counting at start-up. */
@@ -597,11 +632,7 @@ test_missed_schedule(void)
 	CHECK_INT(count_watches("basert"), 1);
 	CHECK_INT(count_watches("other"), 0);
 	s = open_store();
-	if (s && store_job_list(s, 10, &jobs, &e) == 0) {
-		if (jobs.n > 0)
-			id = jobs.v[0].id;
-		store_jobs_release(&jobs);
-	}
+	id = first_job(s, NULL, 0);
 	if (s) {
 		CHECK_INT(store_schedule_last(s, "engine:basert", &last, &e),
 		    0);
@@ -632,10 +663,8 @@ test_missed_schedule(void)
 static void
 test_compare_schedule(void)
 {
-	char eng[8192], a[2048], b[2048], sa[1024], sb[1024], buf[64];
-	char cmd[4200], *out = NULL;
-	struct store_jobs jobs;
-	struct err e = ERR_INIT;
+	char sa[1024], sb[1024], buf[64], args[64] = "";
+	char cmd[4200];
 	struct store *s;
 	int64_t id = 0;
 	pid_t pid;
@@ -647,34 +676,23 @@ test_compare_schedule(void)
 	CHECK_INT(check_run(cmd, NULL), 0);
 	snprintf(sa, sizeof(sa), "\tsource = dir:%s/ra\n", dir);
 	snprintf(sb, sizeof(sb), "\tsource = dir:%s/rb\n", dir);
-	snprintf(a, sizeof(a), ENGINE_FMT, "basert", sa);
-	snprintf(b, sizeof(b), ENGINE_FMT, "other", sb);
-	snprintf(eng, sizeof(eng), "%s%s", a, b);
-	write_config(eng, "[compare \"m\"]\n\tengines = basert, other\n"
+	write_config_two(sa, sb, "[compare \"m\"]\n\tengines = basert, other\n"
 	    "\tevery = 7d\n");
 
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon.log");
 	json_decref(daemon_status());
 	CHECK_INT(count_watches("basert"), 1);
 	s = open_store();
-	if (s && store_job_list(s, 10, &jobs, &e) == 0) {
-		if (jobs.n > 0) {
-			id = jobs.v[0].id;
-			CHECK_STR(jobs.v[0].args, "{\"compare\":\"m\"}");
-		}
-		store_jobs_release(&jobs);
-	}
+	id = first_job(s, args, sizeof(args));
 	store_close(s);
 	CHECK(id > 0);
+	CHECK_STR(args, "{\"compare\":\"m\"}");
 	CHECK_STR(check_job_wait(dir, id, 120, buf, sizeof(buf), &code),
 	    "done");
 	CHECK_INT(code, 0);
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "compare check m");
-	CHECK_CONTAINS(out, "the same leaders (or none apart from the rest)");
-	CHECK_CONTAINS(out, "  compare m ");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0, "compare check m",
+	    "the same leaders (or none apart from the rest)", "  compare m ",
+	    NULL);
 	/* Checked: a restart queues nothing more. */
 	pid = restart(pid, "compare: queued the compare check m as job ");
 	CHECK_INT(count_watches("basert"), 1);

@@ -140,35 +140,39 @@ raw(const char *bytes)
 static void
 bad_requests(void)
 {
+	/* A request, the status line of its answer, what else the answer
+	 * has and lacks (NULL: not looked at). */
+	static const struct {
+		const char *bytes, *status, *has, *lacks;
+	} refused[] = {
+		{ "GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n",
+		    "HTTP/1.1 400", NULL, NULL },
+		{ "GET / HTTP/9.9\r\nHost: x\r\n\r\n", "HTTP/1.1 505", NULL,
+		    NULL },
+		{ "POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 2"
+		    "\r\n\r\n{}", "HTTP/1.1 405", "Allow: GET, HEAD", NULL },
+		{ "DELETE / HTTP/1.1\r\nHost: x\r\n\r\n", "HTTP/1.1 405", NULL,
+		    NULL },
+		{ "GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+		    "\r\n", "HTTP/1.1 413", NULL, NULL },
+		{ "HEAD /api/status HTTP/1.1\r\nHost: x\r\nConnection: close"
+		    "\r\n\r\n", "HTTP/1.1 200", NULL, "\"daemon\"" },
+	};
 	static char big[40000];
 	char *r;
 
 	r = raw("GARBAGE\r\n\r\n");
 	CHECK(r != NULL && strstr(r, " 200 ") == NULL);
 	free(r);
-	r = raw("GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n");
-	CHECK_CONTAINS(r, "HTTP/1.1 400");
-	free(r);
-	r = raw("GET / HTTP/9.9\r\nHost: x\r\n\r\n");
-	CHECK_CONTAINS(r, "HTTP/1.1 505");
-	free(r);
-	r = raw("POST /api/status HTTP/1.1\r\nHost: x\r\nContent-Length: 2"
-	    "\r\n\r\n{}");
-	CHECK_CONTAINS(r, "HTTP/1.1 405");
-	CHECK_CONTAINS(r, "Allow: GET, HEAD");
-	free(r);
-	r = raw("DELETE / HTTP/1.1\r\nHost: x\r\n\r\n");
-	CHECK_CONTAINS(r, "HTTP/1.1 405");
-	free(r);
-	r = raw("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
-	    "\r\n");
-	CHECK_CONTAINS(r, "HTTP/1.1 413");
-	free(r);
-	r = raw("HEAD /api/status HTTP/1.1\r\nHost: x\r\nConnection: close"
-	    "\r\n\r\n");
-	CHECK_CONTAINS(r, "HTTP/1.1 200");
-	CHECK(r != NULL && strstr(r, "\"daemon\"") == NULL);
-	free(r);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		r = raw(refused[i].bytes);
+		CHECK_CONTAINS(r, refused[i].status);
+		if (refused[i].has != NULL)
+			CHECK_CONTAINS(r, refused[i].has);
+		if (refused[i].lacks != NULL)
+			CHECK(r != NULL && strstr(r, refused[i].lacks) == NULL);
+		free(r);
+	}
 	/* A request line and headers past 16 KiB. */
 	snprintf(big, sizeof(big), "GET /");
 	memset(big + 5, 'a', 30000);
@@ -332,7 +336,6 @@ static void
 running_args(void)
 {
 	json_t *o, *d, *j;
-	char *out = NULL, cmd[4096];
 
 	CHECK_INT(get("/api/status", "running.json"), 200);
 	o = json_load_file("running.json", 0, NULL);
@@ -346,10 +349,8 @@ running_args(void)
 	j = json_array_get(json_object_get(o, "jobs"), 0);
 	CHECK(json_is_object(json_object_get(j, "args")));
 	json_decref(o);
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "running: job 1, bisect basert 0.2.0..0.2.6, for ");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0,
+	    "running: job 1, bisect basert 0.2.0..0.2.6, for ", NULL);
 }
 
 /* The status page once the bisect ended: the engine's verdict in the
@@ -358,7 +359,7 @@ running_args(void)
 static void
 finished_page(const char *file)
 {
-	char *page = check_read_file(file), *out = NULL, cmd[4096];
+	char *page = check_read_file(file), cmd[4096];
 
 	CHECK_CONTAINS(page, "<section class=\"engine\" id=\"engine-basert\">");
 	CHECK_CONTAINS(page, "<dt>Latest verdict</dt><dd><span class=\"status "
@@ -380,11 +381,9 @@ finished_page(const char *file)
 	CHECK(page && strstr(page, "<script") == NULL);
 	free(page);
 	/* The same words as bisectctl status. */
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf status", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	CHECK_CONTAINS(out, "0.2.0..0.2.6: regression at 0.2.4, per-token, "
-	    "confirmed");
-	free(out);
+	check_ctl_says(ctl, "-c d.conf status", 0,
+	    "0.2.0..0.2.6: regression at 0.2.4, per-token, confirmed",
+	    NULL);
 	snprintf(cmd, sizeof(cmd), "xmllint --noout %s", file);
 	CHECK_INT(check_run(cmd, NULL), 0);
 }

@@ -42,18 +42,11 @@ publish(const struct testserver *ts, const char *const *versions, int n)
 static int
 watch(double timeout_s)
 {
-	char cmd[4096], *out = NULL, want[64];
-	const char *p;
-	long long id = 0;
+	char want[64];
+	int64_t id = check_ctl_job(ctl, "-c d.conf watch eng");
 	double t0 = check_now_s();
 
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf watch eng", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	if (out && (p = strstr(out, "as job ")) != NULL)
-		id = strtoll(p + 7, NULL, 10);
-	free(out);
-	CHECK(id > 0);
-	snprintf(want, sizeof(want), "%lld", id);
+	snprintf(want, sizeof(want), "%lld", (long long)id);
 	while (id > 0 && check_now_s() - t0 < timeout_s) {
 		json_t *st = check_ctl_ok_json(ctl_d, "status", 1), *j;
 		size_t i;
@@ -221,7 +214,7 @@ test_drill_alert(void)
 static void
 test_build_status(void)
 {
-	char text[4096], cmd[4200], first[41] = "", *good = NULL, *out = NULL;
+	char text[4096], cmd[4200], first[41] = "", *good = NULL;
 	double seen_s = -1;
 	int port, probe = 0, page_ok = 0, text_ok = 0, grew = 0;
 	long long id = 0;
@@ -246,13 +239,7 @@ test_build_status(void)
 	pid = check_start_daemon(daemon_bin, "d.conf", "daemon2.log");
 	port = check_http_port("daemon2.log");
 	CHECK(port > 0);
-	snprintf(cmd, sizeof(cmd), "%s -c d.conf bisect --commits eng "
-	    "v1.0..v2.0", ctl);
-	CHECK_INT(check_run(cmd, &out), 0);
-	if (out && strstr(out, "as job "))
-		id = strtoll(strstr(out, "as job ") + 7, NULL, 10);
-	free(out);
-	CHECK(id > 0);
+	id = check_ctl_job(ctl, "-c d.conf bisect --commits eng v1.0..v2.0");
 
 	/* Until a build for a probe after the ends is seen (2 minutes). */
 	for (int i = 0; i < 1200 && probe < 2; i++) {

@@ -104,6 +104,18 @@ xpath_count(const char *file, const char *expr)
 	return n;
 }
 
+/* bisectctl -c demo.conf report basert 0.2.0..0.2.6, then opts: its exit
+ * status, and its stdout and stderr (malloced) into *out. */
+static int
+demo_report(const char *opts, char **out)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
+	    "0.2.0..0.2.6%s", ctl, opts);
+	return check_run(cmd, out);
+}
+
 #define SVG "*[local-name()=\"svg\"]"
 #define RUN_DOT "*[local-name()=\"circle\" and contains(@class,\"run \")]"
 #define RATIO_CI "*[local-name()=\"path\" and @class=\"ratio-ci\"]"
@@ -278,18 +290,14 @@ test_demo_bisect(void)
 
 	/* The other renderings of the same report. */
 	{
-		char cmd[1024], *out = NULL;
+		char *out = NULL;
 		int lines = 0;
 
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6 --format markdown", ctl);
-		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_INT(demo_report(" --format markdown", &out), 3);
 		CHECK_CONTAINS(out, "| 0.2.4 | measured |");
 		CHECK_CONTAINS(out, "**Verdict: regression**: first bad 0.2.4");
 		free(out);
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6 --format csv", ctl);
-		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_INT(demo_report(" --format csv", &out), 3);
 		CHECK_CONTAINS(out, "engine,version,status,cell,n,tps,");
 		CHECK_CONTAINS(out, "\"basert\",\"0.2.4\",measured,pp512,");
 		CHECK_CONTAINS(out,
@@ -302,9 +310,7 @@ test_demo_bisect(void)
 		 * and the boundary pair) + 3 without */
 		CHECK_INT(lines, 1 + 4 * 3 + 3);
 		free(out);
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6", ctl);
-		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_INT(demo_report("", &out), 3);
 		CHECK_CONTAINS(out, "verdict: regression: first bad 0.2.4, "
 		    "last good 0.2.3");
 		CHECK_CONTAINS(out, "\nconfirmation runs (interleaved with the "
@@ -337,24 +343,20 @@ test_demo_bisect(void)
 		free(out);
 
 		/* Reproduce carries the options that decided the verdict. */
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6 --threshold 20%% --metric per-token", ctl);
-		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_INT(demo_report(" --threshold 20% --metric per-token",
+		    &out), 3);
 		CHECK_CONTAINS(out, "demo.conf bisect --now --metric "
 		    "per-token --threshold 20% basert 0.2.0..0.2.6");
 		CHECK_CONTAINS(out, "demo.conf report --metric per-token "
 		    "--threshold 20% basert 0.2.0..0.2.6");
 		free(out);
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6 --all --threshold 20%%", ctl);
-		check_run(cmd, &out);
+		demo_report(" --all --threshold 20%", &out);
 		CHECK_CONTAINS(out, "report --all --threshold 20% basert");
 		free(out);
 
 		/* For upstream: no local path, what a maintainer asks. */
-		snprintf(cmd, sizeof(cmd), "%s -c demo.conf report basert "
-		    "0.2.0..0.2.6 --format markdown --for-upstream", ctl);
-		CHECK_INT(check_run(cmd, &out), 3);
+		CHECK_INT(demo_report(" --format markdown --for-upstream", &out),
+		    3);
 		CHECK_CONTAINS(out, "- `bisectctl bisect --now basert "
 		    "0.2.0..0.2.6`");
 		CHECK(out && strstr(out, "demo.conf") == NULL);

@@ -63,7 +63,7 @@ static void
 test_step_up_and_down(void)
 {
 	json_t *rep, *h, *s, *cps, *a, *b;
-	char *out = NULL, *x;
+	char *out = NULL;
 	int rc;
 
 	bench_all("bump");
@@ -136,14 +136,10 @@ test_step_up_and_down(void)
 
 	CHECK_INT(check_ctl_run(ctl_conf, "history bump --metric per-token "
 	    "--format html >bump.html", NULL), 3);
-	x = check_xpath("bump.html", "count(//*[local-name()=\"svg\"]/*["
-	    "local-name()=\"line\" and @class=\"change\"])");
-	CHECK_STR(x, "2");
-	free(x);
-	x = check_xpath("bump.html", "count(//*[local-name()=\"svg\"]/*["
-	    "local-name()=\"circle\" and @class=\"metric\"])");
-	CHECK_STR(x, "20");
-	free(x);
+	check_xpath_is("bump.html", "count(//*[local-name()=\"svg\"]/*["
+	    "local-name()=\"line\" and @class=\"change\"])", "2");
+	check_xpath_is("bump.html", "count(//*[local-name()=\"svg\"]/*["
+	    "local-name()=\"circle\" and @class=\"metric\"])", "20");
 
 	/* Usage: a metric that is no series, output, another format. */
 	CHECK_INT(check_ctl_run(ctl_conf, "history bump --metric output",

@@ -109,14 +109,31 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* hygiene_wait_quiet() under limit for max_wait_ms at most, in windows
+ * of window_ms, the callback giving up at its stop-th call (0: never),
+ * calls counted from 0; how long it took, in ms. */
+static int64_t
+timed_wait(double limit, int max_wait_ms, int window_ms, int stop,
+    struct hygiene_sample *s, int *busy)
+{
+	struct err e = ERR_INIT;
+	int64_t t0;
+
+	calls = 0;
+	t0 = now_ms();
+	CHECK_INT(hygiene_wait_quiet(limit, max_wait_ms, window_ms,
+	    count_calls, &stop, s, busy, &e), 0);
+	return now_ms() - t0;
+}
+
 static void
 test_sample_and_wait(void)
 {
 	struct hygiene_sample s;
 	struct err e = ERR_INIT;
 	pid_t pids[64];
-	int n, busy, stop_after;
-	int64_t t0;
+	int n, busy;
+	int64_t took;
 
 	CHECK_INT(hygiene_sample(0, &s, &e), 0);
 	CHECK(s.busy >= 0 && s.busy <= 1);
@@ -130,31 +147,21 @@ test_sample_and_wait(void)
 	CHECK(s.busy >= 0.6);
 
 	/* Too busy for 5%: waits max_wait, then says busy. */
-	calls = 0;
-	stop_after = 0;
-	t0 = now_ms();
-	CHECK_INT(hygiene_wait_quiet(0.05, 600, 150, count_calls,
-	    &stop_after, &s, &busy, &e), 0);
+	took = timed_wait(0.05, 600, 150, 0, &s, &busy);
 	CHECK_INT(busy, 1);
 	CHECK(calls >= 2);
 	CHECK(s.busy >= 0.6);
-	CHECK(now_ms() - t0 >= 600);
-	CHECK(now_ms() - t0 < 5000);
+	CHECK(took >= 600);
+	CHECK(took < 5000);
 
 	/* The callback may give up early. */
-	calls = 0;
-	stop_after = 1;
-	t0 = now_ms();
-	CHECK_INT(hygiene_wait_quiet(0.05, 60000, 150, count_calls,
-	    &stop_after, &s, &busy, &e), 0);
+	took = timed_wait(0.05, 60000, 150, 1, &s, &busy);
 	CHECK_INT(busy, 1);
 	CHECK_INT(calls, 1);
-	CHECK(now_ms() - t0 < 5000);
+	CHECK(took < 5000);
 
 	/* A limit of 100% never waits. */
-	calls = 0;
-	CHECK_INT(hygiene_wait_quiet(1.0, 60000, 100, count_calls,
-	    &stop_after, &s, &busy, &e), 0);
+	(void)timed_wait(1.0, 60000, 100, 1, &s, &busy);
 	CHECK_INT(busy, 0);
 	CHECK_INT(calls, 0);
 	spin_stop(pids, n);

@@ -31,6 +31,33 @@ platform(void)
 	return NULL;
 }
 
+/* bisectctl args exits with status, its stderr saying want. */
+static void
+ctl_says(const char *args, int status, const char *want)
+{
+	char *err;
+
+	CHECK_INT(check_ctl_run(ctl, args, NULL), status);
+	err = check_read_file("stderr.txt");
+	CHECK_CONTAINS(err, want);
+	free(err);
+}
+
+/* What the user runs next on dir/bisectd.conf: check-config passes, and
+ * the versions of llama, refreshed, are listed; the list (malloced). */
+static char *
+next_steps(const char *dir)
+{
+	char args[256], *out = NULL;
+
+	snprintf(args, sizeof(args), "-c %s/bisectd.conf check-config", dir);
+	CHECK_INT(check_ctl_run(ctl, args, NULL), 0);
+	snprintf(args, sizeof(args), "-c %s/bisectd.conf versions llama "
+	    "--refresh", dir);
+	CHECK_INT(check_ctl_run(ctl, args, &out), 0);
+	return out;
+}
+
 /* Three releases b100, b101, b102 of ggml-org/llama.cpp, each with this
  * machine's asset, a macOS one and a Vulkan one; b103 a draft. */
 static void
@@ -102,20 +129,15 @@ test_github(void)
 	CHECK_CONTAINS(before, "allow-http = yes");
 
 	/* What the user runs next works as it is. */
-	CHECK_INT(check_ctl_run(ctl, "-c gh/bisectd.conf check-config", NULL),
-	    0);
-	CHECK_INT(check_ctl_run(ctl, "-c gh/bisectd.conf versions llama "
-	    "--refresh", &out), 0);
+	out = next_steps("gh");
 	CHECK_CONTAINS(out, "b100");
 	CHECK_CONTAINS(out, "b102");
 	CHECK(out != NULL && strstr(out, "b103") == NULL);
 	free(out);
 
 	/* Never over a file: the second init leaves the first as it was. */
-	CHECK_INT(check_ctl_run(ctl, "init llama.cpp --dir gh", NULL), 1);
-	out = check_read_file("stderr.txt");
-	CHECK_CONTAINS(out, "'gh/bisectd.conf' exists: not overwritten");
-	free(out);
+	ctl_says("init llama.cpp --dir gh", 1,
+	    "'gh/bisectd.conf' exists: not overwritten");
 	after = check_read_file("gh/bisectd.conf");
 	CHECK(after != NULL && strcmp(before, after) == 0);
 	free(after);
@@ -148,10 +170,7 @@ test_dir(void)
 	CHECK(out != NULL && strstr(out, "source") == NULL);
 	free(out);
 	check_write_file("d/model.gguf", "GGUF\n");
-	CHECK_INT(check_ctl_run(ctl, "-c d/bisectd.conf check-config", NULL),
-	    0);
-	CHECK_INT(check_ctl_run(ctl, "-c d/bisectd.conf versions llama "
-	    "--refresh", &out), 0);
+	out = next_steps("d");
 	CHECK_CONTAINS(out, "b7");
 	CHECK_CONTAINS(out, "b9");
 	free(out);
@@ -173,44 +192,26 @@ test_url(void)
 	CHECK_INT(check_ctl_run(ctl, "-c u/bisectd.conf check-config", NULL),
 	    0);
 	/* A template needs its versions, and a {version} to put them in. */
-	CHECK_INT(check_ctl_run(ctl, "init 'url:https://example.org/x.zip' "
-	    "b1 --dir u2", NULL), 2);
-	out = check_read_file("stderr.txt");
-	CHECK_CONTAINS(out, "the template has no {version}");
-	free(out);
-	CHECK_INT(check_ctl_run(ctl, "init 'url:https://example.org/"
-	    "{version}.zip' --dir u2", NULL), 2);
-	out = check_read_file("stderr.txt");
-	CHECK_CONTAINS(out, "needs the versions it downloads");
-	free(out);
+	ctl_says("init 'url:https://example.org/x.zip' b1 --dir u2", 2,
+	    "the template has no {version}");
+	ctl_says("init 'url:https://example.org/{version}.zip' --dir u2", 2,
+	    "needs the versions it downloads");
 	CHECK(check_read_file("u2/bisectd.conf") == NULL);
 }
 
 static void
 test_refusals(void)
 {
-	char *err;
-
-	CHECK_INT(check_ctl_run(ctl, "init vllm --dir r", NULL), 2);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "expected llama.cpp, dir:PATH or url:TEMPLATE, "
-	    "got 'vllm'");
-	free(err);
-	CHECK_INT(check_ctl_run(ctl, "init llama.cpp --dir r --model "
-	    "no-such.gguf", NULL), 2);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "--model: cannot find 'no-such.gguf'");
-	free(err);
+	ctl_says("init vllm --dir r", 2,
+	    "expected llama.cpp, dir:PATH or url:TEMPLATE, got 'vllm'");
+	ctl_says("init llama.cpp --dir r --model no-such.gguf", 2,
+	    "--model: cannot find 'no-such.gguf'");
 	/* A name that would end its line or start a comment. */
 	CHECK_INT(check_run("mkdir -p 'a#b'", NULL), 0);
-	CHECK_INT(check_ctl_run(ctl, "init 'dir:a#b' --dir r", NULL), 2);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "init: 'dir:a#b' cannot stand in a config");
-	free(err);
-	CHECK_INT(check_ctl_run(ctl, "init dir:nowhere --dir r", NULL), 2);
-	err = check_read_file("stderr.txt");
-	CHECK_CONTAINS(err, "init: cannot find the folder 'nowhere'");
-	free(err);
+	ctl_says("init 'dir:a#b' --dir r", 2,
+	    "init: 'dir:a#b' cannot stand in a config");
+	ctl_says("init dir:nowhere --dir r", 2,
+	    "init: cannot find the folder 'nowhere'");
 	CHECK_INT(check_ctl_run(ctl, "init llama.cpp b1 --dir r", NULL), 2);
 	CHECK(check_read_file("r/bisectd.conf") == NULL);
 	/* init reads no configuration: a broken one does not stop it. */

@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -232,6 +233,41 @@ check_ctl_run(const char *ctl, const char *args, char **out)
 	return check_run(cmd, out);
 }
 
+void
+check_ctl_says(const char *ctl, const char *args, int status, ...)
+{
+	char cmd[4096], *out = NULL;
+	const char *want;
+	int before = check_failures;
+	va_list ap;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", ctl, args);
+	CHECK_INT(check_run(cmd, &out), status);
+	va_start(ap, status);
+	while ((want = va_arg(ap, const char *)) != NULL)
+		CHECK_CONTAINS(out, want);
+	va_end(ap);
+	if (check_failures > before)
+		fprintf(stderr, "  (from: %s)\n", cmd);
+	free(out);
+}
+
+int64_t
+check_ctl_job(const char *ctl, const char *args)
+{
+	char cmd[4096], *out = NULL;
+	const char *p;
+	long long id = 0;
+
+	snprintf(cmd, sizeof(cmd), "%s %s", ctl, args);
+	CHECK_INT(check_run(cmd, &out), 0);
+	if (out && (p = strstr(out, "as job ")) != NULL)
+		id = strtoll(p + 7, NULL, 10);
+	free(out);
+	CHECK(id > 0);
+	return id;
+}
+
 double
 check_now_s(void)
 {
@@ -294,6 +330,17 @@ check_xpath(const char *file, const char *expr)
 	if (out)
 		out[strcspn(out, "\n")] = '\0';
 	return out;
+}
+
+void
+check_xpath_is(const char *file, const char *expr, const char *want)
+{
+	char *got = check_xpath(file, expr);
+
+	CHECK_STR(got, want);
+	if (got == NULL || strcmp(got, want) != 0)
+		fprintf(stderr, "  (XPath %s on %s)\n", expr, file);
+	free(got);
 }
 
 int
@@ -443,6 +490,26 @@ check_count_colour(const struct check_image *im, int r, int g, int b,
 		    abs(p[2] - b) <= tol;
 	}
 	return n;
+}
+
+int
+check_screenshot_read(const char *png, struct check_image *im, long *ink,
+    long *total)
+{
+	char cmd[4200], *out = NULL;
+
+	snprintf(cmd, sizeof(cmd), "pngtopnm %s >shot.ppm", png);
+	CHECK_INT(check_run(cmd, &out), 0);
+	free(out);
+	if (check_read_ppm("shot.ppm", im) < 0) {
+		CHECK(!"the screenshot is not a readable image");
+		return -1;
+	}
+	*total = (long)im->w * im->h;
+	*ink = *total - check_count_colour(im, 255, 255, 255, 8);
+	CHECK(*ink > *total / 50);
+	CHECK(*ink < *total * 9 / 10);
+	return 0;
 }
 
 int

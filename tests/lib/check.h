@@ -141,6 +141,16 @@ int check_run(const char *cmdline, char **out);
  * -c t.conf").  Its exit status, and its stdout (malloced) into *out. */
 int check_ctl_run(const char *ctl, const char *args, char **out);
 
+/* Run `ctl args` as check_run() does and check that it exits with
+ * status and that its stdout and stderr have each string that follows,
+ * up to a NULL; a failure names the command line. */
+void check_ctl_says(const char *ctl, const char *args, int status, ...)
+    __attribute__((sentinel));
+
+/* Run `ctl args` that queues a job on the daemon ("... as job N") and
+ * check that it exits with 0 and names the job; its number, or 0. */
+int64_t check_ctl_job(const char *ctl, const char *args);
+
 /* A loopback port nobody listens on right now. */
 int check_free_port(void);
 
@@ -162,6 +172,9 @@ int check_http_port(const char *log);
 /* xmllint's answer to an XPath expression on the page in file, its first
  * line (malloced), or NULL when xmllint fails. */
 char *check_xpath(const char *file, const char *expr);
+/* Check that check_xpath() answers expr on file with want; a failure
+ * names expr. */
+void check_xpath_is(const char *file, const char *expr, const char *want);
 
 /* GET path from 127.0.0.1:port with curl into file: the HTTP status, or
  * -1 (with curl's words on stderr). */
@@ -180,6 +193,15 @@ int check_read_ppm(const char *path, struct check_image *im);
 /* Pixels within tol of (r, g, b) on every channel. */
 long check_count_colour(const struct check_image *im, int r, int g, int b,
     int tol);
+
+/*
+ * The screenshot png, through pngtopnm as shot.ppm, into *im, its ink
+ * (the pixels that are not white) checked to be well above a blank
+ * page's none and well below a page painted over: 0 with *ink and
+ * *total (w * h) set, or -1 after a failed check.
+ */
+int check_screenshot_read(const char *png, struct check_image *im,
+    long *ink, long *total);
 
 /*
  * Whether the program tool is on the PATH: 1, or 0 after a failed check

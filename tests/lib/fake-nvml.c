@@ -284,11 +284,15 @@ valid(nvmlDevice_t d)
 	return inits > 0 && d >= gpus && d < gpus + ngpu;
 }
 
-#define CHECK_DEVICE(d, out, field) do {				\
+#define CHECK_ARGS(ok) do {						\
 	if (!inits)							\
 		return NVML_ERROR_UNINITIALIZED;			\
-	if (!valid(d) || (out) == NULL)					\
+	if (!(ok))							\
 		return NVML_ERROR_INVALID_ARGUMENT;			\
+} while (0)
+
+#define CHECK_DEVICE(d, out, field) do {				\
+	CHECK_ARGS(valid(d) && (out) != NULL);				\
 	if (unsupported_field(field))					\
 		return NVML_ERROR_NOT_SUPPORTED;			\
 } while (0)
@@ -343,10 +347,7 @@ nvmlErrorString(nvmlReturn_t r)
 nvmlReturn_t
 nvmlDeviceGetCount_v2(unsigned int *n)
 {
-	if (!inits)
-		return NVML_ERROR_UNINITIALIZED;
-	if (n == NULL)
-		return NVML_ERROR_INVALID_ARGUMENT;
+	CHECK_ARGS(n != NULL);
 	*n = (unsigned int)ngpu;
 	return NVML_SUCCESS;
 }
@@ -354,10 +355,7 @@ nvmlDeviceGetCount_v2(unsigned int *n)
 nvmlReturn_t
 nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 {
-	if (!inits)
-		return NVML_ERROR_UNINITIALIZED;
-	if (d == NULL || i >= (unsigned int)ngpu)
-		return NVML_ERROR_INVALID_ARGUMENT;
+	CHECK_ARGS(d != NULL && i < (unsigned int)ngpu);
 	*d = &gpus[i];
 	return NVML_SUCCESS;
 }
@@ -365,10 +363,7 @@ nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
 nvmlReturn_t
 nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *d)
 {
-	if (!inits)
-		return NVML_ERROR_UNINITIALIZED;
-	if (uuid == NULL || d == NULL)
-		return NVML_ERROR_INVALID_ARGUMENT;
+	CHECK_ARGS(uuid != NULL && d != NULL);
 	for (int i = 0; i < ngpu; i++)
 		if (strcmp(gpus[i].uuid, uuid) == 0) {
 			*d = &gpus[i];
@@ -418,20 +413,14 @@ nvmlDeviceGetVbiosVersion(nvmlDevice_t d, char *out, unsigned int len)
 nvmlReturn_t
 nvmlSystemGetDriverVersion(char *out, unsigned int len)
 {
-	if (!inits)
-		return NVML_ERROR_UNINITIALIZED;
-	if (out == NULL)
-		return NVML_ERROR_INVALID_ARGUMENT;
+	CHECK_ARGS(out != NULL);
 	return copy_text(driver, out, len);
 }
 
 nvmlReturn_t
 nvmlSystemGetCudaDriverVersion_v2(int *v)
 {
-	if (!inits)
-		return NVML_ERROR_UNINITIALIZED;
-	if (v == NULL)
-		return NVML_ERROR_INVALID_ARGUMENT;
+	CHECK_ARGS(v != NULL);
 	if (cuda < 0 || unsupported_field("cuda"))
 		return NVML_ERROR_NOT_SUPPORTED;
 	*v = (int)cuda;

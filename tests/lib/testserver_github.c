@@ -28,6 +28,21 @@ fnv1a(const char *p, size_t len)
 	return h;
 }
 
+/* The 403 of a spent rate limit that resets reset_s from now (an hour
+ * when reset_s < 0); limit: the headers before the remaining count, or
+ * "". */
+static void
+rate_limited(int fd, const struct req *rq, const char *limit, long reset_s)
+{
+	char headers[512];
+
+	snprintf(headers, sizeof(headers), "Content-Type: application/json"
+	    "\r\n%sX-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: %lld\r\n",
+	    limit, (long long)time(NULL) + (reset_s < 0 ? 3600 : reset_s));
+	respond(fd, rq, 403, headers,
+	    "{\"message\": \"API rate limit exceeded\"}", 38);
+}
+
 /* Read the repository's mode file into mode; consume it if "-once". */
 static void
 api_mode(const char *dir, char *mode, size_t len)
@@ -107,12 +122,7 @@ serve_api(int fd, const struct req *rq)
 	api_mode(dir, mode, sizeof(mode));
 	sscanf(mode, "%63s %ld", word, &arg);
 	if (strncmp(word, "ratelimit403", 12) == 0) {
-		snprintf(headers, sizeof(headers),
-		    "Content-Type: application/json\r\nX-RateLimit-Limit: 60\r\n"
-		    "X-RateLimit-Remaining: 0\r\nX-RateLimit-Reset: %lld\r\n",
-		    (long long)time(NULL) + (arg < 0 ? 3600 : arg));
-		respond(fd, rq, 403, headers,
-		    "{\"message\": \"API rate limit exceeded\"}", 38);
+		rate_limited(fd, rq, "X-RateLimit-Limit: 60\r\n", arg);
 		goto out;
 	}
 	if (strncmp(word, "ratelimit429", 12) == 0) {
@@ -310,7 +320,7 @@ void
 serve_issues(int fd, const struct req *rq)
 {
 	char owner[256], repo[256], dir[PATH_MAX], store[PATH_MAX + 64];
-	char mode[256], word[64] = "", headers[512], reply[64], sha[65];
+	char mode[256], word[64] = "", reply[64], sha[65];
 	const char *p = rq->path + strlen("/api/repos/"), *rest;
 	long arg = -1, number = 0;
 	int k;
@@ -370,12 +380,7 @@ serve_issues(int fd, const struct req *rq)
 		return;
 	}
 	if (strncmp(word, "ratelimit403", 12) == 0) {
-		snprintf(headers, sizeof(headers),
-		    "Content-Type: application/json\r\nX-RateLimit-Remaining: "
-		    "0\r\nX-RateLimit-Reset: %lld\r\n",
-		    (long long)time(NULL) + (arg < 0 ? 3600 : arg));
-		respond(fd, rq, 403, headers,
-		    "{\"message\": \"API rate limit exceeded\"}", 38);
+		rate_limited(fd, rq, "", arg);
 		return;
 	}
 	if ((k = store_numbered(store, "json", rq->body, rq->body_len)) < 0) {

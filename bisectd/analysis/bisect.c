@@ -753,7 +753,7 @@ pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
 			return -1;
 		k += kc;
 		if (!w->p->keep_outliers)
-			k = stats_drop_outliers(out, k);
+			k = bisect_drop_outliers(out, k);
 		cells[c].tokens = w->p->lengths[c];
 		cells[c].time_ns = out;
 		cells[c].n = k;

@@ -397,6 +397,62 @@ test_not_confirmed(void)
 
 /* A probe exactly half-way between good and bad is neither side, at its
  * first runs: a slide over both releases (once: unknown at the cap). */
+/*
+ * A good probe with two 3x slow runs among the first five of its long
+ * cell (BISECT_OUTLIER_RUNS): both are taken out, though they are more
+ * than a quarter of the cell, and the probe is placed on the good side
+ * at its first five runs.  Kept, they doubled its per-token cost and
+ * spread it wide: here it took 8 runs (where a quarter let them go); in
+ * bench/bisect-sim's heavy model such a probe was as often placed on
+ * the bad side, and the boundary found lay below the step.
+ */
+static void
+test_probe_outliers(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct bisect_action act;
+	struct bisect_verdict v;
+	int steps, slowed = 0;
+
+	world_init(&w, 8, 0.02, 11);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, i < 4 ? 0.92 : 0.92 * 1.25 };
+	params(&p);
+	store_init(&s, &w);
+	for (steps = 0; steps < MAXACT; steps++) {
+		struct bisect_cell *c = &s.rel[3].cells[1];
+
+		CHECK_INT(bisect_next(s.rel, w.n, &p, &act, &v), 0);
+		if (act.kind == BISECT_DONE)
+			break;
+		/* release 3 is the first probe (the middle of 0..7) */
+		if (act.kind == BISECT_MEASURE && s.rel[3].cells[0].n == 0)
+			CHECK_INT(act.release == 3 || act.release == 0 ||
+			    act.release == 7, 1);
+		execute(&s, &w, &p, &act, NULL);
+		if (!slowed && c->n >= 5) {
+			s.smp[3][1][1].time_ns *= 3;
+			s.smp[3][1][3].time_ns *= 3;
+			slowed = 1;
+		}
+	}
+	CHECK_INT(slowed, 1);
+	CHECK_INT(act.kind, BISECT_DONE);
+	printf("probe with 2 slow runs of 5: placed at %zu runs\n",
+	    count(&s.rel[3].cells[1], 0));
+	CHECK_INT(count(&s.rel[3].cells[1], 0), 5);
+	CHECK_INT(v.status, BISECT_REGRESSION);
+	CHECK_INT(v.nchanges, 1);
+	if (v.nchanges == 1) {
+		CHECK_INT(v.changes[0].last_good, 3);
+		CHECK_INT(v.changes[0].first_bad, 4);
+		CHECK_INT(v.changes[0].confirmed, 1);
+	}
+	bisect_verdict_release(&v);
+}
+
 static void
 test_probe_unknown(void)
 {
@@ -1045,6 +1101,7 @@ main(void)
 	CHECK_CASE(test_pp_tg);
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_probe_outliers);
 	CHECK_CASE(test_prefetch_hints);
 	CHECK_CASE(test_unresolved_per_token);
 	CHECK_CASE(test_invalid);

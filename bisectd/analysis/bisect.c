@@ -328,6 +328,32 @@ more_probe(struct walk *w, size_t m, const struct pool *g,
 }
 
 /*
+ * Whether probe m's own runs spread wider than the sides' do (one-sided
+ * F test at BISECT_SEQ_ALPHA on the per-run relative variances).  The
+ * sequential test takes one spread for the three, pooled mostly from
+ * the sides' many runs; a probe whose runs contradict it (far runs the
+ * outlier rule cannot take out yet: more than two, or a quarter, of
+ * its cell) would be placed by a mean those runs moved.  It is
+ * measured further instead, until the rule can take them out or its
+ * spread is the sides' again.
+ */
+static int
+probe_wild(const struct estimate *em, int runs, const struct pool *g,
+    const struct pool *b)
+{
+	double sdf = g->s.sdf + b->s.sdf, r, ref;
+
+	if (!(em->value > 0) || !(em->df > 0) || !(sdf > 0))
+		return 0;
+	r = em->se / em->value;
+	ref = (g->s.sv + b->s.sv) / sdf;
+	if (!isfinite(r) || !(ref > 0))
+		return 0;
+	return 1 - stats_f_cdf(r * r * runs / ref, em->df, sdf) <
+	    BISECT_SEQ_ALPHA;
+}
+
+/*
  * Narrow *lo..*hi by probes, each placed by the sequential test against
  * the pooled sides.  STEP_GO when no probe is left (*lo and *hi adjacent
  * but for skipped releases), with *between set to a probe found between
@@ -339,7 +365,7 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
     struct pool *pb, size_t *between, int *stuck)
 {
 	size_t m, idx[3];
-	int rc;
+	int rc, wild;
 
 	*between = SIZE_MAX;
 	*stuck = 0;
@@ -357,8 +383,9 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		arm[0] = (struct seq_arm){ em, w->reps[m] };
 		arm[1] = (struct seq_arm){ &pg->s.est, pg->s.runs };
 		arm[2] = (struct seq_arm){ &pb->s.est, pb->s.runs };
-		switch (stats_seq_classify(&arm[0], &arm[1], &arm[2],
-		    BISECT_SEQ_ALPHA, NULL)) {
+		wild = probe_wild(em, w->reps[m], pg, pb);
+		switch (wild ? SEQ_MORE : stats_seq_classify(&arm[0], &arm[1],
+		    &arm[2], BISECT_SEQ_ALPHA, NULL)) {
 		case SEQ_GOOD:
 			pool_add(pg, m, em, w->reps[m]);
 			*lo = m;
@@ -373,6 +400,8 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		case SEQ_MORE:
 			break;
 		}
+		if (wild && w->reps[m] < w->p->reps_cap)
+			return ask_measure(w, m, w->reps[m] + 1);
 		if ((rc = more_probe(w, m, pg, pb)) != STEP_GO)
 			return rc;
 		stats_mid_diff(em, elo, ehi, &side);

@@ -38,6 +38,10 @@ struct walk {
 				   range's ends on the ladder, a probe every
 				   run it has (the sequential test) */
 	int *creps;		/* usable confirmation samples */
+	int *sruns;		/* every search run, up to the cap: a side
+				   of the probes counts them all */
+	struct estimate *sest;	/* the metric at sruns[i], once computed */
+	unsigned char *shave;	/* sest[i] is computed */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
 	struct span *todo;	/* ranges still to examine */
@@ -307,7 +311,7 @@ pool_add(struct pool *p, size_t i, const struct estimate *e, int runs)
 
 /*
  * An undecided probe m: one more run of it, until it has as many as the
- * side with fewer; then that side's latest release climbs the ladder,
+ * side with fewer; then one more run of that side's latest release,
  * since the side's uncertainty is what the test lacks.  STEP_GO when
  * all are at the cap.
  */
@@ -319,11 +323,34 @@ more_probe(struct walk *w, size_t m, const struct pool *g,
 	int cap = w->p->reps_cap;
 
 	if (w->reps[m] < cap && (w->reps[m] < few->s.runs ||
-	    w->reps[few->last] >= cap))
+	    w->sruns[few->last] >= cap))
 		return ask_measure(w, m, w->reps[m] + 1);
-	if (w->reps[few->last] < cap)
-		return ask_measure(w, few->last, ladder_next(w->p,
-		    w->reps[few->last]));
+	if (w->sruns[few->last] < cap)
+		return ask_measure(w, few->last, w->sruns[few->last] + 1);
+	return STEP_GO;
+}
+
+/*
+ * Release i's metric as a side of the probes: from every search run it
+ * has.  An end of the range is compared with the other end at its
+ * ladder step (see bisect_next()), but as a side it counts the runs
+ * beyond it too, which more_probe() adds one at a time.
+ */
+static int
+side_metric(struct walk *w, size_t i, struct estimate **out)
+{
+	if (w->sruns[i] == w->reps[i])
+		return metric(w, i, out);
+	if (!w->shave[i]) {
+		if (bisect_metric_estimate(&w->rel[i], w->p, 0,
+		    (size_t)w->sruns[i], &w->sest[i]) < 0) {
+			w->act->error = "cannot compute the metric "
+			    "(a sample is not finite)";
+			return STEP_ERR;
+		}
+		w->shave[i] = 1;
+	}
+	*out = &w->sest[i];
 	return STEP_GO;
 }
 
@@ -666,10 +693,13 @@ examine(struct walk *w, const struct span *r)
 		break;
 	}
 
+	if ((rc = side_metric(w, a, &ea)) != STEP_GO ||
+	    (rc = side_metric(w, b, &eb)) != STEP_GO)
+		return rc;
 	memset(&pg, 0, sizeof(pg));
 	memset(&pb, 0, sizeof(pb));
-	pool_add(&pg, a, ea, w->reps[a]);
-	pool_add(&pb, b, eb, w->reps[b]);
+	pool_add(&pg, a, ea, w->sruns[a]);
+	pool_add(&pb, b, eb, w->sruns[b]);
 	if ((rc = bracket(w, &lo, &hi, &pg, &pb, &m, &stuck)) != STEP_GO ||
 	    stuck)
 		return rc;
@@ -1066,10 +1096,14 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
+	w.sruns = calloc(n, sizeof(*w.sruns));
+	w.sest = calloc(n, sizeof(*w.sest));
+	w.shave = calloc(n, sizeof(*w.shave));
 	/* Two sides a change, one range a release inside a slide. */
 	w.maxtodo = 4 * n + 1;
 	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
-	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
+	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo ||
+	    !w.sruns || !w.sest || !w.shave) {
 		act->error = "out of memory";
 		goto out;
 	}
@@ -1090,8 +1124,9 @@ bisect_next(const struct bisect_release *releases, size_t n,
 			    p->reps_cap;
 		else
 			w.reps[i] = ladder_floor(p, s);
+		w.sruns[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
 		if (releases[i].skipped)
-			w.reps[i] = 0;
+			w.reps[i] = w.sruns[i] = 0;
 		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
 	}
 	rc = walk_all(&w);
@@ -1110,5 +1145,8 @@ out:
 	free(w.est);
 	free(w.have);
 	free(w.todo);
+	free(w.sruns);
+	free(w.sest);
+	free(w.shave);
 	return rc == STEP_ERR ? -1 : 0;
 }

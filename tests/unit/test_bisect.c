@@ -473,6 +473,47 @@ test_probe_outliers(void)
 	}
 }
 
+/*
+ * A step at the last release: every probe lands on the good side, and
+ * the bad side is the bad end alone.  When a probe needs that side
+ * better known, the end gets one more run at a time (and the side
+ * counts every run it has), not the next step of the ladder: doubling
+ * it from 20 to 40 runs spent 20 where a few decided the probe.
+ */
+static void
+test_side_one_run(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	int beyond = 0, most = 0;
+
+	world_init(&w, 8, 0.10, 5);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, i < 7 ? 0.92 : 0.92 * 1.25 };
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	for (size_t i = 0; i < r.nact; i++) {
+		const struct bisect_action *a = &r.act[i];
+
+		if (a->kind != BISECT_MEASURE || a->release != 7)
+			continue;
+		beyond += a->reps != 5 && a->reps != 10 && a->reps != 20 &&
+		    a->reps != 40 && a->reps != 80;
+		most = a->reps > most ? a->reps : most;
+	}
+	printf("bad end as the only bad side: %d one-run steps, %d runs\n",
+	    beyond, most);
+	CHECK(beyond > 0);
+	CHECK(most < 40);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.nchanges, 1);
+	if (r.v.nchanges == 1)
+		CHECK_INT(r.v.changes[0].first_bad, 7);
+	bisect_verdict_release(&r.v);
+}
+
 static void
 test_probe_unknown(void)
 {
@@ -1122,6 +1163,7 @@ main(void)
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
 	CHECK_CASE(test_probe_outliers);
+	CHECK_CASE(test_side_one_run);
 	CHECK_CASE(test_prefetch_hints);
 	CHECK_CASE(test_unresolved_per_token);
 	CHECK_CASE(test_invalid);

@@ -164,6 +164,24 @@ need(struct walk *w, size_t i, int reps)
 	return w->reps[i] < reps ? ask_measure(w, i, reps) : STEP_GO;
 }
 
+/* Release i's metric from its first count search runs into *e, unless
+ * *have says it is there already. */
+static int
+estimate_once(struct walk *w, size_t i, int count, struct estimate *e,
+    unsigned char *have)
+{
+	if (*have)
+		return STEP_GO;
+	if (bisect_metric_estimate(&w->rel[i], w->p, 0, (size_t)count,
+	    e) < 0) {
+		w->act->error = "cannot compute the metric "
+		    "(a sample is not finite)";
+		return STEP_ERR;
+	}
+	*have = 1;
+	return STEP_GO;
+}
+
 /*
  * Release i's metric.  A per-token cost whose interval reaches zero or
  * below ("0.505 [-1.054, 2.063]") is too few runs for this noise, not a
@@ -172,15 +190,9 @@ need(struct walk *w, size_t i, int reps)
 static int
 metric(struct walk *w, size_t i, struct estimate **out)
 {
-	if (!w->have[i]) {
-		if (bisect_metric_estimate(&w->rel[i], w->p, 0,
-		    (size_t)w->reps[i], &w->est[i]) < 0) {
-			w->act->error = "cannot compute the metric "
-			    "(a sample is not finite)";
-			return STEP_ERR;
-		}
-		w->have[i] = 1;
-	}
+	if (estimate_once(w, i, w->reps[i], &w->est[i], &w->have[i]) !=
+	    STEP_GO)
+		return STEP_ERR;
 	if (w->p->metric.kind == BISECT_METRIC_PER_TOKEN &&
 	    !(w->est[i].lo > 0) && w->reps[i] < w->p->reps_cap)
 		return ask_measure(w, i, ladder_next(w->p, w->reps[i]));
@@ -341,43 +353,49 @@ side_metric(struct walk *w, size_t i, struct estimate **out)
 {
 	if (w->sruns[i] == w->reps[i])
 		return metric(w, i, out);
-	if (!w->shave[i]) {
-		if (bisect_metric_estimate(&w->rel[i], w->p, 0,
-		    (size_t)w->sruns[i], &w->sest[i]) < 0) {
-			w->act->error = "cannot compute the metric "
-			    "(a sample is not finite)";
-			return STEP_ERR;
-		}
-		w->shave[i] = 1;
-	}
 	*out = &w->sest[i];
-	return STEP_GO;
+	return estimate_once(w, i, w->sruns[i], &w->sest[i], &w->shave[i]);
 }
 
 /*
- * Whether probe m's own runs spread wider than the sides' do (one-sided
- * F test at BISECT_SEQ_ALPHA on the per-run relative variances).  The
- * sequential test takes one spread for the three, pooled mostly from
- * the sides' many runs; a probe whose runs contradict it (far runs the
- * outlier rule cannot take out yet: more than two, or a quarter, of
- * its cell) would be placed by a mean those runs moved.  It is
- * measured further instead, until the rule can take them out or its
- * spread is the sides' again.
+ * Where the sequential test places probe m (arm[0] against the sides
+ * arm[1], arm[2]).  The test takes one spread for the three, pooled
+ * mostly from the sides' many runs.  When m's own runs spread wider (a
+ * one-sided F test of its per-run relative variance against the sides',
+ * at BISECT_SEQ_ALPHA: far runs the outlier rule cannot take out yet),
+ * the place must also hold at m's own spread, taken for the three; else
+ * m is measured further (*wild set), until the rule takes those runs
+ * out or its spread is the sides' again.
  */
-static int
-probe_wild(const struct estimate *em, int runs, const struct pool *g,
-    const struct pool *b)
+static enum seq_side
+place(const struct seq_arm *arm, const struct pool *g, const struct pool *b,
+    int *wild)
 {
+	const struct estimate *em = arm[0].est;
+	struct estimate own[2] = { g->s.est, b->s.est };
+	struct seq_arm alone[3] = { arm[0], { &own[0], arm[1].runs },
+	    { &own[1], arm[2].runs } };
 	double sdf = g->s.sdf + b->s.sdf, r, ref;
+	enum seq_side got;
 
-	if (!(em->value > 0) || !(em->df > 0) || !(sdf > 0))
-		return 0;
+	*wild = 0;
+	got = stats_seq_classify(&arm[0], &arm[1], &arm[2], BISECT_SEQ_ALPHA,
+	    NULL);
+	if (got == SEQ_MORE || !(em->value > 0) || !(em->df > 0) ||
+	    !(sdf > 0))
+		return got;
 	r = em->se / em->value;
 	ref = (g->s.sv + b->s.sv) / sdf;
-	if (!isfinite(r) || !(ref > 0))
-		return 0;
-	return 1 - stats_f_cdf(r * r * runs / ref, em->df, sdf) <
-	    BISECT_SEQ_ALPHA;
+	if (!isfinite(r) || !(ref > 0) || 1 - stats_f_cdf(r * r * arm[0].runs /
+	    ref, em->df, sdf) >= BISECT_SEQ_ALPHA)
+		return got;
+	/* Sides without a spread of their own take the probe's. */
+	own[0].se = own[1].se = INFINITY;
+	if (stats_seq_classify(&alone[0], &alone[1], &alone[2],
+	    BISECT_SEQ_ALPHA, NULL) == got)
+		return got;
+	*wild = 1;
+	return SEQ_MORE;
 }
 
 /*
@@ -410,9 +428,7 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		arm[0] = (struct seq_arm){ em, w->reps[m] };
 		arm[1] = (struct seq_arm){ &pg->s.est, pg->s.runs };
 		arm[2] = (struct seq_arm){ &pb->s.est, pb->s.runs };
-		wild = probe_wild(em, w->reps[m], pg, pb);
-		switch (wild ? SEQ_MORE : stats_seq_classify(&arm[0], &arm[1],
-		    &arm[2], BISECT_SEQ_ALPHA, NULL)) {
+		switch (place(arm, pg, pb, &wild)) {
 		case SEQ_GOOD:
 			pool_add(pg, m, em, w->reps[m]);
 			*lo = m;

@@ -458,17 +458,26 @@ probe_slowed(const int *slow, int k, double x, double cv, size_t *used,
 static void
 test_probe_outliers(void)
 {
-	static const int two[2] = { 1, 3 }, three[3] = { 0, 1, 3 };
+	static const struct {
+		int slow[3], k;
+		double x, cv;
+		size_t placed;		/* the probe's runs; 0: 12 or more */
+	} cases[3] = {
+		{ { 1, 3 }, 2, 3, 0.02, 5 },
+		{ { 0, 1, 3 }, 3, 3, 0.02, 0 },
+		{ { 1 }, 1, 1.02, 0.0005, 5 },
+	};
 	struct bisect_verdict v;
 	size_t used;
 
-	for (int k = 1; k <= 3; k++) {
-		probe_slowed(k == 1 ? two : k == 2 ? two : three, k,
-		    k == 1 ? 1.02 : 3, k == 1 ? 0.0005 : 0.02, &used, &v);
-		printf("probe with %d slow runs of 5: placed at %zu runs\n",
-		    k, used);
-		if (k <= 2)
-			CHECK_INT(used, 5);
+	for (int i = 0; i < 3; i++) {
+		probe_slowed(cases[i].slow, cases[i].k, cases[i].x, cases[i].cv,
+		    &used, &v);
+		printf("probe with %d run(s) of 5 %.2fx slow, CV %.2f%%: placed "
+		    "at %zu runs\n", cases[i].k, cases[i].x, 100 * cases[i].cv,
+		    used);
+		if (cases[i].placed > 0)
+			CHECK_INT(used, cases[i].placed);
 		else
 			CHECK(used >= 12);
 		CHECK_INT(v.status, BISECT_REGRESSION);

@@ -42,6 +42,8 @@
  *                   [-S seed] [-t threshold] [-v cv] [-w cvw]
  *                   [-k samples-per-run] [-m model,...] [-e mean|median]
  *                   [-o (keep outlier runs)] [-p shape,...] [-l L]
+ *                   [-b (where the runs went: the ends, the probes, the
+ *                   confirmation)]
  */
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +59,9 @@
 #define NLENGTHS	2
 
 static const int lengths[NLENGTHS] = { 512, 2048 };
+
+/* -b: where a bisect's runs went, under each row. */
+static int breakdown;
 
 enum model { MODEL_NORMAL, MODEL_OFFSET, MODEL_HEAVY, MODEL_DRIFT };
 static const char *const model_names[] = { "normal", "offset", "heavy",
@@ -85,6 +90,8 @@ struct store {
 	size_t *runs_in;		/* runs per release, cell and flag */
 	size_t cap_samples;
 	size_t runs;			/* processes started */
+	size_t ends, confirm;		/* of them: the range's two ends'
+					   search runs, confirmation runs */
 	int64_t next_id;
 };
 
@@ -166,7 +173,7 @@ store_init(struct store *s, size_t n, size_t cap_samples)
 	s->cells = calloc(n * NLENGTHS * cap_samples, sizeof(*s->cells));
 	s->runs_in = calloc(n * NLENGTHS * 2, sizeof(*s->runs_in));
 	s->cap_samples = cap_samples;
-	s->runs = 0;
+	s->runs = s->ends = s->confirm = 0;
 	s->next_id = 1;
 	if (s->rel == NULL || s->cells == NULL || s->runs_in == NULL)
 		return -1;
@@ -218,12 +225,14 @@ add_run(struct store *s, const struct world *w, size_t rel, int confirm,
 		}
 		(*k)++;
 		s->runs++;
+		s->confirm += confirm != 0;
+		s->ends += !confirm && (rel == 0 || rel == w->n - 1);
 	}
 }
 
 struct outcome_counts {
 	size_t right, regression, unknown, none;
-	double runs;
+	double runs, ends, confirm;
 };
 
 /* Whether verdict v names the world's change (see the top). */
@@ -300,6 +309,8 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 		break;
 	}
 	oc->runs += (double)s.runs;
+	oc->ends += (double)s.ends;
+	oc->confirm += (double)s.confirm;
 	bisect_verdict_release(&v);
 	store_free(&s);
 }
@@ -310,7 +321,7 @@ usage(void)
 	fprintf(stderr, "usage: bisect-sim [-n trials] [-r releases] "
 	    "[-s step] [-c cap] [-S seed] [-t threshold] [-v cv] [-w cvw] "
 	    "[-k samples-per-run] [-m model,...] [-e mean|median] [-o] "
-	    "[-p shape,...] [-l L]\n");
+	    "[-p shape,...] [-l L] [-b]\n");
 	exit(2);
 }
 
@@ -367,6 +378,11 @@ run_setting(struct bisect_params *p, struct world *proto, int old,
 	    100 * aa->regression / t, 100 * aa->unknown / t,
 	    100 * aall->regression / t, 100 * aall->unknown / t,
 	    aa->runs / t);
+	if (breakdown)
+		printf("%-9s %-7s %-8s   runs: ends %.0f, probes %.0f, "
+		    "confirmation %.0f; A/A ends %.0f\n", "", "", "",
+		    bis.ends / t, (bis.runs - bis.ends - bis.confirm) / t,
+		    bis.confirm / t, aa->ends / t);
 	fflush(stdout);
 }
 
@@ -390,7 +406,7 @@ main(int argc, char **argv)
 	proto.cvw = 0.01;
 	proto.spr = 5;
 	proto.len = 16;
-	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:w:k:m:e:op:l:")) !=
+	while ((opt = getopt(argc, argv, "n:r:s:c:S:t:v:w:k:m:e:op:l:b")) !=
 	    -1) {
 		switch (opt) {
 		case 'n':
@@ -435,6 +451,9 @@ main(int argc, char **argv)
 			break;
 		case 'o':
 			p.keep_outliers = 1;
+			break;
+		case 'b':
+			breakdown = 1;
 			break;
 		case 'p':
 			for (tok = strtok(optarg, ","); tok && nshapes < 3;

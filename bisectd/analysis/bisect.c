@@ -38,6 +38,10 @@ struct walk {
 				   range's ends on the ladder, a probe every
 				   run it has (the sequential test) */
 	int *creps;		/* usable confirmation samples */
+	int *sruns;		/* every search run, up to the cap: a side
+				   of the probes counts them all */
+	struct estimate *sest;	/* the metric at sruns[i], once computed */
+	unsigned char *shave;	/* sest[i] is computed */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
 	struct span *todo;	/* ranges still to examine */
@@ -160,6 +164,24 @@ need(struct walk *w, size_t i, int reps)
 	return w->reps[i] < reps ? ask_measure(w, i, reps) : STEP_GO;
 }
 
+/* Release i's metric from its first count search runs into *e, unless
+ * *have says it is there already. */
+static int
+estimate_once(struct walk *w, size_t i, int count, struct estimate *e,
+    unsigned char *have)
+{
+	if (*have)
+		return STEP_GO;
+	if (bisect_metric_estimate(&w->rel[i], w->p, 0, (size_t)count,
+	    e) < 0) {
+		w->act->error = "cannot compute the metric "
+		    "(a sample is not finite)";
+		return STEP_ERR;
+	}
+	*have = 1;
+	return STEP_GO;
+}
+
 /*
  * Release i's metric.  A per-token cost whose interval reaches zero or
  * below ("0.505 [-1.054, 2.063]") is too few runs for this noise, not a
@@ -168,15 +190,9 @@ need(struct walk *w, size_t i, int reps)
 static int
 metric(struct walk *w, size_t i, struct estimate **out)
 {
-	if (!w->have[i]) {
-		if (bisect_metric_estimate(&w->rel[i], w->p, 0,
-		    (size_t)w->reps[i], &w->est[i]) < 0) {
-			w->act->error = "cannot compute the metric "
-			    "(a sample is not finite)";
-			return STEP_ERR;
-		}
-		w->have[i] = 1;
-	}
+	if (estimate_once(w, i, w->reps[i], &w->est[i], &w->have[i]) !=
+	    STEP_GO)
+		return STEP_ERR;
 	if (w->p->metric.kind == BISECT_METRIC_PER_TOKEN &&
 	    !(w->est[i].lo > 0) && w->reps[i] < w->p->reps_cap)
 		return ask_measure(w, i, ladder_next(w->p, w->reps[i]));
@@ -307,7 +323,7 @@ pool_add(struct pool *p, size_t i, const struct estimate *e, int runs)
 
 /*
  * An undecided probe m: one more run of it, until it has as many as the
- * side with fewer; then that side's latest release climbs the ladder,
+ * side with fewer; then one more run of that side's latest release,
  * since the side's uncertainty is what the test lacks.  STEP_GO when
  * all are at the cap.
  */
@@ -319,12 +335,67 @@ more_probe(struct walk *w, size_t m, const struct pool *g,
 	int cap = w->p->reps_cap;
 
 	if (w->reps[m] < cap && (w->reps[m] < few->s.runs ||
-	    w->reps[few->last] >= cap))
+	    w->sruns[few->last] >= cap))
 		return ask_measure(w, m, w->reps[m] + 1);
-	if (w->reps[few->last] < cap)
-		return ask_measure(w, few->last, ladder_next(w->p,
-		    w->reps[few->last]));
+	if (w->sruns[few->last] < cap)
+		return ask_measure(w, few->last, w->sruns[few->last] + 1);
 	return STEP_GO;
+}
+
+/*
+ * Release i's metric as a side of the probes: from every search run it
+ * has.  An end of the range is compared with the other end at its
+ * ladder step (see bisect_next()), but as a side it counts the runs
+ * beyond it too, which more_probe() adds one at a time.
+ */
+static int
+side_metric(struct walk *w, size_t i, struct estimate **out)
+{
+	if (w->sruns[i] == w->reps[i])
+		return metric(w, i, out);
+	*out = &w->sest[i];
+	return estimate_once(w, i, w->sruns[i], &w->sest[i], &w->shave[i]);
+}
+
+/*
+ * Where the sequential test places probe m (arm[0] against the sides
+ * arm[1], arm[2]).  The test takes one spread for the three, pooled
+ * mostly from the sides' many runs.  When m's own runs spread wider (a
+ * one-sided F test of its per-run relative variance against the sides',
+ * at BISECT_SEQ_ALPHA: far runs the outlier rule cannot take out yet),
+ * the place must also hold at m's own spread, taken for the three; else
+ * m is measured further (*wild set), until the rule takes those runs
+ * out or its spread is the sides' again.
+ */
+static enum seq_side
+place(const struct seq_arm *arm, const struct pool *g, const struct pool *b,
+    int *wild)
+{
+	const struct estimate *em = arm[0].est;
+	struct estimate own[2] = { g->s.est, b->s.est };
+	struct seq_arm alone[3] = { arm[0], { &own[0], arm[1].runs },
+	    { &own[1], arm[2].runs } };
+	double sdf = g->s.sdf + b->s.sdf, r, ref;
+	enum seq_side got;
+
+	*wild = 0;
+	got = stats_seq_classify(&arm[0], &arm[1], &arm[2], BISECT_SEQ_ALPHA,
+	    NULL);
+	if (got == SEQ_MORE || !(em->value > 0) || !(em->df > 0) ||
+	    !(sdf > 0))
+		return got;
+	r = em->se / em->value;
+	ref = (g->s.sv + b->s.sv) / sdf;
+	if (!isfinite(r) || !(ref > 0) || 1 - stats_f_cdf(r * r * arm[0].runs /
+	    ref, em->df, sdf) >= BISECT_SEQ_ALPHA)
+		return got;
+	/* Sides without a spread of their own take the probe's. */
+	own[0].se = own[1].se = INFINITY;
+	if (stats_seq_classify(&alone[0], &alone[1], &alone[2],
+	    BISECT_SEQ_ALPHA, NULL) == got)
+		return got;
+	*wild = 1;
+	return SEQ_MORE;
 }
 
 /*
@@ -339,7 +410,7 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
     struct pool *pb, size_t *between, int *stuck)
 {
 	size_t m, idx[3];
-	int rc;
+	int rc, wild;
 
 	*between = SIZE_MAX;
 	*stuck = 0;
@@ -357,8 +428,7 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		arm[0] = (struct seq_arm){ em, w->reps[m] };
 		arm[1] = (struct seq_arm){ &pg->s.est, pg->s.runs };
 		arm[2] = (struct seq_arm){ &pb->s.est, pb->s.runs };
-		switch (stats_seq_classify(&arm[0], &arm[1], &arm[2],
-		    BISECT_SEQ_ALPHA, NULL)) {
+		switch (place(arm, pg, pb, &wild)) {
 		case SEQ_GOOD:
 			pool_add(pg, m, em, w->reps[m]);
 			*lo = m;
@@ -373,6 +443,8 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 		case SEQ_MORE:
 			break;
 		}
+		if (wild && w->reps[m] < w->p->reps_cap)
+			return ask_measure(w, m, w->reps[m] + 1);
 		if ((rc = more_probe(w, m, pg, pb)) != STEP_GO)
 			return rc;
 		stats_mid_diff(em, elo, ehi, &side);
@@ -637,10 +709,13 @@ examine(struct walk *w, const struct span *r)
 		break;
 	}
 
+	if ((rc = side_metric(w, a, &ea)) != STEP_GO ||
+	    (rc = side_metric(w, b, &eb)) != STEP_GO)
+		return rc;
 	memset(&pg, 0, sizeof(pg));
 	memset(&pb, 0, sizeof(pb));
-	pool_add(&pg, a, ea, w->reps[a]);
-	pool_add(&pb, b, eb, w->reps[b]);
+	pool_add(&pg, a, ea, w->sruns[a]);
+	pool_add(&pb, b, eb, w->sruns[b]);
 	if ((rc = bracket(w, &lo, &hi, &pg, &pb, &m, &stuck)) != STEP_GO ||
 	    stuck)
 		return rc;
@@ -753,7 +828,7 @@ pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
 			return -1;
 		k += kc;
 		if (!w->p->keep_outliers)
-			k = stats_drop_outliers(out, k);
+			k = bisect_drop_outliers(out, k);
 		cells[c].tokens = w->p->lengths[c];
 		cells[c].time_ns = out;
 		cells[c].n = k;
@@ -1037,10 +1112,14 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
+	w.sruns = calloc(n, sizeof(*w.sruns));
+	w.sest = calloc(n, sizeof(*w.sest));
+	w.shave = calloc(n, sizeof(*w.shave));
 	/* Two sides a change, one range a release inside a slide. */
 	w.maxtodo = 4 * n + 1;
 	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
-	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
+	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo ||
+	    !w.sruns || !w.sest || !w.shave) {
 		act->error = "out of memory";
 		goto out;
 	}
@@ -1061,8 +1140,9 @@ bisect_next(const struct bisect_release *releases, size_t n,
 			    p->reps_cap;
 		else
 			w.reps[i] = ladder_floor(p, s);
+		w.sruns[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
 		if (releases[i].skipped)
-			w.reps[i] = 0;
+			w.reps[i] = w.sruns[i] = 0;
 		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
 	}
 	rc = walk_all(&w);
@@ -1081,5 +1161,8 @@ out:
 	free(w.est);
 	free(w.have);
 	free(w.todo);
+	free(w.sruns);
+	free(w.sest);
+	free(w.shave);
 	return rc == STEP_ERR ? -1 : 0;
 }

@@ -84,7 +84,7 @@ struct bisect_params {
 	int all;		/* find every change point, not only one */
 	enum run_summary summary;	/* a run's samples to its one value */
 	int keep_outliers;	/* 1: no outlier runs taken out (see
-				   stats_drop_outliers()); default 0 */
+				   BISECT_OUTLIER_RUNS); default 0 */
 };
 
 enum bisect_action_kind {
@@ -220,6 +220,16 @@ struct bisect_verdict {
 	int runs_used;
 	long more_runs;
 };
+
+/*
+ * Far runs a cell of the bisection may lose even when they are more than
+ * a quarter of its runs (cells of 5 to 7 runs, where a probe is often
+ * placed): two 3x slow runs among a probe's first five made it 80% slow
+ * and put a good release on the bad side.  Two of five or more are
+ * still fewer than half, so the median and the deviation that set the
+ * fence remain the ordinary runs' (docs/statistics.md, "Outlier runs").
+ */
+#define BISECT_OUTLIER_RUNS 2
 
 /* The sequential probe test's error bound (see stats_seq_classify()). */
 #define BISECT_SEQ_ALPHA 0.0003

@@ -24,6 +24,13 @@ size_t bisect_count_runs(const struct bisect_cell *c, int confirm);
 size_t bisect_take_runs(const struct bisect_cell *c, int confirm,
     size_t count, enum run_summary how, double *out);
 
+/*
+ * Outlier runs of a cell's values, as the bisection takes them out:
+ * stats_drop_outliers(), but up to BISECT_OUTLIER_RUNS of them however
+ * few the runs (still fewer than half).  Returns the number kept.
+ */
+size_t bisect_drop_outliers(double *v, size_t n);
+
 /* The index of prompt length len in p's lengths, or -1. */
 int bisect_length_index(const struct bisect_params *p, int len);
 

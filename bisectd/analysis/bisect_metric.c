@@ -61,6 +61,15 @@ bisect_take_runs(const struct bisect_cell *c, int confirm, size_t count,
 	return k;
 }
 
+size_t
+bisect_drop_outliers(double *v, size_t n)
+{
+	size_t most = n / 4 > BISECT_OUTLIER_RUNS ? n / 4 :
+	    BISECT_OUTLIER_RUNS;
+
+	return stats_drop_outliers_upto(v, n, most);
+}
+
 int
 bisect_length_index(const struct bisect_params *p, int len)
 {
@@ -94,7 +103,7 @@ bisect_metric_estimate(const struct bisect_release *r,
 		if (cells[c].n == SIZE_MAX || cells[c].n < count)
 			goto out;
 		if (!p->keep_outliers)
-			cells[c].n = stats_drop_outliers(buf + c * count,
+			cells[c].n = bisect_drop_outliers(buf + c * count,
 			    cells[c].n);
 	}
 	switch (p->metric.kind) {

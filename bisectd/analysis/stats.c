@@ -124,6 +124,12 @@ stats_run_values(const double *x, const int64_t *run, size_t n,
 size_t
 stats_drop_outliers(double *v, size_t n)
 {
+	return stats_drop_outliers_upto(v, n, n / 4);
+}
+
+size_t
+stats_drop_outliers_upto(double *v, size_t n, size_t most)
+{
 	double stack[256], *d = stack, med, mad, fence;
 	size_t k = 0, out = 0;
 
@@ -142,7 +148,7 @@ stats_drop_outliers(double *v, size_t n)
 	    STATS_OUTLIER_REL * fabs(med));
 	for (size_t i = 0; i < n; i++)
 		out += d[i] > fence;
-	if (out == 0 || out * 4 > n)
+	if (out == 0 || out > most || out * 2 >= n)
 		goto keep;
 	for (size_t i = 0; i < n; i++)
 		if (d[i] <= fence)

@@ -117,6 +117,13 @@ int stats_run_values(const double *x, const int64_t *run, size_t n,
 size_t stats_drop_outliers(double *v, size_t n);
 
 /*
+ * The same, with at most `most` runs taken out instead of a quarter
+ * (never half or more: the median and the deviation that set the fence
+ * are then no longer the ordinary runs').
+ */
+size_t stats_drop_outliers_upto(double *v, size_t n, size_t most);
+
+/*
  * Summarise a cell of runs (grouped as stats_run_values() does): the run
  * values' statistics, and the between-run and within-run spread.
  * Returns 0, or -1 when n is 0, a sample is not finite, or memory runs

@@ -397,6 +397,141 @@ test_not_confirmed(void)
 
 /* A probe exactly half-way between good and bad is neither side, at its
  * first runs: a slide over both releases (once: unknown at the cap). */
+/*
+ * Eight releases, a +25% per-token step at 4, noise cv; release 3, the
+ * first probe, has the runs slow[0..k-1] of its long cell x times
+ * slower.  Driven to the verdict in *v; *used gets the probe's search
+ * runs.
+ */
+static void
+probe_slowed(const int *slow, int k, double x, double cv, size_t *used,
+    struct bisect_verdict *v)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct bisect_action act;
+	int steps, done = 0;
+
+	world_init(&w, 8, cv, 11);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, i < 4 ? 0.92 : 0.92 * 1.25 };
+	params(&p);
+	store_init(&s, &w);
+	for (steps = 0; steps < MAXACT; steps++) {
+		const struct bisect_cell *c = &s.rel[3].cells[1];
+
+		CHECK_INT(bisect_next(s.rel, w.n, &p, &act, v), 0);
+		if (act.kind == BISECT_DONE)
+			break;
+		execute(&s, &w, &p, &act, NULL);
+		/* each as soon as it is stored */
+		for (; done < k && (size_t)slow[done] < c->n; done++)
+			s.smp[3][1][slow[done]].time_ns *= x;
+	}
+	CHECK_INT(act.kind, BISECT_DONE);
+	CHECK_INT(done, k);
+	*used = count(&s.rel[3].cells[1], 0);
+}
+
+/*
+ * A good probe with two 3x slow runs among the first five of its long
+ * cell (BISECT_OUTLIER_RUNS): both are taken out, though they are more
+ * than a quarter of the cell, and the probe is placed on the good side
+ * at its first five runs.  Kept, they doubled its per-token cost and
+ * spread it wide: here it took 8 runs (where a quarter let them go); in
+ * bench/bisect-sim's heavy model such a probe was as often placed on
+ * the bad side, and the boundary found lay below the step.
+ *
+ * Three of its first five, which no rule may take out of five: the
+ * probe's runs spread far wider than the sides', so it is not placed
+ * (place()) but measured on until a quarter of its runs covers the
+ * three.  Placed on its mean, it went to the bad side (slower than the
+ * bad one) at five runs, and the boundary did not confirm.
+ *
+ * On a quiet machine (CV 0.05%) one run 2% slow spreads the probe far
+ * wider than its sides too, but the step is 500 times its spread: the
+ * place holds at the probe's own spread, and it is placed at five runs.
+ * Held back for its spread alone, it was measured to the cap and the
+ * bisect ended unknown.
+ */
+static void
+test_probe_outliers(void)
+{
+	static const struct {
+		int slow[3], k;
+		double x, cv;
+		size_t placed;		/* the probe's runs; 0: 12 or more */
+	} cases[3] = {
+		{ { 1, 3 }, 2, 3, 0.02, 5 },
+		{ { 0, 1, 3 }, 3, 3, 0.02, 0 },
+		{ { 1 }, 1, 1.02, 0.0005, 5 },
+	};
+	struct bisect_verdict v;
+	size_t used;
+
+	for (int i = 0; i < 3; i++) {
+		probe_slowed(cases[i].slow, cases[i].k, cases[i].x, cases[i].cv,
+		    &used, &v);
+		printf("probe with %d run(s) of 5 %.2fx slow, CV %.2f%%: placed "
+		    "at %zu runs\n", cases[i].k, cases[i].x, 100 * cases[i].cv,
+		    used);
+		if (cases[i].placed > 0)
+			CHECK_INT(used, cases[i].placed);
+		else
+			CHECK(used >= 12);
+		CHECK_INT(v.status, BISECT_REGRESSION);
+		CHECK_INT(v.nchanges, 1);
+		if (v.nchanges == 1) {
+			CHECK_INT(v.changes[0].last_good, 3);
+			CHECK_INT(v.changes[0].first_bad, 4);
+			CHECK_INT(v.changes[0].confirmed, 1);
+		}
+		bisect_verdict_release(&v);
+	}
+}
+
+/*
+ * A step at the last release: every probe lands on the good side, and
+ * the bad side is the bad end alone.  When a probe needs that side
+ * better known, the end gets one more run at a time (and the side
+ * counts every run it has), not the next step of the ladder: doubling
+ * it from 20 to 40 runs spent 20 where a few decided the probe.
+ */
+static void
+test_side_one_run(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct run r;
+	int beyond = 0, most = 0;
+
+	world_init(&w, 8, 0.10, 5);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, i < 7 ? 0.92 : 0.92 * 1.25 };
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	for (size_t i = 0; i < r.nact; i++) {
+		const struct bisect_action *a = &r.act[i];
+
+		if (a->kind != BISECT_MEASURE || a->release != 7)
+			continue;
+		beyond += a->reps != 5 && a->reps != 10 && a->reps != 20 &&
+		    a->reps != 40 && a->reps != 80;
+		most = a->reps > most ? a->reps : most;
+	}
+	printf("bad end as the only bad side: %d one-run steps, %d runs\n",
+	    beyond, most);
+	CHECK(beyond > 0);
+	CHECK(most < 40);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.nchanges, 1);
+	if (r.v.nchanges == 1)
+		CHECK_INT(r.v.changes[0].first_bad, 7);
+	bisect_verdict_release(&r.v);
+}
+
 static void
 test_probe_unknown(void)
 {
@@ -1045,6 +1180,8 @@ main(void)
 	CHECK_CASE(test_pp_tg);
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_probe_outliers);
+	CHECK_CASE(test_side_one_run);
 	CHECK_CASE(test_prefetch_hints);
 	CHECK_CASE(test_unresolved_per_token);
 	CHECK_CASE(test_invalid);

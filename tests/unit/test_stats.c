@@ -361,6 +361,7 @@ test_outliers(void)
 	double w[8] = { 100, 140, 60, 130, 70, 120, 80, 150 };
 	double two[8] = { 100, 300, 101, 310, 99, 98 };
 	double same[5] = { 5, 5, 5, 5, 9 };
+	double three[7] = { 100, 300, 101, 310, 99, 320, 102 };
 
 	CHECK_INT(stats_drop_outliers(v, 8), 7);
 	CHECK_NEAR(v[3], 101, 0);	/* the order of the rest is kept */
@@ -369,6 +370,14 @@ test_outliers(void)
 	CHECK_INT(stats_drop_outliers(two, 6), 6);	/* 2 of 6: not a few */
 	CHECK_INT(stats_drop_outliers(same, 5), 5);	/* no deviation */
 	CHECK_INT(stats_drop_outliers(v, 4), 4);	/* too few to judge */
+
+	/* Up to a count: two of six go when two may, never half. */
+	CHECK_INT(stats_drop_outliers_upto(two, 6, 2), 4);
+	CHECK_NEAR(two[1], 101, 0);
+	CHECK_NEAR(two[3], 98, 0);
+	CHECK_INT(stats_drop_outliers_upto(three, 6, 3), 6);
+	CHECK_INT(stats_drop_outliers_upto(three, 7, 3), 4);
+	CHECK_INT(stats_drop_outliers_upto(v, 4, 2), 4);
 }
 
 /* Fisher's F against closed forms: F(2, 2) and F(1, d) = t(d)^2. */

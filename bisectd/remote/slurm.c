@@ -117,16 +117,21 @@ slurm_query(int64_t slurm_id, struct slurm_state *st, struct err *e)
 }
 
 /*
- * What squeue said of this user's jobs, shared by every bisect of the
- * process waiting on one: one squeue a poll, however many wait (a fleet's
- * matrix would otherwise ask once per job every poll).  A job it does
- * not list (not yet, or no longer known) is asked of scontrol alone.
+ * A tool's answer shared by every bisect of the process waiting on one:
+ * one call a poll, however many wait (a fleet's matrix would otherwise
+ * ask once per job every poll).  Held with mu locked.
  */
-static struct {
+struct shared_answer {
 	pthread_mutex_t mu;
 	char *out;		/* the last answer, or NULL when it failed */
 	int64_t at_ms;		/* when it was read; 0: never */
-} queue = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+};
+
+/* What squeue said of this user's jobs.  A job it does not list (not
+ * yet, or no longer known) is asked of scontrol alone. */
+static struct shared_answer queue = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+/* What scontrol said of every node, for the pinned jobs that wait. */
+static struct shared_answer nodes = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
 
 static int64_t
 mono_ms(void)
@@ -137,30 +142,41 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * a's answer read again when it is a poll old, with mu taken (the
+ * caller unlocks).  An answer cut short is not kept: it would leave
+ * jobs or nodes out that are there.
+ */
+static void
+shared_refresh(struct shared_answer *a, const char *const *argv)
+{
+	int64_t now = mono_ms();
+
+	pthread_mutex_lock(&a->mu);
+	/* A little under the poll: waiters woken together share one. */
+	if (a->at_ms == 0 || now - a->at_ms >= SLURM_POLL_MS * 9 / 10) {
+		struct run_result r;
+		struct err ie = ERR_INIT;
+
+		free(a->out);
+		a->out = NULL;
+		if (tool(argv, NULL, &r, &ie) == 0) {
+			if (r.reason == RUN_OK && !r.out_truncated)
+				a->out = strdup(r.out.data ? r.out.data : "");
+			run_result_release(&r);
+		}
+		a->at_ms = now;
+	}
+}
+
 int
 slurm_poll(int64_t slurm_id, struct slurm_state *st, struct err *e)
 {
 	const char *argv[] = { "squeue", "--me", "--states=all", "--noheader",
 	    "--format=" SLURM_QUEUE_FORMAT, NULL };
-	int64_t now = mono_ms();
 	int found = 0;
 
-	pthread_mutex_lock(&queue.mu);
-	/* A little under the poll: waiters woken together share one. */
-	if (queue.at_ms == 0 || now - queue.at_ms >= SLURM_POLL_MS * 9 / 10) {
-		struct run_result r;
-		struct err ie = ERR_INIT;
-
-		free(queue.out);
-		queue.out = NULL;
-		if (tool(argv, NULL, &r, &ie) == 0) {
-			if (r.reason == RUN_OK)
-				queue.out = strdup(r.out.data ? r.out.data :
-				    "");
-			run_result_release(&r);
-		}
-		queue.at_ms = now;
-	}
+	shared_refresh(&queue, argv);
 	if (queue.out != NULL)
 		found = slurm_parse_queue(queue.out, slurm_id, st);
 	pthread_mutex_unlock(&queue.mu);
@@ -183,44 +199,16 @@ slurm_cancel(int64_t slurm_id, struct err *e)
 	return rc;
 }
 
-/*
- * What scontrol said of every node, shared as the queue is: one call a
- * poll for all the pinned jobs that wait, however many.
- */
-static struct {
-	pthread_mutex_t mu;
-	char *out;		/* the last answer, or NULL when it failed */
-	int64_t at_ms;		/* when it was read; 0: never */
-} nodes = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
-
-static int64_t mono_ms(void);
-
 /* Node's line of every node's "scontrol show node -o", into buf: 1, or
  * 0 when the answer is not to be had (the caller asks of the node). */
 static int
 node_line(const char *node, char *buf, size_t len, int *listed)
 {
 	const char *argv[] = { "scontrol", "show", "node", "-o", NULL };
-	int64_t now = mono_ms();
 	size_t n = strlen(node);
 	int ok = 0;
 
-	pthread_mutex_lock(&nodes.mu);
-	if (nodes.at_ms == 0 || now - nodes.at_ms >= SLURM_POLL_MS * 9 / 10) {
-		struct run_result r;
-		struct err ie = ERR_INIT;
-
-		free(nodes.out);
-		nodes.out = NULL;
-		/* Cut short, it would leave nodes out that are there. */
-		if (tool(argv, NULL, &r, &ie) == 0) {
-			if (r.reason == RUN_OK && !r.out_truncated)
-				nodes.out = strdup(r.out.data ? r.out.data :
-				    "");
-			run_result_release(&r);
-		}
-		nodes.at_ms = now;
-	}
+	shared_refresh(&nodes, argv);
 	*listed = 0;
 	if (nodes.out != NULL) {
 		ok = 1;

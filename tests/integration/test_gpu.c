@@ -607,9 +607,14 @@ test_clocks_memory(void)
 	CHECK_INT(json_integer_value(json_object_get(g, "throttled_runs")), 0);
 	x = json_object_get(json_object_get(g, "pp"), "512");
 	CHECK(json_real_value(json_object_get(x, "energy_j")) >= 100);
-	/* A median of ratios, not the ratio of the medians: near it. */
-	CHECK_NEAR(json_real_value(json_object_get(x, "tokens_per_j")), 512 /
-	    json_real_value(json_object_get(x, "energy_j")), 0.05);
+	/*
+	 * A median of ratios, not the ratio of the medians: the same for
+	 * an odd number of runs, the mean of the two middle ratios for an
+	 * even one, whose energies a loaded host sets apart (2.36 beside
+	 * 2.25 seen).  Within 15%: a wrong unit or token count is not.
+	 */
+	CHECK_NEAR(json_real_value(json_object_get(x, "tokens_per_j")) /
+	    (512 / json_real_value(json_object_get(x, "energy_j"))), 1, 0.15);
 	CHECK(json_integer_value(json_object_get(x, "runs")) >= 3);
 	json_array_foreach(json_object_get(rep, "what_else_changed"), i, x)
 		if (strcmp(json_string_value(json_object_get(x, "metric")),

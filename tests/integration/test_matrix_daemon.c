@@ -38,26 +38,16 @@ publish(const struct testserver *ts, size_t n)
 static void
 write_config(const struct testserver *ts)
 {
-	char text[8192];
+	char src[1024], hook[1024];
 
-	check_write_pattern("small.bin", 1024);
-	check_write_pattern("big.bin", 1 << 20);
-	snprintf(text, sizeof(text),
-	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
-	    "\tmax-busy = 100%%\n"
-	    "[weights \"small\"]\n\tpath = small.bin\n"
-	    "[weights \"big\"]\n\tpath = big.bin\n"
+	snprintf(src, sizeof(src), "\tsource = github:demo/fleet\n"
+	    "\tapi = %s\n\tallow-http = true\n", testserver_url(ts, "/api"));
+	snprintf(hook, sizeof(hook), "[alert \"hook\"]\n\twebhook = %s\n"
+	    "\tallow-http = true\n", testserver_url(ts, "/hook"));
+	check_matrix_config("d.conf", dir,
 	    "[runner \"m1\"]\n\tkind = local\n\tenv = FAKE_ENGINE_CLASS=m1\n"
-	    "[runner \"m2\"]\n\tkind = local\n\tenv = FAKE_ENGINE_CLASS=m2\n"
-	    "[engine \"fleet\"]\n\tsource = github:demo/fleet\n\tapi = %s\n"
-	    "\tallow-http = true\n\tasset = fleet-{version}.tar.gz\n"
-	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
-	    "-n {gen} -t 1 -r 1 -o json\n"
-	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
-	    "\ttimeout = 1m\n\trunner = m1, m2\n\tweights = small, big\n"
-	    "[alert \"hook\"]\n\twebhook = %s\n\tallow-http = true\n",
-	    dir, testserver_url(ts, "/api"), testserver_url(ts, "/hook"));
-	check_write_file("d.conf", text);
+	    "[runner \"m2\"]\n\tkind = local\n\tenv = FAKE_ENGINE_CLASS=m2\n",
+	    "m1, m2", src, hook);
 }
 
 /* Queue a watch of the matrix: one job per cell, their ids into ids. */

@@ -27,6 +27,28 @@ check_daemon_config(const char *file, const char *dir, const char *build,
 	check_write_file(file, text);
 }
 
+void
+check_matrix_config(const char *file, const char *dir, const char *runners,
+    const char *runner_list, const char *source, const char *extra)
+{
+	char text[16384];
+
+	check_write_pattern("small.bin", 1024);
+	check_write_pattern("big.bin", 1 << 20);
+	snprintf(text, sizeof(text),
+	    "[bisectd]\n\tdatabase = %s/state/d.db\n\tcache = cache\n"
+	    "\tmax-busy = 100%%\n"
+	    "[weights \"small\"]\n\tpath = small.bin\n"
+	    "[weights \"big\"]\n\tpath = big.bin\n%s"
+	    "[engine \"fleet\"]\n%s\tasset = fleet-{version}.tar.gz\n"
+	    "\tcommand = {bin}/bin/fake-engine -m {weights} -p {prompt} "
+	    "-n {gen} -t 1 -r 1 -o json\n"
+	    "\tparser = llama-bench\n\tprompts = 64,256\n\tgen = 16\n"
+	    "\ttimeout = 1m\n\trunner = %s\n\tweights = small, big\n%s",
+	    dir, runners, source, runner_list, extra);
+	check_write_file(file, text);
+}
+
 struct store *
 check_daemon_store(const char *dir)
 {

@@ -21,6 +21,17 @@ struct store;
 void check_daemon_config(const char *file, const char *dir,
     const char *build, const char *bisectd_keys, const char *engine_keys);
 
+/*
+ * Write file: a daemon in dir/state/ with the matrix "fleet" of the
+ * fake releases "fleet" (tests/CMakeLists.txt) on two runners by the
+ * weights "small" (1 KiB) and "big" (1 MiB), written here: runners the
+ * two [runner] sections ("r1, r2" their names in runner_list), source
+ * the engine's source lines, extra what follows the engine.
+ */
+void check_matrix_config(const char *file, const char *dir,
+    const char *runners, const char *runner_list, const char *source,
+    const char *extra);
+
 /* dir/state/d.db, open to read and write; NULL, its error printed, when
  * it does not open. */
 struct store *check_daemon_store(const char *dir);

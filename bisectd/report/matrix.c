@@ -410,19 +410,16 @@ print_csv(const struct report_matrix *mx, FILE *out)
 		struct view v;
 
 		view_of(x, &v, 1);
-		text_csv_field(out, x->name);
-		fputc(',', out);
-		text_csv_field(out, x->runner);
-		fputc(',', out);
-		text_csv_field(out, x->weights);
-		fputc(',', out);
-		text_csv_field(out, v.status);
-		fputc(',', out);
-		text_csv_field(out, v.first_bad);
-		fputc(',', out);
-		text_csv_field(out, v.last_good);
-		fputc(',', out);
-		text_csv_field(out, v.kind);
+		{
+			const char *f[] = { x->name, x->runner, x->weights,
+			    v.status, v.first_bad, v.last_good, v.kind };
+
+			for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+				if (k > 0)
+					fputc(',', out);
+				text_csv_field(out, f[k]);
+			}
+		}
 		text_csv_number(out, v.change);
 		text_csv_number(out, v.lo);
 		text_csv_number(out, v.hi);

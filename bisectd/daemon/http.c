@@ -30,6 +30,7 @@
 #include "bisectd/jobs/status.h"
 #include "bisectd/measure/canary.h"
 #include "bisectd/report/listing_json.h"
+#include "bisectd/report/matrix.h"
 #include "bisectd/report/print.h"
 #include "common/buf.h"
 #include "common/clock.h"
@@ -445,6 +446,56 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 		reply_text(r, 500, "the report is too large");
 }
 
+/* Whether name is an engine (a matrix's cell too) or a matrix of cf. */
+static int
+known_engine(const void *arg, const char *name)
+{
+	const struct conf *cf = arg;
+
+	return conf_engine(cf, name) != NULL || conf_matrix(cf, name) != NULL;
+}
+
+/* A range across a matrix's cells: its grid, or its table as JSON. */
+static void
+route_matrix(struct MHD_Connection *c, const struct conf *cf,
+    struct store *s, const struct conf_engine *m, const char *spec,
+    int html, struct reply *r)
+{
+	struct report_matrix mx;
+	struct report_opts o;
+	struct err e = ERR_INIT;
+	const struct conf_engine *cell = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int code, rc;
+
+	for (size_t i = 0; i < cf->nengines && cell == NULL; i++)
+		if (cf->engines[i].matrix == m)
+			cell = &cf->engines[i];
+	if (cell == NULL || report_options(c, cell, &o, r) < 0)
+		return;
+	if ((f = open_memstream(&text, &len)) == NULL) {
+		reply_text(r, 500, "out of memory");
+		return;
+	}
+	rc = report_matrix_build(cf, m, s, spec, &o, &mx, &code, &e);
+	if (rc == 0)
+		report_matrix_print(&mx, html ? REPORT_HTML : REPORT_JSON, f);
+	report_matrix_clear(&mx);
+	if (fclose(f) != 0 || rc < 0) {
+		free(text);
+		reply_text(r, 500, "%s", rc < 0 ? e.msg : "out of memory");
+		return;
+	}
+	r->status = 200;
+	r->type = html ? "text/html; charset=utf-8" : "application/json";
+	rc = buf_add(&r->body, text, len);
+	free(text);
+	if (rc < 0)
+		reply_text(r, 500, "the report is too large");
+}
+
 static void
 route(struct http_server *h, struct MHD_Connection *c, const char *url,
     struct reply *r)
@@ -467,6 +518,13 @@ route(struct http_server *h, struct MHD_Connection *c, const char *url,
 	p.s = s;
 	p.metrics = &h->metrics;
 	route_parse(url, &rt);
+	route_engine(&rt, known_engine, cf);
+	if (rt.engine[0] && conf_matrix(cf, rt.engine) != NULL &&
+	    (rt.kind == ROUTE_REPORT || rt.kind == ROUTE_API_REPORT)) {
+		route_matrix(c, cf, s, conf_matrix(cf, rt.engine), rt.rest,
+		    rt.kind == ROUTE_REPORT, r);
+		goto out;
+	}
 	if (rt.engine[0] && (g = conf_engine(cf, rt.engine)) == NULL) {
 		reply_text(r, 404, "no engine '%s' in the configuration",
 		    rt.engine);

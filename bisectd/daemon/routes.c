@@ -50,9 +50,37 @@ route_parse(const char *url, struct route *out)
 		memcpy(out->engine, path, name);
 		out->engine[name] = '\0';
 		out->rest = slash ? slash + 1 : NULL;
+		out->path = routes[i].engine == 2 ? path : NULL;
 		out->kind = routes[i].kind;
 		return;
 	}
+}
+
+void
+route_engine(struct route *out, int (*known)(const void *, const char *),
+    const void *arg)
+{
+	char name[ROUTE_ENGINE_MAX];
+	const char *p, *best = NULL;
+
+	if (out->path == NULL)
+		return;
+	/* Each '/' but the last ends a candidate: a rest stays. */
+	for (p = strchr(out->path, '/'); p != NULL; p = strchr(p + 1, '/')) {
+		size_t n = (size_t)(p - out->path);
+
+		if (n >= sizeof(name) || p[1] == '\0')
+			break;
+		memcpy(name, out->path, n);
+		name[n] = '\0';
+		if (known(arg, name))
+			best = p;
+	}
+	if (best == NULL)
+		return;
+	memcpy(out->engine, out->path, (size_t)(best - out->path));
+	out->engine[best - out->path] = '\0';
+	out->rest = best + 1;
 }
 
 int

@@ -30,6 +30,7 @@ struct route {
 	char engine[ROUTE_ENGINE_MAX];	/* "" when the route has none */
 	const char *rest;	/* what follows ENGINE/ (a version, a range),
 				 * pointing into the URL; NULL when none */
+	const char *path;	/* ENGINE/REST as the URL has it, or NULL */
 };
 
 /*
@@ -39,6 +40,15 @@ struct route {
  * without refuses a slash.  Anything else is ROUTE_NONE.
  */
 void route_parse(const char *url, struct route *out);
+
+/*
+ * A matrix's cell is named ENGINE/RUNNER/WEIGHTS (docs/fleet.md): the
+ * longest run of out->path's first segments that known(arg, name) says
+ * is an engine or a matrix names it, and the rest follows.  Nothing
+ * changes when no longer run is known.
+ */
+void route_engine(struct route *out, int (*known)(const void *, const char *),
+    const void *arg);
 
 /*
  * A report's query options, ?metric=M&threshold=P&all=1 as bisectctl

@@ -42,8 +42,10 @@ write_config(const struct testserver *ts)
 
 	snprintf(src, sizeof(src), "\tsource = github:demo/fleet\n"
 	    "\tapi = %s\n\tallow-http = true\n", testserver_url(ts, "/api"));
+	/* [bisectd] again, for its HTTP server. */
 	snprintf(hook, sizeof(hook), "[alert \"hook\"]\n\twebhook = %s\n"
-	    "\tallow-http = true\n", testserver_url(ts, "/hook"));
+	    "\tallow-http = true\n[bisectd]\n\thttp = 127.0.0.1:0\n",
+	    testserver_url(ts, "/hook"));
 	check_matrix_config("d.conf", dir,
 	    "[runner \"m1\"]\n\tkind = local\n\tenv = FAKE_ENGINE_CLASS=m1\n"
 	    "[runner \"m2\"]\n\tkind = local\n\tenv = FAKE_ENGINE_CLASS=m2\n",
@@ -95,6 +97,42 @@ hook_of(const char *root, int n, const char *cell)
 		json_decref(h);
 	}
 	return NULL;
+}
+
+/* The daemon's pages: the matrix's grid and JSON, and a cell's own
+ * report under its name with its slashes encoded. */
+static void
+check_pages(void)
+{
+	int port = check_http_port("daemon.log");
+	json_t *mx;
+	char *x;
+
+	CHECK(port > 0);
+	CHECK_INT(check_http_get(port, "/report/fleet/1.0.1..1.0.2",
+	    "grid.html"), 200);
+	x = check_xpath("grid.html", "string(//*[local-name()=\"table\" and "
+	    "@class=\"grid\"]/*[local-name()=\"tr\"][2]/*[local-name()="
+	    "\"td\"][2]/@class)");
+	CHECK_STR(x, "regression");
+	free(x);
+	CHECK_INT(check_http_get(port, "/api/report/fleet/1.0.1..1.0.2",
+	    "grid.json"), 200);
+	mx = json_load_file("grid.json", 0, NULL);
+	CHECK_INT(json_array_size(json_object_get(mx, "regressed")), 1);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(mx,
+	    "regressed"), 0)), "fleet/m1/big");
+	json_decref(mx);
+	CHECK_INT(check_http_get(port, "/api/report/fleet%2Fm1%2Fbig/"
+	    "1.0.1..1.0.2", "cell.json"), 200);
+	mx = json_load_file("cell.json", 0, NULL);
+	CHECK_STR(json_string_value(json_object_get(mx, "engine")),
+	    "fleet/m1/big");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(mx,
+	    "verdict"), "first_bad")), "1.0.2");
+	json_decref(mx);
+	CHECK_INT(check_http_get(port, "/api/runs/fleet/1.0.2", "runs.json"),
+	    404);
 }
 
 static void
@@ -170,6 +208,7 @@ test_watch(void)
 	json_decref(h);
 	CHECK(hook_of(ts.root, 2, "fleet/m1/small") == NULL);
 	CHECK(hook_of(ts.root, 2, "fleet/m2/big") == NULL);
+	check_pages();
 
 	kill(pid, SIGTERM);
 	CHECK_INT(check_wait_exit(pid, 30), 0);

@@ -2,7 +2,8 @@
  * test_routes.c: the HTTP server's URLs and query options as a client
  * may write them: each route and its engine and rest, and the paths
  * that are no page (an empty engine, a missing or extra segment, a name
- * too long); the report's options as bisectctl's.
+ * too long); a matrix's cell named by its longest known run of
+ * segments; the report's options as bisectctl's.
  */
 #include <string.h>
 
@@ -60,6 +61,51 @@ test_parse(void)
 	CHECK_INT(r.kind, ROUTE_NONE);
 }
 
+static int
+known(const void *arg, const char *name)
+{
+	static const char *const names[] = { "fleet", "fleet/m1/big",
+	    "basert" };
+
+	(void)arg;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(names[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+test_cells(void)
+{
+	static const struct {
+		const char *url, *engine, *rest;
+	} cases[] = {
+		{ "/report/fleet/m1/big/1.0.0..1.0.3", "fleet/m1/big",
+		  "1.0.0..1.0.3" },
+		{ "/api/report/fleet/m1/big/1.0.0..1.0.3", "fleet/m1/big",
+		  "1.0.0..1.0.3" },
+		{ "/report/fleet/1.0.0..1.0.3", "fleet", "1.0.0..1.0.3" },
+		/* No cell "fleet/m1": the matrix, the rest its client's. */
+		{ "/report/fleet/m1/1.0.0..1.0.3", "fleet", "m1/1.0.0..1.0.3" },
+		/* A name needs a rest after it. */
+		{ "/report/fleet/m1/big/", "fleet", "m1/big/" },
+		{ "/api/runs/basert/a/b", "basert", "a/b" },
+		{ "/api/versions/fleet", "fleet", NULL },
+	};
+	struct route r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		route_parse(cases[i].url, &r);
+		route_engine(&r, known, NULL);
+		if (strcmp(r.engine, cases[i].engine) != 0)
+			fprintf(stderr, "url '%s': '%s'\n", cases[i].url,
+			    r.engine);
+		CHECK_STR(r.engine, cases[i].engine);
+		CHECK(cases[i].rest ? r.rest && strcmp(r.rest,
+		    cases[i].rest) == 0 : r.rest == NULL);
+	}
+}
+
 static void
 test_options(void)
 {
@@ -97,6 +143,7 @@ int
 main(void)
 {
 	CHECK_CASE(test_parse);
+	CHECK_CASE(test_cells);
 	CHECK_CASE(test_options);
 	return check_done();
 }

@@ -7,7 +7,9 @@
  * Properties: a route that names an engine has one, non-empty, without
  * a slash and shorter than ROUTE_ENGINE_MAX, and the URL is its prefix,
  * that name and (for a route with a rest) "/" and the rest, non-empty;
- * a route without one names none.  Options accepted give a metric
+ * a route without one names none.  A matrix's cell (route_engine(),
+ * here every name of an even length known) keeps the route's prefix,
+ * the name then "/" and a non-empty rest.  Options accepted give a metric
  * bisectctl would take (no canary) and a threshold the bisection takes
  * (above 0, below 100); options refused say which in a NUL-terminated
  * line.  A range split gives two
@@ -27,6 +29,35 @@ static const char *const prefixes[] = {
 	[ROUTE_API_REPORT] = "/api/report/",
 	[ROUTE_REPORT] = "/report/",
 };
+
+static int
+even_known(const void *arg, const char *name)
+{
+	(void)arg;
+	return strlen(name) % 2 == 0;
+}
+
+/* The longest known run of segments: the URL is still prefix, name,
+ * "/" and rest. */
+static void
+check_cell(const char *url, struct route r)
+{
+	const char *p;
+	size_t n;
+
+	route_engine(&r, even_known, NULL);
+	if (r.kind < ROUTE_API_VERSIONS)
+		return;
+	p = prefixes[r.kind];
+	n = strlen(r.engine);
+	if (n == 0 || n >= ROUTE_ENGINE_MAX || strncmp(url + strlen(p),
+	    r.engine, n) != 0)
+		fuzz_fail("cell '%s' of '%s'", r.engine, url);
+	if (r.kind != ROUTE_API_VERSIONS && (r.rest == NULL ||
+	    r.rest != url + strlen(p) + n + 1 || r.rest[-1] != '/' ||
+	    *r.rest == '\0'))
+		fuzz_fail("the rest of cell '%s' of '%s'", r.engine, url);
+}
 
 static void
 check_route(const char *url)
@@ -51,6 +82,7 @@ check_route(const char *url)
 			fuzz_fail("the rest of '%s'", url);
 	} else if (r.engine[0] != '\0' || r.rest != NULL)
 		fuzz_fail("route %d of '%s' names an engine", r.kind, url);
+	check_cell(url, r);
 	if (r.kind == ROUTE_API_REPORT || r.kind == ROUTE_REPORT) {
 		char good[RANGE_END_MAX], bad[RANGE_END_MAX], again[600];
 		struct err e = ERR_INIT;

@@ -276,15 +276,17 @@ compare(const struct conf *c, const struct conf_engine *eng, struct store *s,
 	} else
 		wlog(o, ALERT_LOG_INFO, "watch %s: %s over %s", eng->name,
 		    bisect_status_name(*status), spec);
-	if (eng->matrix && (rc = matrix_alert(c, eng, s, spec, &d.req,
-	    metric, e)) < 0) {
-		json_decref(verdict);
-		return -1;
+	if (eng->matrix) {
+		if ((rc = matrix_alert(c, eng, s, spec, &d.req, metric,
+		    e)) < 0) {
+			json_decref(verdict);
+			return -1;
+		}
+		if (rc == 1)
+			wlog(o, ALERT_LOG_WARNING, "watch %s: every cell of "
+			    "%s has judged %s (alert recorded)", eng->name,
+			    eng->matrix->name, spec);
 	}
-	if (eng->matrix && rc == 1)
-		wlog(o, ALERT_LOG_WARNING, "watch %s: every cell of %s has "
-		    "judged %s (alert recorded)", eng->name, eng->matrix->name,
-		    spec);
 	/* The job's verdict is the watched metric's. */
 	if (m == NULL && o->verdict && o->compared) {
 		json_decref(*o->verdict);

@@ -120,7 +120,7 @@ store_serve_list(struct store *s, int64_t release_id,
 	    " FROM serve_run v JOIN run r ON r.id = v.run_id"
 	    " JOIN definition d ON d.id = r.definition_id"
 	    " WHERE r.release_id = ?1 AND d.key = ?2 AND r.warmup = 0"
-	    " ORDER BY v.run_id", "It", release_id, definition)) == NULL)
+	    " AND r.confirm = 0 ORDER BY v.run_id", "It", release_id, definition)) == NULL)
 		return -1;
 	if (store_rows(s, st, (void **)&out->v, &out->n, sizeof(*out->v),
 	    serve_row, "read serve runs", e) < 0) {

@@ -163,9 +163,11 @@ test_single_request_unchanged(void)
 	printf("under load: ttft-p90 %.3f ms, then %.3f ms\n", a, b);
 	CHECK(b / a > 3);
 	check_else_changed(rep);
-	/* What the verdict judged is that figure, no other of the runs'. */
+	/* What the verdict judged is that figure, no other of the runs',
+	 * over the same runs: the release's own, as the table's (not the
+	 * confirmation's, which a loaded host sets 10% apart). */
 	CHECK_NEAR(json_number_value(json_object_get(check_release(rep,
-	    "1.0.3"), "metric_ms")), b, 0.1 * b);
+	    "1.0.3"), "metric_ms")), b, 1e-6 * b);
 	CHECK_STR(json_string_value(json_object_get(check_release(rep,
 	    "1.0.3"), "status")), "measured");
 	CHECK(isnan(figure(rep, "1.0.1", "ttft-p90")));

@@ -234,6 +234,14 @@ struct bisect_verdict {
 /* The sequential probe test's error bound (see stats_seq_classify()). */
 #define BISECT_SEQ_ALPHA 0.0003
 
+/*
+ * `all`: a pair of consecutive measured releases inside a slide not yet
+ * known to hold a step of its own is measured up to this many times the
+ * initial runs (at most the cap) before it is taken as a part of the
+ * slide.
+ */
+#define BISECT_STEP_RUNS 32
+
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80
 

@@ -36,7 +36,8 @@
  * within L / 2 releases of the true one at each end (slide: the first
  * and last few releases of a slide are within the noise of its ends'
  * levels); and stepslide both: gradual and a confirmed change point at
- * the step.
+ * the step.  -b also gives the share of bisects with a confirmed change
+ * point elsewhere (a right verdict may have one too).
  *
  * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap]
  *                   [-S seed] [-t threshold] [-v cv] [-w cvw]

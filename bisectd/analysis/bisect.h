@@ -194,9 +194,10 @@ struct bisect_verdict {
 			   largest confirmed change (or the first one) */
 	/* GRADUAL: the slide.  Its steps are the changes with in_slide set;
 	 * a step below the threshold is not confirmed (it is a part of the
-	 * slide, not a regression of its own).  A confirmed step of the
-	 * threshold or more (--all: a big step inside a slide) is listed
-	 * among the changes apart from the slide. */
+	 * slide, not a regression of its own).  With `all`, a step of its
+	 * own inside the slide (an adjacent pair whose slowdown lies above
+	 * half the threshold one-sided at BISECT_SEQ_ALPHA) is a change
+	 * with in_slide 0, confirmed as any, apart from the slide. */
 	int gradual;
 	struct bisect_gradual slide;
 	/* Where an inconclusive comparison stopped the search (the first

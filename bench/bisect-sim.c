@@ -36,7 +36,8 @@
  * within L / 2 releases of the true one at each end (slide: the first
  * and last few releases of a slide are within the noise of its ends'
  * levels); and stepslide both: gradual and a confirmed change point at
- * the step.
+ * the step.  -b also gives the share of bisects with a confirmed change
+ * point elsewhere (a right verdict may have one too).
  *
  * usage: bisect-sim [-n trials] [-r releases] [-s step] [-c cap]
  *                   [-S seed] [-t threshold] [-v cv] [-w cvw]
@@ -232,6 +233,7 @@ add_run(struct store *s, const struct world *w, size_t rel, int confirm,
 
 struct outcome_counts {
 	size_t right, regression, unknown, none;
+	size_t elsewhere;	/* a confirmed change point not at the step */
 	double runs, ends, confirm;
 };
 
@@ -308,6 +310,13 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 		oc->none++;
 		break;
 	}
+	for (size_t i = 0; i < v.nchanges; i++)
+		if (v.changes[i].confirmed && w->first_bad != SIZE_MAX &&
+		    v.changes[i].first_bad != (w->shape == SHAPE_STEP ?
+		    w->first_bad : w->first_bad + w->len / 2)) {
+			oc->elsewhere++;
+			break;
+		}
 	oc->runs += (double)s.runs;
 	oc->ends += (double)s.ends;
 	oc->confirm += (double)s.confirm;
@@ -380,9 +389,10 @@ run_setting(struct bisect_params *p, struct world *proto, int old,
 	    aa->runs / t);
 	if (breakdown)
 		printf("%-9s %-7s %-8s   runs: ends %.0f, probes %.0f, "
-		    "confirmation %.0f; A/A ends %.0f\n", "", "", "",
+		    "confirmation %.0f; A/A ends %.0f; a change point "
+		    "confirmed elsewhere %.1f%%\n", "", "", "",
 		    bis.ends / t, (bis.runs - bis.ends - bis.confirm) / t,
-		    bis.confirm / t, aa->ends / t);
+		    bis.confirm / t, aa->ends / t, 100 * bis.elsewhere / t);
 	fflush(stdout);
 }
 

@@ -55,17 +55,6 @@ struct walk {
 	size_t sa, sb, slo, sm, shi;
 };
 
-void
-bisect_params_init(struct bisect_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->metric.kind = BISECT_METRIC_PER_TOKEN;
-	p->threshold = 0.20;
-	p->reps_initial = 5;
-	p->reps_cap = 320;
-	p->summary = RUN_MEAN;
-}
-
 /* The largest step of the ladder initial, 2 initial, ... cap <= count. */
 static int
 ladder_floor(const struct bisect_params *p, size_t count)
@@ -91,48 +80,6 @@ ladder_next(const struct bisect_params *p, int r)
 	if (r < p->reps_initial)
 		return p->reps_initial;
 	return r * 2 > p->reps_cap ? p->reps_cap : r * 2;
-}
-
-static const char *
-check_params(const struct bisect_params *p)
-{
-	if (!(p->threshold > 0 && p->threshold < 100))
-		return "threshold must be a positive fraction";
-	if (p->reps_initial < 2 || p->reps_cap < p->reps_initial)
-		return "repetitions: need 2 <= initial <= cap";
-	if (p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
-		return "lengths: need 1 to 32 cells";
-	for (size_t i = 0; i < p->nlengths; i++) {
-		if (p->lengths[i] <= 0)
-			return "lengths must be positive";
-		for (size_t j = 0; j < i; j++)
-			if (p->lengths[j] == p->lengths[i])
-				return "lengths must be distinct";
-	}
-	switch (p->metric.kind) {
-	case BISECT_METRIC_PER_TOKEN:
-	case BISECT_METRIC_FIXED:
-		if (p->nlengths < 2)
-			return "a fit metric needs two or more prompt lengths";
-		break;
-	case BISECT_METRIC_PP:
-		if (bisect_length_index(p, p->metric.n) < 0)
-			return "a ppN metric needs N among the lengths";
-		break;
-	case BISECT_METRIC_TG:
-		if (p->nlengths != 1 || p->lengths[0] != p->metric.n)
-			return "a tgN metric needs exactly the length N";
-		break;
-	case BISECT_METRIC_SERVE:
-	case BISECT_METRIC_RUN:
-		if (p->nlengths != 1)
-			return "a serve figure or a run's value needs exactly "
-			    "one cell";
-		break;
-	default:
-		return "unknown metric";
-	}
-	return NULL;
 }
 
 static int
@@ -534,6 +481,82 @@ step_counts(struct walk *w, size_t lo, size_t hi)
 
 	return pair_rel(w, lo, hi, &elo, &ehi, &rel) == STEP_GO &&
 	    rel.value >= w->p->threshold;
+}
+
+/*
+ * Whether the pair a, b (consecutive measured releases of a slide) holds
+ * a step of its own: *yes set when its slowdown lies above half the
+ * threshold one-sided at BISECT_SEQ_ALPHA, on every search run of the
+ * two.  The pairs of a slide are many and the edge search chose some
+ * of them for their noise, so the bound is the probes', not the 95%
+ * interval's.  A pair undecided while its estimate is at the cut or
+ * above gets one more run of the release with fewer, up to
+ * BISECT_STEP_RUNS x the initial runs; one below the cut is a part of
+ * the slide.
+ */
+static int
+step_apart(struct walk *w, size_t a, size_t b, int *yes)
+{
+	struct estimate *ea, *eb, rel;
+	double cut = log1p(w->p->threshold / 2), l, se;
+	size_t few = w->sruns[a] <= w->sruns[b] ? a : b;
+	int rc, most = BISECT_STEP_RUNS * w->p->reps_initial;
+
+	*yes = 0;
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO ||
+	    (rc = side_metric(w, a, &ea)) != STEP_GO ||
+	    (rc = side_metric(w, b, &eb)) != STEP_GO)
+		return rc;
+	rel_or_unknown(eb, ea, &rel);
+	if (!(rel.value > -1))
+		return STEP_GO;
+	/* On the log scale, as stats_rel_change() forms the interval. */
+	l = log1p(rel.value);
+	se = rel.se / (1 + rel.value);
+	if (se > 0 && l - stats_t_quantile(1 - BISECT_SEQ_ALPHA, rel.df) *
+	    se > cut) {
+		*yes = 1;
+		return STEP_GO;
+	}
+	if (!(l >= cut) || w->sruns[few] >= most ||
+	    w->sruns[few] >= w->p->reps_cap)
+		return STEP_GO;
+	return ask_measure(w, few, w->sruns[few] + 1);
+}
+
+/*
+ * With `all`, the steps of their own inside a slide.  Each pair of
+ * consecutive measured releases of the span is judged by step_apart();
+ * one that holds a step with releases between is bisected: its middle
+ * release is measured and the two pairs it makes are judged alike.  An
+ * adjacent pair that holds a step is a change point apart from the
+ * slide (a pair the search arrived at, or a new one), confirmed as any.
+ */
+static int
+split_steps(struct walk *w)
+{
+	const struct bisect_gradual *g = &w->v->slide;
+	size_t prev = g->lo, m, k;
+	int rc, yes;
+
+	for (size_t i = g->lo + 1; i <= g->hi; i++) {
+		if (i < g->hi && w->reps[i] < w->p->reps_initial)
+			continue;
+		if ((rc = step_apart(w, prev, i, &yes)) != STEP_GO)
+			return rc;
+		if (yes && (m = pick_probe(w, prev, i)) != SIZE_MAX)
+			return ask_measure(w, m, w->p->reps_initial);
+		for (k = 0; yes && k < w->v->nchanges; k++)
+			if (w->v->changes[k].last_good == prev &&
+			    w->v->changes[k].first_bad == i)
+				break;
+		if (yes && k < w->v->nchanges)
+			w->v->changes[k].in_slide = 0;
+		else if (yes && (rc = add_change(w, prev, i, 0)) != STEP_GO)
+			return rc;
+		prev = i;
+	}
+	return STEP_GO;
 }
 
 /* Widen the slide's span to take in lo..hi. */
@@ -1056,6 +1079,8 @@ walk_all(struct walk *w)
 		    w->sb, SPAN_TOP }, w->sm != SIZE_MAX)) != STEP_GO)
 			return rc;
 	}
+	if (w->p->all && w->v->gradual && (rc = split_steps(w)) != STEP_GO)
+		return rc;
 	/* One part of the change elsewhere is another step, not a slide. */
 	for (size_t i = 0; i < w->v->nchanges; i++)
 		w->v->changes[i].in_slide &= w->v->gradual;
@@ -1089,7 +1114,7 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	v->detectable_rel = NAN;
 	v->runs_used = -1;
 	v->more_runs = -1;
-	if ((act->error = check_params(p)) != NULL)
+	if ((act->error = bisect_check_params(p)) != NULL)
 		return -1;
 	if (n < 2) {
 		act->error = "a range needs two releases";

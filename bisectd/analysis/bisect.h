@@ -194,9 +194,10 @@ struct bisect_verdict {
 			   largest confirmed change (or the first one) */
 	/* GRADUAL: the slide.  Its steps are the changes with in_slide set;
 	 * a step below the threshold is not confirmed (it is a part of the
-	 * slide, not a regression of its own).  A confirmed step of the
-	 * threshold or more (--all: a big step inside a slide) is listed
-	 * among the changes apart from the slide. */
+	 * slide, not a regression of its own).  With `all`, a step of its
+	 * own inside the slide (an adjacent pair whose slowdown lies above
+	 * half the threshold one-sided at BISECT_SEQ_ALPHA) is a change
+	 * with in_slide 0, confirmed as any, apart from the slide. */
 	int gradual;
 	struct bisect_gradual slide;
 	/* Where an inconclusive comparison stopped the search (the first
@@ -233,6 +234,14 @@ struct bisect_verdict {
 
 /* The sequential probe test's error bound (see stats_seq_classify()). */
 #define BISECT_SEQ_ALPHA 0.0003
+
+/*
+ * `all`: a pair of consecutive measured releases inside a slide not yet
+ * known to hold a step of its own is measured up to this many times the
+ * initial runs (at most the cap) before it is taken as a part of the
+ * slide.
+ */
+#define BISECT_STEP_RUNS 32
 
 /* The probability at which power figures are stated. */
 #define BISECT_POWER 0.80

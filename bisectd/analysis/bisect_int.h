@@ -31,6 +31,9 @@ size_t bisect_take_runs(const struct bisect_cell *c, int confirm,
  */
 size_t bisect_drop_outliers(double *v, size_t n);
 
+/* NULL when p is valid, else a static message saying what is not. */
+const char *bisect_check_params(const struct bisect_params *p);
+
 /* The index of prompt length len in p's lengths, or -1. */
 int bisect_length_index(const struct bisect_params *p, int len);
 

@@ -1,9 +1,11 @@
 /*
  * bisect_metric.c: a release's metric from its stored samples, run by
  * run (see bisect.h and bisect_int.h): the runs of a cell, each run's
- * value, the fit or the cell's mean that the bisection compares.
+ * value, the fit or the cell's mean that the bisection compares; and
+ * the parameters that say which metric and cells.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "bisect.h"
 #include "bisect_int.h"
@@ -131,4 +133,57 @@ bisect_metric_estimate(const struct bisect_release *r,
 out:
 	free(buf);
 	return rc;
+}
+
+void
+bisect_params_init(struct bisect_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->metric.kind = BISECT_METRIC_PER_TOKEN;
+	p->threshold = 0.20;
+	p->reps_initial = 5;
+	p->reps_cap = 320;
+	p->summary = RUN_MEAN;
+}
+
+const char *
+bisect_check_params(const struct bisect_params *p)
+{
+	if (!(p->threshold > 0 && p->threshold < 100))
+		return "threshold must be a positive fraction";
+	if (p->reps_initial < 2 || p->reps_cap < p->reps_initial)
+		return "repetitions: need 2 <= initial <= cap";
+	if (p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return "lengths: need 1 to 32 cells";
+	for (size_t i = 0; i < p->nlengths; i++) {
+		if (p->lengths[i] <= 0)
+			return "lengths must be positive";
+		for (size_t j = 0; j < i; j++)
+			if (p->lengths[j] == p->lengths[i])
+				return "lengths must be distinct";
+	}
+	switch (p->metric.kind) {
+	case BISECT_METRIC_PER_TOKEN:
+	case BISECT_METRIC_FIXED:
+		if (p->nlengths < 2)
+			return "a fit metric needs two or more prompt lengths";
+		break;
+	case BISECT_METRIC_PP:
+		if (bisect_length_index(p, p->metric.n) < 0)
+			return "a ppN metric needs N among the lengths";
+		break;
+	case BISECT_METRIC_TG:
+		if (p->nlengths != 1 || p->lengths[0] != p->metric.n)
+			return "a tgN metric needs exactly the length N";
+		break;
+	case BISECT_METRIC_SERVE:
+	case BISECT_METRIC_RUN:
+		if (p->nlengths != 1)
+			return "a serve figure or a run's value needs exactly "
+			    "one cell";
+		break;
+	default:
+		return "unknown metric";
+	}
+	return NULL;
 }

@@ -586,6 +586,62 @@ test_probe_unknown(void)
 }
 
 /*
+ * With `all`, a +25% step at release 8 inside a slide (releases 1..14,
+ * each making a token 3.5% dearer): the verdict is gradual, and the
+ * step a confirmed change point of its own, apart from the slide, in
+ * nearly every seed.  The slide's search finds the slide and measures
+ * releases around the step, but a pair of them whose change is below
+ * the threshold is a part of the slide unless it is judged on its own:
+ * before that rule the step was confirmed in none of these seeds.  No
+ * other pair is confirmed: the slide's small steps stay its parts.
+ */
+static void
+test_step_in_slide(void)
+{
+	static struct store s;
+	struct world w;
+	struct bisect_params p;
+	struct bisect_action act;
+	struct bisect_verdict v;
+	int found = 0, elsewhere = 0, nseeds = 10;
+
+	params(&p);
+	p.all = 1;
+	p.reps_cap = 160;	/* search and confirmation fit MAXSMP */
+	for (int seed = 0; seed < nseeds; seed++) {
+		int steps;
+
+		world_init(&w, 16, 0.05, 900 + (uint64_t)seed);
+		for (size_t i = 0; i < w.n; i++)
+			w.t[i] = (struct truth){ 165, 0.92 * (1 + 0.035 *
+			    (double)(i < 14 ? i : 14)) * (i >= 8 ? 1.25 : 1) };
+		store_init(&s, &w);
+		for (steps = 0; steps < 5000; steps++) {
+			CHECK_INT(bisect_next(s.rel, w.n, &p, &act, &v), 0);
+			if (act.kind == BISECT_DONE)
+				break;
+			execute(&s, &w, &p, &act, NULL);
+		}
+		CHECK_INT(act.kind, BISECT_DONE);
+		CHECK_INT(v.status, BISECT_GRADUAL);
+		for (size_t i = 0; i < v.nchanges; i++) {
+			const struct bisect_change *c = &v.changes[i];
+
+			if (c->first_bad == 8 && c->last_good == 7 &&
+			    c->confirmed && !c->in_slide)
+				found++;
+			else
+				elsewhere += c->confirmed;
+		}
+		bisect_verdict_release(&v);
+	}
+	printf("step in a slide: confirmed apart in %d/%d, another pair "
+	    "confirmed in %d\n", found, nseeds, elsewhere);
+	CHECK(found >= nseeds - 2);
+	CHECK_INT(elsewhere, 0);
+}
+
+/*
  * The power figure as a function of the ends' estimates.  An end at or
  * below zero has no spread on the log scale: a B fitted there still
  * gives a figure, its standard error taken where a slowdown would put
@@ -1180,6 +1236,7 @@ main(void)
 	CHECK_CASE(test_pp_tg);
 	CHECK_CASE(test_not_confirmed);
 	CHECK_CASE(test_probe_unknown);
+	CHECK_CASE(test_step_in_slide);
 	CHECK_CASE(test_probe_outliers);
 	CHECK_CASE(test_side_one_run);
 	CHECK_CASE(test_prefetch_hints);

@@ -284,9 +284,9 @@ test_slide(void)
 /*
  * With `all`, one big step (+40%) inside a slide (releases 4..11, 5%
  * each): the verdict is gradual, and the step a confirmed change point
- * of its own where the search lands on it (in a third of these seeds
- * or more; in the others it lies inside a range the slide's search
- * left undecided, a limit docs/statistics.md states).
+ * of its own: the slide's pairs that hold a step are searched apart
+ * (docs/statistics.md, step 8), so in 10 of these 12 seeds or more
+ * (12 seen; before that rule, a third).
  */
 static void
 test_step_slide(void)
@@ -311,7 +311,7 @@ test_step_slide(void)
 	}
 	printf("step in a slide: the step confirmed in %d/%d\n", found,
 	    nseeds);
-	CHECK(found >= nseeds / 3);
+	CHECK(found >= nseeds - 2);
 }
 
 int

@@ -378,6 +378,20 @@ report_options(struct MHD_Connection *c, const struct conf_engine *g,
 	return 0;
 }
 
+/* A report's page or JSON, text (taken over, len bytes), as the 200. */
+static void
+reply_page(struct reply *r, int html, char *text, size_t len)
+{
+	int rc;
+
+	r->status = 200;
+	r->type = html ? "text/html; charset=utf-8" : "application/json";
+	rc = buf_add(&r->body, text, len);
+	free(text);
+	if (rc < 0)
+		reply_text(r, 500, "the report is too large");
+}
+
 /* The report, as JSON (html 0) or a page; rendered by output/. */
 static void
 route_report(struct MHD_Connection *c, const struct conf *cf,
@@ -438,12 +452,7 @@ route_report(struct MHD_Connection *c, const struct conf *cf,
 		reply_text(r, 500, "out of memory");
 		return;
 	}
-	r->status = 200;
-	r->type = html ? "text/html; charset=utf-8" : "application/json";
-	rc = buf_add(&r->body, text, len);
-	free(text);
-	if (rc < 0)
-		reply_text(r, 500, "the report is too large");
+	reply_page(r, html, text, len);
 }
 
 /* Whether name is an engine (a matrix's cell too) or a matrix of cf. */
@@ -470,10 +479,15 @@ route_matrix(struct MHD_Connection *c, const struct conf *cf,
 	FILE *f;
 	int code, rc;
 
+	/* Its cells share their options' checks: the first says. */
 	for (size_t i = 0; i < cf->nengines && cell == NULL; i++)
 		if (cf->engines[i].matrix == m)
 			cell = &cf->engines[i];
-	if (cell == NULL || report_options(c, cell, &o, r) < 0)
+	if (cell == NULL) {
+		reply_text(r, 404, "matrix '%s' has no cells", m->name);
+		return;
+	}
+	if (report_options(c, cell, &o, r) < 0)
 		return;
 	if ((f = open_memstream(&text, &len)) == NULL) {
 		reply_text(r, 500, "out of memory");
@@ -488,12 +502,7 @@ route_matrix(struct MHD_Connection *c, const struct conf *cf,
 		reply_text(r, 500, "%s", rc < 0 ? e.msg : "out of memory");
 		return;
 	}
-	r->status = 200;
-	r->type = html ? "text/html; charset=utf-8" : "application/json";
-	rc = buf_add(&r->body, text, len);
-	free(text);
-	if (rc < 0)
-		reply_text(r, 500, "the report is too large");
+	reply_page(r, html, text, len);
 }
 
 static void

@@ -59,7 +59,9 @@ report_matrix_build(const struct conf *c, const struct conf_engine *m,
 			failed = 1;
 			continue;
 		}
-		if (report_read(x->json, &x->rep) < 0)
+		if (report_read(x->json, &x->rep) < 0 ||
+		    (x->esc = text_escape_json(x->json)) == NULL ||
+		    report_read(x->esc, &x->esc_rep) < 0)
 			return err_set(e, "out of memory");
 		regressed |= x->code == EXIT_CODE_REGRESSION;
 		unknown |= x->code == EXIT_CODE_UNKNOWN;
@@ -75,15 +77,17 @@ report_matrix_clear(struct report_matrix *mx)
 {
 	for (size_t i = 0; i < mx->ncells; i++) {
 		report_clear(&mx->cells[i].rep);
+		report_clear(&mx->cells[i].esc_rep);
 		json_decref(mx->cells[i].json);
+		json_decref(mx->cells[i].esc);
 		free(mx->cells[i].error);
 	}
 	free(mx->cells);
 	memset(mx, 0, sizeof(*mx));
 }
 
-/* What a cell's verdict says, its strings copied so that an escaped
- * reading can be let go at once. */
+/* What a cell's verdict says, as every rendering of the table and the
+ * alerts' words print it. */
 struct view {
 	char status[32];	/* the verdict's, or "failed" */
 	char first_bad[128], last_good[128], kind[32];
@@ -100,10 +104,9 @@ struct view {
 static void
 view_of(const struct report_matrix_cell *x, struct view *v, int escape)
 {
-	const struct report_verdict *d = &x->rep.verdict;
-	const struct report_rel *r = &d->change.metric_change;
-	struct json_t *esc = NULL;
-	struct report rp;
+	const struct report *rp = escape ? &x->esc_rep : &x->rep;
+	const struct report_verdict *d = &rp->verdict;
+	const struct report_rel *r;
 
 	memset(v, 0, sizeof(*v));
 	v->change = v->lo = v->hi = v->power = v->threshold = NAN;
@@ -111,14 +114,6 @@ view_of(const struct report_matrix_cell *x, struct view *v, int escape)
 		snprintf(v->status, sizeof(v->status), "failed");
 		snprintf(v->reason, sizeof(v->reason), "%s", x->error);
 		return;
-	}
-	/* For people, upstream's strings with their controls written out. */
-	if (escape && (esc = text_escape_json(x->json)) != NULL &&
-	    report_read(esc, &rp) == 0)
-		d = &rp.verdict;
-	else if (esc) {
-		json_decref(esc);
-		esc = NULL;
 	}
 	snprintf(v->status, sizeof(v->status), "%s", d->ok ? d->status :
 	    "unknown");
@@ -157,10 +152,6 @@ view_of(const struct report_matrix_cell *x, struct view *v, int escape)
 	v->threshold = x->rep.threshold;
 	snprintf(v->machine, sizeof(v->machine), "%s", x->rep.machine.ok &&
 	    x->rep.machine.cpu_model ? x->rep.machine.cpu_model : "");
-	if (esc) {
-		report_clear(&rp);
-		json_decref(esc);
-	}
 }
 
 static json_t *
@@ -395,8 +386,8 @@ print_text(const struct report_matrix *mx, FILE *out, int md)
 		fprintf(out, "%s%s: %s\n", md ? "- " : "  ",
 		    mx->cells[i].name, words);
 	}
-	fprintf(out, "%seach cell's own report: bisectctl report CELL %s\n",
-	    md ? "\n" : "\n", mx->spec);
+	fprintf(out, "\neach cell's own report: bisectctl report CELL %s\n",
+	    mx->spec);
 }
 
 static void

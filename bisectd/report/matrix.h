@@ -27,6 +27,10 @@ struct report_matrix_cell {
 	char *error;		/* why it has no report; NULL: it has one */
 	struct json_t *json;	/* its report, or NULL */
 	struct report rep;	/* read from json; zero without it */
+	/* The same for people: upstream's strings with their controls
+	 * written out (text_escape.h), read once. */
+	struct json_t *esc;
+	struct report esc_rep;
 };
 
 struct report_matrix {

@@ -34,9 +34,9 @@ struct walk {
 	const struct bisect_params *p;
 	struct bisect_action *act;
 	struct bisect_verdict *v;
-	int *reps;		/* usable search runs per cell, per release: the
-				   range's ends on the ladder, a probe every
-				   run it has (the sequential test) */
+	int *reps;		/* usable search runs per cell, per release:
+				   every run it has (the range's two ends are
+				   compared at the counts of ends below) */
 	int *creps;		/* usable confirmation samples */
 	int *sruns;		/* every search run, up to the cap: a side
 				   of the probes counts them all */
@@ -44,6 +44,7 @@ struct walk {
 	unsigned char *shave;	/* sest[i] is computed */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
+	struct ends_walk ends;	/* the range's two ends, run by run */
 	struct span *todo;	/* ranges still to examine */
 	size_t ntodo, maxtodo;
 	/*
@@ -54,25 +55,6 @@ struct walk {
 	int sign, nbetween, npartial;
 	size_t sa, sb, slo, sm, shi;
 };
-
-/* The largest step of the ladder initial, 2 initial, ... cap <= count. */
-static int
-ladder_floor(const struct bisect_params *p, size_t count)
-{
-	int r;
-
-	if (count < (size_t)p->reps_initial)
-		return 0;
-	r = p->reps_initial;
-	while (r < p->reps_cap) {
-		int next = r * 2 > p->reps_cap ? p->reps_cap : r * 2;
-
-		if ((size_t)next > count)
-			break;
-		r = next;
-	}
-	return r;
-}
 
 static int
 ladder_next(const struct bisect_params *p, int r)
@@ -326,7 +308,7 @@ place(const struct seq_arm *arm, const struct pool *g, const struct pool *b,
 	enum seq_side got;
 
 	*wild = 0;
-	got = stats_seq_classify(&arm[0], &arm[1], &arm[2], BISECT_SEQ_ALPHA,
+	got = stats_seq_classify(&arm[0], &arm[1], &arm[2], BISECT_PROBE_ALPHA,
 	    NULL);
 	if (got == SEQ_MORE || !(em->value > 0) || !(em->df > 0) ||
 	    !(sdf > 0))
@@ -339,7 +321,7 @@ place(const struct seq_arm *arm, const struct pool *g, const struct pool *b,
 	/* Sides without a spread of their own take the probe's. */
 	own[0].se = own[1].se = INFINITY;
 	if (stats_seq_classify(&alone[0], &alone[1], &alone[2],
-	    BISECT_SEQ_ALPHA, NULL) == got)
+	    BISECT_PROBE_ALPHA, NULL) == got)
 		return got;
 	*wild = 1;
 	return SEQ_MORE;
@@ -407,6 +389,20 @@ bracket(struct walk *w, size_t *lo, size_t *hi, struct pool *pg,
 	return STEP_GO;
 }
 
+/* a and b measured to the first rung, or the action that measures
+ * them; after the pair, the probe between them. */
+static int
+need_pair(struct walk *w, size_t a, size_t b)
+{
+	int rc = hint(w, need(w, a, w->p->reps_initial), b,
+	    pick_probe(w, a, b));
+
+	if (rc != STEP_GO)
+		return rc;
+	return hint(w, need(w, b, w->p->reps_initial), pick_probe(w, a, b),
+	    SIZE_MAX);
+}
+
 /* a and b measured to the first rung, their metrics, and b's change
  * relative to a; or the action that measures them. */
 static int
@@ -415,15 +411,35 @@ pair_rel(struct walk *w, size_t a, size_t b, struct estimate **ea,
 {
 	int rc;
 
-	/* After the pair, the probe between them. */
-	if ((rc = hint(w, need(w, a, w->p->reps_initial), b,
-	    pick_probe(w, a, b))) != STEP_GO ||
-	    (rc = hint(w, need(w, b, w->p->reps_initial),
-	    pick_probe(w, a, b), SIZE_MAX)) != STEP_GO ||
+	if ((rc = need_pair(w, a, b)) != STEP_GO ||
 	    (rc = metric(w, a, ea)) != STEP_GO ||
 	    (rc = metric(w, b, eb)) != STEP_GO)
 		return rc;
 	rel_or_unknown(*eb, *ea, rel);
+	return STEP_GO;
+}
+
+/* The range's two ends compared run by run (bisect_ends_walk()): their
+ * metrics and b's change at the state it stopped at, and its outcome;
+ * or the action that measures the initial runs. */
+static int
+ends(struct walk *w, struct estimate **ea, struct estimate **eb,
+    struct estimate *rel, enum outcome *out)
+{
+	int rc;
+
+	if ((rc = need_pair(w, 0, w->n - 1)) != STEP_GO)
+		return rc;
+	if (bisect_ends_walk(&w->rel[0], &w->rel[w->n - 1], w->p,
+	    &w->ends) < 0) {
+		w->act->error = "cannot compute the metric "
+		    "(a sample is not finite)";
+		return STEP_ERR;
+	}
+	*ea = &w->ends.ea;
+	*eb = &w->ends.eb;
+	*rel = w->ends.rel;
+	*out = w->ends.outcome;
 	return STEP_GO;
 }
 
@@ -697,22 +713,29 @@ examine(struct walk *w, const struct span *r)
 {
 	struct estimate *ea, *eb, rel;
 	struct pool pg, pb;
-	size_t a = r->a, b = r->b, lo = a, hi = b, m, idx[2];
+	size_t a = r->a, b = r->b, lo = a, hi = b, m, idx[2] = { a, b };
 	int rc, stuck, top = r->kind == SPAN_TOP && a == 0 && b == w->n - 1;
-	int off_hi, off_lo, more_hi, more_lo;
+	int off_hi, off_lo, more_hi, more_lo, runs;
+	enum outcome out;
 
-	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
+	/* The range's own ends are compared run by run; a range inside it
+	 * at the runs its ends have, by the interval. */
+	if (top)
+		rc = ends(w, &ea, &eb, &rel, &out);
+	else if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) == STEP_GO)
+		out = stats_outcome(&rel, w->p->threshold);
+	if (rc != STEP_GO)
 		return rc;
-	idx[0] = a;
-	idx[1] = b;
+	runs = !top ? min_reps(w, idx, 2) : w->ends.ka < w->ends.kb ?
+	    w->ends.ka : w->ends.kb;
 	if (top)
 		w->v->endpoints_rel = rel;
-	switch (stats_outcome(&rel, w->p->threshold)) {
+	switch (out) {
 	case OUTCOME_SAME:
 		if (top) {
 			/* Power: the slowdown whose interval would clear
 			 * the cut with probability BISECT_POWER. */
-			w->v->runs_used = min_reps(w, idx, 2);
+			w->v->runs_used = runs;
 			w->v->detectable_rel = bisect_detectable(ea, eb,
 			    w->p->threshold, rel.df);
 		}
@@ -720,13 +743,18 @@ examine(struct walk *w, const struct span *r)
 	case OUTCOME_UNKNOWN:
 		/* Beside a slide, a range whose change stays undecided
 		 * after a few ladder steps is a part of the slide. */
-		if (r->kind == SPAN_UNDER &&
-		    min_reps(w, idx, 2) >= 4 * w->p->reps_initial)
+		if (r->kind == SPAN_UNDER && runs >= 4 * w->p->reps_initial)
 			return STEP_GO;
-		if ((rc = more_reps(w, idx, 2)) == STEP_GO)
+		if (!top)
+			rc = more_reps(w, idx, 2);
+		else if (w->ends.next != SIZE_MAX)
+			rc = hint(w, ask_measure(w, idx[w->ends.next],
+			    w->ends.want), idx[!w->ends.next],
+			    pick_probe(w, a, b));
+		if (rc == STEP_GO)
 			note_unknown(w, a, b, SIZE_MAX, &rel, fabs(log1p(
 			    rel.value) - log1p(w->p->threshold / 2)),
-			    stats_log_se(ea, eb), rel.df, min_reps(w, idx, 2));
+			    stats_log_se(ea, eb), rel.df, runs);
 		return rc;
 	case OUTCOME_DIFFERENT:
 		break;
@@ -774,17 +802,32 @@ examine(struct walk *w, const struct span *r)
 }
 
 /*
+ * The looks of a confirmation: one more interleaved run of each release
+ * at a time up to twice the initial runs (most steps confirm there),
+ * then the ladder; at most the cap.
+ */
+static int
+confirm_next(const struct bisect_params *p, int k)
+{
+	if (k >= 2 * p->reps_initial)
+		return ladder_next(p, k);
+	return k + 1 < p->reps_cap ? k + 1 : p->reps_cap;
+}
+
+/*
  * The boundary pair measured again, interleaved, on its own samples:
  * confirmed when the slowdown is significant and at least half the
  * threshold; refuted when it is known to be below half the threshold.
+ * Judged at each look (confirm_next()) of the runs stored, the first
+ * that decides, so a later call judges as an earlier one did.
  */
 static int
 confirm(struct walk *w, struct bisect_change *c)
 {
 	const struct bisect_params *p = w->p;
 	struct estimate eg, eb;
-	int k = w->creps[c->last_good] < w->creps[c->first_bad] ?
-	    w->creps[c->last_good] : w->creps[c->first_bad];
+	int have = w->creps[c->last_good] < w->creps[c->first_bad] ?
+	    w->creps[c->last_good] : w->creps[c->first_bad], k;
 
 	c->confirm_rel = (struct estimate){ NAN, INFINITY, 1, -INFINITY,
 	    INFINITY };
@@ -793,30 +836,25 @@ confirm(struct walk *w, struct bisect_change *c)
 	if (c->in_slide && w->v->gradual &&
 	    !step_counts(w, c->last_good, c->first_bad))
 		return STEP_GO;
-	if (k < p->reps_initial) {
-		w->act->kind = BISECT_CONFIRM;
-		w->act->good = c->last_good;
-		w->act->bad = c->first_bad;
-		w->act->reps = p->reps_initial;
-		return STEP_ACT;
-	}
-	if (bisect_metric_estimate(&w->rel[c->last_good], p, 1, (size_t)k,
-	    &eg) < 0 ||
-	    bisect_metric_estimate(&w->rel[c->first_bad], p, 1, (size_t)k,
-	    &eb) < 0) {
-		w->act->error = "cannot compute the metric "
-		    "(a sample is not finite)";
-		return STEP_ERR;
-	}
-	rel_or_unknown(&eb, &eg, &c->confirm_rel);
-	if (c->confirm_rel.lo > 0 &&
-	    c->confirm_rel.value >= p->threshold / 2) {
-		c->confirmed = 1;
-		return STEP_GO;
-	}
-	if (c->confirm_rel.hi < p->threshold / 2)
-		return STEP_GO;
-	if (k >= p->reps_cap) {
+	for (k = p->reps_initial; k <= have; k = confirm_next(p, k)) {
+		if (bisect_metric_estimate(&w->rel[c->last_good], p, 1,
+		    (size_t)k, &eg) < 0 ||
+		    bisect_metric_estimate(&w->rel[c->first_bad], p, 1,
+		    (size_t)k, &eb) < 0) {
+			w->act->error = "cannot compute the metric "
+			    "(a sample is not finite)";
+			return STEP_ERR;
+		}
+		rel_or_unknown(&eb, &eg, &c->confirm_rel);
+		if (c->confirm_rel.lo > 0 &&
+		    c->confirm_rel.value >= p->threshold / 2) {
+			c->confirmed = 1;
+			return STEP_GO;
+		}
+		if (c->confirm_rel.hi < p->threshold / 2)
+			return STEP_GO;
+		if (k < p->reps_cap)
+			continue;
 		if (w->v->more_runs < 0 && !w->v->has_unknown) {
 			w->v->runs_used = k;
 			w->v->more_runs = bisect_runs_to_decide(fabs(log1p(
@@ -828,7 +866,7 @@ confirm(struct walk *w, struct bisect_change *c)
 	w->act->kind = BISECT_CONFIRM;
 	w->act->good = c->last_good;
 	w->act->bad = c->first_bad;
-	w->act->reps = ladder_next(p, k);
+	w->act->reps = k;
 	return STEP_ACT;
 }
 
@@ -930,79 +968,6 @@ nomem:
 	return STEP_ERR;
 }
 
-static int
-cmp_change(const void *x, const void *y)
-{
-	const struct bisect_change *a = x, *b = y;
-
-	return (a->last_good > b->last_good) - (a->last_good < b->last_good);
-}
-
-/* The change with the largest slowdown (only confirmed ones when asked),
- * or SIZE_MAX. */
-static size_t
-largest_change(const struct bisect_verdict *v, int confirmed)
-{
-	size_t best = SIZE_MAX;
-
-	for (size_t i = 0; i < v->nchanges; i++)
-		if ((v->changes[i].confirmed || !confirmed) &&
-		    (best == SIZE_MAX || v->changes[i].metric_rel.value >
-		    v->changes[best].metric_rel.value))
-			best = i;
-	return best;
-}
-
-static void
-decide(struct walk *w)
-{
-	struct bisect_verdict *v = w->v;
-	int any_confirmed;
-
-	v->main = largest_change(v, 1);
-	any_confirmed = v->main != SIZE_MAX;
-	/* A slide names its largest step when none confirmed. */
-	if (!any_confirmed)
-		v->main = v->gradual ? largest_change(v, 0) : 0;
-	if (v->main == SIZE_MAX)
-		v->main = 0;
-	if (v->gradual) {
-		v->status = BISECT_GRADUAL;
-		v->reason = "the slowdown is spread over releases: probes "
-		    "lie between their sides, or again and again the pair "
-		    "the search arrives at holds only a part of it";
-	} else if (any_confirmed) {
-		v->status = BISECT_REGRESSION;
-		v->reason = v->nchanges > 1 ? "change points found; each "
-		    "slowdown's 95% interval lies above half the threshold "
-		    "when re-measured interleaved" :
-		    "change point found; its slowdown's 95% interval lies "
-		    "above half the threshold when re-measured interleaved";
-	} else if (v->nchanges > 0) {
-		v->status = BISECT_UNKNOWN;
-		v->reason = "the boundary did not confirm: re-measured "
-		    "interleaved, its slowdown's 95% interval does not lie "
-		    "above half the threshold";
-	} else if (v->has_unknown) {
-		v->status = BISECT_UNKNOWN;
-		v->reason = v->unknown_probe == SIZE_MAX ?
-		    "the endpoints' 95% interval still spans half the "
-		    "threshold at the repetition cap (max-reps)" :
-		    "a probe still cannot be placed on either side at the "
-		    "repetition cap (max-reps)";
-	} else {
-		v->status = BISECT_NO_REGRESSION;
-		v->reason = "the endpoints' slowdown has its 95% interval "
-		    "below half the threshold";
-	}
-	if (v->status != BISECT_NO_REGRESSION)
-		v->detectable_rel = NAN;
-	if (v->status != BISECT_UNKNOWN)
-		v->more_runs = -1;
-	if (v->status == BISECT_REGRESSION || v->status == BISECT_GRADUAL)
-		v->runs_used = -1;
-}
-
 /* The slide's total change and its change per release. */
 static int
 describe_slide(struct walk *w)
@@ -1086,16 +1051,14 @@ walk_all(struct walk *w)
 		w->v->changes[i].in_slide &= w->v->gradual;
 	if (w->v->gradual && (rc = describe_slide(w)) != STEP_GO)
 		return rc;
-	if (w->v->nchanges > 1)
-		qsort(w->v->changes, w->v->nchanges,
-		    sizeof(w->v->changes[0]), cmp_change);
+	bisect_verdict_sort(w->v);
 	for (size_t i = 0; i < w->v->nchanges; i++)
 		if ((rc = confirm(w, &w->v->changes[i])) != STEP_GO)
 			return rc;
 	for (size_t i = 0; i < w->v->nchanges; i++)
 		if ((rc = describe(w, &w->v->changes[i])) != STEP_GO)
 			return rc;
-	decide(w);
+	bisect_verdict_decide(w->v);
 	return STEP_GO;
 }
 
@@ -1158,17 +1121,13 @@ bisect_next(const struct bisect_release *releases, size_t n,
 			s = ks < s ? ks : s;
 			c = kc < c ? kc : c;
 		}
-		/* The ends climb the ladder; a probe counts every run (the
-		 * sequential test looks after each). */
-		if (i > 0 && i < n - 1)
-			w.reps[i] = s < (size_t)p->reps_cap ? (int)s :
-			    p->reps_cap;
-		else
-			w.reps[i] = ladder_floor(p, s);
-		w.sruns[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
+		/* Every run counts (the sequential tests look after each). */
+		w.reps[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
+		w.sruns[i] = w.reps[i];
 		if (releases[i].skipped)
 			w.reps[i] = w.sruns[i] = 0;
-		w.creps[i] = releases[i].skipped ? 0 : ladder_floor(p, c);
+		w.creps[i] = releases[i].skipped ? 0 : c < (size_t)p->reps_cap ?
+		    (int)c : p->reps_cap;
 	}
 	rc = walk_all(&w);
 	if (rc == STEP_ACT || rc == STEP_ERR) {

@@ -232,7 +232,30 @@ struct bisect_verdict {
  */
 #define BISECT_OUTLIER_RUNS 2
 
-/* The sequential probe test's error bound (see stats_seq_classify()). */
+/*
+ * The ends' sequential test's error bounds (see stats_seq_change()):
+ * equal ends called different (the search then starts, and its boundary
+ * must still confirm: an A/A range ends unknown, not a regression), and
+ * ends a slowdown of the threshold apart called the same (a wrong
+ * no-regression), each at most about this often.  The same is called
+ * only from twice the initial runs of each end on.
+ */
+#define BISECT_ENDS_ALPHA_DIFF 0.005
+#define BISECT_ENDS_ALPHA_SAME 0.002
+
+/*
+ * The sequential probe test's error bound (see stats_seq_classify()): a
+ * probe like one side placed on the other or between, at most this
+ * often.  A misplaced probe mostly shows as a pair that holds only a
+ * part of the change, or a boundary that does not confirm.
+ */
+#define BISECT_PROBE_ALPHA 0.001
+
+/*
+ * The one-sided bound of the checks around the probes: a probe's runs
+ * spread wider than its sides', an end still slower than the pair the
+ * search arrived at, a step of its own inside a slide.
+ */
 #define BISECT_SEQ_ALPHA 0.0003
 
 /*
@@ -288,13 +311,15 @@ void bisect_params_init(struct bisect_params *p);
 /*
  * Decide the next action for releases[0..n-1], ordered oldest first,
  * releases[0] the known-good end and releases[n-1] the bad end.
- * For the two ends, runs beyond the last full step of the repetition
- * ladder (5, 10, 20, ... 320) are ignored until the step is complete, so
- * a measurement interrupted half-way gives the same action again.  A
- * probe counts every run: it is placed by the sequential test
- * (stats_seq_classify() at BISECT_SEQ_ALPHA against the pooled sides),
- * one run at a time after its first 5, and a probe between its sides is
- * a slide (struct bisect_gradual).
+ * The range's two ends are compared run by run by a sequential test
+ * (stats_seq_change(), see bisect_int.h's ends walk), replayed over the
+ * runs stored, so a measurement interrupted half-way gives the same
+ * action again.  A probe counts every run: it is placed by the
+ * sequential test (stats_seq_classify() at BISECT_PROBE_ALPHA against
+ * the pooled sides), one run at a time after its first 5, and a probe
+ * between its sides is a slide (struct bisect_gradual).  A boundary is
+ * confirmed on interleaved runs looked at one pair at a time up to twice
+ * the initial runs, then on the ladder (5, 10, 20, ... 320).
  * On DONE *v is filled and the caller frees it with
  * bisect_verdict_release(); otherwise *v is left empty (releasing it is
  * harmless).  Returns 0, or -1 with act->error set when the parameters

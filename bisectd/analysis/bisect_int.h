@@ -12,6 +12,7 @@
 
 struct bisect_cell;
 struct bisect_params;
+struct bisect_verdict;
 
 /* The runs of cell c with the confirm flag. */
 size_t bisect_count_runs(const struct bisect_cell *c, int confirm);
@@ -30,6 +31,47 @@ size_t bisect_take_runs(const struct bisect_cell *c, int confirm,
  * few the runs (still fewer than half).  Returns the number kept.
  */
 size_t bisect_drop_outliers(double *v, size_t n);
+
+/*
+ * The range's two ends, compared run by run by the sequential test
+ * (stats_seq_change() at BISECT_ENDS_ALPHA_DIFF and _SAME): from the
+ * initial runs of each, one more run at a time to the end with fewer, the good end on a
+ * tie (A B A B ...).  The walk replays that order over the runs stored,
+ * each end's first ka and kb runs however many more a later step added
+ * (a side of the probes grows); an end whose cost per token reaches
+ * zero climbs the ladder of runs first.  It stops at the first state that
+ * decides, or at the last one the stored runs reach: the outcome is the
+ * same at every later call, so a bisect resumes where it stopped.
+ */
+struct ends_walk {
+	int ka, kb;		/* the good and the bad end's runs there */
+	enum outcome outcome;
+	struct estimate ea, eb;	/* the metric at ka and kb runs */
+	struct estimate rel;	/* b's change over a; no spread when a's
+				   metric is not above zero */
+	size_t next;		/* UNKNOWN: the end whose runs are missing
+				   (0 good, 1 bad); SIZE_MAX: both at the
+				   cap */
+	int want;		/* the runs next asks for */
+};
+
+/*
+ * Walk the ends a and b (each with the initial runs stored).  Returns 0,
+ * or -1 when an end has fewer runs or its metric cannot be computed.
+ */
+int bisect_ends_walk(const struct bisect_release *a,
+    const struct bisect_release *b, const struct bisect_params *p,
+    struct ends_walk *out);
+
+/* The verdict's changes in the order of their releases. */
+void bisect_verdict_sort(struct bisect_verdict *v);
+
+/*
+ * The verdict's status, reason and main change from the changes, the
+ * slide and the unknown the walk found; the power figures it does not
+ * state are cleared.
+ */
+void bisect_verdict_decide(struct bisect_verdict *v);
 
 /* NULL when p is valid, else a static message saying what is not. */
 const char *bisect_check_params(const struct bisect_params *p);

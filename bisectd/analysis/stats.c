@@ -485,6 +485,53 @@ stats_outcome(const struct estimate *rel, double threshold)
 	return OUTCOME_UNKNOWN;
 }
 
+/* Student's t at df with the upper tail that the normal has above z;
+ * INFINITY where that tail is too thin to invert. */
+static double
+t_same_tail(double z, double df)
+{
+	double tail = 0.5 * erfc(z / M_SQRT2);
+
+	return tail < 1e-12 ? INFINITY : stats_t_quantile(1 - tail, df);
+}
+
+/* The distance from the cut, in standard errors on Student's t at df,
+ * at which the ratio's bound ln(1 / alpha) is reached, or the
+ * one-sided interval at alpha clears the cut, whichever is nearer. */
+static double
+seq_need(double alpha, double se, double d, double df)
+{
+	double need = t_same_tail(log(1 / alpha) * se / d, df);
+	double band = stats_t_quantile(1 - alpha, df);
+
+	return band < need ? band : need;
+}
+
+enum outcome
+stats_seq_change(const struct estimate *rel, double threshold,
+    double alpha_diff, double alpha_same)
+{
+	double d = 2 * log1p(threshold / 2), l, se, z;
+
+	/* A cost at or below zero (a slope fitted that low) has no log:
+	 * its interval alone says whether it is the same. */
+	if (!(rel->value > -1))
+		return rel->hi < threshold / 2 ? OUTCOME_SAME :
+		    OUTCOME_UNKNOWN;
+	if (!(rel->se > 0) || !isfinite(rel->se) ||
+	    !(rel->df > 0) || !(alpha_diff > 0 && alpha_diff < 0.5) ||
+	    !(alpha_same > 0 && alpha_same < 0.5) || !(d > 0))
+		return OUTCOME_UNKNOWN;
+	l = log1p(rel->value);
+	se = rel->se / (1 + rel->value);
+	z = (l - d / 2) / se;
+	if (z >= seq_need(alpha_diff, se, d, rel->df))
+		return OUTCOME_DIFFERENT;
+	if (z <= -seq_need(alpha_same, se, d, rel->df))
+		return OUTCOME_SAME;
+	return OUTCOME_UNKNOWN;
+}
+
 enum move
 stats_move(const struct estimate *rel, double threshold)
 {

@@ -187,6 +187,33 @@ int stats_rel_change(const struct estimate *b, const struct estimate *a,
 enum outcome stats_outcome(const struct estimate *rel, double threshold);
 
 /*
+ * The same outcome by a sequential test, for a comparison whose runs
+ * arrive one at a time (the bisection's two ends): Wald's sequential
+ * probability ratio test of two simple hypotheses on the log of the
+ * ratio, no change (0) and a slowdown of (1 + threshold / 2)^2 - 1 (21%
+ * at a threshold of 20%), whose midpoint on the log scale is the cut of
+ * stats_outcome().  With a normal likelihood at rel's standard error,
+ * the log likelihood ratio is d (l - d / 2) / se^2 (l = ln(1 + rel), d
+ * the slowdown's log), and
+ *   DIFFERENT  it reaches ln(1 / alpha_diff), or the one-sided interval
+ *              at alpha_diff lies wholly above the cut (a change far
+ *              beyond the hypotheses, which the ratio weighs slowly);
+ *   SAME       it falls to -ln(1 / alpha_same), or the one-sided
+ *              interval at alpha_same lies wholly below the cut;
+ *   UNKNOWN    otherwise (or rel has no spread): one more run.
+ * A change to a cost at or below zero (rel <= -1) has no log: it is
+ * SAME when its interval lies below the cut, else UNKNOWN.
+ * The standard error of a few runs is estimated: the z the normal test
+ * asks for is read on Student's t at rel's df (the same tail), so a
+ * spread that came out small by chance decides less early.  A change of
+ * 0 or less is called DIFFERENT with probability about alpha_diff, one
+ * of the slowdown or more SAME about alpha_same (Wald's bounds);
+ * tests/unit/test_stats.c measures both.
+ */
+enum outcome stats_seq_change(const struct estimate *rel, double threshold,
+    double alpha_diff, double alpha_same);
+
+/*
  * Ranks of n figures where larger is better, by their intervals
  * [lo[i], hi[i]]: rank[i] is 1 + the number of figures whose interval
  * lies wholly above i's, so that figures whose intervals overlap share

@@ -76,16 +76,16 @@ test_seq_early(void)
 
 	for (uint64_t s = 1; s <= 20; s++) {
 		CHECK_INT(run_probe(1.0, 1.0, 1.25, 0.05, 20, 40,
-		    BISECT_SEQ_ALPHA, s, &used), SEQ_GOOD);
+		    BISECT_PROBE_ALPHA, s, &used), SEQ_GOOD);
 		total += used;
 		CHECK_INT(run_probe(1.25, 1.0, 1.25, 0.05, 20, 40,
-		    BISECT_SEQ_ALPHA, s + 100, &used), SEQ_BAD);
+		    BISECT_PROBE_ALPHA, s + 100, &used), SEQ_BAD);
 		total += used;
 		CHECK_INT(run_probe(sqrt(2.0), 1.0, 2.0, 0.05, 20, 40,
-		    BISECT_SEQ_ALPHA, s + 200, &used), SEQ_NEITHER);
+		    BISECT_PROBE_ALPHA, s + 200, &used), SEQ_NEITHER);
 		CHECK(used <= 4);
 	}
-	/* the ratio gains about 10 a run against ln(1 / alpha) = 8.1 */
+	/* the ratio gains about 10 a run against ln(2 / alpha) = 7.6 */
 	printf("seq: clear probes placed in %.1f runs on average (40 probes)\n",
 	    total / 40.0);
 	CHECK(total / 40.0 < 4);

@@ -250,6 +250,67 @@ test_outcome(void)
 
 /* A metric not searched moves either way, or not, or the runs do not
  * tell; half the threshold is the cut on both sides. */
+/* A relative change of value r whose log has standard error se (the
+ * estimate carries it on the ratio's scale, as stats_rel_change()). */
+static struct estimate
+log_rel(double r, double se, double df)
+{
+	return (struct estimate){ r, se * (1 + r), df, NAN, NAN };
+}
+
+/*
+ * The ends' sequential test at threshold 20%: its hypotheses are 0 and
+ * ln 1.21 on the log scale (d = 0.1906), its cut their midpoint, ln 1.1.
+ */
+static void
+test_seq_change(void)
+{
+	struct estimate e;
+
+	/* +30%, se 0.03: z = (0.2624 - 0.0953) / 0.03 = 5.6, the ratio's
+	 * bound asks ln(200) 0.03 / 0.1906 = 0.83 */
+	e = log_rel(0.30, 0.03, 1000);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_DIFFERENT);
+	/* no change: z = -3.2 against ln(500) 0.03 / 0.1906 = 0.98 */
+	e = log_rel(0, 0.03, 1000);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_SAME);
+	/* on the cut, or near it: more runs */
+	e = log_rel(0.10, 0.03, 1000);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+	e = log_rel(0.13, 0.03, 1000);	/* z = 0.90, past 0.83 */
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_DIFFERENT);
+	e = log_rel(0.125, 0.03, 1000);	/* z = 0.75 < 0.83 */
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+
+	/* The spread of few runs is read on t: z = 2.0 clears the normal
+	 * test's 1.67 (se 0.06) at df 1000, not the same tail's 2.2 at
+	 * df 4. */
+	e = log_rel(exp(log(1.1) + 2.0 * 0.06) - 1, 0.06, 1000);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_DIFFERENT);
+	e.df = 4;
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+
+	/* A 3x step on a noisy machine (se 0.25, df 8): the ratio against
+	 * 21% would ask z >= 6.9; the one-sided interval at 0.5% clears
+	 * the cut at z >= 3.36, and z is 4.0. */
+	e = log_rel(2.0, 0.25, 8);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_DIFFERENT);
+	e = log_rel(2.0, 0.31, 8);	/* z = 3.24 */
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+
+	/* A cost fitted at or below zero: its interval alone */
+	e = (struct estimate){ -1.02, 0.01, 8, -1.05, -0.99 };
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_SAME);
+	e.hi = 0.5;
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+	/* no spread, or bounds out of range: more runs */
+	e = log_rel(0.5, INFINITY, 8);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
+	e = log_rel(0.5, 0.01, 8);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0, 0.002), OUTCOME_UNKNOWN);
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.6), OUTCOME_UNKNOWN);
+}
+
 static void
 test_move(void)
 {
@@ -432,6 +493,7 @@ main(void)
 	CHECK_CASE(test_welch);
 	CHECK_CASE(test_estimates);
 	CHECK_CASE(test_outcome);
+	CHECK_CASE(test_seq_change);
 	CHECK_CASE(test_move);
 	CHECK_CASE(test_move_rate);
 	CHECK_CASE(test_holm);

@@ -518,6 +518,9 @@ stats_seq_change(const struct estimate *rel, double threshold,
 	if (!(rel->value > -1))
 		return rel->hi < threshold / 2 ? OUTCOME_SAME :
 		    OUTCOME_UNKNOWN;
+	/* Runs that never vary (a peak memory) are the change itself. */
+	if (rel->se == 0)
+		return stats_outcome(rel, threshold);
 	if (!(rel->se > 0) || !isfinite(rel->se) ||
 	    !(rel->df > 0) || !(alpha_diff > 0 && alpha_diff < 0.5) ||
 	    !(alpha_same > 0 && alpha_same < 0.5) || !(d > 0))

@@ -202,7 +202,9 @@ enum outcome stats_outcome(const struct estimate *rel, double threshold);
  *              interval at alpha_same lies wholly below the cut;
  *   UNKNOWN    otherwise (or rel has no spread): one more run.
  * A change to a cost at or below zero (rel <= -1) has no log: it is
- * SAME when its interval lies below the cut, else UNKNOWN.
+ * SAME when its interval lies below the cut, else UNKNOWN.  A change
+ * whose runs never vary (se 0: a peak memory) is judged by its value, as
+ * stats_outcome() does.
  * The standard error of a few runs is estimated: the z the normal test
  * asks for is read on Student's t at rel's df (the same tail), so a
  * spread that came out small by chance decides less early.  A change of

@@ -303,7 +303,12 @@ test_seq_change(void)
 	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_SAME);
 	e.hi = 0.5;
 	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
-	/* no spread, or bounds out of range: more runs */
+	/* runs that never vary: the change itself against the cut */
+	e = (struct estimate){ 0.5, 0, 8, 0.5, 0.5 };
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_DIFFERENT);
+	e = (struct estimate){ 0.02, 0, 8, 0.02, 0.02 };
+	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_SAME);
+	/* no spread known, or bounds out of range: more runs */
 	e = log_rel(0.5, INFINITY, 8);
 	CHECK_INT(stats_seq_change(&e, 0.2, 0.005, 0.002), OUTCOME_UNKNOWN);
 	e = log_rel(0.5, 0.01, 8);

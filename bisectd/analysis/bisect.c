@@ -1112,15 +1112,8 @@ bisect_next(const struct bisect_release *releases, size_t n,
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		size_t s = SIZE_MAX, c = SIZE_MAX;
-
-		for (size_t k = 0; k < p->nlengths; k++) {
-			size_t ks = bisect_count_runs(&releases[i].cells[k], 0);
-			size_t kc = bisect_count_runs(&releases[i].cells[k], 1);
-
-			s = ks < s ? ks : s;
-			c = kc < c ? kc : c;
-		}
+		size_t s = bisect_release_runs(&releases[i], p, 0);
+		size_t c = bisect_release_runs(&releases[i], p, 1);
 		/* Every run counts (the sequential tests look after each). */
 		w.reps[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
 		w.sruns[i] = w.reps[i];

@@ -14,13 +14,8 @@
 static int
 stored(const struct bisect_release *r, const struct bisect_params *p)
 {
-	size_t k = SIZE_MAX;
+	size_t k = bisect_release_runs(r, p, 0);
 
-	for (size_t c = 0; c < p->nlengths; c++) {
-		size_t n = bisect_count_runs(&r->cells[c], 0);
-
-		k = n < k ? n : k;
-	}
 	return k < (size_t)p->reps_cap ? (int)k : p->reps_cap;
 }
 

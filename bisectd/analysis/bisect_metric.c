@@ -4,6 +4,7 @@
  * value, the fit or the cell's mean that the bisection compares; and
  * the parameters that say which metric and cells.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,20 @@ bisect_count_runs(const struct bisect_cell *c, int confirm)
 
 	for (size_t i = 0; i < c->n; i = run_end(c, i))
 		k += (c->samples[i].confirm != 0) == (confirm != 0);
+	return k;
+}
+
+size_t
+bisect_release_runs(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm)
+{
+	size_t k = SIZE_MAX;
+
+	for (size_t c = 0; c < p->nlengths; c++) {
+		size_t n = bisect_count_runs(&r->cells[c], confirm);
+
+		k = n < k ? n : k;
+	}
 	return k;
 }
 

@@ -1114,6 +1114,7 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		size_t s = bisect_release_runs(&releases[i], p, 0);
 		size_t c = bisect_release_runs(&releases[i], p, 1);
+
 		/* Every run counts (the sequential tests look after each). */
 		w.reps[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
 		w.sruns[i] = w.reps[i];

@@ -37,11 +37,7 @@ struct walk {
 	int *reps;		/* usable search runs per cell, per release:
 				   every run it has (the range's two ends are
 				   compared at the counts of ends below) */
-	int *creps;		/* usable confirmation samples */
-	int *sruns;		/* every search run, up to the cap: a side
-				   of the probes counts them all */
-	struct estimate *sest;	/* the metric at sruns[i], once computed */
-	unsigned char *shave;	/* sest[i] is computed */
+	int *creps;		/* confirmation runs per cell, per release */
 	struct estimate *est;	/* the metric at reps[i], once computed */
 	unsigned char *have;	/* est[i] is computed */
 	struct ends_walk ends;	/* the range's two ends, run by run */
@@ -264,26 +260,11 @@ more_probe(struct walk *w, size_t m, const struct pool *g,
 	int cap = w->p->reps_cap;
 
 	if (w->reps[m] < cap && (w->reps[m] < few->s.runs ||
-	    w->sruns[few->last] >= cap))
+	    w->reps[few->last] >= cap))
 		return ask_measure(w, m, w->reps[m] + 1);
-	if (w->sruns[few->last] < cap)
-		return ask_measure(w, few->last, w->sruns[few->last] + 1);
+	if (w->reps[few->last] < cap)
+		return ask_measure(w, few->last, w->reps[few->last] + 1);
 	return STEP_GO;
-}
-
-/*
- * Release i's metric as a side of the probes: from every search run it
- * has.  An end of the range is compared with the other end at its
- * ladder step (see bisect_next()), but as a side it counts the runs
- * beyond it too, which more_probe() adds one at a time.
- */
-static int
-side_metric(struct walk *w, size_t i, struct estimate **out)
-{
-	if (w->sruns[i] == w->reps[i])
-		return metric(w, i, out);
-	*out = &w->sest[i];
-	return estimate_once(w, i, w->sruns[i], &w->sest[i], &w->shave[i]);
 }
 
 /*
@@ -515,15 +496,12 @@ step_apart(struct walk *w, size_t a, size_t b, int *yes)
 {
 	struct estimate *ea, *eb, rel;
 	double cut = log1p(w->p->threshold / 2), l, se;
-	size_t few = w->sruns[a] <= w->sruns[b] ? a : b;
+	size_t few = w->reps[a] <= w->reps[b] ? a : b;
 	int rc, most = BISECT_STEP_RUNS * w->p->reps_initial;
 
 	*yes = 0;
-	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO ||
-	    (rc = side_metric(w, a, &ea)) != STEP_GO ||
-	    (rc = side_metric(w, b, &eb)) != STEP_GO)
+	if ((rc = pair_rel(w, a, b, &ea, &eb, &rel)) != STEP_GO)
 		return rc;
-	rel_or_unknown(eb, ea, &rel);
 	if (!(rel.value > -1))
 		return STEP_GO;
 	/* On the log scale, as stats_rel_change() forms the interval. */
@@ -534,10 +512,10 @@ step_apart(struct walk *w, size_t a, size_t b, int *yes)
 		*yes = 1;
 		return STEP_GO;
 	}
-	if (!(l >= cut) || w->sruns[few] >= most ||
-	    w->sruns[few] >= w->p->reps_cap)
+	if (!(l >= cut) || w->reps[few] >= most ||
+	    w->reps[few] >= w->p->reps_cap)
 		return STEP_GO;
-	return ask_measure(w, few, w->sruns[few] + 1);
+	return ask_measure(w, few, w->reps[few] + 1);
 }
 
 /*
@@ -760,13 +738,15 @@ examine(struct walk *w, const struct span *r)
 		break;
 	}
 
-	if ((rc = side_metric(w, a, &ea)) != STEP_GO ||
-	    (rc = side_metric(w, b, &eb)) != STEP_GO)
+	/* As sides of the probes the ends count every run they have (the
+	 * probes ask them for more, one at a time). */
+	if ((rc = metric(w, a, &ea)) != STEP_GO ||
+	    (rc = metric(w, b, &eb)) != STEP_GO)
 		return rc;
 	memset(&pg, 0, sizeof(pg));
 	memset(&pb, 0, sizeof(pb));
-	pool_add(&pg, a, ea, w->sruns[a]);
-	pool_add(&pb, b, eb, w->sruns[b]);
+	pool_add(&pg, a, ea, w->reps[a]);
+	pool_add(&pb, b, eb, w->reps[b]);
 	if ((rc = bracket(w, &lo, &hi, &pg, &pb, &m, &stuck)) != STEP_GO ||
 	    stuck)
 		return rc;
@@ -1100,14 +1080,10 @@ bisect_next(const struct bisect_release *releases, size_t n,
 	w.creps = calloc(n, sizeof(*w.creps));
 	w.est = calloc(n, sizeof(*w.est));
 	w.have = calloc(n, sizeof(*w.have));
-	w.sruns = calloc(n, sizeof(*w.sruns));
-	w.sest = calloc(n, sizeof(*w.sest));
-	w.shave = calloc(n, sizeof(*w.shave));
 	/* Two sides a change, one range a release inside a slide. */
 	w.maxtodo = 4 * n + 1;
 	w.todo = calloc(w.maxtodo, sizeof(*w.todo));
-	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo ||
-	    !w.sruns || !w.sest || !w.shave) {
+	if (!w.reps || !w.creps || !w.est || !w.have || !w.todo) {
 		act->error = "out of memory";
 		goto out;
 	}
@@ -1117,9 +1093,8 @@ bisect_next(const struct bisect_release *releases, size_t n,
 
 		/* Every run counts (the sequential tests look after each). */
 		w.reps[i] = s < (size_t)p->reps_cap ? (int)s : p->reps_cap;
-		w.sruns[i] = w.reps[i];
 		if (releases[i].skipped)
-			w.reps[i] = w.sruns[i] = 0;
+			w.reps[i] = 0;
 		w.creps[i] = releases[i].skipped ? 0 : c < (size_t)p->reps_cap ?
 		    (int)c : p->reps_cap;
 	}
@@ -1139,8 +1114,5 @@ out:
 	free(w.est);
 	free(w.have);
 	free(w.todo);
-	free(w.sruns);
-	free(w.sest);
-	free(w.shave);
 	return rc == STEP_ERR ? -1 : 0;
 }

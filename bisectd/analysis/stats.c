@@ -679,8 +679,16 @@ stats_seq_classify(const struct seq_arm *probe, const struct seq_arm *good,
 		num += e->df * r * r * arm[i]->runs;
 		den += e->df;
 	}
-	if (!(den > 0) || !(num > 0) || !(alpha > 0 && alpha < 0.5))
+	if (!(den > 0) || !(alpha > 0 && alpha < 0.5))
 		return SEQ_MORE;
+	/* Runs that never vary (a peak memory): the values themselves. */
+	if (num == 0) {
+		if (x[0] == x[1] || (x[0] - x[1]) * (x[2] - x[1]) < 0)
+			return SEQ_GOOD;	/* at or beyond the good side */
+		if (x[0] == x[2] || (x[0] - x[2]) * (x[1] - x[2]) < 0)
+			return SEQ_BAD;
+		return SEQ_NEITHER;
+	}
 	s2 = num / den;
 	k = 1.0 / probe->runs;
 	ig = 1.0 / good->runs;

@@ -309,7 +309,10 @@ struct seq_arm {
  * Classify probe between good and bad at error bound alpha (0 < alpha
  * < 0.5).  llr[] (may be NULL) gets ln L(B)/L(G), ln L(N)/L(G) and
  * ln L(N)/L(B).  SEQ_MORE when a value is not above zero or no spread is
- * known.
+ * known.  Runs that never vary (every spread known and 0: a peak
+ * memory) are placed by their values: at or below the good side GOOD,
+ * at or beyond the bad one BAD, between them NEITHER; llr[] is then
+ * left as it was.
  */
 enum seq_side stats_seq_classify(const struct seq_arm *probe,
     const struct seq_arm *good, const struct seq_arm *bad, double alpha,

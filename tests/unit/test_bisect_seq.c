@@ -99,6 +99,36 @@ test_seq_early(void)
 	e.se = 0.05;
 	e.value = -1;
 	CHECK_INT(stats_seq_classify(&a, &a, &a, 0.01, NULL), SEQ_MORE);
+
+	/* Runs that never vary (a peak memory): placed by their values at
+	 * once, where a spread of 0 used to ask for runs to the cap. */
+	{
+		struct estimate g = { 100, 0, 4, 100, 100 };
+		struct estimate b = { 200, 0, 4, 200, 200 };
+		struct estimate m = { 100, 0, 4, 100, 100 };
+		struct seq_arm am = { &m, 5 }, ag = { &g, 5 }, ab = { &b, 5 };
+
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_GOOD);
+		m.value = 90;	/* faster than the good side: its side */
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_GOOD);
+		m.value = 200;
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_BAD);
+		m.value = 250;
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_BAD);
+		m.value = 150;
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_NEITHER);
+		/* a probe of one run (no spread of its own) likewise */
+		m.se = INFINITY;
+		m.value = 200;
+		am.runs = 1;
+		CHECK_INT(stats_seq_classify(&am, &ag, &ab, 0.001, NULL),
+		    SEQ_BAD);
+	}
 }
 
 /*

@@ -783,7 +783,7 @@ const struct conf_key conf_keys[] = {
 	    .init = "5", .doc = "process runs per cell" },
 	{ CONF_ENGINE, "max-reps", CK_INT, G(max_reps), .lo = 1, .hi = 100000,
 	    .init = "320",
-	    .doc = "an inconclusive comparison doubles the runs up to this" },
+	    .doc = "an inconclusive comparison adds runs up to this" },
 	{ CONF_ENGINE, "warmup", CK_INT, G(warmup), .lo = 0, .hi = 100,
 	    .init = "1",
 	    .doc = "runs before each cell, stored, never analysed" },

@@ -151,11 +151,14 @@ option_takes(int opt)
 
 static const char deciding_text[] =
     "  The threshold P (--threshold, the engine's threshold, 20% by\n"
-    "  default) is the slowdown a bisect must find.  Two releases\n"
-    "  differ when the 95% interval of the slowdown lies above P/2,\n"
-    "  are the same when it lies below P/2; otherwise more process\n"
-    "  runs are measured, 5, 10, 20 ... up to max-reps (320 by\n"
-    "  default) per cell, and then the answer is unknown.\n"
+    "  default) is the slowdown a bisect must find, decided at P/2.\n"
+    "  The range's ends get 5 process runs each, then one at a time,\n"
+    "  A B A B, until a sequential test finds them the same or apart\n"
+    "  by (1 + P/2)^2 - 1; a probe between them likewise, against its\n"
+    "  sides.  Other comparisons take the 95% interval of the\n"
+    "  slowdown: above P/2 they differ, below it they are the same,\n"
+    "  else the runs go 5, 10, 20 ...  Each stops at max-reps (320\n"
+    "  by default) per cell, and then the answer is unknown.\n"
     "  With the metric output a bisect follows the engine's canary\n"
     "  instead: the first release whose generated text differs from\n"
     "  GOOD's, compared exactly (exit 3), one canary pair per probe.\n";

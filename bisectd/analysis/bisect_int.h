@@ -40,13 +40,14 @@ size_t bisect_drop_outliers(double *v, size_t n);
 /*
  * The range's two ends, compared run by run by the sequential test
  * (stats_seq_change() at BISECT_ENDS_ALPHA_DIFF and _SAME): from the
- * initial runs of each, one more run at a time to the end with fewer, the good end on a
- * tie (A B A B ...).  The walk replays that order over the runs stored,
- * each end's first ka and kb runs however many more a later step added
- * (a side of the probes grows); an end whose cost per token reaches
- * zero climbs the ladder of runs first.  It stops at the first state that
- * decides, or at the last one the stored runs reach: the outcome is the
- * same at every later call, so a bisect resumes where it stopped.
+ * initial runs of each, one more run at a time to the end with fewer,
+ * the good end on a tie (A B A B ...).  The walk replays that order over
+ * the runs stored, each end's first ka and kb runs however many more a
+ * later step added (a side of the probes grows); an end whose cost per
+ * token reaches zero climbs the ladder of runs first.  It stops at the
+ * first state that decides, or at the last one the stored runs reach:
+ * the outcome is the same at every later call, so a bisect resumes where
+ * it stopped.
  */
 struct ends_walk {
 	int ka, kb;		/* the good and the bad end's runs there */

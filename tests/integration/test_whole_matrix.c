@@ -18,6 +18,15 @@
 #include "check_cli.h"
 #include "check_json.h"
 
+/* Built with AddressSanitizer (gcc says so one way, clang another). */
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
+
 static const char *ctl, *build;
 static char ctl_conf[CLI_CTL_CONF_MAX];	/* bisectctl -c m.conf */
 
@@ -278,6 +287,19 @@ test_rss(void)
 
 	CHECK_INT(check_ctl_run(ctl_conf, "bisect --now mem 1.0.0..1.0.2",
 	    NULL), 0);
+#ifdef UNDER_ASAN
+	/*
+	 * A child's ru_maxrss counts the resident set of the process it was
+	 * cloned from (the kernel keeps the old memory's peak at exec).
+	 * Under AddressSanitizer bisectctl's own, its shadow and quarantine
+	 * (55 MB and growing with every call), is above the fake engine's
+	 * 43 MB, so the engine's peak cannot be told apart here; the
+	 * normal build checks it.
+	 */
+	printf("test_rss: the rss bisect is not checked under "
+	    "AddressSanitizer (bisectctl's own resident set is larger)\n");
+	return;
+#endif
 	CHECK_INT(check_ctl_json(ctl_conf, "bisect --now --metric rss mem "
 	    "1.0.0..1.0.2 --format json", 0, &rep), 3);
 	v = json_object_get(rep, "verdict") ? json_object_get(rep, "verdict") :

@@ -210,7 +210,7 @@ enum outcome stats_outcome(const struct estimate *rel, double threshold);
  * spread that came out small by chance decides less early.  A change of
  * 0 or less is called DIFFERENT with probability about alpha_diff, one
  * of the slowdown or more SAME about alpha_same (Wald's bounds);
- * tests/unit/test_stats.c measures both.
+ * tests/unit/test_bisect.c (test_ends_seq) measures both.
  */
 enum outcome stats_seq_change(const struct estimate *rel, double threshold,
     double alpha_diff, double alpha_same);

@@ -193,28 +193,36 @@ store_free(struct store *s)
 	free(s->runs_in);
 }
 
-/* What the driver counts as repetitions had: runs, or (old) samples. */
+/* What the driver counts as repetitions had in cell c: runs, or (old)
+ * samples. */
 static size_t
-have(const struct store *s, const struct world *w, size_t rel, int confirm,
-    int old)
+have(const struct store *s, const struct world *w, size_t rel, int c,
+    int confirm, int old)
 {
-	size_t r = s->runs_in[(rel * NLENGTHS) * 2 + (size_t)confirm];
+	size_t r = s->runs_in[(rel * NLENGTHS + (size_t)c) * 2 +
+	    (size_t)confirm];
 
 	return old ? r * w->spr : r;
 }
 
-/* One more run of release rel in every cell. */
+/* One more run of release rel in each cell whose *left is above 0. */
 static void
 add_run(struct store *s, const struct world *w, size_t rel, int confirm,
-    int old)
+    int old, long *left)
 {
 	for (int c = 0; c < NLENGTHS; c++) {
-		struct bisect_cell *cell = &s->rel[rel].cells[c];
-		struct bisect_sample *smp =
-		    s->cells + (rel * NLENGTHS + (size_t)c) * s->cap_samples;
-		size_t *k = &s->runs_in[(rel * NLENGTHS + (size_t)c) * 2 +
+		struct bisect_cell *cell;
+		struct bisect_sample *smp;
+		size_t *k;
+		int64_t id;
+
+		if (left[c]-- <= 0)
+			continue;
+		cell = &s->rel[rel].cells[c];
+		smp = s->cells + (rel * NLENGTHS + (size_t)c) * s->cap_samples;
+		k = &s->runs_in[(rel * NLENGTHS + (size_t)c) * 2 +
 		    (size_t)confirm];
-		int64_t id = s->next_id++;
+		id = s->next_id++;
 
 		for (size_t j = 0; j < w->spr && cell->n < s->cap_samples;
 		    j++) {
@@ -272,7 +280,9 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 		exit(1);
 	}
 	for (;;) {
-		long want[2];
+		long want[2][NLENGTHS], more;
+		size_t rel[2];
+		int confirm;
 
 		if (bisect_next(s.rel, w->n, p, &act, &v) < 0) {
 			fprintf(stderr, "bisect-sim: %s\n", act.error);
@@ -280,22 +290,26 @@ run_bisect(const struct world *w, const struct bisect_params *p, int old,
 		}
 		if (act.kind == BISECT_DONE)
 			break;
-		if (act.kind == BISECT_MEASURE) {
-			want[0] = act.reps - (long)have(&s, w, act.release, 0,
-			    old);
-			while (want[0]-- > 0)
-				add_run(&s, w, act.release, 0, old);
-			continue;
-		}
-		/* interleaved: one of each in turn, the missing ones only */
-		want[0] = act.reps - (long)have(&s, w, act.good, 1, old);
-		want[1] = act.reps - (long)have(&s, w, act.bad, 1, old);
-		while (want[0] > 0 || want[1] > 0) {
-			if (want[0]-- > 0)
-				add_run(&s, w, act.good, 1, old);
-			if (want[1]-- > 0)
-				add_run(&s, w, act.bad, 1, old);
-		}
+		/* The missing runs of each cell; a pair interleaved, one
+		 * of each in turn. */
+		confirm = act.kind == BISECT_CONFIRM;
+		rel[0] = confirm ? act.good : act.release;
+		rel[1] = confirm ? act.bad : SIZE_MAX;
+		for (size_t t = 0; t < 2; t++)
+			for (int c = 0; c < NLENGTHS; c++)
+				want[t][c] = rel[t] == SIZE_MAX ? 0 :
+				    act.want[t][c] - (long)have(&s, w, rel[t],
+				    c, confirm, old);
+		do {
+			more = 0;
+			for (size_t t = 0; t < 2; t++) {
+				if (rel[t] == SIZE_MAX)
+					continue;
+				add_run(&s, w, rel[t], confirm, old, want[t]);
+				for (int c = 0; c < NLENGTHS; c++)
+					more |= want[t][c] > 0;
+			}
+		} while (more);
 	}
 	switch (v.status) {
 	case BISECT_REGRESSION:

@@ -850,21 +850,46 @@ confirm(struct walk *w, struct bisect_change *c)
 	return STEP_ACT;
 }
 
+/* The runs in each cell the action asks for. */
+static void
+fill_want(struct walk *w)
+{
+	struct bisect_action *a = w->act;
+	size_t r[2], count[BISECT_MAX_CELLS];
+	int confirm = a->kind == BISECT_CONFIRM;
+
+	r[0] = confirm ? a->good : a->release;
+	r[1] = confirm ? a->bad : SIZE_MAX;
+	memset(a->want, 0, sizeof(a->want));
+	for (size_t t = 0; t < 2; t++) {
+		if (r[t] == SIZE_MAX)
+			continue;
+		bisect_cell_runs(&w->rel[r[t]], w->p, confirm,
+		    (size_t)a->reps, count);
+		for (size_t c = 0; c < w->p->nlengths; c++)
+			a->want[t][c] = (int)count[c];
+	}
+}
+
 /* All usable runs (search and confirmation) of release r, per cell. */
 static int
 pair_cells(const struct walk *w, size_t r, double *buf, size_t stride,
     struct fit_cell *cells)
 {
+	size_t runs[BISECT_MAX_CELLS], cruns[BISECT_MAX_CELLS];
+
+	bisect_cell_runs(&w->rel[r], w->p, 0, (size_t)w->reps[r], runs);
+	bisect_cell_runs(&w->rel[r], w->p, 1, (size_t)w->creps[r], cruns);
 	for (size_t c = 0; c < w->p->nlengths; c++) {
 		double *out = buf + c * stride;
 		size_t k, kc;
 
-		k = bisect_take_runs(&w->rel[r].cells[c], 0, (size_t)w->reps[r],
+		k = bisect_take_runs(&w->rel[r].cells[c], 0, runs[c],
 		    w->p->summary, out);
 		if (k == SIZE_MAX)
 			return -1;
-		kc = bisect_take_runs(&w->rel[r].cells[c], 1,
-		    (size_t)w->creps[r], w->p->summary, out + k);
+		kc = bisect_take_runs(&w->rel[r].cells[c], 1, cruns[c],
+		    w->p->summary, out + k);
 		if (kc == SIZE_MAX)
 			return -1;
 		k += kc;
@@ -1099,6 +1124,8 @@ bisect_next(const struct bisect_release *releases, size_t n,
 		    (int)c : p->reps_cap;
 	}
 	rc = walk_all(&w);
+	if (rc == STEP_ACT)
+		fill_want(&w);
 	if (rc == STEP_ACT || rc == STEP_ERR) {
 		bisect_verdict_release(v);
 		v->unknown_probe = SIZE_MAX;

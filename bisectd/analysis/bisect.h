@@ -95,13 +95,17 @@ enum bisect_action_kind {
 
 struct bisect_action {
 	enum bisect_action_kind kind;
-	/* MEASURE: the total of search runs (confirm = 0) wanted in
-	 * every cell; the driver runs only the missing ones. */
+	/* MEASURE: the level of search runs (confirm = 0) wanted. */
 	size_t release;
-	/* CONFIRM: the pair, and the total of confirmation runs
-	 * (confirm = 1) wanted in every cell of each, taken A B A B. */
+	/* CONFIRM: the pair, and the level of confirmation runs
+	 * (confirm = 1) wanted of each, taken A B A B. */
 	size_t good, bad;
 	int reps;
+	/* The total of runs wanted in each cell at that level
+	 * (bisect_cell_runs()): [0] of release (MEASURE) or good
+	 * (CONFIRM), [1] of bad.  The driver runs only the missing
+	 * ones. */
+	int want[2][BISECT_MAX_CELLS];
 	/* MEASURE: the releases the search measures next, whichever way
 	 * this one turns out (the next probe on either side, the other
 	 * end); a hint to fetch them meanwhile.  SIZE_MAX: none. */
@@ -336,14 +340,38 @@ void bisect_verdict_release(struct bisect_verdict *v);
 const char *bisect_status_name(enum bisect_status s);
 
 /*
- * The metric of one release as a cost estimate (ns) from the first
- * count runs of each cell whose confirm flag equals confirm, each run
- * summarised as p->summary says.
+ * A release's runs per cell at level k: the runs of each cell with the
+ * confirm flag that the metric takes when the release is said to have
+ * k runs, into count[0 .. p->nlengths - 1].  k in every cell, but in a
+ * fit of two lengths beyond the initial runs: there the cell holding the
+ * larger part of the metric's spread takes k and the other a share of k
+ * in proportion to its part (its weight in the metric times the median
+ * of its initial runs), never fewer than the initial runs.  At 512 and
+ * 2,048 tokens with a fixed overhead of a quarter of the short cell's
+ * time, the short cell takes about a third of the long one's runs.
+ */
+void bisect_cell_runs(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t k, size_t *count);
+
+/* The highest level whose runs with the flag every cell of r holds. */
+size_t bisect_release_runs(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm);
+
+/*
+ * The metric of one release as a cost estimate (ns) from its runs at
+ * level count (bisect_cell_runs(): the first runs of each cell whose
+ * confirm flag equals confirm), each run summarised as p->summary says.
  * Returns 0, or -1 when a cell has fewer runs or the fit fails.
  */
 int bisect_metric_estimate(const struct bisect_release *r,
     const struct bisect_params *p, int confirm, size_t count,
     struct estimate *out);
+
+/* The metric of one release from every search run of each cell, as a
+ * report shows it.  Returns 0, or -1 when a cell has none or the fit
+ * fails. */
+int bisect_metric_all(const struct bisect_release *r,
+    const struct bisect_params *p, struct estimate *out);
 
 /*
  * The yes/no bisection, as git bisect does it for a property that is

@@ -18,10 +18,6 @@ struct bisect_verdict;
 /* The runs of cell c with the confirm flag. */
 size_t bisect_count_runs(const struct bisect_cell *c, int confirm);
 
-/* The runs with the flag that every cell of r has (the fewest). */
-size_t bisect_release_runs(const struct bisect_release *r,
-    const struct bisect_params *p, int confirm);
-
 /*
  * The values of the first count runs of cell c with the flag (each run
  * summarised as how says), into out[]; returns how many, or SIZE_MAX

@@ -4,6 +4,7 @@
  * value, the fit or the cell's mean that the bisection compares; and
  * the parameters that say which metric and cells.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,16 +37,102 @@ bisect_count_runs(const struct bisect_cell *c, int confirm)
 	return k;
 }
 
+/*
+ * Each cell's share of r's runs (bisect_cell_runs()) into share[]: 1
+ * for every cell, but in a fit of two lengths each cell's part of the
+ * metric's spread, told from the median of its first initial runs: with
+ * the spread between runs a constant fraction of the time, a cell adds
+ * (its weight in the metric x its time)^2 / n to the metric's variance,
+ * and runs in proportion to weight x time make that sum the smallest
+ * for the runs spent (Neyman's allocation).  The medians, not the
+ * spreads: a spread from five runs is too rough to steer by, and a cell
+ * given few runs because its spread came out small would keep that
+ * small spread in every test that follows.
+ */
+static void
+cell_shares(const struct bisect_release *r, const struct bisect_params *p,
+    int confirm, double *share)
+{
+	double part[2], stack[16], *v = stack;
+	size_t init = (size_t)p->reps_initial;
+
+	for (size_t c = 0; c < p->nlengths; c++)
+		share[c] = 1;
+	if (p->nlengths != 2 || (p->metric.kind != BISECT_METRIC_PER_TOKEN &&
+	    p->metric.kind != BISECT_METRIC_FIXED))
+		return;
+	if (init > sizeof(stack) / sizeof(stack[0]) &&
+	    (v = malloc(init * sizeof(*v))) == NULL)
+		return;
+	for (size_t c = 0; c < 2; c++) {
+		struct cell_stats cs;
+		/* per token = (t1 - t0) / span; fixed = (t0 L1 - t1 L0) /
+		 * span: the weight of cell c is the other length. */
+		double w = p->metric.kind == BISECT_METRIC_PER_TOKEN ? 1 :
+		    (double)p->lengths[1 - c];
+
+		part[c] = NAN;
+		if (bisect_take_runs(&r->cells[c], confirm, init, p->summary,
+		    v) != init || stats_cell(v, init, &cs) < 0)
+			break;
+		part[c] = w * cs.median;
+	}
+	if (v != stack)
+		free(v);
+	if (!(part[0] > 0) || !(part[1] > 0) || !isfinite(part[0]) ||
+	    !isfinite(part[1]))
+		return;
+	share[0] = part[0] >= part[1] ? 1 : part[0] / part[1];
+	share[1] = part[1] >= part[0] ? 1 : part[1] / part[0];
+}
+
+/* The runs a cell of share s takes at level k. */
+static size_t
+share_runs(double s, size_t k, size_t init)
+{
+	double want;
+
+	if (s >= 1 || k <= init)
+		return k;
+	want = ceil((double)k * s - 1e-9);
+	return want > (double)init ? (size_t)want : init;
+}
+
+void
+bisect_cell_runs(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t k, size_t *count)
+{
+	double share[BISECT_MAX_CELLS];
+
+	cell_shares(r, p, confirm, share);
+	for (size_t c = 0; c < p->nlengths; c++)
+		count[c] = share_runs(share[c], k, (size_t)p->reps_initial);
+}
+
 size_t
 bisect_release_runs(const struct bisect_release *r,
     const struct bisect_params *p, int confirm)
 {
-	size_t k = SIZE_MAX;
+	double share[BISECT_MAX_CELLS];
+	size_t k = SIZE_MAX, init = (size_t)p->reps_initial;
 
+	cell_shares(r, p, confirm, share);
 	for (size_t c = 0; c < p->nlengths; c++) {
-		size_t n = bisect_count_runs(&r->cells[c], confirm);
+		size_t n = bisect_count_runs(&r->cells[c], confirm), m = n;
 
-		k = n < k ? n : k;
+		/* The highest level whose runs cell c holds. */
+		if (share[c] < 1 && n >= init) {
+			double most = floor((double)n / share[c]);
+
+			m = most < (double)SIZE_MAX / 2 ? (size_t)most :
+			    SIZE_MAX / 2;
+			while (m > n && share_runs(share[c], m, init) > n)
+				m--;
+			while (share_runs(share[c], m + 1, init) <= n &&
+			    m < SIZE_MAX / 2)
+				m++;
+		}
+		k = m < k ? m : k;
 	}
 	return k;
 }
@@ -96,31 +183,37 @@ bisect_length_index(const struct bisect_params *p, int len)
 	return -1;
 }
 
-int
-bisect_metric_estimate(const struct bisect_release *r,
-    const struct bisect_params *p, int confirm, size_t count,
-    struct estimate *out)
+/* The metric from the first runs[c] runs of each cell c. */
+static int
+metric_of(const struct bisect_release *r, const struct bisect_params *p,
+    int confirm, const size_t *runs, struct estimate *out)
 {
 	struct fit_cell cells[BISECT_MAX_CELLS];
 	struct cell_stats cs;
 	struct fit f;
+	size_t most = 0;
 	double *buf;
 	int rc = -1, k;
 
-	if (count == 0 || p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+	if (p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
 		return -1;
-	buf = malloc(p->nlengths * count * sizeof(*buf));
+	for (size_t c = 0; c < p->nlengths; c++) {
+		if (runs[c] == 0)
+			return -1;
+		most = runs[c] > most ? runs[c] : most;
+	}
+	buf = malloc(p->nlengths * most * sizeof(*buf));
 	if (buf == NULL)
 		return -1;
 	for (size_t c = 0; c < p->nlengths; c++) {
 		cells[c].tokens = p->lengths[c];
-		cells[c].time_ns = buf + c * count;
-		cells[c].n = bisect_take_runs(&r->cells[c], confirm, count,
-		    p->summary, buf + c * count);
-		if (cells[c].n == SIZE_MAX || cells[c].n < count)
+		cells[c].time_ns = buf + c * most;
+		cells[c].n = bisect_take_runs(&r->cells[c], confirm, runs[c],
+		    p->summary, buf + c * most);
+		if (cells[c].n == SIZE_MAX || cells[c].n < runs[c])
 			goto out;
 		if (!p->keep_outliers)
-			cells[c].n = bisect_drop_outliers(buf + c * count,
+			cells[c].n = bisect_drop_outliers(buf + c * most,
 			    cells[c].n);
 	}
 	switch (p->metric.kind) {
@@ -148,6 +241,32 @@ bisect_metric_estimate(const struct bisect_release *r,
 out:
 	free(buf);
 	return rc;
+}
+
+int
+bisect_metric_estimate(const struct bisect_release *r,
+    const struct bisect_params *p, int confirm, size_t count,
+    struct estimate *out)
+{
+	size_t runs[BISECT_MAX_CELLS];
+
+	if (count == 0 || p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return -1;
+	bisect_cell_runs(r, p, confirm, count, runs);
+	return metric_of(r, p, confirm, runs, out);
+}
+
+int
+bisect_metric_all(const struct bisect_release *r,
+    const struct bisect_params *p, struct estimate *out)
+{
+	size_t runs[BISECT_MAX_CELLS];
+
+	if (p->nlengths == 0 || p->nlengths > BISECT_MAX_CELLS)
+		return -1;
+	for (size_t c = 0; c < p->nlengths; c++)
+		runs[c] = bisect_count_runs(&r->cells[c], 0);
+	return metric_of(r, p, 0, runs, out);
 }
 
 void

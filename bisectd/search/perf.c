@@ -318,24 +318,51 @@ measure_cells(struct bisect_run *b, const struct bench_cell *cells,
 }
 
 /*
- * Measure releases idx[0..n-1] (interleaved) up to `reps` samples of the
- * given kind in every searched cell.
+ * Measure releases idx[0..n-1] (interleaved) up to the runs the action
+ * asks of each searched cell (act->want[k] for idx[k]).
  */
 static int
 measure_interleaved(struct bisect_run *b, const struct range_data *d,
-    const size_t *idx, size_t n, int reps, int confirm, struct err *e)
+    const size_t *idx, size_t n, const struct bisect_action *act,
+    int confirm, struct err *e)
 {
 	int want[2 * BISECT_MAX_CELLS], stored[2 * BISECT_MAX_CELLS];
 
 	for (size_t k = 0; k < n; k++)
 		for (size_t c = 0; c < b->ncells; c++) {
-			int w = reps - have(d, idx[k], c, confirm);
+			int h = have(d, idx[k], c, confirm);
+			int w = act->want[k][c] - h;
 
-			stored[k * b->ncells + c] = reps - w;
+			stored[k * b->ncells + c] = h;
 			want[k * b->ncells + c] = w > 0 ? w : 0;
 		}
 	return measure_cells(b, b->cells, b->ncells, idx, n, want, stored,
 	    confirm, e);
+}
+
+/* ", prompt 512 to 5" for each searched cell the action asks fewer runs
+ * of than its level (the most of its n releases), into buf. */
+static const char *
+fewer_runs(const struct bisect_run *b, const struct bisect_action *act,
+    size_t nrel, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t c = 0; c < b->ncells && len < size; c++) {
+		int n, most = act->want[0][c];
+
+		if (nrel > 1 && act->want[1][c] > most)
+			most = act->want[1][c];
+		if (most >= act->reps)
+			continue;
+		n = snprintf(buf + len, size - len, ", prompt %d to %d",
+		    b->cells[c].prompt, most);
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	return buf;
 }
 
 /* How many process runs (not confirmations) release i has in each cell
@@ -676,6 +703,7 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 	for (;;) {
 		struct judgement j;
 		size_t idx[2];
+		char line[256];
 		int rc2;
 
 		if (o->stop && *o->stop) {
@@ -756,13 +784,14 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 				continue;
 			}
 			prefetch_ahead(&b, &j.act);
-			note(&b, "measure %s to %d runs per cell",
-			    version_of(&b, idx[0]), j.act.reps);
+			note(&b, "measure %s to %d runs per cell%s",
+			    version_of(&b, idx[0]), j.act.reps,
+			    fewer_runs(&b, &j.act, 1, line, sizeof(line)));
 			rc2 = store_probe_add(s, b.bisect_id, "measure",
 			    b.r.list.v[b.r.lo + idx[0]].id, 0, j.act.reps, e);
 			if (rc2 == 0)
 				rc2 = measure_interleaved(&b, &j.data, idx, 1,
-				    j.act.reps, 0, e);
+				    &j.act, 0, e);
 		} else {
 			idx[0] = j.act.good;
 			idx[1] = j.act.bad;
@@ -774,14 +803,15 @@ perf_bisect(const struct conf *conf, const struct conf_engine *eng,
 				continue;
 			}
 			note(&b, "confirm %s against %s, interleaved, %d "
-			    "runs per cell each", version_of(&b, idx[1]),
-			    version_of(&b, idx[0]), j.act.reps);
+			    "runs per cell each%s", version_of(&b, idx[1]),
+			    version_of(&b, idx[0]), j.act.reps,
+			    fewer_runs(&b, &j.act, 2, line, sizeof(line)));
 			rc2 = store_probe_add(s, b.bisect_id, "confirm",
 			    b.r.list.v[b.r.lo + idx[1]].id,
 			    b.r.list.v[b.r.lo + idx[0]].id, j.act.reps, e);
 			if (rc2 == 0)
 				rc2 = measure_interleaved(&b, &j.data, idx, 2,
-				    j.act.reps, 1, e);
+				    &j.act, 1, e);
 		}
 		judgement_release(&j);
 		if (rc2 < 0)

@@ -3,6 +3,7 @@
  * bisection's tests (see bisect_world.h).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -53,29 +54,56 @@ count(const struct bisect_cell *c, int confirm)
 	return k;
 }
 
-/* Bring release rel's cells up to upto samples with the flag; stop
- * after budget new samples (an interruption half-way). */
+/* Bring cell c of release rel up to upto samples with the flag; stop
+ * after budget new samples (an interruption half-way).  Returns -1 when
+ * the budget ran out. */
+static int
+add_cell(struct store *s, const struct world *w, const struct bisect_params *p,
+    size_t rel, int confirm, size_t c, size_t upto, size_t *budget)
+{
+	size_t src = confirm && rel == w->fake_bad ? rel - 1 : rel;
+	struct bisect_cell *cell = &s->rel[rel].cells[c];
+
+	for (size_t k = count(cell, confirm); k < upto; k++) {
+		if (budget && *budget == 0)
+			return -1;
+		if (budget)
+			(*budget)--;
+		s->smp[rel][c][cell->n].time_ns =
+		    sample(w, src, p->lengths[c], confirm, k);
+		s->smp[rel][c][cell->n].confirm = confirm;
+		cell->n++;
+		s->runs++;
+	}
+	return 0;
+}
+
 void
 add(struct store *s, const struct world *w, const struct bisect_params *p,
     size_t rel, int confirm, size_t upto, size_t *budget)
 {
-	size_t src = confirm && rel == w->fake_bad ? rel - 1 : rel;
+	for (size_t c = 0; c < p->nlengths; c++)
+		if (add_cell(s, w, p, rel, confirm, c, upto, budget) < 0)
+			return;
+}
+
+/* Release rel's cells up to the runs action a wants of its release t,
+ * at most most of each. */
+static int
+add_wanted(struct store *s, const struct world *w,
+    const struct bisect_params *p, const struct bisect_action *a, size_t t,
+    size_t rel, size_t most, size_t *budget)
+{
+	int confirm = a->kind == BISECT_CONFIRM;
 
 	for (size_t c = 0; c < p->nlengths; c++) {
-		struct bisect_cell *cell = &s->rel[rel].cells[c];
+		size_t upto = (size_t)a->want[t][c];
 
-		for (size_t k = count(cell, confirm); k < upto; k++) {
-			if (budget && *budget == 0)
-				return;
-			if (budget)
-				(*budget)--;
-			s->smp[rel][c][cell->n].time_ns =
-			    sample(w, src, p->lengths[c], confirm, k);
-			s->smp[rel][c][cell->n].confirm = confirm;
-			cell->n++;
-			s->runs++;
-		}
+		if (add_cell(s, w, p, rel, confirm, c, upto < most ? upto :
+		    most, budget) < 0)
+			return -1;
 	}
+	return 0;
 }
 
 void
@@ -83,13 +111,13 @@ execute(struct store *s, const struct world *w, const struct bisect_params *p,
     const struct bisect_action *a, size_t *budget)
 {
 	if (a->kind == BISECT_MEASURE) {
-		add(s, w, p, a->release, 0, (size_t)a->reps, budget);
+		add_wanted(s, w, p, a, 0, a->release, SIZE_MAX, budget);
 		return;
 	}
-	for (size_t k = 1; k <= (size_t)a->reps; k++) {
-		add(s, w, p, a->good, 1, k, budget);
-		add(s, w, p, a->bad, 1, k, budget);
-	}
+	for (size_t k = 1; k <= (size_t)a->reps; k++)
+		if (add_wanted(s, w, p, a, 0, a->good, k, budget) < 0 ||
+		    add_wanted(s, w, p, a, 1, a->bad, k, budget) < 0)
+			return;
 }
 
 /* Drive a bisect from the store's state to its verdict. */
@@ -127,6 +155,7 @@ int
 same_action(const struct bisect_action *a, const struct bisect_action *b)
 {
 	return a->kind == b->kind && a->reps == b->reps &&
+	    memcmp(a->want, b->want, sizeof(a->want)) == 0 &&
 	    (a->kind == BISECT_MEASURE ? a->release == b->release :
 	    a->good == b->good && a->bad == b->bad);
 }

@@ -61,7 +61,8 @@ size_t count(const struct bisect_cell *c, int confirm);
  * after budget new samples (an interruption half-way; NULL: none). */
 void add(struct store *s, const struct world *w, const struct bisect_params *p,
     size_t rel, int confirm, size_t upto, size_t *budget);
-/* Carry out action a on s, as add() does. */
+/* Carry out action a on s, as a driver does: each cell of its release
+ * up to the runs a wants of it, a pair one run of each in turn. */
 void execute(struct store *s, const struct world *w,
     const struct bisect_params *p, const struct bisect_action *a,
     size_t *budget);

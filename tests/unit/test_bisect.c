@@ -688,7 +688,7 @@ test_unresolved_per_token(void)
 	CHECK_INT(below, 1);
 	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
 	for (size_t i = 0; i < 2; i++) {
-		size_t n = count(&s.rel[i].cells[0], 0);
+		size_t n = bisect_release_runs(&s.rel[i], &p, 0);
 		struct estimate e;
 
 		CHECK_INT(bisect_metric_estimate(&s.rel[i], &p, 0, n, &e), 0);
@@ -697,6 +697,148 @@ test_unresolved_per_token(void)
 			CHECK(n > (size_t)p.reps_initial);
 	}
 	CHECK(r.v.status == BISECT_REGRESSION);
+	bisect_verdict_release(&r.v);
+}
+
+/*
+ * Each cell's runs at a level: a two-length fit gives the cell with the
+ * smaller part of the metric's spread a share of the runs in proportion
+ * to its part (weight x median time), never fewer than the initial runs;
+ * any other metric, a release short of its initial runs, or a cell whose
+ * median is not above zero, every cell the level.
+ */
+static void
+test_cell_runs(void)
+{
+	static struct store s;
+	struct bisect_params p;
+	struct world w;
+	size_t n[BISECT_MAX_CELLS];
+	/* 512 and 2,048 tokens, 165 ms + 0.92 ms a token: 636 and 2,049 ms,
+	 * the short cell's share 0.3104. */
+	static const size_t level[][3] = { { 5, 5, 5 }, { 6, 5, 6 },
+	    { 16, 5, 16 }, { 17, 6, 17 }, { 20, 7, 20 }, { 40, 13, 40 },
+	    { 320, 100, 320 } };
+
+	world_init(&w, 1, 0, 7);
+	w.t[0] = (struct truth){ 165, 0.92 };
+	params(&p);
+	store_init(&s, &w);
+	add(&s, &w, &p, 0, 0, 3, NULL);
+	bisect_cell_runs(&s.rel[0], &p, 0, 10, n);
+	CHECK_INT(n[0], 10);	/* short of its initial runs: no share */
+	CHECK_INT(n[1], 10);
+	add(&s, &w, &p, 0, 0, 5, NULL);
+	for (size_t i = 0; i < sizeof(level) / sizeof(level[0]); i++) {
+		bisect_cell_runs(&s.rel[0], &p, 0, level[i][0], n);
+		CHECK_INT(n[0], level[i][1]);
+		CHECK_INT(n[1], level[i][2]);
+	}
+	/* The level a release holds: what its scarcest cell allows (runs
+	 * of the long cell added by hand, copies of its fifth). */
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 5);
+	for (size_t k = 5; k < 40; k++)
+		s.smp[0][1][k] = s.smp[0][1][4];
+	s.rel[0].cells[1].n = 16;
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 16);
+	s.rel[0].cells[1].n = 17;	/* 17 wants 6 short runs */
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 16);
+	s.smp[0][0][5] = s.smp[0][0][4];
+	s.rel[0].cells[0].n = 6;
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 17);
+	s.rel[0].cells[1].n = 19;
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 19);
+	s.rel[0].cells[1].n = 40;	/* 20 wants 7 */
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 19);
+	/* Short runs beyond the share: the long cell sets the level. */
+	for (size_t k = 6; k < 30; k++)
+		s.smp[0][0][k] = s.smp[0][0][4];
+	s.rel[0].cells[0].n = 30;
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 40);
+	/* The confirmation's runs have shares of their own: none yet. */
+	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 1), 0);
+	bisect_cell_runs(&s.rel[0], &p, 1, 10, n);
+	CHECK_INT(n[0], 10);
+
+	/* The fixed overhead weighs the short cell four times the long:
+	 * 4 x 636 against 2,049, the long cell's share 0.805. */
+	p.metric.kind = BISECT_METRIC_FIXED;
+	bisect_cell_runs(&s.rel[0], &p, 0, 20, n);
+	CHECK_INT(n[0], 20);
+	CHECK_INT(n[1], 17);
+	/* One cell's time: every cell the level. */
+	p.metric.kind = BISECT_METRIC_PP;
+	p.metric.n = 512;
+	bisect_cell_runs(&s.rel[0], &p, 0, 20, n);
+	CHECK_INT(n[0], 20);
+	CHECK_INT(n[1], 20);
+	/* Three lengths are fitted by least squares over every run: no
+	 * shares either. */
+	params(&p);
+	p.nlengths = 3;
+	p.lengths[2] = 128;
+	bisect_cell_runs(&s.rel[0], &p, 0, 20, n);
+	CHECK(n[0] == 20 && n[1] == 20 && n[2] == 20);
+	/* A median at or below zero says nothing of the spread. */
+	params(&p);
+	for (size_t k = 0; k < 5; k++)
+		s.smp[0][0][k].time_ns = -1;
+	bisect_cell_runs(&s.rel[0], &p, 0, 20, n);
+	CHECK(n[0] == 20 && n[1] == 20);
+}
+
+/*
+ * The action asks each cell for its own runs, those bisect_cell_runs()
+ * gives at its level, and a driver that runs them has fewer runs of the
+ * short cell wherever a release went past its initial runs.
+ */
+static void
+test_cell_want(void)
+{
+	static struct store s;
+	static struct run r;
+	struct bisect_params p;
+	struct world w;
+	size_t n[BISECT_MAX_CELLS], fewer = 0, beyond = 0;
+
+	/* 16 releases, +25% a token from the tenth on. */
+	world_init(&w, 16, 0.10, 11);
+	for (size_t i = 0; i < w.n; i++)
+		w.t[i] = (struct truth){ 165, i < 9 ? 0.92 : 1.15 };
+	params(&p);
+	CHECK_INT(fresh_run(&s, &w, &p, &r), 0);
+	CHECK_INT(r.v.status, BISECT_REGRESSION);
+	CHECK_INT(r.v.changes[r.v.main].first_bad, 9);
+	for (size_t i = 0; i < r.nact; i++) {
+		const struct bisect_action *a = &r.act[i];
+		size_t t = 0, rel = a->kind == BISECT_CONFIRM ? a->good :
+		    a->release;
+
+		do {
+			/* The same release's first runs, so the same shares
+			 * as when the action was asked. */
+			bisect_cell_runs(&s.rel[rel], &p,
+			    a->kind == BISECT_CONFIRM, (size_t)a->reps, n);
+			CHECK_INT(a->want[t][0], (int)n[0]);
+			CHECK_INT(a->want[t][1], (int)n[1]);
+			CHECK(a->want[t][0] <= a->want[t][1]);
+			CHECK_INT(a->want[t][1], a->reps);
+			rel = a->bad;
+		} while (a->kind == BISECT_CONFIRM && ++t < 2);
+	}
+	for (size_t i = 0; i < w.n; i++)
+		for (int confirm = 0; confirm < 2; confirm++) {
+			size_t ks = count(&s.rel[i].cells[0], confirm);
+			size_t kl = count(&s.rel[i].cells[1], confirm);
+
+			CHECK(ks <= kl);
+			beyond += kl > 5;
+			fewer += ks < kl;
+		}
+	CHECK(beyond > 0);
+	CHECK_INT(fewer, beyond);
+	printf("cell shares: %zu of %zu sets of runs past the first 5 gave "
+	    "the short cell fewer; %zu runs in all\n", fewer, beyond, s.runs);
 	bisect_verdict_release(&r.v);
 }
 
@@ -1164,7 +1306,11 @@ test_offset_cap(void)
 	    "unconfirmed at the cap %d; regression %d\n", unknown, hopeless,
 	    none, early, unstated, min_detectable, refuted, unconfirmed,
 	    regression);
-	CHECK_INT(regression, 0);
+	/* A false regression needs the ends called different (about 1
+	 * in 140 here) and then the boundary confirmed: over 8,000 such
+	 * ranges 2 did, 1 with every cell given the same runs.  Above 2
+	 * in these 1,000 would be eight times that rate. */
+	CHECK(regression <= 2);
 	CHECK(none >= 1 && none <= 200);
 	CHECK(refuted + unconfirmed <= 60);
 	CHECK(unknown >= 800);
@@ -1333,5 +1479,7 @@ main(void)
 	CHECK_CASE(test_offset_cap);
 	CHECK_CASE(test_ends_seq);
 	CHECK_CASE(test_flag);
+	CHECK_CASE(test_cell_runs);
+	CHECK_CASE(test_cell_want);
 	return check_done();
 }

@@ -400,15 +400,29 @@ stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *cells,
 	return 0;
 }
 
+/* Whether matrix cell m is one the search measures. */
+static int
+searched(const struct bisect_run *b, const struct bench_cell *m)
+{
+	for (size_t c = 0; c < b->ncells; c++) {
+		const struct bench_cell *x = &b->cells[c];
+
+		if (strcmp(x->kind, m->kind) == 0 && x->prompt == m->prompt &&
+		    x->gen == m->gen && strcmp(x->content, m->content) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 /*
  * The whole matrix where the verdict stands on it: every cell (each
  * prompt length, each decode cell and content) on the two ends and on
- * the boundary pair of each change point, to as many runs as the
- * searched cells have there, a pair interleaved.  The search probes the
- * fit lengths alone; what else changed is told from these (the field
- * report's regression tripled prefill and moved decode 3.6%: whoever
- * watches one number misses the other).  Resumable: only what a cell
- * lacks is run.
+ * the boundary pair of each change point, to the most runs a searched
+ * cell has there (a searched cell keeps its own), a pair interleaved.
+ * The search probes the fit lengths alone; what else changed is told
+ * from these (the field report's regression tripled prefill and moved
+ * decode 3.6%: whoever watches one number misses the other).
+ * Resumable: only what a cell lacks is run.
  */
 static int
 measure_matrix(struct bisect_run *b, const struct judgement *j,
@@ -449,10 +463,13 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 			    stored + t * b->nmatrix, e);
 			for (size_t c = 0; c < b->nmatrix && rc == 0; c++) {
 				int h = stored[t * b->nmatrix + c];
+				/* A searched cell has the runs the search
+				 * wanted of it (a cheaper fit cell fewer). */
+				int more = searched(b, &b->matrix[c]) ? 0 :
+				    reps - h;
 
-				want[t * b->nmatrix + c] = h < reps ?
-				    reps - h : 0;
-				any |= h < reps;
+				want[t * b->nmatrix + c] = more > 0 ? more : 0;
+				any |= more > 0;
 			}
 		}
 		if (rc < 0 || skip || !any)
@@ -470,14 +487,14 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 			    b->r.list.v[b->r.lo + idx[t]].archive_sha256;
 		if (sha[0] && sha[1] && strcmp(sha[0], sha[1]) == 0) {
 			note(b, "the whole matrix: %s (the archive of %s too), "
-			    "every cell to the searched cells' runs",
+			    "every other cell to the searched cells' runs",
 			    version_of(b, idx[0]), version_of(b, idx[1]));
 			rc = measure_cells(b, b->matrix, b->nmatrix, idx, 1,
 			    want, stored, 0, e);
 			continue;
 		}
-		note(b, "the whole matrix: %s and %s, interleaved, every cell "
-		    "to the searched cells' runs", version_of(b, idx[0]),
+		note(b, "the whole matrix: %s and %s, interleaved, every other "
+		    "cell to the searched cells' runs", version_of(b, idx[0]),
 		    version_of(b, idx[1]));
 		rc = measure_cells(b, b->matrix, b->nmatrix, idx, 2, want,
 		    stored, 0, e);

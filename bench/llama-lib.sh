@@ -54,16 +54,30 @@ llama_setup() {
 
 # Release, CPU backend only, static (so that the archive needs nothing
 # beside the binary), no curl; the server's sources configured, so that
-# one build folder makes llama-bench and llama-server alike.  The slow build is the portable one with
-# every x86 SIMD extension above SSE4.2 off: the same source, scalar and
-# SSE kernels instead of AVX ones.
+# one build folder makes llama-bench and llama-server alike.  The slow
+# build (SLOW=scalar, the default) is the portable one with every x86
+# SIMD extension above SSE4.2 off: the same source, scalar and SSE
+# kernels instead of AVX ones, a step of ten times or more.  SLOW=avx2
+# keeps AVX, AVX2, FMA and F16C and turns AVX-512 and AMX off: on a
+# machine with AVX-512 a step of tens of percent, near a threshold.
 llama_common=(-DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF
     -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=ON
     -DLLAMA_BUILD_SERVER=ON -DGGML_CCACHE=OFF)
-llama_slow=(-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF -DGGML_FMA=OFF
-    -DGGML_F16C=OFF -DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF
-    -DGGML_AVX512_VBMI=OFF -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF
-    -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
+llama_off512=(-DGGML_AVX_VNNI=OFF -DGGML_AVX512=OFF -DGGML_AVX512_VBMI=OFF
+    -DGGML_AVX512_VNNI=OFF -DGGML_AVX512_BF16=OFF -DGGML_AMX_TILE=OFF
+    -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF)
+case ${SLOW:-scalar} in
+scalar)
+	llama_slow_name=slow
+	llama_slow=(-DGGML_NATIVE=OFF -DGGML_AVX=OFF -DGGML_AVX2=OFF
+	    -DGGML_FMA=OFF -DGGML_F16C=OFF "${llama_off512[@]}") ;;
+avx2)
+	llama_slow_name=avx2
+	llama_slow=(-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON
+	    -DGGML_FMA=ON -DGGML_F16C=ON "${llama_off512[@]}") ;;
+*)
+	die "SLOW is scalar or avx2, not '$SLOW'" ;;
+esac
 
 # Build target $1 (llama-bench, llama-server) as $2 (fast or slow) in
 # $work/llama-$2; the rest: extra cmake options.  A target already built
@@ -83,7 +97,7 @@ llama_build() {
 }
 
 # Pack $1 of both builds as releases b4801..b4804 (fast) and
-# b4805..b4808 (slow) in $work/releases.  Each archive also names its
+# b4805..b4808 (the slow build) in $work/releases.  Each archive also names its
 # release, so that no two have the same hash.
 llama_pack() {
 	local target=$1 i v kind
@@ -94,7 +108,7 @@ llama_pack() {
 	for i in 0 1 2 3 4 5 6 7; do
 		v=b$((first + i))
 		kind=fast
-		[ "$i" -ge 4 ] && kind=slow
+		[ "$i" -ge 4 ] && kind=$llama_slow_name
 		mkdir -p "$work/pack/$v/build/bin"
 		cp "$work/llama-$kind/bin/$target" "$work/pack/$v/build/bin/"
 		echo "$v ($kind build)" > "$work/pack/$v/build/bin/RELEASE"

@@ -27,6 +27,9 @@
 #                 as the linear scan would, timed here)
 #   MODEL="EMBD FF LAYERS HEADS VOCAB"   the model's shape (default
 #                 "256 768 2 4 2048": 2.7 M parameters, 5.5 MB)
+#   SLOW=scalar|avx2   the slow build (default scalar: every SIMD extension
+#                 above SSE4.2 off, ten times slower or more; avx2: only
+#                 AVX-512 and AMX off, tens of percent where the CPU has them)
 #   PYTHON=P      a python3 with numpy (default: the first python3 that has it)
 # Needs cmake, a C and C++ compiler, zip, sqlite3, python3 with numpy
 # (Debian: python3-numpy) and what the checkout's gguf-py imports
@@ -48,7 +51,7 @@ llama_setup
 
 # ---- the two builds ----
 llama_build llama-bench fast
-llama_build llama-bench slow "${llama_slow[@]}"
+llama_build llama-bench "$llama_slow_name" "${llama_slow[@]}"
 
 # ---- the model ----
 # A llama-architecture model with random F16 weights and no tokenizer

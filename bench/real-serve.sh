@@ -28,6 +28,9 @@
 #   REPS=N        runs (server starts) a release at first (default 3)
 #   THRESHOLD=P   the bisects' threshold (default 20%)
 #   MODEL="EMBD FF LAYERS HEADS"   the model's shape (default "256 768 2 4")
+#   SLOW=scalar|avx2   the slow build (default scalar: every SIMD extension
+#                 above SSE4.2 off, ten times slower or more; avx2: only
+#                 AVX-512 and AMX off, tens of percent where the CPU has them)
 #   PYTHON=P      a python3 with numpy (default: the first python3 that has it)
 # Needs cmake, a C and C++ compiler, zip, sqlite3, python3 with numpy
 # (Debian: python3-numpy) and what the checkout's gguf-py imports
@@ -53,7 +56,7 @@ llama_setup
 
 # ---- the two builds ----
 llama_build llama-server fast
-llama_build llama-server slow "${llama_slow[@]}"
+llama_build llama-server "$llama_slow_name" "${llama_slow[@]}"
 
 # ---- the model ----
 # Random F16 weights with a real tokenizer (32,000 tokens): the output

@@ -786,7 +786,9 @@ const struct conf_key conf_keys[] = {
 	    .doc = "an inconclusive comparison adds runs up to this" },
 	{ CONF_ENGINE, "warmup", CK_INT, G(warmup), .lo = 0, .hi = 100,
 	    .init = "1",
-	    .doc = "runs before each cell, stored, never analysed" },
+	    .doc = "runs before each cell, stored, never analysed; a "
+		   "bisect warms a release's cell up once (each time with "
+		   "pre or post)" },
 	{ CONF_ENGINE, "threads", CK_INT, G(threads), .lo = 1, .hi = 4096,
 	    .dflt = "the number of cores", .doc = "the value of {threads}" },
 	{ CONF_ENGINE, "timeout", CK_DURATION, G(timeout_ms), .lo = 1,

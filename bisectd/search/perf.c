@@ -49,6 +49,8 @@ struct bisect_run {
 	struct bench_cell *matrix;	/* every cell of the engine's matrix */
 	size_t nmatrix;
 	int matrix_done;		/* measure_matrix() ran on the verdict */
+	unsigned char *warm;		/* per release and matrix cell: warmed
+					 * up by this bisect already */
 	char last_failure[512];		/* of the last runs that failed */
 	int slurm;			/* the engine's runner is a slurm one:
 					 * releases are fetched and measured
@@ -224,6 +226,50 @@ slurm_note(void *arg, const char *line)
 	note(arg, "%s", line);
 }
 
+/* The index of cell m among set[0..n-1], or SIZE_MAX. */
+static size_t
+cell_index(const struct bench_cell *set, size_t n, const struct bench_cell *m)
+{
+	for (size_t c = 0; c < n; c++)
+		if (strcmp(set[c].kind, m->kind) == 0 &&
+		    set[c].prompt == m->prompt && set[c].gen == m->gen &&
+		    strcmp(set[c].content, m->content) == 0)
+			return c;
+	return SIZE_MAX;
+}
+
+/*
+ * The warm-up runs an action takes: the engine's before each cell, but
+ * none where every cell it runs of every release was warmed up by this
+ * bisect already (with neither pre nor post command, which may undo
+ * it).  A release run again, one run at a time as the sequential tests
+ * ask, has its binary, its weights and whatever the engine caches on
+ * disk warm from its first runs; a process starts afresh either way.
+ * Marks the cells warm when mark is set.
+ */
+static int
+warmups(struct bisect_run *b, const struct bench_cell *cells, size_t ncells,
+    const size_t *idx, size_t n, const int *want, int mark)
+{
+	int cold = (b->eng->pre && *b->eng->pre) ||
+	    (b->eng->post && *b->eng->post);
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t c = 0; c < ncells; c++) {
+			size_t m = cell_index(b->matrix, b->nmatrix, &cells[c]);
+			unsigned char *w = m == SIZE_MAX ? NULL :
+			    &b->warm[idx[k] * b->nmatrix + m];
+
+			if (want[k * ncells + c] <= 0)
+				continue;
+			if (w == NULL || !*w)
+				cold = 1;
+			if (mark && w != NULL)
+				*w = 1;
+		}
+	return cold ? b->eng->warmup : 0;
+}
+
 /*
  * Measure on the engine's Slurm runner: one batch job, its result
  * ingested.  The node it ran on becomes (or stays) the bisect's: when it
@@ -308,9 +354,10 @@ measure_cells(struct bisect_run *b, const struct bench_cell *cells,
 		t[k].dir = b->got[idx[k]].dir;
 	}
 	memset(&tally, 0, sizeof(tally));
-	if (bench_run(&ctx, t, n, cells, ncells, want, b->eng->warmup,
-	    confirm, &tally, e) < 0)
+	if (bench_run(&ctx, t, n, cells, ncells, want, warmups(b, cells,
+	    ncells, idx, n, want, 0), confirm, &tally, e) < 0)
 		return -1;
+	(void)warmups(b, cells, ncells, idx, n, want, 1);
 	if (tally.failed > 0)
 		snprintf(b->last_failure, sizeof(b->last_failure), "%s",
 		    tally.last_failure);
@@ -400,19 +447,6 @@ stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *cells,
 	return 0;
 }
 
-/* Whether matrix cell m is one the search measures. */
-static int
-searched(const struct bisect_run *b, const struct bench_cell *m)
-{
-	for (size_t c = 0; c < b->ncells; c++) {
-		const struct bench_cell *x = &b->cells[c];
-
-		if (strcmp(x->kind, m->kind) == 0 && x->prompt == m->prompt &&
-		    x->gen == m->gen && strcmp(x->content, m->content) == 0)
-			return 1;
-	}
-	return 0;
-}
 
 /*
  * The whole matrix where the verdict stands on it: every cell (each
@@ -465,8 +499,8 @@ measure_matrix(struct bisect_run *b, const struct judgement *j,
 				int h = stored[t * b->nmatrix + c];
 				/* A searched cell has the runs the search
 				 * wanted of it (a cheaper fit cell fewer). */
-				int more = searched(b, &b->matrix[c]) ? 0 :
-				    reps - h;
+				int more = cell_index(b->cells, b->ncells,
+				    &b->matrix[c]) != SIZE_MAX ? 0 : reps - h;
 
 				want[t * b->nmatrix + c] = more > 0 ? more : 0;
 				any |= more > 0;
@@ -562,6 +596,9 @@ bisect_setup(struct bisect_run *b, const char *spec, struct err *e)
 	    b->eng->nprompts, b->eng->gen, b->eng->ngen, 0, &b->matrix,
 	    &b->nmatrix, e) < 0)
 		return -1;
+	b->warm = calloc((b->r.hi - b->r.lo + 1) * (b->nmatrix + 1), 1);
+	if (b->warm == NULL)
+		return err_set(e, "out of memory");
 	memset(&sb, 0, sizeof(sb));
 	sb.job_id = b->o->job_id;
 	sb.engine_id = b->acq.engine_id;
@@ -630,6 +667,7 @@ bisect_teardown(struct bisect_run *b)
 	free(b->got);
 	free(b->noted);
 	free(b->fetch_failed);
+	free(b->warm);
 	if (b->cells)
 		bench_cells_free(b->cells, b->ncells);
 	if (b->matrix)

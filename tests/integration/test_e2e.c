@@ -774,6 +774,77 @@ test_run_unit(void)
 	json_decref(rep);
 }
 
+/* Warm-up runs of one prefill cell of a release. */
+static int
+cell_warmups(json_t *runs, int prompt)
+{
+	size_t i;
+	json_t *r;
+	int n = 0;
+
+	json_array_foreach(runs, i, r)
+		n += json_integer_value(json_object_get(json_object_get(r,
+		    "cell"), "prompt")) == prompt &&
+		    json_is_true(json_object_get(r, "warmup"));
+	return n;
+}
+
+/*
+ * Warm-ups once a release's cell in a bisect: the noisy A/A ends of
+ * test_run_unit take one run at a time past their first five, and with
+ * warmup = 1 each cell of each end still has one warm-up run, not one an
+ * action; with a pre command (which may undo what a warm-up did) one an
+ * action again.
+ */
+static void
+test_warm_once(void)
+{
+	static const char *const conf[2] = { "warm.conf", "warmpre.conf" };
+	char text[4096];
+	json_t *rep, *runs;
+
+	for (int pre = 0; pre < 2; pre++) {
+		int most = 0;
+
+		snprintf(text, sizeof(text),
+		    "[bisectd]\n\tdatabase = warm%d.db\n\tcache = cache\n"
+		    "\tmax-busy = 100%%\n"
+		    "[weights \"demo\"]\n\tpath = %s/demo/weights.bin\n"
+		    "[engine \"offset\"]\n\tsource = dir:%s/tests/releases\n"
+		    "\tasset = offset-{version}.tar.gz\n"
+		    "\tcommand = {bin}/bin/fake-engine -m {weights} "
+		    "-p {prompt} -n {gen} -t 1 -r 5 -o json\n"
+		    "\tparser = llama-bench\n\tprompts = 64,256\n"
+		    "\tgen = 16\n\twarmup = 1\n\tmax-reps = 10\n"
+		    "\ttimeout = 1m\n%s", pre, build, build,
+		    pre ? "\tpre = /bin/true\n" : "");
+		check_write_file(conf[pre], text);
+		snprintf(text, sizeof(text), "-c %s bisect --now offset "
+		    "1.0.0..1.0.1 --format json", conf[pre]);
+		(void)check_ctl_json(ctl, text, quiet, &rep);
+		json_decref(rep);
+		for (int k = 0; k < 2; k++) {
+			snprintf(text, sizeof(text), "-c %s runs offset %s "
+			    "--format json", conf[pre], k ? "1.0.1" : "1.0.0");
+			CHECK_INT(check_ctl_json(ctl, text, quiet, &runs), 0);
+			for (int len = 64; len <= 256; len *= 4) {
+				int w = cell_warmups(runs, len);
+
+				if (!pre)
+					CHECK_INT(w, 1);
+				CHECK(w >= 1);
+				most = w > most ? w : most;
+			}
+			json_decref(runs);
+		}
+		printf("warm-ups a cell, %s: at most %d\n", pre ?
+		    "with a pre command" : "without", most);
+		/* Past five runs one at a time: more than one action. */
+		if (pre)
+			CHECK(most > 1);
+	}
+}
+
 /* Server mode: time to first token over HTTP, stored and shown as a
  * lower bound everywhere. */
 static void
@@ -879,5 +950,6 @@ main(void)
 	CHECK_CASE(test_bench_accuracy);
 	CHECK_CASE(test_server_mode);
 	CHECK_CASE(test_run_unit);
+	CHECK_CASE(test_warm_once);
 	return check_done();
 }

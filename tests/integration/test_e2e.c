@@ -630,9 +630,10 @@ test_bench_accuracy(void)
 	CHECK_NEAR(fixed, 100.0, 100.0 * 0.20);
 }
 
-/* Analysed runs of one prefill cell of a release. */
+/* Runs of one prefill cell of a release: the analysed ones, or (warmup
+ * set) the warm-ups. */
 static int
-cell_runs(json_t *runs, int prompt)
+cell_runs(json_t *runs, int prompt, int warmup)
 {
 	size_t i;
 	json_t *r;
@@ -640,9 +641,10 @@ cell_runs(json_t *runs, int prompt)
 
 	json_array_foreach(runs, i, r)
 		n += json_integer_value(json_object_get(json_object_get(r,
-		    "cell"), "prompt")) == prompt &&
+		    "cell"), "prompt")) == prompt && (warmup ?
+		    json_is_true(json_object_get(r, "warmup")) :
 		    !json_is_true(json_object_get(r, "warmup")) &&
-		    json_is_null(json_object_get(r, "failure"));
+		    json_is_null(json_object_get(r, "failure")));
 	return n;
 }
 
@@ -721,7 +723,7 @@ test_run_unit(void)
 			snprintf(text, sizeof(text), "-c offset.conf runs "
 			    "offset %s --format json", ver);
 			CHECK_INT(check_ctl_json(ctl, text, quiet, &runs), 0);
-			CHECK_INT(cell_runs(runs, len), cn + confirm_n);
+			CHECK_INT(cell_runs(runs, len, 0), cn + confirm_n);
 			json_decref(runs);
 		}
 		/* Confirmation runs only of a boundary. */
@@ -774,21 +776,6 @@ test_run_unit(void)
 	json_decref(rep);
 }
 
-/* Warm-up runs of one prefill cell of a release. */
-static int
-cell_warmups(json_t *runs, int prompt)
-{
-	size_t i;
-	json_t *r;
-	int n = 0;
-
-	json_array_foreach(runs, i, r)
-		n += json_integer_value(json_object_get(json_object_get(r,
-		    "cell"), "prompt")) == prompt &&
-		    json_is_true(json_object_get(r, "warmup"));
-	return n;
-}
-
 /*
  * Warm-ups once a release's cell in a bisect: the noisy A/A ends of
  * test_run_unit take one run at a time past their first five, and with
@@ -828,7 +815,7 @@ test_warm_once(void)
 			    "--format json", conf[pre], k ? "1.0.1" : "1.0.0");
 			CHECK_INT(check_ctl_json(ctl, text, quiet, &runs), 0);
 			for (int len = 64; len <= 256; len *= 4) {
-				int w = cell_warmups(runs, len);
+				int w = cell_runs(runs, len, 1);
 
 				if (!pre)
 					CHECK_INT(w, 1);

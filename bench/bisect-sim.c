@@ -7,7 +7,9 @@
  *   runs      the process run is the unit: a run's samples become one
  *             value (mean or median) and the ladder counts runs;
  *             Runs far from the cell's others are taken out
- *             (stats_drop_outliers(); -o keeps them);
+ *             (stats_drop_outliers(); -o keeps them); each cell gets
+ *             the runs the action asks of it (the cheaper of the two
+ *             fit lengths a share, bisect_cell_runs());
  *   samples   the old estimator: every sample an independent repetition,
  *             the ladder counting samples, the driver asking for
  *             (repetitions - samples) more runs, no outlier rule.

@@ -120,17 +120,13 @@ bisect_release_runs(const struct bisect_release *r,
 	for (size_t c = 0; c < p->nlengths; c++) {
 		size_t n = bisect_count_runs(&r->cells[c], confirm), m = n;
 
-		/* The highest level whose runs cell c holds. */
+		/* The highest level whose runs cell c holds: share_runs()
+		 * is at most n while k s - 1e-9 is. */
 		if (share[c] < 1 && n >= init) {
-			double most = floor((double)n / share[c]);
+			double most = floor(((double)n + 1e-9) / share[c]);
 
 			m = most < (double)SIZE_MAX / 2 ? (size_t)most :
 			    SIZE_MAX / 2;
-			while (m > n && share_runs(share[c], m, init) > n)
-				m--;
-			while (share_runs(share[c], m + 1, init) <= n &&
-			    m < SIZE_MAX / 2)
-				m++;
 		}
 		k = m < k ? m : k;
 	}

@@ -447,7 +447,6 @@ stored_runs(struct bisect_run *b, size_t i, const struct bench_cell *cells,
 	return 0;
 }
 
-
 /*
  * The whole matrix where the verdict stands on it: every cell (each
  * prompt length, each decode cell and content) on the two ends and on

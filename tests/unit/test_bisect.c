@@ -755,6 +755,20 @@ test_cell_runs(void)
 		s.smp[0][0][k] = s.smp[0][0][4];
 	s.rel[0].cells[0].n = 30;
 	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 0), 40);
+	/* Whatever runs each cell holds, the level is the highest whose
+	 * runs they hold. */
+	for (size_t ns = 5; ns <= 30; ns++)
+		for (size_t nl = 5; nl <= 40; nl++) {
+			size_t k, m[BISECT_MAX_CELLS];
+
+			s.rel[0].cells[0].n = ns;
+			s.rel[0].cells[1].n = nl;
+			k = bisect_release_runs(&s.rel[0], &p, 0);
+			bisect_cell_runs(&s.rel[0], &p, 0, k, n);
+			bisect_cell_runs(&s.rel[0], &p, 0, k + 1, m);
+			CHECK(n[0] <= ns && n[1] <= nl);
+			CHECK(m[0] > ns || m[1] > nl);
+		}
 	/* The confirmation's runs have shares of their own: none yet. */
 	CHECK_INT(bisect_release_runs(&s.rel[0], &p, 1), 0);
 	bisect_cell_runs(&s.rel[0], &p, 1, 10, n);
